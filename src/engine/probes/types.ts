@@ -1,0 +1,30 @@
+import type { CheckOutcome } from '../../domain/check.ts';
+import type { MonitorSettings, ProbeTarget } from '../../domain/monitor.ts';
+
+/** What a probe needs to run one check: the monitor's check settings plus the resolved target. */
+export type ProbeSpec = Pick<
+  MonitorSettings,
+  'protocol' | 'httpMethod' | 'expectedStatusCode' | 'requiredKeyword' | 'followRedirects' | 'requestBody' | 'requestHeaders' | 'timeoutSeconds'
+> & { target: ProbeTarget };
+
+/** Options shared by every probe. */
+export interface ProbeOptions {
+  /** Local address outgoing checks are made from (config `probe.source_address`); undefined = the OS picks. */
+  sourceAddress?: string | undefined;
+  /** User-Agent header of HTTP checks. */
+  userAgent: string;
+}
+
+/**
+ * One protocol's checker (house rule 1: a probe is one file plus one line in the registry).
+ * `check` never throws and never decides monitor state (house rule 2): every failure, including
+ * DNS errors and timeouts after `spec.timeoutSeconds`, comes back as `{ok: false, reason}`.
+ */
+export interface Probe {
+  check(spec: ProbeSpec): Promise<CheckOutcome>;
+  /** Releases sockets and pools. */
+  close(): Promise<void>;
+}
+
+/** Builds a probe from the shared options. */
+export type ProbeFactory = (options: ProbeOptions) => Probe;
