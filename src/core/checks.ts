@@ -1,0 +1,127 @@
+import type { Clock, TimerHandle } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { CheckResult } from '../domain/check.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import type { Monitor } from '../domain/monitor.ts';
+import type { ObservedFailure } from '../domain/monitor-state.ts';
+import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
+
+/**
+ * Check results and monitor state changes.
+ *
+ * Plain results are group-committed: buffered and written in one transaction every
+ * `flushIntervalMs` (ARCHITECTURE.md "Hot paths"). A state change is different (house rule 3):
+ * the buffered results, the flip, the new status and the outage are committed together in one
+ * transaction at once, and only then is the event emitted.
+ */
+export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number }) {
+  const { store, clock, bus, logger, flushIntervalMs } = deps;
+  let buffer: CheckResult[] = [];
+  let timer: TimerHandle | null = null;
+
+  const writeBuffered = () => {
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    store.checks.insertResults(batch);
+    // Only the newest certificate reading per monitor matters.
+    const ssl = new Map<number, number | null>();
+    for (const r of batch) if (r.sslExpirationDays !== undefined) ssl.set(r.monitorId, r.sslExpirationDays);
+    for (const [id, days] of ssl) store.monitors.setSslExpiration(id, days);
+  };
+
+  const flush = () => {
+    timer = null;
+    try {
+      store.tx(writeBuffered);
+    } catch (e) {
+      logger.error('check results flush failed', { error: (e as Error).message });
+    }
+  };
+
+  return {
+    /** Buffers a result; it is committed within `flushIntervalMs`. */
+    record(result: CheckResult): void {
+      buffer.push(result);
+      timer ??= clock.setTimer(flushIntervalMs, flush);
+    },
+    /** Commits buffered results now (shutdown, tests). */
+    flush(): void {
+      timer?.cancel();
+      flush();
+    },
+    /** Start time (epoch ms) of the newest stored result of a monitor, or null. */
+    lastCheckAt: (monitorId: number): number | null => store.checks.lastCheckAt(monitorId),
+    /** Results waiting for the next group commit. */
+    pending: (): number => buffer.length,
+    /** Drops buffered results of a deleted monitor. */
+    discard(monitorId: number): void {
+      buffer = buffer.filter((r) => r.monitorId !== monitorId);
+    },
+    /**
+     * A confirmed failure: stores `result`, flips the monitor to `down` and opens an outage whose
+     * start and location are the first failing check's (`detected`) and whose cause (description,
+     * status code) is the confirming check's (`result`): the re-checks are what confirmed it, and the
+     * first failure can be an artefact such as a stale kept-alive connection. One transaction; then
+     * emits `outage.opened`.
+     * Does nothing but store the result when the monitor already has an ongoing outage.
+     */
+    monitorDown(monitor: Monitor, result: CheckResult, detected: ObservedFailure, confirmedLocations: string[]): void {
+      const outage = store.tx(() => {
+        buffer.push(result);
+        writeBuffered();
+        if (store.outages.openForMonitor(monitor.id)) return undefined;
+        store.checks.insertFlip(monitor.id, result.at, 'down', result.reason);
+        store.monitors.setStatus(monitor.id, 'down');
+        const uuid = newId(ID_PREFIX.outage);
+        store.outages.insert(
+          {
+            uuid,
+            kind: 'monitor',
+            monitorId: monitor.id,
+            startAt: detected.at,
+            statusCode: result.statusCode,
+            description: result.reason ?? 'Check failed',
+            detectedLocation: detected.region,
+            confirmedLocations: confirmedLocations.join(','),
+            protocol: monitor.protocol,
+            severity: 'minor',
+            reportedBy: null,
+            escalationPolicyUuid: monitor.escalationPolicyUuid,
+            summary: null,
+          },
+          clock.now(),
+        );
+        return store.outages.get(uuid);
+      });
+      if (outage) bus.emit('outage.opened', { outage });
+    },
+    /**
+     * Recovery: stores `result`, flips the monitor to `up` and resolves its ongoing outage at the
+     * time of the passing check, in one transaction; then emits `outage.resolved`.
+     */
+    monitorUp(monitor: Monitor, result: CheckResult): void {
+      const outage = store.tx(() => {
+        buffer.push(result);
+        writeBuffered();
+        store.checks.insertFlip(monitor.id, result.at, 'up', null);
+        store.monitors.setStatus(monitor.id, 'up');
+        const open = store.outages.openForMonitor(monitor.id);
+        if (!open) return undefined;
+        store.outages.resolve(open.uuid, result.at);
+        return store.outages.get(open.uuid);
+      });
+      if (outage) bus.emit('outage.resolved', { outage });
+    },
+    /** Commits what is buffered and stops the flush timer. */
+    close(): void {
+      timer?.cancel();
+      timer = null;
+      store.tx(writeBuffered);
+    },
+  };
+}
+
+/** The checks service's interface. */
+export type ChecksService = ReturnType<typeof checksService>;

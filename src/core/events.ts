@@ -1,0 +1,43 @@
+import type { Monitor } from '../domain/monitor.ts';
+import type { OutageRecord } from '../store/outages.ts';
+
+/** Events the core emits after a commit (house rule 3: commit, then notify). */
+export interface PharosEvents {
+  'monitor.created': { monitor: Monitor };
+  'monitor.updated': { monitor: Monitor };
+  'monitor.deleted': { monitorId: number; uuid: string };
+  'outage.opened': { outage: OutageRecord };
+  'outage.resolved': { outage: OutageRecord };
+}
+
+type Listener<K extends keyof PharosEvents> = (payload: PharosEvents[K]) => void;
+
+/** A small typed, synchronous event bus. A throwing listener is reported and does not stop the others. */
+export class EventBus {
+  readonly #listeners = new Map<keyof PharosEvents, Set<Listener<never>>>();
+  readonly #onError: (err: unknown, event: string) => void;
+
+  /** @param onError called when a listener throws (default: rethrown on the next tick) */
+  constructor(onError: (err: unknown, event: string) => void = (e) => queueMicrotask(() => { throw e; })) {
+    this.#onError = onError;
+  }
+
+  /** Subscribes; returns the unsubscribe function. */
+  on<K extends keyof PharosEvents>(event: K, fn: Listener<K>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(fn as Listener<never>);
+    return () => set.delete(fn as Listener<never>);
+  }
+
+  /** Calls every listener of `event` in subscription order. */
+  emit<K extends keyof PharosEvents>(event: K, payload: PharosEvents[K]): void {
+    for (const fn of this.#listeners.get(event) ?? []) {
+      try {
+        (fn as Listener<K>)(payload);
+      } catch (e) {
+        this.#onError(e, event);
+      }
+    }
+  }
+}

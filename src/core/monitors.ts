@@ -1,0 +1,62 @@
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import { notFound } from '../lib/errors.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
+import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
+
+/** Monitor use cases (API.md §4.1). Every write is one transaction, and events go out after the commit. */
+export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBus; config: Pick<Config, 'probe' | 'escalation_policies'> }) {
+  const { store, clock, bus, config } = deps;
+  const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
+  const mustGet = (uuid: string): Monitor => {
+    const m = store.monitors.get(uuid);
+    if (!m) throw notFound('monitors', 'Monitor');
+    return m;
+  };
+
+  return {
+    list: (): Monitor[] => store.monitors.list(),
+    /** @throws AppError 404 `monitors.not_found` */
+    get: mustGet,
+    /**
+     * Creates a monitor from a validated body; defaults per API.md §2.2, `status` starts `up`.
+     * @throws AppError 400 for a broken cross-field rule
+     */
+    create(body: MonitorBodyInput): Monitor {
+      const settings = resolveMonitorSettings(body, monitorDefaults(config.probe.region), knownPolicy);
+      const monitor = store.tx(() => store.monitors.insert(newId(ID_PREFIX.monitor), settings, clock.now()));
+      bus.emit('monitor.created', { monitor });
+      return monitor;
+    },
+    /**
+     * Replaces a monitor's settings; fields left out of the body keep their values (CONTRACT.md).
+     * @throws AppError 404 / 400
+     */
+    update(uuid: string, body: MonitorBodyInput): Monitor {
+      const monitor = store.tx(() => {
+        const current = mustGet(uuid);
+        const settings = resolveMonitorSettings(body, current, knownPolicy);
+        return store.monitors.update(uuid, settings, clock.now())!;
+      });
+      bus.emit('monitor.updated', { monitor });
+      return monitor;
+    },
+    /**
+     * Deletes a monitor with its history and outages (CONTRACT.md "Monitors").
+     * @throws AppError 404
+     */
+    delete(uuid: string): void {
+      const monitor = store.tx(() => {
+        const m = mustGet(uuid);
+        store.monitors.delete(uuid);
+        return m;
+      });
+      bus.emit('monitor.deleted', { monitorId: monitor.id, uuid });
+    },
+  };
+}
+
+/** The monitors service's interface. */
+export type MonitorsService = ReturnType<typeof monitorsService>;

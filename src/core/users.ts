@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
+import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
+import type { Principal, TokenInfo, TokenScope, User } from '../domain/user.ts';
+import type { Store } from '../store/index.ts';
+
+/** The admin user that `PHAROS_ADMIN_TOKEN` and the first-start token belong to (CONTRACT.md). */
+export const ADMIN_EMAIL = 'admin@localhost';
+
+const TOKEN_PREFIX = 'phr_';
+
+/** SHA-256 of a token (tokens are ≥ 128 random bits, so a fast hash is the right tool, unlike passwords). */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Users and API tokens: creation, bootstrap and authentication. */
+export function usersService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+
+  const ensureUser = (email: string, name: string): User => {
+    const found = store.users.findUserByEmail(email);
+    if (found) return found;
+    const user: User = { uuid: newId(ID_PREFIX.user), email, name };
+    store.users.insertUser(user, clock.now());
+    return user;
+  };
+
+  const insertToken = (user: User, name: string, scope: TokenScope, token: string): TokenInfo => {
+    const id = 'key_' + randomBase62(12);
+    store.users.insertToken({ id, userUuid: user.uuid, name, scope, hash: hashToken(token) }, clock.now());
+    return store.users.findTokenByHash(hashToken(token))!;
+  };
+
+  return {
+    /**
+     * Creates a token for the user with this email (creating the user when new). The secret is
+     * returned once and stored only as its SHA-256 hash.
+     * @returns `token` (the secret, `phr_` + 43 base62 chars ≈ 256 bits) and its listing info
+     * @throws AppError 400 on an empty email
+     */
+    createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string }): { token: string; info: TokenInfo } {
+      const email = input.email.trim().toLowerCase();
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError(400, 'users.invalid_email', 'email: must be an email address');
+      const token = TOKEN_PREFIX + randomBase62(43);
+      const info = store.tx(() => insertToken(ensureUser(email, input.name.trim() || email), input.tokenName ?? 'cli', input.scope, token));
+      return { token, info };
+    },
+    /**
+     * Start-up bootstrap: when `adminToken` is given, ensures it is a live `write` token of the admin
+     * user; when no live token exists and none is given, creates one.
+     * @returns the generated token when one was made (to print once), else null
+     */
+    bootstrapAdmin(adminToken: string | undefined): string | null {
+      return store.tx(() => {
+        if (adminToken) {
+          const existing = store.users.findTokenByHash(hashToken(adminToken));
+          if (!existing || existing.revokedAt !== null || existing.scope !== 'write') {
+            insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'PHAROS_ADMIN_TOKEN', 'write', adminToken);
+          }
+          return null;
+        }
+        if (store.users.countLiveTokens() > 0) return null;
+        const token = TOKEN_PREFIX + randomBase62(43);
+        insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'first-start', 'write', token);
+        return token;
+      });
+    },
+    /** The principal of a live token, or null for an unknown or revoked one. */
+    authenticate(token: string): Principal | null {
+      // Looked up by the hash through a unique index: the secret itself is never compared or stored.
+      const t = store.users.findTokenByHash(hashToken(token));
+      if (!t || t.revokedAt !== null) return null;
+      return { user: t.user, scope: t.scope, tokenId: t.id };
+    },
+    listTokens: (): TokenInfo[] => store.users.listTokens(),
+    /** @returns true when a live token was revoked */
+    revokeToken: (id: string): boolean => store.users.revokeToken(id, clock.now()),
+  };
+}
+
+/** The users service's interface. */
+export type UsersService = ReturnType<typeof usersService>;

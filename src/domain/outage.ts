@@ -1,0 +1,52 @@
+/** Outage severity (API.md §2.6). */
+export const SEVERITIES = ['critical', 'major', 'minor'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Where an outage came from. `monitor` and `healthcheck` are detected, `manual` is reported by a person. */
+export type OutageKind = 'monitor' | 'manual' | 'healthcheck';
+
+/** A stored outage. Times are UTC epoch ms; `endAt` null while ongoing. */
+export interface Outage {
+  uuid: string;
+  incidentNumber: number;
+  kind: OutageKind;
+  monitorId: number | null;
+  startAt: number;
+  endAt: number | null;
+  statusCode: number;
+  description: string;
+  detectedLocation: string;
+  /** Comma-separated region names (API.md §2.6). */
+  confirmedLocations: string;
+  protocol: string;
+  severity: Severity;
+  acknowledgedAt: number | null;
+  acknowledgedBy: string | null;
+  reportedBy: string | null;
+  escalationPolicyUuid: string | null;
+  alertedSteps: number;
+  summary: string | null;
+  postmortem: string | null;
+}
+
+/** Filters of GET /v2/outages (API.md §4.4). */
+export interface OutageFilter {
+  status: 'all' | 'ongoing' | 'resolved';
+  type: 'all' | 'manual' | 'monitor';
+  /** Case-insensitive substring of the description, or `INC-<n>`. */
+  search?: string | undefined;
+}
+
+/** Outages per page of GET /v2/outages (CONTRACT.md "Outages"). */
+export const OUTAGES_PER_PAGE = 20;
+
+/** `INC-7` (any case, optional spaces) → 7; anything else → null. */
+export function parseIncidentRef(search: string): number | null {
+  const m = /^\s*inc-?\s*(\d{1,9})\s*$/i.exec(search);
+  return m ? Number(m[1]) : null;
+}
+
+/** Duration of an outage in ms at `now` (ongoing outages count up to now). */
+export function outageDurationMs(o: Pick<Outage, 'startAt' | 'endAt'>, now: number): number {
+  return Math.max(0, (o.endAt ?? now) - o.startAt);
+}

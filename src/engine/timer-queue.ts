@@ -1,0 +1,121 @@
+import type { Clock, TimerHandle } from '../lib/clock.ts';
+
+interface Entry {
+  at: number;
+  seq: number;
+  key: number;
+}
+
+/**
+ * The engine's timer wheel: one logical timer per key (a monitor id), all held in one binary
+ * min-heap and driven by a single clock timer armed for the earliest entry. Scheduling and
+ * rescheduling cost O(log n); a cancelled or replaced entry is dropped lazily when it reaches the
+ * top. (A hashed wheel would be O(1) but rounds due times to its tick; with 10,000 keys a heap is
+ * a few microseconds per operation and keeps due times exact, which the lag metric relies on.)
+ */
+export class TimerQueue {
+  readonly #clock: Clock;
+  readonly #heap: Entry[] = [];
+  /** key → seq of its live entry (an entry whose seq differs is stale). */
+  readonly #live = new Map<number, { seq: number; fn: (dueAt: number) => void }>();
+  #seq = 0;
+  #armed: { at: number; handle: TimerHandle } | null = null;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Number of live timers. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  /** Runs `fn(dueAt)` at epoch ms `at`, replacing any timer of `key`. */
+  schedule(key: number, at: number, fn: (dueAt: number) => void): void {
+    const seq = ++this.#seq;
+    this.#live.set(key, { seq, fn });
+    this.#push({ at, seq, key });
+    this.#arm();
+  }
+
+  /** Cancels the timer of `key`, if any. */
+  cancel(key: number): void {
+    this.#live.delete(key);
+  }
+
+  /** Due time of `key`'s timer, or undefined. O(n): for tests and diagnostics only. */
+  dueAt(key: number): number | undefined {
+    const live = this.#live.get(key);
+    return live && this.#heap.find((e) => e.seq === live.seq)?.at;
+  }
+
+  /** Cancels everything. */
+  clear(): void {
+    this.#live.clear();
+    this.#heap.length = 0;
+    this.#armed?.handle.cancel();
+    this.#armed = null;
+  }
+
+  #arm(): void {
+    this.#dropStale();
+    const top = this.#heap[0];
+    if (!top) {
+      this.#armed?.handle.cancel();
+      this.#armed = null;
+      return;
+    }
+    if (this.#armed && this.#armed.at <= top.at) return;
+    this.#armed?.handle.cancel();
+    this.#armed = { at: top.at, handle: this.#clock.setTimer(top.at - this.#clock.now(), () => this.#fire()) };
+  }
+
+  #fire(): void {
+    this.#armed = null;
+    const now = this.#clock.now();
+    for (;;) {
+      this.#dropStale();
+      const top = this.#heap[0];
+      if (!top || top.at > now) break;
+      this.#pop();
+      const live = this.#live.get(top.key)!;
+      this.#live.delete(top.key);
+      live.fn(top.at);
+    }
+    this.#arm();
+  }
+
+  #dropStale(): void {
+    for (let top = this.#heap[0]; top && this.#live.get(top.key)?.seq !== top.seq; top = this.#heap[0]) this.#pop();
+  }
+
+  #push(e: Entry): void {
+    const h = this.#heap;
+    h.push(e);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p]!.at <= e.at) break;
+      h[i] = h[p]!;
+      i = p;
+    }
+    h[i] = e;
+  }
+
+  #pop(): void {
+    const h = this.#heap;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= h.length) break;
+      const r = l + 1;
+      const c = r < h.length && h[r]!.at < h[l]!.at ? r : l;
+      if (h[c]!.at >= last.at) break;
+      h[i] = h[c]!;
+      i = c;
+    }
+    h[i] = last;
+  }
+}

@@ -1,0 +1,99 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import type { Config } from '../../config/schema.ts';
+import { MonitorBody, type Monitor } from '../../domain/monitor.ts';
+import type { AppEnv, HttpDeps } from '../context.ts';
+import { validationHook } from '../errors.ts';
+import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+
+/** Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body, timeout). */
+export const MonitorSchema = z
+  .object({
+    uuid: z.string(),
+    name: z.string(),
+    url: z.string(),
+    protocol: z.enum(['http', 'port', 'icmp']),
+    http_method: z.string(),
+    check_frequency: z.number().int().openapi({ description: 'seconds' }),
+    regions: z.array(z.string()),
+    status: z.enum(['up', 'down']),
+    paused: z.boolean(),
+    expected_status_code: z.string(),
+    required_keyword: z.string().nullable(),
+    follow_redirects: z.boolean(),
+    port: z.number().int().nullable(),
+    ssl_expiration: z.number().int().nullable().openapi({ description: 'days until the served certificate expires (https only)' }),
+    alerts_wait: z.number().int().openapi({ description: 'minutes; -1 never alerts' }),
+    escalation_policy: z.object({ uuid: z.string(), name: z.string() }).nullable(),
+    request_headers: z.array(z.object({ name: z.string(), value: z.string() })),
+    request_body: z.string().nullable(),
+    timeout: z.number().int().openapi({ description: 'seconds' }),
+  })
+  .openapi('Monitor');
+
+/** Domain monitor → API shape. */
+export function toMonitorJson(m: Monitor, policies: Config['escalation_policies']): z.infer<typeof MonitorSchema> {
+  const policy = m.escalationPolicyUuid ? policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
+  return {
+    uuid: m.uuid,
+    name: m.name,
+    url: m.url,
+    protocol: m.protocol,
+    http_method: m.httpMethod,
+    check_frequency: m.checkFrequencySeconds,
+    regions: m.regions,
+    status: m.status,
+    paused: m.paused,
+    expected_status_code: m.expectedStatusCode,
+    required_keyword: m.requiredKeyword,
+    follow_redirects: m.followRedirects,
+    port: m.port,
+    ssl_expiration: m.sslExpirationDays,
+    alerts_wait: m.alertsWaitMinutes,
+    escalation_policy: policy ? { uuid: policy.uuid, name: policy.name } : null,
+    request_headers: m.requestHeaders,
+    request_body: m.requestBody,
+    timeout: m.timeoutSeconds,
+  };
+}
+
+const Body = MonitorBody;
+const tags = ['Monitors'];
+
+/** /v1/monitors (API.md §4.1): thin handlers, parse → core → JSON. */
+export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
+  const { core } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const out = (m: Monitor) => toMonitorJson(m, core.escalationPolicies());
+
+  app.openapi(
+    createRoute({ method: 'get', path: '/', tags, summary: 'List monitors', responses: { 200: json(z.array(MonitorSchema), 'All monitors'), ...COMMON_ERRORS } }),
+    (c) => c.json(core.monitors.list().map(out), 200),
+  );
+  app.openapi(
+    createRoute({ method: 'post', path: '/', tags, summary: 'Create a monitor', request: jsonBody(Body), responses: { 201: json(MonitorSchema, 'The created monitor'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
+    (c) => c.json(out(core.monitors.create(c.req.valid('json'))), 201),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a monitor', request: { params: UuidParam }, responses: { 200: json(MonitorSchema, 'The monitor'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json(out(core.monitors.get(c.req.valid('param').uuid)), 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/{uuid}',
+      tags,
+      summary: 'Update a monitor (name and url required; fields left out keep their values)',
+      request: { params: UuidParam, ...jsonBody(Body) },
+      responses: { 200: json(MonitorSchema, 'The updated monitor'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
+    }),
+    (c) => c.json(out(core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+  );
+  app.openapi(
+    createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a monitor with its history and outages', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => {
+      core.monitors.delete(c.req.valid('param').uuid);
+      return c.json({ message: 'Monitor deleted' }, 200);
+    },
+  );
+  return app;
+}

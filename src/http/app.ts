@@ -1,0 +1,73 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import { escalationPoliciesRouter } from './api/escalation-policies.ts';
+import { monitorsRouter } from './api/monitors.ts';
+import { outagesRouter } from './api/outages.ts';
+import { bearerAuth } from './auth.ts';
+import type { AppEnv, HttpDeps } from './context.ts';
+import { docsRouter } from './docs.ts';
+import { errorBody, errorHandler, validationHook } from './errors.ts';
+
+/** Request bodies above this are refused with 413 (CONTRACT.md "Errors and validation"). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Builds the whole HTTP application from narrow dependencies (house rule 5). One router per
+ * resource and version, mounted with `app.route()`; auth on every `/v1`, `/v2`, `/v3` route.
+ */
+export function createApp(deps: HttpDeps) {
+  const { core, logger } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const auth = bearerAuth(core);
+
+  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HTTPException(413);
+      },
+    }),
+  );
+  for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
+
+  app.route('/v1/monitors', monitorsRouter(deps));
+  app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
+  app.route('/v2/outages', outagesRouter(deps));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Pharos API', version: deps.version, description: 'Self-hosted uptime monitoring and status pages. Errors are `{error, message}`.' },
+    security: [{ bearer: [] }],
+  });
+  app.route('/docs', docsRouter());
+  app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
+  app.get('/healthz', (c) => c.json({ status: 'ok', version: deps.version }));
+
+  const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));
+  let known: ReturnType<typeof routes> | null = null;
+  app.notFound((c) => {
+    known ??= routes();
+    const allowed = [...new Set(known.filter((r) => r.re.test(c.req.path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`), 405);
+    }
+    return c.json(errorBody(`no route for ${c.req.method} ${c.req.path}`), 404);
+  });
+  app.onError(errorHandler(logger));
+  return app;
+}
+
+/** `/v1/monitors/:uuid` → a regex matching concrete paths (parameters match one segment). */
+function pathRegex(path: string): RegExp {
+  const body = path
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}

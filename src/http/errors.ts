@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ZodError } from 'zod';
+import { AppError } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+
+/**
+ * Error body of every endpoint: `{error, message}` with the same text (API.md §7 clients read
+ * `error`, the hosted service's clients read `message`), plus `details` for validation (CONTRACT.md).
+ */
+export function errorBody(message: string, details?: ReadonlyArray<{ path: string; message: string }>) {
+  return details && details.length ? { error: message, message, details } : { error: message, message };
+}
+
+/** A ZodError as a 400 AppError whose message names the first field and its rule, e.g. `check_frequency: must be one of …`. */
+export function fromZodError(err: ZodError, target: string): AppError {
+  const details = err.issues.map((i) => {
+    let path = i.path.map(String).join('.');
+    let message = i.message;
+    if (!path) path = target === 'json' ? '(body)' : target;
+    if (path === '(body)' && i.code === 'invalid_type') message = 'must be a JSON object';
+    return { path, message };
+  });
+  const first = details[0] ?? { path: target, message: 'is invalid' };
+  return new AppError(400, 'validation.invalid', `${first.path}: ${first.message}`, details);
+}
+
+/** Hook for @hono/zod-openapi: turn a failed validation into our 400. */
+export function validationHook(result: { success: boolean; error?: unknown; target?: string }, _c: Context): void {
+  if (!result.success) throw fromZodError(result.error as ZodError, result.target ?? 'json');
+}
+
+/**
+ * The app's error handler: AppError → its status; Hono's HTTPException (malformed JSON → 400,
+ * body too large → 413, unsupported media type → 415) → same status; anything else is our bug:
+ * logged with the request path, answered 500 without internals.
+ */
+export function errorHandler(logger: Logger) {
+  return (err: Error, c: Context) => {
+    if (err instanceof AppError) {
+      if (err.status === 401) c.header('WWW-Authenticate', 'Bearer');
+      return c.json(errorBody(err.message, err.details), err.status as 400);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      // The unread rest of a refused body would poison a kept-alive connection: close it.
+      if (status === 413) c.header('Connection', 'close');
+      const message = status === 413 ? 'request body larger than 1 MiB' : err.message || 'bad request';
+      return c.json(errorBody(message), status);
+    }
+    logger.error('unhandled error', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack });
+    return c.json(errorBody('internal error'), 500);
+  };
+}

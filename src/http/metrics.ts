@@ -1,0 +1,67 @@
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
+import type { EngineMetrics } from '../engine/scheduler.ts';
+
+/**
+ * The process's Prometheus metrics, in a registry of its own (no global state, house rule 5):
+ * - `pharos_checks_total{protocol,result}` checks done, result `up`/`down`;
+ * - `pharos_check_duration_seconds{protocol}` probe wall time;
+ * - `pharos_scheduler_lag_seconds` due time → probe start (summary with p50/p90/p99 over 60 s,
+ *   and a histogram for aggregation across scrapes);
+ * - `pharos_unconfirmed_failures_total` failures cleared before confirmation;
+ * - `pharos_monitors{status}` scheduled monitors by status (`up`, `down`);
+ * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
+ * @param statusCounts read at scrape time
+ */
+export function createMetrics(statusCounts: () => { up: number; down: number }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'pharos_' });
+  const checks = new Counter({ name: 'pharos_checks_total', help: 'Checks done, by protocol and result', labelNames: ['protocol', 'result'] as const, registers: [registry] });
+  const duration = new Histogram({
+    name: 'pharos_check_duration_seconds',
+    help: 'Probe wall time per check',
+    labelNames: ['protocol'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const lagSummary = new Summary({
+    name: 'pharos_scheduler_lag_seconds',
+    help: 'Delay between a check being due and its probe starting (sliding 60 s window)',
+    percentiles: [0.5, 0.9, 0.99],
+    maxAgeSeconds: 60,
+    ageBuckets: 6,
+    registers: [registry],
+  });
+  const lagHistogram = new Histogram({
+    name: 'pharos_scheduler_lag_hist_seconds',
+    help: 'Delay between a check being due and its probe starting',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const unconfirmed = new Counter({ name: 'pharos_unconfirmed_failures_total', help: 'Failed checks that a later pass cleared before confirmation', registers: [registry] });
+  new Gauge({
+    name: 'pharos_monitors',
+    help: 'Scheduled monitors by status',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    collect() {
+      const c = statusCounts();
+      this.set({ status: 'up' }, c.up);
+      this.set({ status: 'down' }, c.down);
+    },
+  });
+
+  const engine: EngineMetrics = {
+    checkDone(protocol, ok, durationMs) {
+      checks.inc({ protocol, result: ok ? 'up' : 'down' });
+      duration.observe({ protocol }, durationMs / 1000);
+    },
+    schedulerLag(lagMs) {
+      lagSummary.observe(lagMs / 1000);
+      lagHistogram.observe(lagMs / 1000);
+    },
+    unconfirmedFailure() {
+      unconfirmed.inc();
+    },
+  };
+  return { registry, engine, text: () => registry.metrics(), contentType: registry.contentType };
+}

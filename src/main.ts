@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { loadConfig } from './config/load.ts';
+import { createCore } from './core/index.ts';
+import { TOKEN_SCOPES, type TokenScope } from './domain/user.ts';
+import { systemClock } from './lib/clock.ts';
+import { AppError } from './lib/errors.ts';
+import { createLogger, silentLogger } from './lib/logger.ts';
+import { startPharos } from './pharos.ts';
+import { openDb } from './store/db.ts';
+import { createStore } from './store/index.ts';
+import { PHAROS_VERSION } from './version.ts';
+
+const USAGE = `Usage: pharos <command>
+  serve [--config FILE]                                   run the monitor, API and status pages
+  token create --email E --name N --scope read|write      create an API token (prints only the token)
+  token list                                              list tokens (never their secrets)
+  token revoke ID                                         revoke a token by its id (key_…)
+  backup FILE                                             online backup of the database to FILE
+  version                                                 print versions
+Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN`;
+
+/** Runs one CLI command; returns the process exit code. */
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [cmd, sub, arg] = positionals;
+  if (values.help || !cmd) {
+    process.stdout.write(USAGE + '\n');
+    return cmd || values.help ? 0 : 2;
+  }
+  if (cmd === 'version') {
+    const sqlite = (new Database(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    process.stdout.write(`pharos ${PHAROS_VERSION}\nnode ${process.version}\nsqlite ${sqlite}\n`);
+    return 0;
+  }
+  const config = loadConfig(process.env, values.config);
+
+  if (cmd === 'serve') {
+    const logger = createLogger(config.log_level);
+    const pharos = await startPharos({ config, logger });
+    if (pharos.firstStartToken) {
+      process.stdout.write(`Admin API token (shown once, keep it safe):\n${pharos.firstStartToken}\n`);
+    }
+    logger.info('pharos listening', { url: pharos.url, data_dir: config.data_dir, monitors: pharos.scheduler.scheduledCount });
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        logger.info('shutting down', { signal });
+        pharos.close().then(resolve, (e) => {
+          logger.error('shutdown failed', { error: (e as Error).message });
+          resolve();
+        });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    return 0;
+  }
+
+  const db = openDb(config.data_dir);
+  try {
+    if (cmd === 'token') {
+      const core = createCore({ store: createStore(db), clock: systemClock, logger: silentLogger, config });
+      if (sub === 'create') {
+        const scope = (values.scope ?? 'write') as TokenScope;
+        if (!TOKEN_SCOPES.includes(scope)) throw new AppError(400, 'cli.invalid', `--scope: must be one of ${TOKEN_SCOPES.join(', ')}`);
+        if (!values.email) throw new AppError(400, 'cli.invalid', '--email: is required');
+        const { token } = core.users.createToken({ email: values.email, name: values.name ?? values.email, scope });
+        process.stdout.write(token + '\n');
+        return 0;
+      }
+      if (sub === 'list') {
+        for (const t of core.users.listTokens()) {
+          process.stdout.write(`${t.id}\t${t.scope}\t${t.user.email}\t${t.name}\t${new Date(t.createdAt).toISOString()}\t${t.revokedAt ? 'revoked' : 'active'}\n`);
+        }
+        return 0;
+      }
+      if (sub === 'revoke') {
+        if (!arg) throw new AppError(400, 'cli.invalid', 'token revoke: give the token id (key_…) from `pharos token list`');
+        if (!core.users.revokeToken(arg)) throw new AppError(404, 'cli.not_found', `no active token with id ${arg}`);
+        process.stdout.write(`revoked ${arg}\n`);
+        return 0;
+      }
+    }
+    if (cmd === 'backup') {
+      if (!sub) throw new AppError(400, 'cli.invalid', 'backup: give the destination FILE');
+      if (existsSync(sub)) throw new AppError(409, 'cli.exists', `backup: ${sub} already exists; refusing to overwrite`);
+      const tmp = `${sub}.partial`;
+      rmSync(tmp, { force: true });
+      await db.backup(tmp);
+      renameSync(tmp, sub);
+      process.stdout.write(`backup written to ${sub} (from ${join(config.data_dir, 'pharos.db')})\n`);
+      return 0;
+    }
+  } finally {
+    db.close();
+  }
+  process.stderr.write(USAGE + '\n');
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`pharos: ${e instanceof AppError || e instanceof TypeError ? e.message : String((e as Error)?.stack ?? e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,127 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Config } from './config/schema.ts';
+import { createCore, type Core } from './core/index.ts';
+import { createProbes } from './engine/probes/index.ts';
+import { Scheduler } from './engine/scheduler.ts';
+import { createApp } from './http/app.ts';
+import { createMetrics } from './http/metrics.ts';
+import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
+import { AppError } from './lib/errors.ts';
+import type { Logger } from './lib/logger.ts';
+import { openDb } from './store/db.ts';
+import { createStore, type Store } from './store/index.ts';
+import { PHAROS_VERSION } from './version.ts';
+
+/** A running Pharos: the HTTP server, the engine and the store, and how to stop them. */
+export interface RunningPharos {
+  /** Base URL the server answers on, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  port: number;
+  core: Core;
+  store: Store;
+  scheduler: Scheduler;
+  /** The token generated at first start (null when one existed or PHAROS_ADMIN_TOKEN was set). */
+  firstStartToken: string | null;
+  /** Graceful stop: stop accepting requests, wait for checks in flight, flush results, checkpoint WAL, close the DB. */
+  close(): Promise<void>;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** `host:port` → parts (`[::1]:80` style accepted). */
+export function parseListen(listen: string): { host: string; port: number } {
+  const i = listen.lastIndexOf(':');
+  const host = listen.slice(0, i).replace(/^\[(.*)\]$/, '$1') || '0.0.0.0';
+  return { host, port: Number(listen.slice(i + 1)) };
+}
+
+/**
+ * Wires config → store → core → engine → http and starts listening (ARCHITECTURE.md: main wires
+ * everything). Tests call this in-process with a manual clock; `pharos serve` calls it with the
+ * system clock.
+ * @throws AppError with a one-line message when the data dir or the port cannot be used
+ */
+export async function startPharos(opts: { config: Readonly<Config>; logger: Logger; clock?: Clock }): Promise<RunningPharos> {
+  const { config, logger } = opts;
+  const clock = opts.clock ?? systemClock;
+  let db;
+  try {
+    db = openDb(config.data_dir);
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw new AppError(500, 'store.open_failed', `cannot open the database in ${config.data_dir}: ${(e as Error).message}`);
+  }
+  const store = createStore(db);
+  const core = createCore({ store, clock, logger, config });
+  const firstStartToken = core.users.bootstrapAdmin(config.admin_token);
+
+  const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent });
+  let scheduler: Scheduler | null = null;
+  const metrics = createMetrics(() => scheduler?.statusCounts() ?? { up: 0, down: 0 });
+  scheduler = new Scheduler({
+    core,
+    clock,
+    logger,
+    probes,
+    metrics: metrics.engine,
+    options: {
+      region: config.probe.region,
+      confirmationChecks: config.probe.confirmation_checks,
+      recheckIntervalMs: config.probe.recheck_interval_seconds * 1000,
+      maxConcurrentChecks: config.probe.max_concurrent_checks,
+    },
+  });
+
+  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION });
+  const { host, port } = parseListen(config.listen);
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
+    s.once('error', (e: NodeJS.ErrnoException) => {
+      db.close();
+      reject(new AppError(500, 'http.listen_failed', e.code === 'EADDRINUSE' ? `cannot listen on ${config.listen}: address already in use` : `cannot listen on ${config.listen}: ${e.message}`));
+    });
+  });
+  scheduler.start();
+
+  let prune: TimerHandle | null = null;
+  const schedulePrune = () => {
+    prune = clock.setTimer(HOUR_MS, () => {
+      try {
+        const n = core.pruneResults();
+        if (n > 0) logger.info('pruned old check results', { rows: n });
+      } catch (e) {
+        logger.error('pruning check results failed', { error: (e as Error).message });
+      }
+      schedulePrune();
+    });
+  };
+  schedulePrune();
+
+  const actualPort = (server.address() as AddressInfo).port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost}:${actualPort}`,
+    port: actualPort,
+    core,
+    store,
+    scheduler,
+    firstStartToken,
+    close() {
+      closing ??= (async () => {
+        prune?.cancel();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await scheduler.stop();
+        core.checks.close();
+        await Promise.all(Object.values(probes).map((p) => p.close()));
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}

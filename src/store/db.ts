@@ -1,0 +1,55 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { AppError } from '../lib/errors.ts';
+import { MIGRATIONS, type Migration } from './migrations/index.ts';
+
+/** The better-sqlite3 handle type used across the store. */
+export type Db = Database.Database;
+
+/**
+ * Opens (creating when missing) `<dataDir>/pharos.db` with WAL, foreign keys and
+ * synchronous=NORMAL (durable across process crashes; WAL fsyncs at checkpoints), then applies
+ * pending migrations.
+ * @param dataDir folder of the database, created when missing
+ * @param migrations the list to apply (tests pass prefixes of MIGRATIONS)
+ * @throws AppError `store.newer_schema` when the file was written by a newer Pharos (downgrade refused)
+ */
+export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  mkdirSync(dataDir, { recursive: true });
+  return openDbFile(join(dataDir, 'pharos.db'), migrations);
+}
+
+/** Like {@link openDb} for an explicit file path (`:memory:` works too). */
+export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, migrations);
+  return db;
+}
+
+/**
+ * Applies every migration whose version is above `PRAGMA user_version`, each in its own transaction
+ * together with the version bump, so a crash leaves the schema at a whole step.
+ * @returns the versions applied
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new AppError(500, 'store.newer_schema', `database schema version ${current} is newer than this Pharos knows (${latest}); refusing to downgrade`);
+  }
+  const applied: number[] = [];
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}

@@ -1,0 +1,25 @@
+import { checksStore } from './checks.ts';
+import type { Db } from './db.ts';
+import { monitorsStore } from './monitors.ts';
+import { outagesStore } from './outages.ts';
+import { usersStore } from './users.ts';
+
+/** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
+export function createStore(db: Db) {
+  return {
+    db,
+    users: usersStore(db),
+    monitors: monitorsStore(db),
+    checks: checksStore(db),
+    outages: outagesStore(db),
+    /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
+    tx<T>(fn: () => T): T {
+      return db.transaction(fn).immediate();
+    },
+  };
+}
+
+/** The store handed to the core. */
+export type Store = ReturnType<typeof createStore>;
+export type { Db } from './db.ts';
+export type { OutageRecord } from './outages.ts';

@@ -1,0 +1,11 @@
+import { sql as init } from './0001_init.ts';
+
+/** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in order. Append only: never edit a released one. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', sql: init }];

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// House rule 8: the import arrows of ARCHITECTURE.md, read from the source.
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const ALLOWED: Record<string, string[]> = {
+  lib: ['lib'],
+  config: ['config', 'lib', 'domain'],
+  domain: ['domain', 'lib'],
+  store: ['store', 'domain', 'lib'],
+  core: ['core', 'store', 'domain', 'lib', 'config'],
+  engine: ['engine', 'core', 'domain', 'lib'],
+  alerting: ['alerting', 'core', 'domain', 'store', 'lib', 'config'],
+  http: ['http', 'core', 'domain', 'lib', 'config', 'engine'],
+};
+// http may name engine types only for metrics wiring (EngineMetrics); it never calls the engine.
+const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'] };
+// Packages that belong to one layer only.
+const PACKAGE_OWNERS: Record<string, string[]> = { 'better-sqlite3': ['store', 'root'], hono: ['http', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'], undici: ['engine'], ping: ['engine'] };
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) ? [p] : [];
+  });
+}
+
+const layerOf = (file: string) => {
+  const rel = relative(SRC, file).split('/');
+  return rel.length === 1 ? 'root' : rel[0]!;
+};
+
+test('imports follow the arrows of ARCHITECTURE.md', () => {
+  const problems: string[] = [];
+  for (const file of files(SRC)) {
+    const layer = layerOf(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
+      const typeOnly = Boolean(m[1]);
+      const spec = m[2]!;
+      if (spec.startsWith('.')) {
+        const target = layerOf(resolve(dirname(file), spec));
+        if (layer === 'root') continue;
+        if (target === 'root') {
+          problems.push(`${relative(SRC, file)} imports ${spec} (only main wires the root modules)`);
+          continue;
+        }
+        const ok = ALLOWED[layer]?.includes(target) || (typeOnly && TYPE_ONLY[layer]?.includes(target));
+        if (!ok) problems.push(`${relative(SRC, file)} (${layer}) imports ${spec} (${target})`);
+      } else {
+        const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        const owners = PACKAGE_OWNERS[pkg];
+        if (owners && !owners.includes(layer)) problems.push(`${relative(SRC, file)} (${layer}) uses ${pkg}, which belongs to ${owners.join('/')}`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('no file in src/ is over 400 lines', () => {
+  const long = files(SRC).map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 400);
+  assert.deepEqual(long, []);
+});
