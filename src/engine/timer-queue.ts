@@ -6,6 +6,9 @@ interface Entry {
   key: number;
 }
 
+/** Heap order: earlier due time first; equal times in scheduling order. */
+const before = (a: Entry, b: Entry) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
 /**
  * The engine's timer wheel: one logical timer per key (a monitor id), all held in one binary
  * min-heap and driven by a single clock timer armed for the earliest entry. Scheduling and
@@ -95,7 +98,7 @@ export class TimerQueue {
     let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (h[p]!.at <= e.at) break;
+      if (!before(e, h[p]!)) break;
       h[i] = h[p]!;
       i = p;
     }
@@ -111,8 +114,8 @@ export class TimerQueue {
       const l = 2 * i + 1;
       if (l >= h.length) break;
       const r = l + 1;
-      const c = r < h.length && h[r]!.at < h[l]!.at ? r : l;
-      if (h[c]!.at >= last.at) break;
+      const c = r < h.length && before(h[r]!, h[l]!) ? r : l;
+      if (!before(h[c]!, last)) break;
       h[i] = h[c]!;
       i = c;
     }
