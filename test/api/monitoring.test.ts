@@ -91,6 +91,13 @@ describe('detection and recovery against real targets', () => {
     assert.equal(outage.statusCode, 503);
     assert.equal(outage.protocol, 'http');
     assert.deepEqual(outage.monitor, { uuid: m.uuid, name: 'web', url: target.url, protocol: 'http' });
+    const metrics = await (await p.api('/metrics')).text();
+    assert.match(metrics, /^pharos_monitors\{status="down"\} 1$/m);
+    assert.match(metrics, /^pharos_checks_total\{protocol="http",result="up"\} 2$/m);
+    assert.match(metrics, /^pharos_checks_total\{protocol="http",result="down"\} 3$/m);
+    assert.match(metrics, /^pharos_scheduler_lag_seconds\{quantile="0.99"\} 0$/m, 'a manual clock has no lag');
+    assert.match(metrics, /^pharos_check_duration_seconds_count\{protocol="http"\} 5$/m);
+    assert.equal((await p.api('/metrics', { token: null })).status, 401);
     target.respond(200);
     await recoverAndResolve(m.uuid, outage.uuid);
   });

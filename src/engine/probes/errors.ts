@@ -22,6 +22,7 @@ export function describeNetworkError(err: unknown, host: string, timeoutSeconds:
   if (has('EHOSTUNREACH', 'ENETUNREACH')) return 'Host unreachable';
   const tls = codes.find((c) => /CERT|SSL|TLS|SIGNATURE|ISSUER|SELF_SIGNED/.test(c));
   if (tls) return `TLS error: ${tls}`;
-  if (messages.some((m) => /max redirect/i.test(m))) return 'Too many redirects';
+  if (has('UND_ERR_REDIRECT_MAX') || messages.some((m) => /max redirect/i.test(m))) return 'Too many redirects';
+  if (messages.some((m) => /redirect loop/i.test(m))) return 'Redirect loop';
   return `Request failed: ${codes[0] ?? messages[0] ?? 'unknown error'}`;
 }

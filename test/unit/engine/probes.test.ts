@@ -1,0 +1,143 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { CheckOutcome } from '../../../src/domain/check.ts';
+import { monitorDefaults, probeTarget, type MonitorSettings, type Protocol } from '../../../src/domain/monitor.ts';
+import { PROBES, createProbes } from '../../../src/engine/probes/index.ts';
+import type { ProbeSpec } from '../../../src/engine/probes/types.ts';
+import { tempDir } from '../../support/pharos.ts';
+
+// Every probe against real listeners on 127.0.0.1. No timing asserts: only outcomes.
+const probes = createProbes({ userAgent: 'pharos-test' });
+const servers: Array<{ close(): unknown }> = [];
+after(async () => {
+  for (const s of servers) (s as Server).closeAllConnections?.(), s.close();
+  await Promise.all(Object.values(probes).map((p) => p.close()));
+});
+
+const listen = async <S extends Server | ReturnType<typeof createTcpServer>>(s: S): Promise<number> => {
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  return (s.address() as AddressInfo).port;
+};
+const closedPort = async () => {
+  const s = createTcpServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+};
+const spec = (over: Partial<MonitorSettings> & Pick<MonitorSettings, 'url'>): ProbeSpec => {
+  const s = { ...monitorDefaults('london'), name: 'p', ...over };
+  return { ...s, target: probeTarget(s) };
+};
+
+let lastRequest: { method: string; headers: IncomingMessage['headers']; body: string } | null = null;
+let httpPort = 0;
+before(async () => {
+  httpPort = await listen(
+    createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        lastRequest = { method: req.method!, headers: req.headers, body };
+        const u = new URL(req.url!, 'http://x');
+        if (u.pathname === '/redirect') return res.writeHead(302, { Location: '/ok' }).end();
+        if (u.pathname === '/loop') return res.writeHead(302, { Location: '/loop' }).end();
+        if (u.pathname === '/chain') return res.writeHead(302, { Location: `/chain?n=${Number(u.searchParams.get('n') ?? 0) + 1}` }).end();
+        if (u.pathname === '/hang') return; // never answers
+        const status = Number(u.searchParams.get('status') ?? 200);
+        res.writeHead(status, { 'Content-Type': 'text/plain' }).end(u.searchParams.get('body') ?? 'all ok');
+      });
+    }),
+  );
+});
+const url = (path: string) => `http://127.0.0.1:${httpPort}${path}`;
+
+describe('contract: every probe resolves with an outcome, never throws', () => {
+  const fixtures: Record<Protocol, { pass: () => Promise<ProbeSpec>; fail: () => Promise<ProbeSpec> }> = {
+    http: { pass: async () => spec({ url: url('/ok') }), fail: async () => spec({ url: `http://127.0.0.1:${await closedPort()}/` }) },
+    port: {
+      pass: async () => spec({ url: '127.0.0.1', protocol: 'port', port: await listen(createTcpServer((s) => s.end())) }),
+      fail: async () => spec({ url: '127.0.0.1', protocol: 'port', port: await closedPort() }),
+    },
+    icmp: { pass: async () => spec({ url: '127.0.0.1', protocol: 'icmp' }), fail: async () => spec({ url: 'down.invalid', protocol: 'icmp', timeoutSeconds: 2 }) },
+  };
+  const shape = (o: CheckOutcome) => {
+    assert.equal(typeof o.ok, 'boolean');
+    assert.ok(Number.isInteger(o.latencyMs) && o.latencyMs >= 0, `latencyMs ${o.latencyMs}`);
+    assert.ok(Number.isInteger(o.statusCode));
+    assert.equal(o.reason === null, o.ok, 'reason is null exactly when ok');
+  };
+  for (const protocol of Object.keys(PROBES) as Protocol[]) {
+    test(`${protocol}: a passing and a failing target`, async () => {
+      const pass = await probes[protocol].check(await fixtures[protocol].pass());
+      shape(pass);
+      assert.equal(pass.ok, true, pass.reason ?? '');
+      const fail = await probes[protocol].check(await fixtures[protocol].fail());
+      shape(fail);
+      assert.equal(fail.ok, false);
+    });
+  }
+});
+
+describe('http probe', () => {
+  const check = (s: ProbeSpec) => probes.http.check(s);
+  test('status rules', async () => {
+    assert.deepEqual(pick(await check(spec({ url: url('/?status=503') }))), { ok: false, statusCode: 503, reason: 'Expected 2xx, got 503' });
+    assert.equal((await check(spec({ url: url('/?status=404'), expectedStatusCode: '404' }))).ok, true);
+    assert.equal((await check(spec({ url: url('/?status=204'), expectedStatusCode: '200-204' }))).ok, true);
+  });
+  test('keyword present and absent (case-sensitive)', async () => {
+    assert.equal((await check(spec({ url: url('/?body=status%20ok'), requiredKeyword: 'ok' }))).ok, true);
+    assert.deepEqual(pick(await check(spec({ url: url('/?body=status%20OK'), requiredKeyword: 'ok' }))), { ok: false, statusCode: 200, reason: 'Keyword "ok" not found' });
+  });
+  test('redirects: judged as-is without follow, followed to the end with it, loops and chains over 10 refused', async () => {
+    const noFollow = await check(spec({ url: url('/redirect'), followRedirects: false, expectedStatusCode: '1xx-3xx' }));
+    assert.deepEqual(pick(noFollow), { ok: true, statusCode: 302, reason: null });
+    assert.deepEqual(pick(await check(spec({ url: url('/redirect'), followRedirects: false }))), { ok: false, statusCode: 302, reason: 'Expected 2xx, got 302' });
+    assert.deepEqual(pick(await check(spec({ url: url('/redirect') }))), { ok: true, statusCode: 200, reason: null });
+    assert.equal((await check(spec({ url: url('/loop') }))).reason, 'Redirect loop');
+    assert.equal((await check(spec({ url: url('/chain') }))).reason, 'Too many redirects');
+  });
+  test('method, headers and body reach the target', async () => {
+    const r = await check(spec({ url: url('/ok'), httpMethod: 'POST', requestHeaders: [{ name: 'X-Token', value: 'abc' }], requestBody: '{"ping":1}' }));
+    assert.equal(r.ok, true);
+    assert.equal(lastRequest?.method, 'POST');
+    assert.equal(lastRequest?.headers['x-token'], 'abc');
+    assert.equal(lastRequest?.headers['user-agent'], 'pharos-test');
+    assert.equal(lastRequest?.body, '{"ping":1}');
+  });
+  test('connection refused and timeout', async () => {
+    assert.deepEqual(pick(await check(spec({ url: `http://127.0.0.1:${await closedPort()}/` }))), { ok: false, statusCode: 0, reason: 'Connection refused' });
+    assert.deepEqual(pick(await check(spec({ url: url('/hang'), timeoutSeconds: 1 }))), { ok: false, statusCode: 0, reason: 'Timeout after 1 s' });
+  });
+  test('HTTPS: a self-signed certificate fails with a TLS error and still reports its expiry', async () => {
+    const dir = tempDir();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
+    const port = await listen(createHttpsServer({ key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem')) }, (_, res) => res.end('ok')));
+    const r = await check(spec({ url: `https://127.0.0.1:${port}/` }));
+    assert.equal(r.ok, false);
+    assert.match(r.reason ?? '', /^TLS error: /);
+  });
+});
+
+describe('tcp and icmp probes', () => {
+  test('tcp: refused names the cause', async () => {
+    assert.deepEqual(pick(await probes.port.check(spec({ url: '127.0.0.1', protocol: 'port', port: await closedPort() }))), { ok: false, statusCode: 0, reason: 'Connection refused' });
+  });
+  test('icmp: an unresolvable name names the DNS failure', async () => {
+    const r = await probes.icmp.check(spec({ url: 'down.invalid', protocol: 'icmp', timeoutSeconds: 2 }));
+    assert.deepEqual(pick(r), { ok: false, statusCode: 0, reason: 'DNS lookup failed for down.invalid' });
+  });
+});
+
+function pick(o: CheckOutcome) {
+  return { ok: o.ok, statusCode: o.statusCode, reason: o.reason };
+}
