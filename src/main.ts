@@ -2,7 +2,6 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import { loadConfig } from './config/load.ts';
 import { createCore } from './core/index.ts';
 import { TOKEN_SCOPES, type TokenScope } from './domain/user.ts';
@@ -10,7 +9,8 @@ import { systemClock } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import { createLogger, silentLogger } from './lib/logger.ts';
 import { startPharos } from './pharos.ts';
-import { openDb } from './store/db.ts';
+import { openDb, sqliteVersion } from './store/db.ts';
+import { sqliteNativeBinding } from './lib/sea.ts';
 import { createStore } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
 
@@ -41,8 +41,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return cmd || values.help ? 0 : 2;
   }
+  const nativeBinding = sqliteNativeBinding(process.env);
   if (cmd === 'version') {
-    const sqlite = (new Database(':memory:').prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    const sqlite = sqliteVersion(nativeBinding);
     process.stdout.write(`pharos ${PHAROS_VERSION}\nnode ${process.version}\nsqlite ${sqlite}\n`);
     return 0;
   }
@@ -50,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (cmd === 'serve') {
     const logger = createLogger(config.log_level);
-    const pharos = await startPharos({ config, logger });
+    const pharos = await startPharos({ config, logger, nativeBinding });
     if (pharos.firstStartToken) {
       process.stdout.write(`Admin API token (shown once, keep it safe):\n${pharos.firstStartToken}\n`);
     }
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const db = openDb(config.data_dir);
+  const db = openDb(config.data_dir, undefined, nativeBinding);
   try {
     if (cmd === 'token') {
       const core = createCore({ store: createStore(db), clock: systemClock, logger: silentLogger, config });

@@ -42,12 +42,12 @@ export function parseListen(listen: string): { host: string; port: number } {
  * system clock.
  * @throws AppError with a one-line message when the data dir or the port cannot be used
  */
-export async function startPharos(opts: { config: Readonly<Config>; logger: Logger; clock?: Clock }): Promise<RunningPharos> {
+export async function startPharos(opts: { config: Readonly<Config>; logger: Logger; clock?: Clock; nativeBinding?: object | undefined }): Promise<RunningPharos> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   let db;
   try {
-    db = openDb(config.data_dir);
+    db = openDb(config.data_dir, undefined, opts.nativeBinding);
   } catch (e) {
     if (e instanceof AppError) throw e;
     throw new AppError(500, 'store.open_failed', `cannot open the database in ${config.data_dir}: ${(e as Error).message}`);

@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
+import { bundledFile } from '../lib/sea.ts';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -20,22 +18,21 @@ const PAGE = `<!doctype html>
 const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true });`;
 
 /**
- * The API reference page at /docs. Its assets come from the `swagger-ui-dist` package and are
- * served by Pharos itself (installs are air-gapped: no CDN). The init script is a file of its own so
+ * The API reference page at /docs. Its assets come from the `swagger-ui-dist` package (SEA assets in
+ * the binary) and are served by Pharos itself (installs are air-gapped: no CDN). The init script is a file of its own so
  * the page works under a strict Content-Security-Policy (`script-src 'self'`).
  */
 export function docsRouter() {
   const app = new Hono();
-  const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
   app.get('/', (c) => c.html(PAGE));
   app.get('/assets/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/assets/:file', async (c) => {
+  app.get('/assets/:file', (c) => {
     const file = c.req.param('file');
     const type = ASSETS[file];
     if (!type) return c.notFound();
     let body = cache.get(file);
-    if (!body) cache.set(file, (body = await readFile(join(dir, file))));
+    if (!body) cache.set(file, (body = bundledFile(file, `swagger-ui-dist/${file}`)));
     return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });
   return app;

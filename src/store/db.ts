@@ -13,16 +13,17 @@ export type Db = Database.Database;
  * pending migrations.
  * @param dataDir folder of the database, created when missing
  * @param migrations the list to apply (tests pass prefixes of MIGRATIONS)
+ * @param nativeBinding the loaded better-sqlite3 addon inside the single executable (see lib/sea.ts)
  * @throws AppError `store.newer_schema` when the file was written by a newer Pharos (downgrade refused)
  */
-export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): Db {
   mkdirSync(dataDir, { recursive: true });
-  return openDbFile(join(dataDir, 'pharos.db'), migrations);
+  return openDbFile(join(dataDir, 'pharos.db'), migrations, nativeBinding);
 }
 
 /** Like {@link openDb} for an explicit file path (`:memory:` works too). */
-export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  const db = new Database(file);
+export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): Db {
+  const db = new Database(file, dbOptions(nativeBinding));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -53,3 +54,16 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
   }
   return applied;
 }
+
+/** SQLite library version, e.g. `3.54.1`. */
+export function sqliteVersion(nativeBinding?: object): string {
+  const db = new Database(':memory:', dbOptions(nativeBinding));
+  try {
+    return (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  } finally {
+    db.close();
+  }
+}
+
+// @types/better-sqlite3 types nativeBinding as a path; better-sqlite3 ≥ 9 also takes the loaded addon object.
+const dbOptions = (nativeBinding?: object): Database.Options => (nativeBinding ? ({ nativeBinding } as unknown as Database.Options) : {});
