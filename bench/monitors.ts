@@ -1,0 +1,201 @@
+/**
+ * Bench: N HTTP monitors at a fixed frequency against a local target, Pharos side by side with the
+ * baseline (bench/baseline.ts: bare timers + undici, no store). Whole processes, measured from /proc.
+ *
+ *   npm run bench:monitors -- --monitors 10000 [--frequency 10] [--duration 180] [--warmup 30]
+ *                             [--pharos dist|src] [--only pharos|baseline]
+ *
+ * Reports per run: checks/s due and done, schedule lag p50/p99 (ms between due time and probe start),
+ * CPU in cores, peak RSS (MB), and for Pharos the DB bytes per stored check. Results are printed as
+ * a Markdown table and written to bench/results/ (not committed). See docs/PERFORMANCE.md.
+ */
+import { existsSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { createServer, type AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import { ProcessWindow, median, quantile, sleep, startChild, type Child } from './proc.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    monitors: { type: 'string', default: '1000' },
+    frequency: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '180' },
+    warmup: { type: 'string', default: '30' },
+    pharos: { type: 'string', default: 'dist' },
+    only: { type: 'string' },
+  },
+});
+const N = Number(opt.monitors);
+const FREQ_S = Number(opt.frequency);
+const DURATION_S = Number(opt.duration);
+const WARMUP_S = Number(opt.warmup);
+const ROOT = new URL('../', import.meta.url).pathname;
+const NODE = process.execPath;
+const TOKEN = 'phr_bench' + 'x'.repeat(38);
+
+/** One measured run. */
+interface Row {
+  what: string;
+  monitors: number;
+  duePerS: number;
+  donePerS: number;
+  lagP50Ms: number;
+  lagP99Ms: number;
+  cpuCores: number;
+  peakRssMb: number;
+  dbBytesPerCheck?: number;
+  notes?: string;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function stop(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null) return;
+  const exited = new Promise((r) => child.proc.once('exit', r));
+  child.proc.kill('SIGTERM');
+  await exited;
+}
+
+async function runBaseline(target: string): Promise<Row> {
+  const b = startChild(NODE, [join(ROOT, 'bench/baseline.ts'), String(N), String(FREQ_S), target]);
+  await b.nextLine();
+  await sleep(WARMUP_S * 1000);
+  b.proc.kill('SIGUSR2');
+  const done0 = JSON.parse(await b.nextLine()).done as number;
+  const win = new ProcessWindow(b.proc.pid!);
+  await sleep(DURATION_S * 1000);
+  const m = win.end();
+  b.proc.kill('SIGTERM');
+  const final = JSON.parse(await b.nextLine()) as { done: number; lagMs: number[] };
+  return {
+    what: 'baseline (timers + undici)',
+    monitors: N,
+    duePerS: N / FREQ_S,
+    donePerS: (final.done - done0) / m.wallS,
+    lagP50Ms: quantile(final.lagMs, 0.5),
+    lagP99Ms: quantile(final.lagMs, 0.99),
+    cpuCores: m.cpuCores,
+    peakRssMb: m.peakRss / 2 ** 20,
+  };
+}
+
+/** Sum of a Prometheus counter's samples, or one labelled sample's value. */
+function metric(text: string, name: string, label?: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name + ' ') && !line.startsWith(name + '{')) continue;
+    if (label && !line.includes(label)) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+async function createMonitors(api: string, target: string): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < N) {
+      const i = next++;
+      const res = await fetch(`${api}/v1/monitors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `bench ${i}`, url: `${target}/m/${i}`, monitor_type: 'status', check_frequency: FREQ_S }),
+      });
+      if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+async function runPharos(target: string): Promise<Row> {
+  const bin = join(ROOT, 'dist/pharos');
+  if (opt.pharos === 'dist' && !existsSync(bin)) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
+  writeFileSync(join(dir, 'config.yaml'), 'log_level: warn\n');
+  const port = await freePort();
+  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: join(dir, 'data'), PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: join(dir, 'config.yaml') };
+  const p = opt.pharos === 'dist' ? startChild(bin, ['serve'], env) : startChild(NODE, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'], env);
+  const api = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; ; i++) {
+      if (p.proc.exitCode !== null) throw new Error(`pharos exited: ${p.stderr()}`);
+      if (await fetch(`${api}/healthz`).then((r) => r.ok, () => false)) break;
+      await sleep(100);
+    }
+    const t0 = performance.now();
+    await createMonitors(api, target);
+    const createS = (performance.now() - t0) / 1000;
+    await sleep(Math.max(WARMUP_S, FREQ_S + 10) * 1000);
+    const scrape = () => fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.text());
+    const checks0 = metric(await scrape(), 'pharos_checks_total');
+    const win = new ProcessWindow(p.proc.pid!);
+    const p50s: number[] = [];
+    const p99s: number[] = [];
+    const samples = Math.max(1, Math.floor(DURATION_S / 15));
+    for (let s = 0; s < samples; s++) {
+      await sleep((DURATION_S * 1000) / samples);
+      const text = await scrape();
+      p50s.push(metric(text, 'pharos_scheduler_lag_seconds', 'quantile="0.5"') * 1000);
+      p99s.push(metric(text, 'pharos_scheduler_lag_seconds', 'quantile="0.99"') * 1000);
+    }
+    const m = win.end();
+    const checks1 = metric(await scrape(), 'pharos_checks_total');
+    await stop(p);
+    const db = new Database(join(dir, 'data', 'pharos.db'), { readonly: true });
+    const rows = (db.prepare('SELECT count(*) AS n FROM check_results').get() as { n: number }).n;
+    const tableBytes = (db.prepare(
+      "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('check_results', 'check_results_monitor_at', 'check_rollups_hourly', 'sqlite_autoindex_check_rollups_hourly_1')",
+    ).get() as { b: number }).b;
+    db.close();
+    const fileBytes = statSync(join(dir, 'data', 'pharos.db')).size;
+    return {
+      what: `pharos (${opt.pharos})`,
+      monitors: N,
+      duePerS: N / FREQ_S,
+      donePerS: (checks1 - checks0) / m.wallS,
+      lagP50Ms: median(p50s),
+      lagP99Ms: median(p99s),
+      cpuCores: m.cpuCores,
+      peakRssMb: m.peakRss / 2 ** 20,
+      dbBytesPerCheck: tableBytes / rows,
+      notes: `created ${N} monitors in ${createS.toFixed(1)} s; worst 60 s lag p99 ${Math.max(...p99s).toFixed(1)} ms; ${rows} results, file ${(fileBytes / 2 ** 20).toFixed(1)} MB (${(fileBytes / rows).toFixed(0)} B/check incl. monitors)`,
+    };
+  } finally {
+    await stop(p);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function table(rows: Row[]): string {
+  const f = (n: number | undefined, d = 1) => (n === undefined ? '–' : n.toFixed(d));
+  return [
+    '| run | monitors | checks/s due | checks/s done | lag p50 ms | lag p99 ms | CPU (cores) | peak RSS MB | DB B/check |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.what} | ${r.monitors} | ${f(r.duePerS)} | ${f(r.donePerS)} | ${f(r.lagP50Ms)} | ${f(r.lagP99Ms)} | ${f(r.cpuCores, 2)} | ${f(r.peakRssMb, 0)} | ${f(r.dbBytesPerCheck, 0)} |`),
+    ...rows.filter((r) => r.notes).map((r) => `\n${r.what}: ${r.notes}`),
+  ].join('\n');
+}
+
+const targetPort = await freePort();
+const target = startChild(NODE, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
+await target.nextLine();
+const targetUrl = `http://127.0.0.1:${targetPort}`;
+const rows: Row[] = [];
+try {
+  if (opt.only !== 'pharos') rows.push(await runBaseline(targetUrl));
+  if (opt.only !== 'baseline') rows.push(await runPharos(targetUrl));
+} finally {
+  await stop(target);
+}
+const out = table(rows);
+console.log(`\n${N} HTTP monitors every ${FREQ_S} s, ${DURATION_S} s window after ${WARMUP_S} s warm-up\n\n${out}`);
+mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+writeFileSync(join(ROOT, `bench/results/monitors-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));
