@@ -49,6 +49,8 @@ export const ConfigSchema = z.strictObject({
       raw_retention_days: z.number().int().min(1).max(3650).default(7),
       /** Group-commit interval for check results, ms. */
       flush_interval_ms: z.number().int().min(10).max(5000).default(100),
+      /** Pings kept per healthcheck (the newest ones); older pings are deleted as new ones arrive. */
+      pings_per_healthcheck: z.number().int().min(1).max(10000).default(100),
     })
     .prefault({}),
   escalation_policies: z.array(EscalationPolicyConfig).default([]),

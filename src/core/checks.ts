@@ -80,6 +80,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
             uuid,
             kind: 'monitor',
             monitorId: monitor.id,
+            healthcheckId: null,
             startAt: detected.at,
             statusCode: result.statusCode,
             description: result.reason ?? 'Check failed',

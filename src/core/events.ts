@@ -1,3 +1,4 @@
+import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { OutageRecord } from '../store/outages.ts';
 
@@ -6,6 +7,9 @@ export interface PharosEvents {
   'monitor.created': { monitor: Monitor };
   'monitor.updated': { monitor: Monitor };
   'monitor.deleted': { monitorId: number; uuid: string };
+  /** Created, updated, paused, resumed, pinged or flipped: its deadline may have moved. */
+  'healthcheck.changed': { healthcheck: Healthcheck };
+  'healthcheck.deleted': { healthcheckId: number; uuid: string };
   'outage.opened': { outage: OutageRecord };
   'outage.resolved': { outage: OutageRecord };
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Store } from '../store/index.ts';
 import { checksService } from './checks.ts';
 import { EventBus } from './events.ts';
+import { healthchecksService } from './healthchecks.ts';
 import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
@@ -19,6 +20,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     monitors: monitorsService({ store, clock, bus, config }),
     checks: checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms }),
     outages: outagesService({ store }),
+    healthchecks: healthchecksService({ store, clock, bus, config }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;

@@ -11,6 +11,8 @@ export interface Outage {
   incidentNumber: number;
   kind: OutageKind;
   monitorId: number | null;
+  /** Set on `healthcheck` outages. */
+  healthcheckId: number | null;
   startAt: number;
   endAt: number | null;
   statusCode: number;

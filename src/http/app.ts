@@ -2,12 +2,14 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
+import { healthchecksRouter } from './api/healthchecks.ts';
 import { escalationPoliciesRouter } from './api/escalation-policies.ts';
 import { monitorsRouter } from './api/monitors.ts';
 import { outagesRouter } from './api/outages.ts';
 import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
+import { pingRouter } from './ping.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
 
 /** Request bodies above this are refused with 413 (CONTRACT.md "Errors and validation"). */
@@ -23,20 +25,22 @@ export function createApp(deps: HttpDeps) {
   const auth = bearerAuth(core);
 
   app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HTTPException(413);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HTTPException(413);
+    },
+  });
+  // Ping bodies are cut at 10 KB by the ping endpoint itself, never refused.
+  app.use('*', (c, next) => (c.req.path.startsWith('/ping/') ? next() : limitBody(c, next)));
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
 
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
+  app.route('/v1/healthchecks', healthchecksRouter(deps, 'v1'));
+  app.route('/v2/healthchecks', healthchecksRouter(deps, 'v2'));
   app.route('/v2/outages', outagesRouter(deps));
+  app.route('/ping', pingRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

@@ -1,5 +1,6 @@
 import { checksStore } from './checks.ts';
 import type { Db } from './db.ts';
+import { healthchecksStore } from './healthchecks.ts';
 import { monitorsStore } from './monitors.ts';
 import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
@@ -12,6 +13,7 @@ export function createStore(db: Db) {
     monitors: monitorsStore(db),
     checks: checksStore(db),
     outages: outagesStore(db),
+    healthchecks: healthchecksStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -6,6 +6,8 @@ import type { Db } from './db.ts';
 /** An outage with the joined records the API shows: the monitor and the users who acknowledged or reported it. */
 export interface OutageRecord extends Outage {
   monitor: { uuid: string; name: string; url: string; protocol: string } | null;
+  /** The healthcheck of a healthcheck outage (the API shows it as `monitor` with the ping URL). */
+  healthcheck: { uuid: string; name: string } | null;
   acknowledgedByUser: User | null;
   reportedByUser: User | null;
 }
@@ -15,6 +17,7 @@ interface Row {
   incident_number: number;
   kind: Outage['kind'];
   monitor_id: number | null;
+  healthcheck_id: number | null;
   start_at: number;
   end_at: number | null;
   status_code: number;
@@ -34,6 +37,8 @@ interface Row {
   m_name: string | null;
   m_url: string | null;
   m_protocol: string | null;
+  h_uuid: string | null;
+  h_name: string | null;
   a_email: string | null;
   a_name: string | null;
   r_email: string | null;
@@ -41,9 +46,10 @@ interface Row {
 }
 
 const SELECT = `SELECT o.*, m.uuid AS m_uuid, m.name AS m_name, m.url AS m_url, m.protocol AS m_protocol,
-    a.email AS a_email, a.name AS a_name, r.email AS r_email, r.name AS r_name
+    h.uuid AS h_uuid, h.name AS h_name, a.email AS a_email, a.name AS a_name, r.email AS r_email, r.name AS r_name
   FROM outages o
   LEFT JOIN monitors m ON m.id = o.monitor_id
+  LEFT JOIN healthchecks h ON h.id = o.healthcheck_id
   LEFT JOIN users a ON a.uuid = o.acknowledged_by
   LEFT JOIN users r ON r.uuid = o.reported_by`;
 
@@ -52,6 +58,7 @@ const toRecord = (r: Row): OutageRecord => ({
   incidentNumber: r.incident_number,
   kind: r.kind,
   monitorId: r.monitor_id,
+  healthcheckId: r.healthcheck_id,
   startAt: r.start_at,
   endAt: r.end_at,
   statusCode: r.status_code,
@@ -68,6 +75,7 @@ const toRecord = (r: Row): OutageRecord => ({
   summary: r.summary,
   postmortem: r.postmortem,
   monitor: r.m_uuid ? { uuid: r.m_uuid, name: r.m_name!, url: r.m_url!, protocol: r.m_protocol! } : null,
+  healthcheck: r.h_uuid ? { uuid: r.h_uuid, name: r.h_name! } : null,
   acknowledgedByUser: r.acknowledged_by && r.a_email ? { uuid: r.acknowledged_by, email: r.a_email, name: r.a_name! } : null,
   reportedByUser: r.reported_by && r.r_email ? { uuid: r.reported_by, email: r.r_email, name: r.r_name! } : null,
 });
@@ -97,11 +105,12 @@ function where(f: OutageFilter): { sql: string; params: (string | number)[] } {
 export function outagesStore(db: Db) {
   const byUuid = db.prepare<[string], Row>(`${SELECT} WHERE o.uuid = ?`);
   const openForMonitor = db.prepare<[number], Row>(`${SELECT} WHERE o.monitor_id = ? AND o.end_at IS NULL`);
+  const openForHealthcheck = db.prepare<[number], Row>(`${SELECT} WHERE o.healthcheck_id = ? AND o.end_at IS NULL`);
   const nextNumber = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'incident_number' RETURNING value");
   const insert = db.prepare(
-    `INSERT INTO outages(uuid, incident_number, kind, monitor_id, start_at, end_at, status_code, description,
+    `INSERT INTO outages(uuid, incident_number, kind, monitor_id, healthcheck_id, start_at, end_at, status_code, description,
        detected_location, confirmed_locations, protocol, severity, reported_by, escalation_policy_uuid, summary, created_at)
-     VALUES (@uuid, @incidentNumber, @kind, @monitorId, @startAt, NULL, @statusCode, @description,
+     VALUES (@uuid, @incidentNumber, @kind, @monitorId, @healthcheckId, @startAt, NULL, @statusCode, @description,
        @detectedLocation, @confirmedLocations, @protocol, @severity, @reportedBy, @escalationPolicyUuid, @summary, @createdAt)`,
   );
   const resolve = db.prepare('UPDATE outages SET end_at = ? WHERE uuid = ? AND end_at IS NULL');
@@ -115,6 +124,11 @@ export function outagesStore(db: Db) {
     /** The ongoing outage of a monitor, if any (at most one: a partial unique index holds that). */
     openForMonitor(monitorId: number): OutageRecord | undefined {
       const r = openForMonitor.get(monitorId);
+      return r && toRecord(r);
+    },
+    /** The ongoing outage of a healthcheck, if any (at most one, as for monitors). */
+    openForHealthcheck(healthcheckId: number): OutageRecord | undefined {
+      const r = openForHealthcheck.get(healthcheckId);
       return r && toRecord(r);
     },
     /**

@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Config } from '../../config/schema.ts';
 import { iso, isoOrNull } from '../../domain/time.ts';
 import { outageDurationMs } from '../../domain/outage.ts';
+import { pingUrl } from '../../domain/healthcheck.ts';
 import type { OutageRecord } from '../../core/outages.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
@@ -36,8 +37,9 @@ export const OutageSchema = z
   })
   .openapi('Outage');
 
-/** Stored outage → API shape at time `now` (epoch ms). */
-export function toOutageJson(o: OutageRecord, now: number, policies: Config['escalation_policies']): z.infer<typeof OutageSchema> {
+/** Stored outage → API shape at time `now` (epoch ms); `public_url` builds a healthcheck's ping URL. */
+export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 'escalation_policies' | 'public_url'>): z.infer<typeof OutageSchema> {
+  const { escalation_policies: policies, public_url: publicUrl } = config;
   const policy = o.escalationPolicyUuid ? policies.find((p) => p.uuid === o.escalationPolicyUuid) : undefined;
   return {
     uuid: o.uuid,
@@ -55,7 +57,8 @@ export function toOutageJson(o: OutageRecord, now: number, policies: Config['esc
     acknowledgedAt: isoOrNull(o.acknowledgedAt),
     acknowledgedBy: o.acknowledgedByUser,
     reportedBy: o.reportedByUser,
-    monitor: o.monitor,
+    // A healthcheck outage shows its healthcheck as the monitor, with the ping URL (CONTRACT.md "Healthchecks").
+    monitor: o.monitor ?? (o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrl(publicUrl, o.healthcheck.uuid), protocol: 'healthcheck' }),
     escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name, alertedSteps: o.alertedSteps, totalSteps: policy.steps.length } : null,
     summary: o.summary,
     aiSummary: null,
@@ -86,7 +89,7 @@ const tags = ['Outages'];
 export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   const { core, clock } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (o: OutageRecord) => toOutageJson(o, clock.now(), core.escalationPolicies());
+  const out = (o: OutageRecord) => toOutageJson(o, clock.now(), core.config);
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List outages, 20 per page, newest first', request: { query: ListQuery }, responses: { 200: json(ListSchema, 'A page of outages'), ...COMMON_ERRORS, 400: json(z.object({ error: z.string(), message: z.string() }), 'Invalid query') } }),

@@ -1,4 +1,5 @@
 import { sql as init } from './0001_init.ts';
+import { sql as healthchecks } from './0002_healthchecks.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -8,4 +9,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit a released one. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', sql: init }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'init', sql: init },
+  { version: 2, name: 'healthchecks', sql: healthchecks },
+];

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { cronProblem, isIanaTimeZone, nextCronTime } from '../lib/cron.ts';
+import { invalid } from '../lib/errors.ts';
+
+/** Units of `period_type` and `grace_period_type` (API.md §2.4). */
+export const PERIOD_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
+export type PeriodUnit = (typeof PERIOD_UNITS)[number];
+
+/** Seconds per unit. */
+export const UNIT_SECONDS: Record<PeriodUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
+
+/** The shortest grace period, seconds (CONTRACT.md "Healthchecks"). */
+export const MIN_GRACE_S = 60;
+/** The longest period or grace period, seconds (365 days). */
+export const MAX_PERIOD_S = 365 * 86_400;
+/** POST bodies of pings are stored up to this many bytes; the rest is cut, never refused. */
+export const MAX_PING_BODY_BYTES = 10 * 1024;
+
+/** Healthcheck status: `up` until a deadline passes or a failure is signalled, then `down` until a success ping. */
+export type HealthcheckStatus = 'up' | 'down';
+
+/** A healthcheck as the core and store see it. Times are UTC epoch ms. */
+export interface Healthcheck {
+  /** Internal integer id (SQLite rowid), never shown in the API. */
+  id: number;
+  /** `tok_…`: the secret part of the ping URL and the API id. */
+  uuid: string;
+  /** `hc_…`: an id that can be shown without giving away the ping URL. */
+  publicUuid: string;
+  name: string;
+  /** Simple mode: both set. Cron mode: both null. */
+  periodValue: number | null;
+  periodType: PeriodUnit | null;
+  /** Cron mode: the expression (5 or 6 fields, see lib/cron.ts); null in simple mode. */
+  cron: string | null;
+  /** IANA zone the cron expression runs in (`UTC` by default; kept in simple mode too). */
+  timezone: string;
+  graceValue: number;
+  graceType: PeriodUnit;
+  escalationPolicyUuid: string | null;
+  paused: boolean;
+  status: HealthcheckStatus;
+  /** The time the current period counts from: the last success ping, creation or resume. */
+  clockStartAt: number;
+  /** The newest ping of any kind, or null. */
+  lastPingAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a client controls. */
+export type HealthcheckSettings = Pick<Healthcheck, 'name' | 'periodValue' | 'periodType' | 'cron' | 'timezone' | 'graceValue' | 'graceType' | 'escalationPolicyUuid'>;
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+const positiveInt = (what: string) =>
+  z.number({ error: `must be a positive integer (${what})` }).int(`must be a positive integer (${what})`).positive(`must be a positive integer (${what})`);
+
+/**
+ * Body of POST/PUT /v1/healthchecks and POST /v2/healthchecks (API.md §2.4, CONTRACT.md
+ * "Healthchecks"). Cross-field rules (one mode, grace ≥ 60 s, cron and timezone validity) are
+ * checked by {@link resolveHealthcheckSettings}, so that each 400 names its field.
+ */
+export const HealthcheckBody = z.object({
+  name: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+  grace_period_value: positiveInt('a number of grace_period_type units'),
+  grace_period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }),
+  period_value: positiveInt('a number of period_type units').nullable().optional(),
+  period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }).nullable().optional(),
+  cron: z.string({ error: 'must be a cron expression string' }).trim().max(200, 'must be at most 200 characters').nullable().optional(),
+  timezone: z.string({ error: 'must be an IANA time zone name such as Europe/Berlin' }).trim().max(64, 'must be at most 64 characters').optional(),
+  escalation_policy: z.string({ error: 'must be a policy uuid or "none"' }).nullable().optional(),
+});
+
+/** Parsed healthcheck body. */
+export type HealthcheckBodyInput = z.infer<typeof HealthcheckBody>;
+
+/**
+ * Turns a validated body into settings, enforcing the cross-field rules. On update, `current` is the
+ * stored healthcheck: a body naming neither mode keeps the current mode; naming one mode switches to it.
+ * @throws AppError 400 naming the field: both or neither mode (`period_value`/`cron`), a half-given
+ *   simple mode, malformed `cron`, unknown `timezone`, `grace_period_value` under 60 s, values over 365 days
+ */
+export function resolveHealthcheckSettings(
+  body: HealthcheckBodyInput,
+  current: HealthcheckSettings | null,
+  knownPolicy: (uuid: string) => boolean,
+): HealthcheckSettings {
+  const simple = body.period_value != null || body.period_type != null;
+  const cronMode = body.cron != null && body.cron !== '';
+  if (simple && cronMode) throw invalid('cron', 'give either period_value + period_type (simple mode) or cron + timezone (cron mode), not both');
+  if (!simple && !cronMode && !current) throw invalid('period_value', 'is required: give period_value + period_type (simple mode) or cron + timezone (cron mode)');
+  if (simple && body.period_value == null) throw invalid('period_value', 'is required with period_type');
+  if (simple && body.period_type == null) throw invalid('period_type', 'is required with period_value');
+
+  const timezone = body.timezone ?? current?.timezone ?? 'UTC';
+  if (!isIanaTimeZone(timezone)) throw invalid('timezone', `"${timezone}" is not an IANA time zone name (such as UTC or Europe/Berlin)`);
+
+  let mode: Pick<HealthcheckSettings, 'periodValue' | 'periodType' | 'cron'>;
+  if (simple) mode = { periodValue: body.period_value!, periodType: body.period_type!, cron: null };
+  else if (cronMode) mode = { periodValue: null, periodType: null, cron: body.cron! };
+  else mode = { periodValue: current!.periodValue, periodType: current!.periodType, cron: current!.cron };
+
+  if (mode.cron !== null) {
+    const problem = cronProblem(mode.cron, timezone);
+    if (problem) throw invalid('cron', `is not a valid cron expression (5 fields, or 6 with seconds first): ${problem}`);
+  } else if (mode.periodValue! * UNIT_SECONDS[mode.periodType!] > MAX_PERIOD_S) {
+    throw invalid('period_value', 'must be at most 365 days');
+  }
+  const graceS = body.grace_period_value * UNIT_SECONDS[body.grace_period_type];
+  if (graceS < MIN_GRACE_S) throw invalid('grace_period_value', `must be at least ${MIN_GRACE_S} seconds (got ${graceS} s)`);
+  if (graceS > MAX_PERIOD_S) throw invalid('grace_period_value', 'must be at most 365 days');
+
+  let escalationPolicyUuid = current?.escalationPolicyUuid ?? null;
+  if (body.escalation_policy !== undefined) {
+    if (body.escalation_policy === null || body.escalation_policy === 'none') escalationPolicyUuid = null;
+    else if (knownPolicy(body.escalation_policy)) escalationPolicyUuid = body.escalation_policy;
+    else throw invalid('escalation_policy', `unknown escalation policy "${body.escalation_policy}" (use a uuid from GET /v1/escalation-policies, or "none")`);
+  }
+  return { name: body.name, ...mode, timezone, graceValue: body.grace_period_value, graceType: body.grace_period_type, escalationPolicyUuid };
+}
+
+/** Period in seconds (simple mode), or null in cron mode. */
+export function periodSeconds(hc: Pick<Healthcheck, 'periodValue' | 'periodType'>): number | null {
+  return hc.periodValue !== null && hc.periodType !== null ? hc.periodValue * UNIT_SECONDS[hc.periodType] : null;
+}
+
+/** Grace period in seconds. */
+export function graceSeconds(hc: Pick<Healthcheck, 'graceValue' | 'graceType'>): number {
+  return hc.graceValue * UNIT_SECONDS[hc.graceType];
+}
+
+/**
+ * When the next ping is due (epoch ms): the clock start + period, or the first cron time after the
+ * clock start in the healthcheck's zone (CONTRACT.md "Healthchecks"). Null when a cron expression
+ * never matches again.
+ */
+export function dueAt(hc: Pick<Healthcheck, 'periodValue' | 'periodType' | 'cron' | 'timezone' | 'clockStartAt'>): number | null {
+  const p = periodSeconds(hc);
+  if (p !== null) return hc.clockStartAt + p * 1000;
+  return nextCronTime(hc.cron!, hc.timezone, hc.clockStartAt);
+}
+
+/**
+ * The deadline (epoch ms): due + grace. The healthcheck is late when now > deadline (strictly), so
+ * a ping at exactly the deadline is in time. Null when nothing is ever due.
+ */
+export function deadlineAt(hc: Pick<Healthcheck, 'periodValue' | 'periodType' | 'cron' | 'timezone' | 'clockStartAt' | 'graceValue' | 'graceType'>): number | null {
+  const due = dueAt(hc);
+  return due === null ? null : due + graceSeconds(hc) * 1000;
+}
+
+/** True when a deadline watch applies: active and up (a down healthcheck waits for a success ping). */
+export function isWatched(hc: Pick<Healthcheck, 'paused' | 'status'>): boolean {
+  return !hc.paused && hc.status === 'up';
+}
+
+/** Human text for the outage of a missed deadline, e.g. `No ping within 10 seconds + 1 minutes grace …`. */
+export function lateDescription(hc: Healthcheck): string {
+  const every = hc.cron !== null ? `cron "${hc.cron}" (${hc.timezone})` : `${hc.periodValue} ${hc.periodType}`;
+  const last = hc.lastPingAt !== null ? `last ping ${new Date(hc.lastPingAt).toISOString()}` : 'no ping yet';
+  return `No ping within ${every} + ${hc.graceValue} ${hc.graceType} grace (${last})`;
+}
+
+/** `<public_url>/ping/<tok_uuid>` (CONTRACT.md "Process, configuration, CLI": `{ping_base_url}` is `<public_url>/ping`). */
+export function pingUrl(publicUrl: string, uuid: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/ping/${uuid}`;
+}

@@ -1,0 +1,162 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { HealthcheckBody, PERIOD_UNITS, dueAt, graceSeconds, periodSeconds, pingUrl, type Healthcheck } from '../../domain/healthcheck.ts';
+import type { StoredPing } from '../../domain/ping.ts';
+import { iso, isoOrNull } from '../../domain/time.ts';
+import type { Core } from '../../core/index.ts';
+import type { AppEnv, HttpDeps } from '../context.ts';
+import { validationHook } from '../errors.ts';
+import { BODY_ERRORS, COMMON_ERRORS, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+
+/** A stored ping as the API shows it. */
+export const PingSchema = z
+  .object({
+    n: z.number().int().openapi({ description: 'number of the ping for this healthcheck, from 1' }),
+    date: z.string(),
+    type: z.enum(['success', 'start', 'fail']),
+    exitCode: z.number().int().nullable(),
+    method: z.string(),
+    sourceIp: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    body: z.string().nullable().openapi({ description: 'first 10 KB of a POST body' }),
+    durationMs: z.number().int().nullable().openapi({ description: 'ms since the start signal just before this ping' }),
+  })
+  .openapi('Ping');
+
+/** Healthcheck as the API shows it (API.md §2.3 plus CONTRACT.md's fields). */
+export const HealthcheckSchema = z
+  .object({
+    uuid: z.string().openapi({ description: 'tok_…: the secret of the ping URL' }),
+    publicUuid: z.string(),
+    name: z.string(),
+    pingUrl: z.string(),
+    period: z.number().int().nullable().openapi({ description: 'seconds; null in cron mode' }),
+    periodValue: z.number().int().nullable(),
+    periodType: z.enum(PERIOD_UNITS).nullable(),
+    gracePeriod: z.number().int().openapi({ description: 'seconds' }),
+    gracePeriodValue: z.number().int(),
+    gracePeriodType: z.enum(PERIOD_UNITS),
+    cron: z.string().nullable(),
+    timezone: z.string(),
+    isDown: z.boolean(),
+    isPaused: z.boolean(),
+    lastPing: PingSchema.nullable(),
+    dueDate: z.string().nullable().openapi({ description: 'when the next ping is expected (the grace period runs after it); null while paused' }),
+    createdAt: z.string(),
+    escalationPolicy: z.object({ uuid: z.string(), name: z.string() }).nullable(),
+  })
+  .openapi('Healthcheck');
+
+type HealthcheckJson = z.infer<typeof HealthcheckSchema>;
+
+/** Stored ping → API shape. */
+export const toPingJson = (p: StoredPing): z.infer<typeof PingSchema> => ({
+  n: p.n,
+  date: iso(p.at),
+  type: p.kind,
+  exitCode: p.exitCode,
+  method: p.method,
+  sourceIp: p.sourceIp,
+  userAgent: p.userAgent,
+  body: p.body,
+  durationMs: p.durationMs,
+});
+
+/** Domain healthcheck → API shape. */
+export function toHealthcheckJson(hc: Healthcheck, core: Core): HealthcheckJson {
+  const policy = hc.escalationPolicyUuid ? core.escalationPolicies().find((p) => p.uuid === hc.escalationPolicyUuid) : undefined;
+  const last = core.healthchecks.lastPing(hc);
+  return {
+    uuid: hc.uuid,
+    publicUuid: hc.publicUuid,
+    name: hc.name,
+    pingUrl: pingUrl(core.config.public_url, hc.uuid),
+    period: periodSeconds(hc),
+    periodValue: hc.periodValue,
+    periodType: hc.periodType,
+    gracePeriod: graceSeconds(hc),
+    gracePeriodValue: hc.graceValue,
+    gracePeriodType: hc.graceType,
+    cron: hc.cron,
+    timezone: hc.timezone,
+    isDown: hc.status === 'down',
+    isPaused: hc.paused,
+    lastPing: last && toPingJson(last),
+    dueDate: hc.paused ? null : isoOrNull(dueAt(hc)),
+    createdAt: iso(hc.createdAt),
+    escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name } : null,
+  };
+}
+
+const tags = ['Healthchecks'];
+const Created = z.object({ message: z.string(), healthcheck: HealthcheckSchema });
+const Done = z.object({ message: z.string(), uuid: z.string() });
+
+/**
+ * /v1/healthchecks (API.md §4.2) or /v2/healthchecks in the hosted service's shapes (CONTRACT.md
+ * "Healthchecks": v2 wraps list and get in `{healthchecks}` / `{healthcheck}`). Thin handlers.
+ */
+export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' | 'v2') {
+  const { core } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const out = (hc: Healthcheck) => toHealthcheckJson(hc, core);
+  const one = version === 'v1' ? HealthcheckSchema : z.object({ healthcheck: HealthcheckSchema });
+  const wrap = (hc: Healthcheck) => (version === 'v1' ? out(hc) : { healthcheck: out(hc) });
+  const item = { params: UuidParam };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags,
+      summary: 'List healthchecks',
+      responses: { 200: json(version === 'v1' ? z.array(HealthcheckSchema) : z.object({ healthchecks: z.array(HealthcheckSchema) }), 'All healthchecks'), ...COMMON_ERRORS },
+    }),
+    (c) => {
+      const list = core.healthchecks.list().map(out);
+      return c.json(version === 'v1' ? list : { healthchecks: list }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(Created, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
+    (c) => c.json({ message: 'Healthcheck created', healthcheck: out(core.healthchecks.create(c.req.valid('json'))) }, 201),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a healthcheck (by tok_ uuid or hc_ public uuid)', request: item, responses: { 200: json(one, 'The healthcheck'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json(wrap(core.healthchecks.get(c.req.valid('param').uuid)), 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/{uuid}',
+      tags,
+      summary: 'Update a healthcheck (a body naming neither mode keeps the current one)',
+      request: { ...item, ...jsonBody(HealthcheckBody) },
+      responses: { 200: json(one, 'The updated healthcheck'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
+    }),
+    (c) => c.json(wrap(core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+  );
+  app.openapi(
+    createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a healthcheck with its pings and outages', request: item, responses: { 200: json(Done, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json({ message: 'Healthcheck deleted', uuid: core.healthchecks.delete(c.req.valid('param').uuid).uuid }, 200),
+  );
+  app.openapi(
+    createRoute({ method: 'post', path: '/{uuid}/pause', tags, summary: 'Pause: deadlines stop (idempotent)', request: item, responses: { 200: json(Done, 'Paused'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json({ message: 'Healthcheck paused', uuid: core.healthchecks.pause(c.req.valid('param').uuid).uuid }, 200),
+  );
+  app.openapi(
+    createRoute({ method: 'post', path: '/{uuid}/resume', tags, summary: 'Resume: the clock restarts now (idempotent)', request: item, responses: { 200: json(Done, 'Resumed'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json({ message: 'Healthcheck resumed', uuid: core.healthchecks.resume(c.req.valid('param').uuid).uuid }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{uuid}/pings',
+      tags,
+      summary: 'The kept pings (storage.pings_per_healthcheck), newest first',
+      request: item,
+      responses: { 200: json(z.object({ pings: z.array(PingSchema) }), 'Pings'), ...COMMON_ERRORS, ...NOT_FOUND },
+    }),
+    (c) => c.json({ pings: core.healthchecks.pings(c.req.valid('param').uuid, core.config.storage.pings_per_healthcheck).map(toPingJson) }, 200),
+  );
+  return app;
+}

@@ -1,0 +1,170 @@
+import type { Healthcheck, HealthcheckSettings, HealthcheckStatus, PeriodUnit } from '../domain/healthcheck.ts';
+import type { Ping, PingKind, StoredPing } from '../domain/ping.ts';
+import type { Db } from './db.ts';
+
+interface HealthcheckRow {
+  id: number;
+  uuid: string;
+  public_uuid: string;
+  name: string;
+  period_value: number | null;
+  period_type: string | null;
+  cron: string | null;
+  timezone: string;
+  grace_value: number;
+  grace_type: string;
+  escalation_policy_uuid: string | null;
+  paused: number;
+  status: string;
+  clock_start_at: number;
+  last_ping_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const toHealthcheck = (r: HealthcheckRow): Healthcheck => ({
+  id: r.id,
+  uuid: r.uuid,
+  publicUuid: r.public_uuid,
+  name: r.name,
+  periodValue: r.period_value,
+  periodType: r.period_type as PeriodUnit | null,
+  cron: r.cron,
+  timezone: r.timezone,
+  graceValue: r.grace_value,
+  graceType: r.grace_type as PeriodUnit,
+  escalationPolicyUuid: r.escalation_policy_uuid,
+  paused: r.paused === 1,
+  status: r.status as HealthcheckStatus,
+  clockStartAt: r.clock_start_at,
+  lastPingAt: r.last_ping_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+interface PingRow {
+  n: number;
+  at: number;
+  kind: PingKind;
+  exit_code: number | null;
+  method: string;
+  source_ip: string | null;
+  user_agent: string | null;
+  body: string | null;
+  duration_ms: number | null;
+}
+
+const toPing = (r: PingRow): StoredPing => ({
+  n: r.n,
+  at: r.at,
+  kind: r.kind,
+  exitCode: r.exit_code,
+  method: r.method,
+  sourceIp: r.source_ip,
+  userAgent: r.user_agent,
+  body: r.body,
+  durationMs: r.duration_ms,
+});
+
+const settingsParams = (s: HealthcheckSettings) => ({
+  name: s.name,
+  period_value: s.periodValue,
+  period_type: s.periodType,
+  cron: s.cron,
+  timezone: s.timezone,
+  grace_value: s.graceValue,
+  grace_type: s.graceType,
+  escalation_policy_uuid: s.escalationPolicyUuid,
+});
+
+/** Healthcheck rows, their pings and flips. All reads return domain types. */
+export function healthchecksStore(db: Db) {
+  const all = db.prepare<[], HealthcheckRow>('SELECT * FROM healthchecks ORDER BY id');
+  const byUuid = db.prepare<[string], HealthcheckRow>('SELECT * FROM healthchecks WHERE uuid = ?');
+  const byPublicUuid = db.prepare<[string], HealthcheckRow>('SELECT * FROM healthchecks WHERE public_uuid = ?');
+  const byId = db.prepare<[number], HealthcheckRow>('SELECT * FROM healthchecks WHERE id = ?');
+  const insert = db.prepare(
+    `INSERT INTO healthchecks(uuid, public_uuid, name, period_value, period_type, cron, timezone, grace_value, grace_type,
+       escalation_policy_uuid, paused, status, clock_start_at, created_at, updated_at)
+     VALUES (@uuid, @public_uuid, @name, @period_value, @period_type, @cron, @timezone, @grace_value, @grace_type,
+       @escalation_policy_uuid, 0, 'up', @now, @now, @now)`,
+  );
+  const update = db.prepare(
+    `UPDATE healthchecks SET name=@name, period_value=@period_value, period_type=@period_type, cron=@cron,
+       timezone=@timezone, grace_value=@grace_value, grace_type=@grace_type,
+       escalation_policy_uuid=@escalation_policy_uuid, updated_at=@now
+     WHERE id=@id`,
+  );
+  const del = db.prepare('DELETE FROM healthchecks WHERE id = ?');
+  const setPaused = db.prepare('UPDATE healthchecks SET paused = ?, clock_start_at = ?, updated_at = ? WHERE id = ?');
+  const setState = db.prepare('UPDATE healthchecks SET status = ?, clock_start_at = ? WHERE id = ?');
+  const countPing = db.prepare<[number, number], { pings_total: number }>(
+    'UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ? WHERE id = ? RETURNING pings_total',
+  );
+  const insertPing = db.prepare(
+    `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const lastStart = db.prepare<[number, number], { at: number }>(
+    "SELECT at FROM pings WHERE healthcheck_id = ? AND n = ? AND kind = 'start'",
+  );
+  const prunePings = db.prepare('DELETE FROM pings WHERE healthcheck_id = ? AND n <= ?');
+  const latestPings = db.prepare<[number, number], PingRow>('SELECT * FROM pings WHERE healthcheck_id = ? ORDER BY n DESC LIMIT ?');
+  const insertFlip = db.prepare('INSERT INTO healthcheck_flips(healthcheck_id, at, status, reason) VALUES (?, ?, ?, ?)');
+  const flipsFor = db.prepare<[number], { at: number; status: HealthcheckStatus; reason: string | null }>(
+    'SELECT at, status, reason FROM healthcheck_flips WHERE healthcheck_id = ? ORDER BY at, id',
+  );
+
+  const one = (r: HealthcheckRow | undefined) => r && toHealthcheck(r);
+  return {
+    list: (): Healthcheck[] => all.all().map(toHealthcheck),
+    get: (uuid: string): Healthcheck | undefined => one(byUuid.get(uuid)),
+    getByPublicUuid: (publicUuid: string): Healthcheck | undefined => one(byPublicUuid.get(publicUuid)),
+    getById: (id: number): Healthcheck | undefined => one(byId.get(id)),
+    /** Inserts a new, active, `up` healthcheck whose clock starts at `now`; returns it as stored. */
+    insert(uuid: string, publicUuid: string, s: HealthcheckSettings, now: number): Healthcheck {
+      insert.run({ ...settingsParams(s), uuid, public_uuid: publicUuid, now });
+      return toHealthcheck(byUuid.get(uuid)!);
+    },
+    /** Replaces the settings (state and clock are kept); returns it as stored. */
+    update(id: number, s: HealthcheckSettings, now: number): Healthcheck {
+      update.run({ ...settingsParams(s), id, now });
+      return toHealthcheck(byId.get(id)!);
+    },
+    /** Deletes a healthcheck; its pings, flips and outages go with it (ON DELETE CASCADE). */
+    delete(id: number): void {
+      del.run(id);
+    },
+    /** Pauses or resumes; `clockStartAt` is where the period counts from afterwards. */
+    setPaused(id: number, paused: boolean, clockStartAt: number, now: number): void {
+      setPaused.run(paused ? 1 : 0, clockStartAt, now, id);
+    },
+    setState(id: number, status: HealthcheckStatus, clockStartAt: number): void {
+      setState.run(status, clockStartAt, id);
+    },
+    /**
+     * Stores a ping as the healthcheck's next numbered ping, keeps only the newest `keep` pings, and
+     * sets `last_ping_at`. A success or fail right after a start gets the run's `durationMs`.
+     * Call inside a transaction.
+     * @returns the stored ping
+     */
+    insertPing(healthcheckId: number, ping: Ping, keep: number): StoredPing {
+      const n = countPing.get(ping.at, healthcheckId)!.pings_total;
+      const start = ping.kind !== 'start' && n > 1 ? lastStart.get(healthcheckId, n - 1) : undefined;
+      const durationMs = start ? Math.max(0, ping.at - start.at) : null;
+      insertPing.run(healthcheckId, n, ping.at, ping.kind, ping.exitCode, ping.method, ping.sourceIp, ping.userAgent, ping.body, durationMs);
+      if (n > keep) prunePings.run(healthcheckId, n - keep);
+      return { ...ping, n, durationMs };
+    },
+    /** The newest pings of a healthcheck, newest first. */
+    latestPings: (healthcheckId: number, limit: number): StoredPing[] => latestPings.all(healthcheckId, limit).map(toPing),
+    /** Records a status change. */
+    insertFlip(healthcheckId: number, at: number, status: HealthcheckStatus, reason: string | null): void {
+      insertFlip.run(healthcheckId, at, status, reason);
+    },
+    flips: (healthcheckId: number) => flipsFor.all(healthcheckId),
+  };
+}
+
+/** The healthchecks store's interface. */
+export type HealthchecksStore = ReturnType<typeof healthchecksStore>;
