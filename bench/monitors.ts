@@ -3,20 +3,18 @@
  * baseline (bench/baseline.ts: bare timers + undici, no store). Whole processes, measured from /proc.
  *
  *   npm run bench:monitors -- --monitors 10000 [--frequency 10] [--duration 180] [--warmup 30]
- *                             [--pharos dist|src] [--only pharos|baseline]
+ *                             [--pharos dist|src] [--only pharos|baseline] [--pharos-node-options '--flag']
  *
  * Reports per run: checks/s due and done, schedule lag p50/p99 (ms between due time and probe start),
  * CPU in cores, peak RSS (MB), and for Pharos the DB bytes per stored check. Results are printed as
  * a Markdown table and written to bench/results/ (not committed). See docs/PERFORMANCE.md.
  */
-import { existsSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createServer, type AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { ProcessWindow, median, quantile, sleep, startChild, type Child } from './proc.ts';
+import { ProcessWindow, median, quantile, sleep, startChild } from './proc.ts';
+import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -26,15 +24,14 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '30' },
     pharos: { type: 'string', default: 'dist' },
     only: { type: 'string' },
+    'pharos-node-options': { type: 'string' },
   },
 });
 const N = Number(opt.monitors);
 const FREQ_S = Number(opt.frequency);
 const DURATION_S = Number(opt.duration);
 const WARMUP_S = Number(opt.warmup);
-const ROOT = new URL('../', import.meta.url).pathname;
 const NODE = process.execPath;
-const TOKEN = 'phr_bench' + 'x'.repeat(38);
 
 /** One measured run. */
 interface Row {
@@ -48,21 +45,6 @@ interface Row {
   peakRssMb: number;
   dbBytesPerCheck?: number;
   notes?: string;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-async function stop(child: Child): Promise<void> {
-  if (child.proc.exitCode !== null) return;
-  const exited = new Promise((r) => child.proc.once('exit', r));
-  child.proc.kill('SIGTERM');
-  await exited;
 }
 
 async function runBaseline(target: string): Promise<Row> {
@@ -99,44 +81,23 @@ function metric(text: string, name: string, label?: string): number {
   return sum;
 }
 
-async function createMonitors(api: string, target: string): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < N) {
-      const i = next++;
-      const res = await fetch(`${api}/v1/monitors`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `bench ${i}`, url: `${target}/m/${i}`, monitor_type: 'status', check_frequency: FREQ_S }),
-      });
-      if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
+async function createMonitors(p: BenchPharos, target: string): Promise<void> {
+  await forEachConcurrent(N, 8, async (i) => {
+    const res = await p.api('/v1/monitors', 'POST', { name: `bench ${i}`, url: `${target}/m/${i}`, monitor_type: 'status', check_frequency: FREQ_S });
+    if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
+  });
 }
 
 async function runPharos(target: string): Promise<Row> {
-  const bin = join(ROOT, 'dist/pharos');
-  if (opt.pharos === 'dist' && !existsSync(bin)) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
-  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
-  writeFileSync(join(dir, 'config.yaml'), 'log_level: warn\n');
-  const port = await freePort();
-  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: join(dir, 'data'), PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: join(dir, 'config.yaml') };
-  const p = opt.pharos === 'dist' ? startChild(bin, ['serve'], env) : startChild(NODE, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'], env);
-  const api = `http://127.0.0.1:${port}`;
+  const p = await startBenchPharos(opt.pharos!, opt['pharos-node-options']);
   try {
-    for (let i = 0; ; i++) {
-      if (p.proc.exitCode !== null) throw new Error(`pharos exited: ${p.stderr()}`);
-      if (await fetch(`${api}/healthz`).then((r) => r.ok, () => false)) break;
-      await sleep(100);
-    }
     const t0 = performance.now();
-    await createMonitors(api, target);
+    await createMonitors(p, target);
     const createS = (performance.now() - t0) / 1000;
     await sleep(Math.max(WARMUP_S, FREQ_S + 10) * 1000);
-    const scrape = () => fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.text());
+    const scrape = () => p.api('/metrics').then((r) => r.text());
     const checks0 = metric(await scrape(), 'pharos_checks_total');
-    const win = new ProcessWindow(p.proc.pid!);
+    const win = new ProcessWindow(p.child.proc.pid!);
     const p50s: number[] = [];
     const p99s: number[] = [];
     const samples = Math.max(1, Math.floor(DURATION_S / 15));
@@ -147,17 +108,19 @@ async function runPharos(target: string): Promise<Row> {
       p99s.push(metric(text, 'pharos_scheduler_lag_seconds', 'quantile="0.99"') * 1000);
     }
     const m = win.end();
-    const checks1 = metric(await scrape(), 'pharos_checks_total');
-    await stop(p);
-    const db = new Database(join(dir, 'data', 'pharos.db'), { readonly: true });
+    const last = await scrape();
+    const checks1 = metric(last, 'pharos_checks_total');
+    const heapMb = (name: string) => (metric(last, name) / 2 ** 20).toFixed(0);
+    await p.stop();
+    const db = new Database(p.dbFile, { readonly: true });
     const rows = (db.prepare('SELECT count(*) AS n FROM check_results').get() as { n: number }).n;
     const tableBytes = (db.prepare(
       "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('check_results', 'check_results_monitor_at', 'check_rollups_hourly', 'sqlite_autoindex_check_rollups_hourly_1')",
     ).get() as { b: number }).b;
     db.close();
-    const fileBytes = statSync(join(dir, 'data', 'pharos.db')).size;
+    const fileBytes = statSync(p.dbFile).size;
     return {
-      what: `pharos (${opt.pharos})`,
+      what: `pharos (${opt.pharos}${opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : ''})`,
       monitors: N,
       duePerS: N / FREQ_S,
       donePerS: (checks1 - checks0) / m.wallS,
@@ -166,11 +129,10 @@ async function runPharos(target: string): Promise<Row> {
       cpuCores: m.cpuCores,
       peakRssMb: m.peakRss / 2 ** 20,
       dbBytesPerCheck: tableBytes / rows,
-      notes: `created ${N} monitors in ${createS.toFixed(1)} s; worst 60 s lag p99 ${Math.max(...p99s).toFixed(1)} ms; ${rows} results, file ${(fileBytes / 2 ** 20).toFixed(1)} MB (${(fileBytes / rows).toFixed(0)} B/check incl. monitors)`,
+      notes: `V8 heap used ${heapMb('pharos_nodejs_heap_size_used_bytes')} MB of ${heapMb('pharos_nodejs_heap_size_total_bytes')} MB, external ${heapMb('pharos_nodejs_external_memory_bytes')} MB; created ${N} monitors in ${createS.toFixed(1)} s; worst 60 s lag p99 ${Math.max(...p99s).toFixed(1)} ms; ${rows} results, file ${(fileBytes / 2 ** 20).toFixed(1)} MB (${(fileBytes / rows).toFixed(0)} B/check incl. monitors)`,
     };
   } finally {
-    await stop(p);
-    rmSync(dir, { recursive: true, force: true });
+    await p.cleanup();
   }
 }
 

@@ -78,12 +78,15 @@ export function healthchecksService(deps: Deps) {
     return store.outages.get(open.uuid);
   };
 
-  /** Emits what a committed change produced: outage events, then the healthcheck's new state. */
-  const announce = (hcId: number, opened?: OutageRecord, resolved?: OutageRecord) => {
+  /**
+   * Emits what a committed change produced: outage events, then the healthcheck's new state
+   * (`hc`, or read from the store by id when the caller has no current copy).
+   */
+  const announce = (hc: Healthcheck | number, opened?: OutageRecord, resolved?: OutageRecord) => {
     if (opened) bus.emit('outage.opened', { outage: opened });
     if (resolved) bus.emit('outage.resolved', { outage: resolved });
-    const hc = store.healthchecks.getById(hcId);
-    if (hc) bus.emit('healthcheck.changed', { healthcheck: hc });
+    const now = typeof hc === 'number' ? store.healthchecks.getById(hc) : hc;
+    if (now) bus.emit('healthcheck.changed', { healthcheck: now });
   };
 
   /**
@@ -93,16 +96,16 @@ export function healthchecksService(deps: Deps) {
   const applyOne = (token: string, ping: Ping) => {
     const hc = store.healthchecks.get(token);
     if (!hc) return null;
-    const stored = store.healthchecks.insertPing(hc.id, ping, config.storage.pings_per_healthcheck);
     const effect = applyPing(hc, ping);
+    // The ping, the new status and clock in one UPDATE + INSERT: the hot path of ping ingestion.
+    const { stored, healthcheck } = store.healthchecks.recordPing(hc, ping, effect, config.storage.pings_per_healthcheck);
     let opened: OutageRecord | undefined;
     let resolved: OutageRecord | undefined;
-    if (effect.flip === 'down') opened = openOutage(hc, ping.at, failDescription(ping));
-    else if (effect.flip === 'up') resolved = closeOutage(hc, ping.at);
-    else if (effect.clockStartAt !== hc.clockStartAt) store.healthchecks.setState(hc.id, effect.status, effect.clockStartAt);
-    return { hcId: hc.id, stored, opened, resolved };
+    if (effect.flip === 'down') opened = openOutage(healthcheck, ping.at, failDescription(ping));
+    else if (effect.flip === 'up') resolved = closeOutage(healthcheck, ping.at);
+    return { healthcheck, stored, opened, resolved };
   };
-  const ingest = pingIngest({ store, apply: applyOne, announce: (r) => announce(r.hcId, r.opened, r.resolved) });
+  const ingest = pingIngest({ store, apply: applyOne, announce: (r) => announce(r.healthcheck, r.opened, r.resolved) });
 
   return {
     list: (): Healthcheck[] => store.healthchecks.list(),

@@ -44,6 +44,8 @@ export interface Healthcheck {
   clockStartAt: number;
   /** The newest ping of any kind, or null. */
   lastPingAt: number | null;
+  /** A start signal not yet followed by a success or fail ping, or null. */
+  lastStartAt: number | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -18,6 +18,7 @@ interface HealthcheckRow {
   status: string;
   clock_start_at: number;
   last_ping_at: number | null;
+  last_start_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -38,6 +39,7 @@ const toHealthcheck = (r: HealthcheckRow): Healthcheck => ({
   status: r.status as HealthcheckStatus,
   clockStartAt: r.clock_start_at,
   lastPingAt: r.last_ping_at,
+  lastStartAt: r.last_start_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -98,15 +100,13 @@ export function healthchecksStore(db: Db) {
   const del = db.prepare('DELETE FROM healthchecks WHERE id = ?');
   const setPaused = db.prepare('UPDATE healthchecks SET paused = ?, clock_start_at = ?, updated_at = ? WHERE id = ?');
   const setState = db.prepare('UPDATE healthchecks SET status = ?, clock_start_at = ? WHERE id = ?');
-  const countPing = db.prepare<[number, number], { pings_total: number }>(
-    'UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ? WHERE id = ? RETURNING pings_total',
+  const countPing = db.prepare<[number, number | null, string, number, number], { pings_total: number }>(
+    `UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ?
+     WHERE id = ? RETURNING pings_total`,
   );
   const insertPing = db.prepare(
     `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const lastStart = db.prepare<[number, number], { at: number }>(
-    "SELECT at FROM pings WHERE healthcheck_id = ? AND n = ? AND kind = 'start'",
   );
   const prunePings = db.prepare('DELETE FROM pings WHERE healthcheck_id = ? AND n <= ?');
   const latestPings = db.prepare<[number, number], PingRow>('SELECT * FROM pings WHERE healthcheck_id = ? ORDER BY n DESC LIMIT ?');
@@ -143,18 +143,18 @@ export function healthchecksStore(db: Db) {
       setState.run(status, clockStartAt, id);
     },
     /**
-     * Stores a ping as the healthcheck's next numbered ping, keeps only the newest `keep` pings, and
-     * sets `last_ping_at`. A success or fail right after a start gets the run's `durationMs`.
-     * Call inside a transaction.
-     * @returns the stored ping
+     * Stores a ping as the healthcheck's next numbered ping together with the healthcheck's new
+     * state (one UPDATE, one INSERT), and keeps only the newest `keep` pings. A success or fail after
+     * a start signal gets the run's `durationMs`. Call inside a transaction.
+     * @returns the stored ping and the healthcheck as it is now
      */
-    insertPing(healthcheckId: number, ping: Ping, keep: number): StoredPing {
-      const n = countPing.get(ping.at, healthcheckId)!.pings_total;
-      const start = ping.kind !== 'start' && n > 1 ? lastStart.get(healthcheckId, n - 1) : undefined;
-      const durationMs = start ? Math.max(0, ping.at - start.at) : null;
-      insertPing.run(healthcheckId, n, ping.at, ping.kind, ping.exitCode, ping.method, ping.sourceIp, ping.userAgent, ping.body, durationMs);
-      if (n > keep) prunePings.run(healthcheckId, n - keep);
-      return { ...ping, n, durationMs };
+    recordPing(hc: Healthcheck, ping: Ping, next: Pick<Healthcheck, 'status' | 'clockStartAt'>, keep: number): { stored: StoredPing; healthcheck: Healthcheck } {
+      const lastStartAt = ping.kind === 'start' ? ping.at : null;
+      const durationMs = ping.kind !== 'start' && hc.lastStartAt !== null ? Math.max(0, ping.at - hc.lastStartAt) : null;
+      const n = countPing.get(ping.at, lastStartAt, next.status, next.clockStartAt, hc.id)!.pings_total;
+      insertPing.run(hc.id, n, ping.at, ping.kind, ping.exitCode, ping.method, ping.sourceIp, ping.userAgent, ping.body, durationMs);
+      if (n > keep) prunePings.run(hc.id, n - keep);
+      return { stored: { ...ping, n, durationMs }, healthcheck: { ...hc, ...next, lastPingAt: ping.at, lastStartAt } };
     },
     /** The newest pings of a healthcheck, newest first. */
     latestPings: (healthcheckId: number, limit: number): StoredPing[] => latestPings.all(healthcheckId, limit).map(toPing),

@@ -16,6 +16,8 @@ CREATE TABLE healthchecks (
   status TEXT NOT NULL CHECK (status IN ('up', 'down')),
   clock_start_at INTEGER NOT NULL,
   last_ping_at INTEGER,
+  -- Time of a start signal not yet followed by a success or fail ping (for run durations).
+  last_start_at INTEGER,
   -- Pings received so far: the next ping's number, and what retention counts back from.
   pings_total INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL,

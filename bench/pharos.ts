@@ -1,0 +1,105 @@
+/**
+ * Starting and stopping a whole Pharos process for the benches: the built single executable
+ * (`dist/pharos`, rebuilt when missing or older than src/) or the sources through tsx, on a fresh data dir.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep, startChild, type Child } from './proc.ts';
+
+/** The repository root. */
+export const ROOT = new URL('../', import.meta.url).pathname;
+/** The admin token of bench servers (PHAROS_ADMIN_TOKEN). */
+export const TOKEN = 'phr_bench' + 'x'.repeat(38);
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** SIGTERM and wait for the exit. */
+export async function stop(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  const exited = new Promise((r) => child.proc.once('exit', r));
+  child.proc.kill('SIGTERM');
+  await exited;
+}
+
+/** The newest modification time (epoch ms) of the files under src/: a stale binary is rebuilt. */
+function newestSource(): number {
+  return readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((max, e) => Math.max(max, statSync(join(e.parentPath, e.name)).mtimeMs), 0);
+}
+
+/** A running bench Pharos. */
+export interface BenchPharos {
+  child: Child;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** The SQLite file (read it after `stop`). */
+  dbFile: string;
+  /** fetch with the admin token and a JSON body. */
+  api(path: string, method?: string, body?: unknown): Promise<Response>;
+  stop(): Promise<void>;
+  /** Stops and removes the data dir. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Starts Pharos with `log_level: warn` on a fresh temp data dir and waits for /healthz.
+ * @param how `dist` (the single executable) or `src` (tsx)
+ * @param nodeOptions NODE_OPTIONS for the Pharos process only
+ */
+export async function startBenchPharos(how: string, nodeOptions?: string): Promise<BenchPharos> {
+  const bin = join(ROOT, 'dist/pharos');
+  if (how === 'dist' && (!existsSync(bin) || statSync(bin).mtimeMs < newestSource())) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
+  writeFileSync(join(dir, 'config.yaml'), 'log_level: warn\n');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    PHAROS_LISTEN: `127.0.0.1:${port}`,
+    PHAROS_DATA_DIR: join(dir, 'data'),
+    PHAROS_ADMIN_TOKEN: TOKEN,
+    PHAROS_CONFIG: join(dir, 'config.yaml'),
+    PHAROS_PUBLIC_URL: url,
+  };
+  if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
+  const child = how === 'dist' ? startChild(bin, ['serve'], env) : startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'], env);
+  for (;;) {
+    if (child.proc.exitCode !== null) throw new Error(`pharos exited: ${child.stderr()}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    await sleep(100);
+  }
+  const stopIt = () => stop(child);
+  return {
+    child,
+    url,
+    dbFile: join(dir, 'data', 'pharos.db'),
+    api: (path, method = 'GET', body) =>
+      fetch(url + path, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    stop: stopIt,
+    async cleanup() {
+      await stopIt();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Runs `make(i)` for i in [0, n) with `concurrency` workers; `make` must resolve (throw to abort).
+ */
+export async function forEachConcurrent(n: number, concurrency: number, make: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) await make(next++);
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}

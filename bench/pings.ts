@@ -1,0 +1,120 @@
+/**
+ * Bench: ping ingestion. N healthchecks; autocannon (in this process) drives GET /ping/<token>,
+ * cycling through the tokens, against Pharos and against a no-store baseline (bench/ping-baseline.ts).
+ *
+ *   npm run bench:pings -- [--healthchecks 10000] [--duration 30] [--connections 50] [--rate 0]
+ *                          [--pharos dist|src] [--pharos-node-options=--flag]
+ *
+ * Reports pings/s, latency p50/p99 (ms), server CPU (cores, from /proc) and peak RSS, and for Pharos
+ * whether every acknowledged ping (2xx) was stored: the sum of the healthchecks' ping counters and
+ * the ping rows, read from the database after a clean stop. See docs/PERFORMANCE.md.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import { ProcessWindow, startChild } from './proc.ts';
+import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    healthchecks: { type: 'string', default: '10000' },
+    duration: { type: 'string', default: '30' },
+    connections: { type: 'string', default: '50' },
+    rate: { type: 'string', default: '0' },
+    'pharos-node-options': { type: 'string' },
+    pharos: { type: 'string', default: 'dist' },
+  },
+});
+const N = Number(opt.healthchecks);
+const DURATION_S = Number(opt.duration);
+const CONNECTIONS = Number(opt.connections);
+/** Requests per second over all connections (autocannon `overallRate`); 0 = as fast as the server answers. */
+const RATE = Number(opt.rate);
+
+interface Row {
+  what: string;
+  pingsPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuCores: number;
+  peakRssMb: number;
+  acknowledged: number;
+  errors: number;
+  stored?: string;
+}
+
+/** Drives `base` with autocannon for DURATION_S, token i = requests % N, while measuring `pid`. */
+async function load(what: string, base: string, tokens: string[], pid: number): Promise<Row> {
+  let i = 0;
+  const win = new ProcessWindow(pid, 1000);
+  const r = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    ...(RATE > 0 ? { overallRate: RATE } : {}),
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${tokens[i++ % tokens.length]}` }) }],
+  });
+  const m = win.end();
+  return {
+    what,
+    pingsPerS: r['2xx'] / r.duration,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    cpuCores: m.cpuCores,
+    peakRssMb: m.peakRss / 2 ** 20,
+    acknowledged: r['2xx'],
+    errors: r.errors + r.non2xx,
+  };
+}
+
+async function runPharos(): Promise<Row> {
+  const p = await startBenchPharos(opt.pharos!, opt['pharos-node-options']);
+  try {
+    const tokens: string[] = new Array(N);
+    await forEachConcurrent(N, 8, async (i) => {
+      const res = await p.api('/v1/healthchecks', 'POST', { name: `job ${i}`, period_value: 1, period_type: 'days', grace_period_value: 1, grace_period_type: 'hours' });
+      if (res.status !== 201) throw new Error(`create healthcheck ${i}: ${res.status} ${await res.text()}`);
+      tokens[i] = ((await res.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid;
+    });
+    const row = await load(`pharos (${opt.pharos})`, p.url, tokens, p.child.proc.pid!);
+    await p.stop();
+    const db = new Database(p.dbFile, { readonly: true });
+    const counted = (db.prepare('SELECT sum(pings_total) AS n FROM healthchecks').get() as { n: number }).n;
+    const rows = (db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n;
+    db.close();
+    row.what += opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : '';
+    row.stored = `${counted} counted, ${rows} rows (${counted >= row.acknowledged && rows >= row.acknowledged ? 'every acknowledged ping stored' : 'PINGS MISSING'})`;
+    return row;
+  } finally {
+    await p.cleanup();
+  }
+}
+
+async function runBaseline(): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
+  const tokens = Array.from({ length: N }, (_, i) => `tok_baseline${String(i).padStart(10, '0')}`);
+  writeFileSync(join(dir, 'tokens'), tokens.join('\n'));
+  const port = await freePort();
+  const b = startChild(process.execPath, [join(ROOT, 'bench/ping-baseline.ts'), String(port), join(dir, 'tokens')]);
+  await b.nextLine();
+  try {
+    return await load('baseline (node:http, no store)', `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
+  } finally {
+    await stop(b);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const rows = [await runBaseline(), await runPharos()];
+const f = (n: number, d = 1) => n.toFixed(d);
+const table = [
+  '| run | pings/s | p50 ms | p99 ms | server CPU (cores) | peak RSS MB | acknowledged | errors | stored |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ...rows.map((r) => `| ${r.what} | ${f(r.pingsPerS, 0)} | ${f(r.p50Ms)} | ${f(r.p99Ms)} | ${f(r.cpuCores, 2)} | ${f(r.peakRssMb, 0)} | ${r.acknowledged} | ${r.errors} | ${r.stored ?? '–'} |`),
+].join('\n');
+console.log(`\n${N} healthchecks, GET /ping/<token> cycling through them, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}`);
+mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+writeFileSync(join(ROOT, `bench/results/pings-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));
