@@ -54,7 +54,8 @@ export interface BenchPharos {
 
 /**
  * Starts Pharos with `log_level: warn` on a fresh temp data dir and waits for /healthz.
- * @param how `dist` (the single executable) or `src` (tsx)
+ * @param how `dist` (the single executable, rebuilt when stale), `src` (tsx), or the path of a
+ *   prebuilt binary (e.g. one built from a clean checkout while src/ is being edited)
  * @param nodeOptions NODE_OPTIONS for the Pharos process only
  */
 export async function startBenchPharos(how: string, nodeOptions?: string): Promise<BenchPharos> {
@@ -72,7 +73,8 @@ export async function startBenchPharos(how: string, nodeOptions?: string): Promi
     PHAROS_PUBLIC_URL: url,
   };
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
-  const child = how === 'dist' ? startChild(bin, ['serve'], env) : startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'], env);
+  const child =
+    how === 'src' ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'], env) : startChild(how === 'dist' ? bin : how, ['serve'], env);
   for (;;) {
     if (child.proc.exitCode !== null) throw new Error(`pharos exited: ${child.stderr()}`);
     if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;

@@ -5,6 +5,9 @@ import { createCore, type Core } from './core/index.ts';
 import { createProbes } from './engine/probes/index.ts';
 import { Scheduler } from './engine/scheduler.ts';
 import { HealthcheckDeadlines } from './engine/deadlines.ts';
+import { createChannels } from './alerting/channels/index.ts';
+import { AlertDispatcher } from './alerting/dispatcher.ts';
+import { EscalationStepper } from './alerting/stepper.ts';
 import { createApp } from './http/app.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
@@ -23,6 +26,8 @@ export interface RunningPharos {
   store: Store;
   scheduler: Scheduler;
   deadlines: HealthcheckDeadlines;
+  stepper: EscalationStepper;
+  dispatcher: AlertDispatcher;
   /** The token generated at first start (null when one existed or PHAROS_ADMIN_TOKEN was set). */
   firstStartToken: string | null;
   /** Graceful stop: stop accepting requests, wait for checks in flight, flush results, checkpoint WAL, close the DB. */
@@ -59,7 +64,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
 
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent });
   let scheduler: Scheduler | null = null;
-  const metrics = createMetrics(() => scheduler?.statusCounts() ?? { up: 0, down: 0 });
+  const metrics = createMetrics(() => scheduler?.statusCounts() ?? { up: 0, down: 0 }, () => store.alerts.pendingCount());
   scheduler = new Scheduler({
     core,
     clock,
@@ -75,6 +80,20 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   });
 
   const deadlines = new HealthcheckDeadlines({ core, clock, logger });
+  const channels = createChannels(config.channels);
+  const dispatcher = new AlertDispatcher({
+    store,
+    clock,
+    logger,
+    channels,
+    metrics: metrics.alerts,
+    options: {
+      maxAttempts: config.alerting.max_attempts,
+      retryBaseMs: config.alerting.retry_base_seconds * 1000,
+      retryMaxMs: config.alerting.retry_max_seconds * 1000,
+    },
+  });
+  const stepper = new EscalationStepper({ core, store, clock, logger, wakeDispatcher: () => dispatcher.wake() });
 
   const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION });
   const { host, port } = parseListen(config.listen);
@@ -89,6 +108,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const firstStartToken = core.users.bootstrapAdmin(config.admin_token);
   scheduler.start();
   deadlines.start();
+  stepper.start();
+  dispatcher.start();
 
   let prune: TimerHandle | null = null;
   const schedulePrune = () => {
@@ -114,6 +135,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     store,
     scheduler,
     deadlines,
+    stepper,
+    dispatcher,
     firstStartToken,
     close() {
       closing ??= (async () => {
@@ -123,7 +146,10 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
         deadlines.stop();
+        stepper.stop();
         await scheduler.stop();
+        await dispatcher.stop();
+        await Promise.all([...channels.values()].map((c) => c.close()));
         core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));
         db.pragma('wal_checkpoint(TRUNCATE)');

@@ -53,11 +53,34 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
     }
     if (typeof raw !== 'object' || Array.isArray(raw)) throw new AppError(400, 'config.invalid', `config: ${candidate} must hold a mapping of keys`);
   }
+  raw = substituteEnv(raw, env, '') as Record<string, unknown>;
   for (const [envName, key] of Object.entries(ENV_KEYS)) {
     const v = env[envName];
     if (v !== undefined && v !== '') raw[key] = v;
   }
   return parseConfig(raw);
+}
+
+/**
+ * Replaces `${NAME}` in every string value of the config with the environment variable NAME, so
+ * secrets (webhook URLs, SMTP passwords, HMAC keys) stay out of config.yaml. `$${` escapes a literal
+ * `${`. The message of a missing variable names the key, never a value.
+ * @throws AppError `config.invalid` when a referenced variable is not set
+ */
+export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) => {
+      if (m.startsWith('$$')) return m.slice(1);
+      const v = env[name];
+      if (v === undefined) throw new AppError(400, 'config.invalid', `config: ${key}: environment variable ${name} is not set`);
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k)]));
+  }
+  return value;
 }
 
 function deepFreeze<T>(o: T): T {

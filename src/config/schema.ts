@@ -10,8 +10,58 @@ export const EscalationPolicyConfig = z.strictObject({
   name: z.string().min(1),
   steps: z
     .array(z.strictObject({ after_minutes: z.number().int().min(0), channels: z.array(z.string().min(1)).default([]) }))
-    .min(1),
+    .min(1)
+    .refine((steps) => steps.every((s, i) => i === 0 || s.after_minutes >= steps[i - 1]!.after_minutes), 'after_minutes must not decrease from step to step'),
+  /** After the last step, send it again every this many minutes until acknowledged or resolved. */
+  repeat_every_minutes: z.number().int().min(1).optional(),
 });
+
+const channelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 letters, digits, _ . -');
+const timeoutSeconds = z.number().int().min(1).max(120).default(10);
+
+/** A JSON POST to any URL, optionally signed with HMAC-SHA256 (header `X-Pharos-Signature`). */
+export const WebhookChannelConfig = z.strictObject({
+  name: channelName,
+  type: z.literal('webhook'),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  /** HMAC-SHA256 key; when set, requests carry `X-Pharos-Signature: sha256=<hex>` over the raw body. */
+  secret: z.string().min(1).optional(),
+  /** Extra request headers (e.g. an Authorization header, usually from `${ENV}`). */
+  headers: z.record(z.string(), z.string()).default({}),
+  timeout_seconds: timeoutSeconds,
+});
+
+/** A Slack incoming webhook (`https://hooks.slack.com/services/…`). */
+export const SlackChannelConfig = z.strictObject({ name: channelName, type: z.literal('slack'), url: z.url({ protocol: /^https?$/ }), timeout_seconds: timeoutSeconds });
+
+/** A Microsoft Teams incoming webhook / Workflows URL (Adaptive Card message). */
+export const TeamsChannelConfig = z.strictObject({ name: channelName, type: z.literal('teams'), url: z.url({ protocol: /^https?$/ }), timeout_seconds: timeoutSeconds });
+
+/** Mail through an SMTP server (nodemailer). */
+export const EmailChannelConfig = z.strictObject({
+  name: channelName,
+  type: z.literal('email'),
+  from: z.string().min(3),
+  to: z.array(z.string().min(3)).min(1),
+  smtp: z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535).default(587),
+    /** true: TLS from the first byte (port 465); false: plain, upgraded by STARTTLS when offered. */
+    secure: z.boolean().default(false),
+    /** Refuse to send unless the server offers STARTTLS. */
+    require_tls: z.boolean().default(false),
+    /** false accepts self-signed server certificates (lab setups only). */
+    tls_reject_unauthorized: z.boolean().default(true),
+    user: z.string().optional(),
+    password: z.string().optional(),
+    timeout_seconds: timeoutSeconds,
+  }),
+});
+
+/** Any notification channel (CONTRACT.md "Outages": webhook, Slack, Teams, email). */
+export const ChannelConfig = z.discriminatedUnion('type', [WebhookChannelConfig, SlackChannelConfig, TeamsChannelConfig, EmailChannelConfig]);
+export type ChannelConfig = z.infer<typeof ChannelConfig>;
+export type ChannelType = ChannelConfig['type'];
 
 /**
  * The whole configuration (config.yaml + environment). Every key is documented, with its default,
@@ -53,7 +103,36 @@ export const ConfigSchema = z.strictObject({
       pings_per_healthcheck: z.number().int().min(1).max(10000).default(100),
     })
     .prefault({}),
+  /** Delivery of queued alerts (the outbox). */
+  alerting: z
+    .strictObject({
+      /** Attempts per alert before it is marked failed (logged, counted in pharos_alerts_total{result="failed"}). */
+      max_attempts: z.number().int().min(1).max(100).default(10),
+      /** First retry delay, seconds; doubles per attempt. */
+      retry_base_seconds: z.number().int().min(1).max(3600).default(10),
+      /** Longest retry delay, seconds. */
+      retry_max_seconds: z.number().int().min(1).max(86_400).default(900),
+    })
+    .prefault({}),
+  /** Notification channels; escalation policy steps name them. Strings may use `${ENV_VAR}`. */
+  channels: z.array(ChannelConfig).default([]),
   escalation_policies: z.array(EscalationPolicyConfig).default([]),
+}).superRefine((c, ctx) => {
+  const names = new Set<string>();
+  c.channels.forEach((ch, i) => {
+    if (names.has(ch.name)) ctx.addIssue({ code: 'custom', path: ['channels', i, 'name'], message: `channel name "${ch.name}" is used twice` });
+    names.add(ch.name);
+  });
+  const uuids = new Set<string>();
+  c.escalation_policies.forEach((p, i) => {
+    if (uuids.has(p.uuid)) ctx.addIssue({ code: 'custom', path: ['escalation_policies', i, 'uuid'], message: `policy uuid "${p.uuid}" is used twice` });
+    uuids.add(p.uuid);
+    p.steps.forEach((s, j) =>
+      s.channels.forEach((name, k) => {
+        if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['escalation_policies', i, 'steps', j, 'channels', k], message: `unknown channel "${name}" (declare it under channels)` });
+      }),
+    );
+  });
 });
 
 /** The validated, frozen configuration. */

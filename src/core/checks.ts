@@ -5,6 +5,7 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { ObservedFailure } from '../domain/monitor-state.ts';
 import type { Store } from '../store/index.ts';
+import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
 
 /**
@@ -15,8 +16,8 @@ import type { EventBus } from './events.ts';
  * the buffered results, the flip, the new status and the outage are committed together in one
  * transaction at once, and only then is the event emitted.
  */
-export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number }) {
-  const { store, clock, bus, logger, flushIntervalMs } = deps;
+export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService }) {
+  const { store, clock, bus, logger, flushIntervalMs, escalation } = deps;
   let buffer: CheckResult[] = [];
   let timer: TimerHandle | null = null;
 
@@ -94,7 +95,9 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
           },
           clock.now(),
         );
-        return store.outages.get(uuid);
+        const outage = store.outages.get(uuid)!;
+        escalation.opened(outage, monitor.alertsWaitMinutes, clock.now());
+        return outage;
       });
       if (outage) bus.emit('outage.opened', { outage });
     },
@@ -111,7 +114,9 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         const open = store.outages.openForMonitor(monitor.id);
         if (!open) return undefined;
         store.outages.resolve(open.uuid, result.at);
-        return store.outages.get(open.uuid);
+        const resolved = store.outages.get(open.uuid)!;
+        escalation.resolved(resolved, clock.now(), null, null);
+        return resolved;
       });
       if (outage) bus.emit('outage.resolved', { outage });
     },

@@ -12,6 +12,10 @@ export interface PharosEvents {
   'healthcheck.deleted': { healthcheckId: number; uuid: string };
   'outage.opened': { outage: OutageRecord };
   'outage.resolved': { outage: OutageRecord };
+  'outage.acknowledged': { outage: OutageRecord };
+  'outage.unacknowledged': { outage: OutageRecord };
+  'outage.escalated': { outage: OutageRecord };
+  'outage.deleted': { uuid: string };
 }
 
 type Listener<K extends keyof PharosEvents> = (payload: PharosEvents[K]) => void;

@@ -12,6 +12,7 @@ import {
 } from '../domain/healthcheck.ts';
 import { applyPing, failDescription, type Ping, type StoredPing } from '../domain/ping.ts';
 import type { OutageRecord, Store } from '../store/index.ts';
+import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
 import { pingIngest } from './ping-ingest.ts';
 
@@ -20,6 +21,7 @@ type Deps = {
   clock: Clock;
   bus: EventBus;
   config: Pick<Config, 'escalation_policies' | 'storage' | 'probe'>;
+  escalation: EscalationService;
 };
 
 /**
@@ -29,7 +31,7 @@ type Deps = {
  * {@link checkDeadline} when one passes.
  */
 export function healthchecksService(deps: Deps) {
-  const { store, clock, bus, config } = deps;
+  const { store, clock, bus, config, escalation } = deps;
   const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
   /** By the secret `tok_` uuid, or by the `hc_` public uuid. */
   const find = (uuid: string): Healthcheck | undefined =>
@@ -65,7 +67,9 @@ export function healthchecksService(deps: Deps) {
       },
       clock.now(),
     );
-    return store.outages.get(uuid);
+    const outage = store.outages.get(uuid)!;
+    escalation.opened(outage, 0, clock.now());
+    return outage;
   };
 
   /** Flips to up with a restarted clock and resolves the open outage (inside a transaction). */
@@ -75,7 +79,9 @@ export function healthchecksService(deps: Deps) {
     const open = store.outages.openForHealthcheck(hc.id);
     if (!open) return undefined;
     store.outages.resolve(open.uuid, at);
-    return store.outages.get(open.uuid);
+    const resolved = store.outages.get(open.uuid)!;
+    escalation.resolved(resolved, clock.now(), null, null);
+    return resolved;
   };
 
   /**

@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Store } from '../store/index.ts';
 import { checksService } from './checks.ts';
+import { escalationService, type AlertGate } from './escalation.ts';
 import { EventBus } from './events.ts';
 import { healthchecksService } from './healthchecks.ts';
 import { monitorsService } from './monitors.ts';
@@ -13,14 +14,18 @@ import { usersService } from './users.ts';
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config> }) {
   const { store, clock, logger, config } = deps;
   const bus = new EventBus((err, event) => logger.error('event listener failed', { event, error: (err as Error).message }));
+  // Alert gates (maintenance windows, the flood guard) register here; none holds alerts yet.
+  const gates: AlertGate[] = [];
+  const escalation = escalationService({ store, config, suppressed: (o, now) => gates.some((g) => g(o, now)) });
   return {
     bus,
     config,
     users: usersService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
-    checks: checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms }),
-    outages: outagesService({ store }),
-    healthchecks: healthchecksService({ store, clock, bus, config }),
+    escalation,
+    checks: checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation }),
+    outages: outagesService({ store, clock, bus, config, escalation }),
+    healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
@@ -31,6 +36,10 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
         total += n;
         if (n === 0) return total;
       }
+    },
+    /** Adds a rule that holds alerts back (an outage for which it returns true gets no alert). */
+    addAlertGate(gate: AlertGate): void {
+      gates.push(gate);
     },
     /** Policies from config.yaml (CONTRACT.md "Outages"). */
     escalationPolicies: () => config.escalation_policies,

@@ -75,6 +75,8 @@ export function usersService(deps: { store: Store; clock: Clock }) {
       return { user: t.user, scope: t.scope, tokenId: t.id };
     },
     listTokens: (): TokenInfo[] => store.users.listTokens(),
+    /** A user by uuid, or undefined. */
+    get: (uuid: string): User | undefined => store.users.findUser(uuid),
     /** @returns true when a live token was revoked */
     revokeToken: (id: string): boolean => store.users.revokeToken(id, clock.now()),
   };

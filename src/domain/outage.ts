@@ -26,9 +26,26 @@ export interface Outage {
   acknowledgedBy: string | null;
   reportedBy: string | null;
   escalationPolicyUuid: string | null;
+  /** Escalation sends done so far (steps, then repeats of the last step). */
   alertedSteps: number;
+  /** Escalation start (open + alerts_wait), epoch ms; null when the outage is never alerted. */
+  escalationStartAt: number | null;
+  /** When the next escalation send is due, epoch ms; null when none is scheduled. */
+  nextAlertAt: number | null;
   summary: string | null;
   postmortem: string | null;
+}
+
+/** Entries of an outage's timeline. */
+export const OUTAGE_EVENT_TYPES = ['opened', 'acknowledged', 'unacknowledged', 'escalated', 'alerted', 'resolved'] as const;
+export type OutageEventType = (typeof OUTAGE_EVENT_TYPES)[number];
+
+/** One timeline entry; `userUuid` is the person who acted (null for Pharos itself). */
+export interface OutageEvent {
+  at: number;
+  type: OutageEventType;
+  userUuid: string | null;
+  message: string | null;
 }
 
 /** Filters of GET /v2/outages (API.md §4.4). */

@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Core } from '../core/index.ts';
 import { deadlineAt, isWatched, type Healthcheck } from '../domain/healthcheck.ts';
-import { TimerQueue } from './timer-queue.ts';
+import { TimerQueue } from '../lib/timer-queue.ts';
 
 /** Retry delay after a deadline check failed to commit, ms. */
 const RETRY_MS = 5_000;

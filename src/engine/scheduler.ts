@@ -5,7 +5,7 @@ import type { CheckOutcome } from '../domain/check.ts';
 import { probeTarget, type Monitor, type Protocol } from '../domain/monitor.ts';
 import { applyCheck, type MonitorRuntimeState } from '../domain/monitor-state.ts';
 import type { Probe } from './probes/types.ts';
-import { TimerQueue } from './timer-queue.ts';
+import { TimerQueue } from '../lib/timer-queue.ts';
 
 /** What the engine reports to metrics. Durations in ms. */
 export interface EngineMetrics {

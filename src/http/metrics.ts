@@ -9,10 +9,13 @@ import type { EngineMetrics } from '../engine/scheduler.ts';
  *   and a histogram for aggregation across scrapes);
  * - `pharos_unconfirmed_failures_total` failures cleared before confirmation;
  * - `pharos_monitors{status}` scheduled monitors by status (`up`, `down`);
+ * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
+ *   `pharos_alerts_pending` rows waiting;
  * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
  * @param statusCounts read at scrape time
+ * @param alertsPending outbox rows waiting, read at scrape time
  */
-export function createMetrics(statusCounts: () => { up: number; down: number }) {
+export function createMetrics(statusCounts: () => { up: number; down: number }, alertsPending: () => number = () => 0) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'pharos_' });
   const checks = new Counter({ name: 'pharos_checks_total', help: 'Checks done, by protocol and result', labelNames: ['protocol', 'result'] as const, registers: [registry] });
@@ -50,6 +53,22 @@ export function createMetrics(statusCounts: () => { up: number; down: number }) 
     },
   });
 
+  const alertsTotal = new Counter({ name: 'pharos_alerts_total', help: 'Alert deliveries by channel and result (delivered, retry, failed)', labelNames: ['channel', 'result'] as const, registers: [registry] });
+  new Gauge({
+    name: 'pharos_alerts_pending',
+    help: 'Alerts in the outbox waiting for delivery or a retry',
+    registers: [registry],
+    collect() {
+      this.set(alertsPending());
+    },
+  });
+  /** Outbox delivery outcomes (structurally the alerting dispatcher's AlertMetrics). */
+  const alerts = {
+    alertDelivered: (channel: string) => alertsTotal.inc({ channel, result: 'delivered' }),
+    alertRetry: (channel: string) => alertsTotal.inc({ channel, result: 'retry' }),
+    alertFailed: (channel: string) => alertsTotal.inc({ channel, result: 'failed' }),
+  };
+
   const engine: EngineMetrics = {
     checkDone(protocol, ok, durationMs) {
       checks.inc({ protocol, result: ok ? 'up' : 'down' });
@@ -63,5 +82,5 @@ export function createMetrics(statusCounts: () => { up: number; down: number }) 
       unconfirmed.inc();
     },
   };
-  return { registry, engine, text: () => registry.metrics(), contentType: registry.contentType };
+  return { registry, engine, alerts, text: () => registry.metrics(), contentType: registry.contentType };
 }

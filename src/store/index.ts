@@ -1,3 +1,4 @@
+import { alertsStore } from './alerts.ts';
 import { checksStore } from './checks.ts';
 import type { Db } from './db.ts';
 import { healthchecksStore } from './healthchecks.ts';
@@ -14,6 +15,7 @@ export function createStore(db: Db) {
     checks: checksStore(db),
     outages: outagesStore(db),
     healthchecks: healthchecksStore(db),
+    alerts: alertsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();
@@ -25,3 +27,4 @@ export function createStore(db: Db) {
 export type Store = ReturnType<typeof createStore>;
 export type { Db } from './db.ts';
 export type { OutageRecord } from './outages.ts';
+export type { AlertRow } from './alerts.ts';

@@ -1,4 +1,4 @@
-import type { Outage, OutageFilter, Severity } from '../domain/outage.ts';
+import type { Outage, OutageEvent, OutageFilter, Severity } from '../domain/outage.ts';
 import { parseIncidentRef } from '../domain/outage.ts';
 import type { User } from '../domain/user.ts';
 import type { Db } from './db.ts';
@@ -31,6 +31,8 @@ interface Row {
   reported_by: string | null;
   escalation_policy_uuid: string | null;
   alerted_steps: number;
+  escalation_start_at: number | null;
+  next_alert_at: number | null;
   summary: string | null;
   postmortem: string | null;
   m_uuid: string | null;
@@ -72,6 +74,8 @@ const toRecord = (r: Row): OutageRecord => ({
   reportedBy: r.reported_by,
   escalationPolicyUuid: r.escalation_policy_uuid,
   alertedSteps: r.alerted_steps,
+  escalationStartAt: r.escalation_start_at,
+  nextAlertAt: r.next_alert_at,
   summary: r.summary,
   postmortem: r.postmortem,
   monitor: r.m_uuid ? { uuid: r.m_uuid, name: r.m_name!, url: r.m_url!, protocol: r.m_protocol! } : null,
@@ -115,6 +119,16 @@ export function outagesStore(db: Db) {
   );
   const resolve = db.prepare('UPDATE outages SET end_at = ? WHERE uuid = ? AND end_at IS NULL');
   const ongoingCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM outages WHERE end_at IS NULL');
+  const del = db.prepare('DELETE FROM outages WHERE uuid = ?');
+  const setAck = db.prepare('UPDATE outages SET acknowledged_at = ?, acknowledged_by = ? WHERE uuid = ?');
+  const setEscalation = db.prepare('UPDATE outages SET escalation_start_at = ?, next_alert_at = ?, alerted_steps = ? WHERE uuid = ?');
+  const scheduled = db.prepare<[], { uuid: string; incident_number: number; next_alert_at: number }>(
+    'SELECT uuid, incident_number, next_alert_at FROM outages WHERE next_alert_at IS NOT NULL',
+  );
+  const insertEvent = db.prepare('INSERT INTO outage_events(outage_uuid, at, type, user_uuid, message) VALUES (?, ?, ?, ?, ?)');
+  const eventsOf = db.prepare<[string], { at: number; type: OutageEvent['type']; user_uuid: string | null; message: string | null }>(
+    'SELECT at, type, user_uuid, message FROM outage_events WHERE outage_uuid = ? ORDER BY id',
+  );
 
   return {
     get(uuid: string): OutageRecord | undefined {
@@ -135,7 +149,7 @@ export function outagesStore(db: Db) {
      * Inserts a new ongoing outage with the next incident number. Call inside a transaction.
      * @returns the incident number given
      */
-    insert(o: Omit<Outage, 'incidentNumber' | 'endAt' | 'acknowledgedAt' | 'acknowledgedBy' | 'alertedSteps' | 'postmortem'>, now: number): number {
+    insert(o: Omit<Outage, 'incidentNumber' | 'endAt' | 'acknowledgedAt' | 'acknowledgedBy' | 'alertedSteps' | 'escalationStartAt' | 'nextAlertAt' | 'postmortem'>, now: number): number {
       const incidentNumber = nextNumber.get()!.value;
       insert.run({ ...o, incidentNumber, createdAt: now });
       return incidentNumber;
@@ -150,6 +164,24 @@ export function outagesStore(db: Db) {
       return { items: items.map(toRecord), total };
     },
     ongoingCount: (): number => ongoingCount.get()!.n,
+    /** Deletes an outage with its timeline; its sent alerts keep their rows (outage_uuid set NULL). */
+    delete: (uuid: string): boolean => del.run(uuid).changes === 1,
+    /** Sets (or clears, with nulls) the acknowledgement. */
+    setAcknowledged(uuid: string, at: number | null, userUuid: string | null): void {
+      setAck.run(at, userUuid, uuid);
+    },
+    /** Stores escalation progress: start, next send time (null: none scheduled) and sends done. */
+    setEscalation(uuid: string, startAt: number | null, nextAlertAt: number | null, alertedSteps: number): void {
+      setEscalation.run(startAt, nextAlertAt, alertedSteps, uuid);
+    },
+    /** Outages with an escalation send scheduled (read at start to rebuild the timers). */
+    scheduledEscalations: () => scheduled.all().map((r) => ({ uuid: r.uuid, incidentNumber: r.incident_number, nextAlertAt: r.next_alert_at })),
+    /** Appends a timeline entry. */
+    addEvent(uuid: string, e: OutageEvent): void {
+      insertEvent.run(uuid, e.at, e.type, e.userUuid, e.message);
+    },
+    /** The timeline, oldest first. */
+    events: (uuid: string): OutageEvent[] => eventsOf.all(uuid).map((r) => ({ at: r.at, type: r.type, userUuid: r.user_uuid, message: r.message })),
   };
 }
 

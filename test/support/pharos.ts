@@ -41,6 +41,7 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
   const p = await startPharos({ config: cfg, logger: silentLogger, clock });
   const settle = async () => {
     await p.scheduler.settled();
+    await p.dispatcher.settled();
   };
   return Object.assign(p, {
     clock: clock as ManualClock,

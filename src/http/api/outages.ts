@@ -6,7 +6,9 @@ import { pingUrl } from '../../domain/healthcheck.ts';
 import type { OutageRecord } from '../../core/outages.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
-import { COMMON_ERRORS, NOT_FOUND, UuidParam, json } from './common.ts';
+import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { AppError, invalid } from '../../lib/errors.ts';
+import type { Principal } from '../../domain/user.ts';
 
 const UserRef = z.object({ uuid: z.string(), email: z.string(), name: z.string() });
 
@@ -103,5 +105,94 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get an outage', request: { params: UuidParam }, responses: { 200: json(OutageSchema, 'The outage'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     (c) => c.json(out(core.outages.get(c.req.valid('param').uuid)), 200),
   );
+  app.openapi(
+    createRoute({ method: 'post', path: '/', tags, summary: 'Report a manual outage', request: jsonBody(CreateBody), responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
+    (c) => c.json({ message: 'Outage created', outage: out(core.outages.create(c.req.valid('json'), c.get('principal'))) }, 200),
+  );
+  app.openapi(
+    createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an outage', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => {
+      core.outages.delete(c.req.valid('param').uuid);
+      return c.json({ message: 'Outage deleted' }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/{uuid}/timeline', tags, summary: 'What happened to an outage, oldest first', request: { params: UuidParam }, responses: { 200: json(z.object({ events: z.array(TimelineEntry) }), 'The timeline'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => {
+      const { uuid } = c.req.valid('param');
+      const users = new Map<string, { uuid: string; email: string; name: string } | null>();
+      const user = (id: string | null) => {
+        if (id === null) return null;
+        if (!users.has(id)) users.set(id, core.users.get(id) ?? null);
+        return users.get(id)!;
+      };
+      const events = core.outages.timeline(uuid).map((e) => ({ date: iso(e.at), type: e.type, user: user(e.userUuid), message: e.message }));
+      return c.json({ events }, 200);
+    },
+  );
+  const action = (path: string, summary: string, schema: z.ZodType, run: (uuid: string, by: Principal, message: string | null) => object) =>
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/{uuid}/${path}`,
+        tags,
+        summary,
+        request: { params: UuidParam, body: { content: { 'application/json': { schema: ActionBody } }, required: false } },
+        responses: { 200: json(schema, 'Done'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, ...CONFLICT },
+      }),
+      async (c) => {
+        const message = optionalMessage(await c.req.text());
+        return c.json(run(c.req.valid('param').uuid, c.get('principal'), message), 200);
+      },
+    );
+  action('acknowledge', 'Acknowledge: escalation stops (409 when resolved or already acknowledged)', AckAnswer, (uuid, by, m) => {
+    const o = core.outages.acknowledge(uuid, by, m);
+    return { message: 'Outage acknowledged', acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: out(o) };
+  });
+  action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, (uuid, by, m) => ({
+    message: 'Outage unacknowledged',
+    outage: out(core.outages.unacknowledge(uuid, by, m)),
+  }));
+  action('resolve', 'Resolve: escalation stops, recovery messages go out (409 when resolved)', ResolveAnswer, (uuid, by, m) => {
+    const o = core.outages.resolve(uuid, by, m);
+    return { message: 'Outage resolved', endDate: iso(o.endAt!), outage: out(o) };
+  });
+  action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, (uuid, by, m) => ({
+    message: 'Outage escalated',
+    outage: out(core.outages.escalate(uuid, by, m)),
+  }));
   return app;
+}
+
+const CreateBody = z.object({
+  description: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters'),
+  severity: z.enum(['critical', 'major', 'minor'], { error: 'must be one of critical, major, minor' }).optional(),
+  escalationPolicyUuid: z.string({ error: 'must be a policy uuid' }).nullable().optional(),
+  summary: z.string({ error: 'must be a string' }).max(20000, 'must be at most 20000 characters').nullable().optional(),
+});
+const ActionBody = z.object({ message: z.string().max(2000).optional() });
+const Answer = z.object({ message: z.string(), outage: OutageSchema });
+const AckAnswer = Answer.extend({ acknowledgedAt: z.string(), acknowledgedBy: UserRef.nullable() });
+const ResolveAnswer = Answer.extend({ endDate: z.string() });
+const TimelineEntry = z.object({ date: z.string(), type: z.string(), user: UserRef.nullable(), message: z.string().nullable() });
+
+/**
+ * The optional `{message}` body of the action endpoints (CONTRACT.md "Outages": no body, or JSON
+ * `{message}`). An empty body is fine; anything else must be that JSON object.
+ * @throws AppError 400 naming `message`, or for malformed JSON
+ */
+function optionalMessage(text: string): string | null {
+  if (text.trim() === '') return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new AppError(400, 'validation.malformed_json', 'body: must be empty or a JSON object {message}');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('body', 'must be empty or a JSON object {message}');
+  const message = (body as { message?: unknown }).message;
+  if (message === undefined || message === null) return null;
+  if (typeof message !== 'string') throw invalid('message', 'must be a string');
+  if (message.length > 2000) throw invalid('message', 'must be at most 2000 characters');
+  return message;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TimerQueue } from '../../../src/engine/timer-queue.ts';
+import { TimerQueue } from '../../../src/lib/timer-queue.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
 
 test('fires in due order with the due time, one timer per key', async () => {

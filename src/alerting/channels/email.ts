@@ -1,0 +1,171 @@
+import nodemailer from 'nodemailer';
+import type { ChannelConfig } from '../../config/schema.ts';
+import { ChannelError, type AlertMessage, type Channel } from './types.ts';
+
+/** A `type: email` channel as parsed from config.yaml (defaults applied). */
+export type EmailConfig = Extract<ChannelConfig, { type: 'email' }>;
+
+/** The rendered parts of one mail. */
+export interface EmailContent {
+  /** `[Pharos] <title>`, on one line. */
+  subject: string;
+  /** Plain-text body. */
+  text: string;
+  /** The same content as a small HTML document, every user-provided string escaped. */
+  html: string;
+}
+
+/** Escapes `& < > " '` for HTML text and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Label/value lines shared by the text and HTML bodies; `href` marks a value that is a link. */
+function facts(message: AlertMessage): { label: string; value: string; href?: string }[] {
+  const out: { label: string; value: string; href?: string }[] = [];
+  const o = message.outage;
+  if (o) {
+    if (o.monitor) out.push({ label: 'Monitor', value: o.monitor.url ? `${o.monitor.name} (${o.monitor.url})` : o.monitor.name });
+    out.push({ label: 'Cause', value: o.description });
+    out.push({ label: 'Started', value: o.startDate });
+    if (o.endDate) out.push({ label: 'Resolved', value: o.endDate });
+    out.push({ label: 'Incident', value: `INC-${o.incidentNumber} (${o.severity})` });
+  }
+  const e = message.escalation;
+  if (e) out.push({ label: 'Escalation', value: `${e.policyName}, step ${e.step} of ${e.totalSteps}` });
+  if (message.link) out.push({ label: 'Link', value: message.link, href: message.link });
+  return out;
+}
+
+/**
+ * Renders a message as a mail:
+ * - subject `[Pharos] <title>` (line breaks become spaces);
+ * - text: the title, a blank line, the text, a blank line, then `Monitor: API (https://…)`,
+ *   `Cause: …`, `Started: <ISO>`, `Resolved: <ISO>` (once ended), `Incident: INC-42 (major)`,
+ *   `Escalation: <policy>, step 1 of 3`, `Link: https://…`, each only when known;
+ * - html: the same as `<h2>`, `<p>` and a `<table>`, the link as an `<a href>`, all escaped.
+ */
+export function emailContent(message: AlertMessage): EmailContent {
+  const title = message.title.replace(/[\r\n]+/g, ' ');
+  const list = facts(message);
+  const text = [title, '', message.text, '', ...list.map((f) => `${f.label}: ${f.value}`), ''].join('\n');
+  const rows = list
+    .map((f) => {
+      const value = f.href ? `<a href="${escapeHtml(f.href)}">${escapeHtml(f.value)}</a>` : escapeHtml(f.value);
+      return `<tr><th align="left" style="padding-right:12px">${escapeHtml(f.label)}</th><td>${value}</td></tr>`;
+    })
+    .join('\n');
+  const paragraphs = message.text
+    .split(/\n{2,}/)
+    .filter((p) => p.trim() !== '')
+    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
+  const html = [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>`,
+    `<h2>${escapeHtml(title)}</h2>`,
+    paragraphs,
+    rows ? `<table>\n${rows}\n</table>` : '',
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { subject: `[Pharos] ${title}`, text, html };
+}
+
+/** nodemailer codes that mean the message or its addresses are wrong, or the login is refused. */
+const PERMANENT_CODES = new Set(['EENVELOPE', 'EMESSAGE', 'EAUTH', 'ENOAUTH', 'ECONFIG', 'EFILEACCESS', 'EURLACCESS']);
+
+/**
+ * Maps a nodemailer error to a ChannelError:
+ * - with an SMTP reply code: 5xx permanent (except 503 "bad sequence", a session problem that a new
+ *   connection can fix), 4xx and others retryable;
+ * - without one: EENVELOPE (bad sender/recipient), EMESSAGE, EAUTH/ENOAUTH (login refused or
+ *   missing), ECONFIG and file/URL access refusals permanent; connection errors, timeouts, TLS
+ *   and DNS failures, and anything else retryable.
+ * The message never contains the SMTP password (it is redacted if a server ever echoed it).
+ * @param label e.g. `email ops-mail`
+ * @param where `host:port`, named in connection errors
+ */
+export function mapEmailError(err: unknown, label: string, where: string, timeoutSeconds: number, password?: string): ChannelError {
+  const e = (err ?? {}) as { code?: unknown; originalCode?: unknown; responseCode?: unknown; response?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const redact = (s: string) => {
+    const one = s.replace(/\s+/g, ' ').trim().slice(0, 300);
+    return password && password.length >= 3 ? one.split(password).join('***') : one;
+  };
+  if (typeof e.responseCode === 'number' && e.responseCode > 0) {
+    const reply = typeof e.response === 'string' ? redact(e.response) : String(e.responseCode);
+    const step = code === 'EAUTH' ? 'login refused' : code === 'EENVELOPE' ? 'envelope refused' : 'refused';
+    return new ChannelError(`${label}: SMTP ${step}: ${reply}`, e.responseCode >= 500 && e.responseCode !== 503);
+  }
+  const original = typeof e.originalCode === 'string' ? e.originalCode : undefined;
+  const raw = typeof e.message === 'string' ? redact(e.message) : 'unknown error';
+  let what: string;
+  if (code === 'ETIMEDOUT' || original === 'ETIMEDOUT') what = `timeout after ${timeoutSeconds} s (${where})`;
+  else if (original === 'ECONNREFUSED' || code === 'ECONNREFUSED') what = `connection refused (${where})`;
+  else if (code === 'EDNS' || original === 'ENOTFOUND' || original === 'EAI_AGAIN') what = `DNS lookup failed (${where})`;
+  else if (code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETLS' || code === 'EPROTOCOL') what = `${code}: ${raw} (${where})`;
+  else what = code ? `${code}: ${raw}` : raw;
+  return new ChannelError(`${label}: ${what}`, code !== undefined && PERMANENT_CODES.has(code));
+}
+
+/**
+ * An email channel: one SMTP connection per message (no pool) to `config.smtp.host:port`, with
+ * `secure` (TLS from the first byte), `requireTLS` (`require_tls`, refuse without STARTTLS),
+ * `tls.rejectUnauthorized` (`tls_reject_unauthorized`), AUTH when `user` is set, and connection,
+ * greeting and socket timeouts of `timeout_seconds` (converted to ms). Each message goes to all of
+ * `config.to` from `config.from`, with the content of {@link emailContent} (text and HTML parts)
+ * and `Auto-Submitted: auto-generated`.
+ *
+ * `send` throws ChannelError (see {@link mapEmailError}); when the server accepts only some
+ * recipients it throws a permanent ChannelError naming the rejected ones (retrying would send the
+ * message again to those that got it). `close()` closes the transport.
+ */
+export function createEmailChannel(config: EmailConfig): Channel {
+  const smtp = config.smtp;
+  const timeoutMs = smtp.timeout_seconds * 1000;
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    requireTLS: smtp.require_tls,
+    ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
+    tls: { rejectUnauthorized: smtp.tls_reject_unauthorized },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    pool: false,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  const label = `email ${config.name}`;
+  const where = `${smtp.host}:${smtp.port}`;
+
+  return {
+    name: config.name,
+    async send(message) {
+      const content = emailContent(message);
+      let info: { accepted?: unknown[]; rejected?: unknown[] };
+      try {
+        info = await transport.sendMail({
+          from: config.from,
+          to: config.to,
+          subject: content.subject,
+          text: content.text,
+          html: content.html,
+          headers: { 'Auto-Submitted': 'auto-generated' },
+        });
+      } catch (e) {
+        throw mapEmailError(e, label, where, smtp.timeout_seconds, smtp.password);
+      }
+      const rejected = (info.rejected ?? []).map(String);
+      if (rejected.length > 0) {
+        const accepted = info.accepted?.length ?? 0;
+        throw new ChannelError(`${label}: delivered to ${accepted} of ${accepted + rejected.length} recipients; rejected ${rejected.join(', ')}`, true);
+      }
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { TimerQueue } from '../lib/timer-queue.ts';
+import type { Core } from '../core/index.ts';
+import type { OutageRecord, Store } from '../store/index.ts';
+
+/**
+ * The escalation stepper: one timer per outage with a scheduled send (`next_alert_at`), rebuilt
+ * from the store at start (a send that fell due while Pharos was stopped goes out right after
+ * start) and kept current by outage events. When a timer fires, the core queues the step in the
+ * outbox in one transaction (`escalation.sendDue`); then the dispatcher is woken.
+ */
+export class EscalationStepper {
+  readonly #timers: TimerQueue;
+  readonly #unsubscribe: Array<() => void> = [];
+
+  constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; wakeDispatcher: () => void }) {
+    this.#timers = new TimerQueue(deps.clock);
+  }
+
+  /** Sets timers for every scheduled send in the store and follows outage events. */
+  start(): void {
+    const { core } = this.deps;
+    const follow = (o: OutageRecord) => this.#follow(o.uuid, o.incidentNumber, o.nextAlertAt);
+    const woken = (o: OutageRecord) => {
+      follow(o);
+      this.deps.wakeDispatcher();
+    };
+    this.#unsubscribe.push(
+      core.bus.on('outage.opened', ({ outage }) => woken(outage)),
+      core.bus.on('outage.unacknowledged', ({ outage }) => follow(outage)),
+      core.bus.on('outage.acknowledged', ({ outage }) => follow(outage)),
+      core.bus.on('outage.escalated', ({ outage }) => woken(outage)),
+      core.bus.on('outage.resolved', ({ outage }) => woken(outage)),
+      core.bus.on('outage.deleted', ({ uuid }) => {
+        for (const s of this.deps.store.outages.scheduledEscalations()) if (s.uuid === uuid) this.#timers.cancel(s.incidentNumber);
+      }),
+    );
+    for (const s of this.deps.store.outages.scheduledEscalations()) this.#follow(s.uuid, s.incidentNumber, s.nextAlertAt);
+  }
+
+  /** When the next send of an outage is due (epoch ms), or undefined. */
+  timerAt(incidentNumber: number): number | undefined {
+    return this.#timers.dueAt(incidentNumber);
+  }
+
+  /** Cancels every timer and stops following events. */
+  stop(): void {
+    for (const u of this.#unsubscribe) u();
+    this.#timers.clear();
+  }
+
+  #follow(uuid: string, incidentNumber: number, nextAlertAt: number | null): void {
+    if (nextAlertAt === null) return this.#timers.cancel(incidentNumber);
+    this.#timers.schedule(incidentNumber, nextAlertAt, () => this.#fire(uuid, incidentNumber));
+  }
+
+  #fire(uuid: string, incidentNumber: number): void {
+    const { core, store, clock, logger } = this.deps;
+    try {
+      const queued = store.tx(() => core.escalation.sendDue(uuid, clock.now()));
+      const o = store.outages.get(uuid);
+      if (o) this.#follow(uuid, incidentNumber, o.nextAlertAt);
+      if (queued) this.deps.wakeDispatcher();
+    } catch (e) {
+      logger.error('escalation step failed', { outage: uuid, error: (e as Error).message });
+      this.#timers.schedule(incidentNumber, clock.now() + 5_000, () => this.#fire(uuid, incidentNumber));
+    }
+  }
+}

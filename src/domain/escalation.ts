@@ -1,0 +1,45 @@
+/**
+ * Escalation timing (pure). A policy's steps are timed from the escalation start, which is the
+ * moment the outage opened plus the monitor's `alerts_wait` (CONTRACT.md "Monitors": minutes
+ * between the outage opening and the first alert). Step k is due at start + steps[k].after_minutes.
+ * After the last step, `repeat_every_minutes` (optional) sends the last step again at that interval.
+ */
+
+/** The parts of a configured policy the maths needs. */
+export interface PolicyTiming {
+  steps: ReadonlyArray<{ after_minutes: number; channels: readonly string[] }>;
+  repeat_every_minutes?: number | undefined;
+}
+
+const MIN_MS = 60_000;
+
+/**
+ * When the send number `sent` (0-based: 0 = step 1; ≥ steps.length = repeats of the last step) is
+ * due, epoch ms; null when nothing more is ever sent.
+ * @param startAt escalation start, epoch ms
+ */
+export function sendDueAt(policy: PolicyTiming, startAt: number, sent: number): number | null {
+  const n = policy.steps.length;
+  if (sent < n) return startAt + policy.steps[sent]!.after_minutes * MIN_MS;
+  if (!policy.repeat_every_minutes) return null;
+  return startAt + policy.steps[n - 1]!.after_minutes * MIN_MS + (sent - n + 1) * policy.repeat_every_minutes * MIN_MS;
+}
+
+/** The channels of send number `sent` (repeats use the last step's channels). */
+export function sendChannels(policy: PolicyTiming, sent: number): readonly string[] {
+  return policy.steps[Math.min(sent, policy.steps.length - 1)]!.channels;
+}
+
+/**
+ * When to send next after an unacknowledge at `now`: the next send's own time if it is still
+ * ahead, else now (alerts that were held by the acknowledgement go out at once).
+ */
+export function resumeAt(policy: PolicyTiming, startAt: number, sent: number, now: number): number | null {
+  const due = sendDueAt(policy, startAt, sent);
+  return due === null ? null : Math.max(due, now);
+}
+
+/** `alertedSteps` as the API shows it: sends counted up to the number of steps (repeats do not add). */
+export function alertedStepsShown(policy: PolicyTiming, sent: number): number {
+  return Math.min(sent, policy.steps.length);
+}

@@ -1,0 +1,98 @@
+import type { Db } from './db.ts';
+
+/** The kinds of outbox rows (see alerting/channels/types.ts `AlertKind`). */
+export type AlertRowKind = 'alert' | 'recovery' | 'notice';
+
+/** One outbox row. Times are epoch ms; `message` is the rendered AlertMessage as JSON. */
+export interface AlertRow {
+  id: number;
+  outageUuid: string | null;
+  channel: string;
+  kind: AlertRowKind;
+  step: number | null;
+  message: string;
+  createdAt: number;
+  attempts: number;
+  nextAttemptAt: number;
+  deliveredAt: number | null;
+  failedAt: number | null;
+  lastError: string | null;
+}
+
+interface Row {
+  id: number;
+  outage_uuid: string | null;
+  channel: string;
+  kind: AlertRowKind;
+  step: number | null;
+  message: string;
+  created_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  failed_at: number | null;
+  last_error: string | null;
+}
+
+const toAlert = (r: Row): AlertRow => ({
+  id: r.id,
+  outageUuid: r.outage_uuid,
+  channel: r.channel,
+  kind: r.kind,
+  step: r.step,
+  message: r.message,
+  createdAt: r.created_at,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  deliveredAt: r.delivered_at,
+  failedAt: r.failed_at,
+  lastError: r.last_error,
+});
+
+/** The durable alert outbox (house rule 3: every alert is a row before it is sent). */
+export function alertsStore(db: Db) {
+  const insert = db.prepare(
+    'INSERT INTO alerts(outage_uuid, channel, kind, step, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const due = db.prepare<[number, number], Row>(
+    'SELECT * FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?',
+  );
+  const nextDue = db.prepare<[], { at: number | null }>('SELECT min(next_attempt_at) AS at FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL');
+  const delivered = db.prepare('UPDATE alerts SET delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?');
+  const retry = db.prepare('UPDATE alerts SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?');
+  const failed = db.prepare('UPDATE alerts SET attempts = attempts + 1, failed_at = ?, last_error = ? WHERE id = ?');
+  const ofOutage = db.prepare<[string], Row>('SELECT * FROM alerts WHERE outage_uuid = ? ORDER BY id');
+  const alertedChannels = db.prepare<[string], { channel: string }>(
+    "SELECT DISTINCT channel FROM alerts WHERE outage_uuid = ? AND kind = 'alert' ORDER BY channel",
+  );
+  const pendingCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL');
+  const all = db.prepare<[], Row>('SELECT * FROM alerts ORDER BY id');
+
+  return {
+    /** Queues an alert, due at `dueAt`. Call inside the transaction that decided to send it. */
+    insert(a: { outageUuid: string | null; channel: string; kind: AlertRowKind; step: number | null; message: string; createdAt: number; dueAt: number }): void {
+      insert.run(a.outageUuid, a.channel, a.kind, a.step, a.message, a.createdAt, a.dueAt);
+    },
+    /** Undelivered, not failed rows due at `now`, oldest first, at most `limit`. */
+    due: (now: number, limit: number): AlertRow[] => due.all(now, limit).map(toAlert),
+    /** The earliest next attempt of any pending row, or null when nothing is pending. */
+    nextDueAt: (): number | null => nextDue.get()!.at,
+    markDelivered(id: number, at: number): void {
+      delivered.run(at, id);
+    },
+    markRetry(id: number, nextAttemptAt: number, error: string): void {
+      retry.run(nextAttemptAt, error, id);
+    },
+    markFailed(id: number, at: number, error: string): void {
+      failed.run(at, error, id);
+    },
+    forOutage: (outageUuid: string): AlertRow[] => ofOutage.all(outageUuid).map(toAlert),
+    /** Channels that received (or are due to receive) alerts for an outage: who gets the recovery. */
+    alertedChannels: (outageUuid: string): string[] => alertedChannels.all(outageUuid).map((r) => r.channel),
+    pendingCount: (): number => pendingCount.get()!.n,
+    all: (): AlertRow[] => all.all().map(toAlert),
+  };
+}
+
+/** The alerts store's interface. */
+export type AlertsStore = ReturnType<typeof alertsStore>;
