@@ -95,9 +95,8 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
           },
           clock.now(),
         );
-        const outage = store.outages.get(uuid)!;
-        escalation.opened(outage, monitor.alertsWaitMinutes, clock.now());
-        return outage;
+        escalation.opened(store.outages.get(uuid)!, monitor.alertsWaitMinutes, clock.now());
+        return store.outages.get(uuid)!;
       });
       if (outage) bus.emit('outage.opened', { outage });
     },
@@ -116,7 +115,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         store.outages.resolve(open.uuid, result.at);
         const resolved = store.outages.get(open.uuid)!;
         escalation.resolved(resolved, clock.now(), null, null);
-        return resolved;
+        return store.outages.get(open.uuid)!;
       });
       if (outage) bus.emit('outage.resolved', { outage });
     },

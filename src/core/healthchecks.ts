@@ -67,9 +67,8 @@ export function healthchecksService(deps: Deps) {
       },
       clock.now(),
     );
-    const outage = store.outages.get(uuid)!;
-    escalation.opened(outage, 0, clock.now());
-    return outage;
+    escalation.opened(store.outages.get(uuid)!, 0, clock.now());
+    return store.outages.get(uuid)!;
   };
 
   /** Flips to up with a restarted clock and resolves the open outage (inside a transaction). */
@@ -81,7 +80,7 @@ export function healthchecksService(deps: Deps) {
     store.outages.resolve(open.uuid, at);
     const resolved = store.outages.get(open.uuid)!;
     escalation.resolved(resolved, clock.now(), null, null);
-    return resolved;
+    return store.outages.get(open.uuid)!;
   };
 
   /**
