@@ -8,6 +8,7 @@ import { HealthcheckDeadlines } from './engine/deadlines.ts';
 import { createChannels } from './alerting/channels/index.ts';
 import { AlertDispatcher } from './alerting/dispatcher.ts';
 import { EscalationStepper } from './alerting/stepper.ts';
+import { FloodGuard } from './alerting/flood-guard.ts';
 import { createApp } from './http/app.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
@@ -27,6 +28,7 @@ export interface RunningPharos {
   scheduler: Scheduler;
   deadlines: HealthcheckDeadlines;
   stepper: EscalationStepper;
+  floodGuard: FloodGuard;
   dispatcher: AlertDispatcher;
   /** The token generated at first start (null when one existed or PHAROS_ADMIN_TOKEN was set). */
   firstStartToken: string | null;
@@ -94,6 +96,20 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     },
   });
   const stepper = new EscalationStepper({ core, store, clock, logger, wakeDispatcher: () => dispatcher.wake() });
+  const floodGuard = new FloodGuard({
+    core,
+    store,
+    clock,
+    logger,
+    config,
+    monitorCount: () => scheduler?.scheduledCount ?? 0,
+    metrics: metrics.alerts,
+    changed: (restarted) => {
+      for (const uuid of restarted) stepper.refresh(uuid);
+      dispatcher.wake();
+    },
+  });
+  floodGuard.start();
 
   const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION });
   const { host, port } = parseListen(config.listen);
@@ -136,6 +152,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     scheduler,
     deadlines,
     stepper,
+    floodGuard,
     dispatcher,
     firstStartToken,
     close() {
@@ -147,6 +164,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         });
         deadlines.stop();
         stepper.stop();
+        floodGuard.stop();
         await scheduler.stop();
         await dispatcher.stop();
         await Promise.all([...channels.values()].map((c) => c.close()));

@@ -39,6 +39,12 @@ export class EscalationStepper {
     for (const s of this.deps.store.outages.scheduledEscalations()) this.#follow(s.uuid, s.incidentNumber, s.nextAlertAt);
   }
 
+  /** Re-reads an outage's schedule from the store (after a change made without an event). */
+  refresh(uuid: string): void {
+    const o = this.deps.store.outages.get(uuid);
+    if (o) this.#follow(o.uuid, o.incidentNumber, o.nextAlertAt);
+  }
+
   /** When the next send of an outage is due (epoch ms), or undefined. */
   timerAt(incidentNumber: number): number | undefined {
     return this.#timers.dueAt(incidentNumber);

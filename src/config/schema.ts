@@ -112,6 +112,19 @@ export const ConfigSchema = z.strictObject({
       retry_base_seconds: z.number().int().min(1).max(3600).default(10),
       /** Longest retry delay, seconds. */
       retry_max_seconds: z.number().int().min(1).max(86_400).default(900),
+      /** Probe connectivity loss: many monitors failing at once hold their alerts (docs/api.md). */
+      flood_guard: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          /** At least this many monitor outages opened within the window … */
+          min_monitors: z.number().int().min(2).default(10),
+          /** … and at least this share (0–1) of the scheduled monitors. */
+          failing_share: z.number().gt(0).max(1).default(0.5),
+          window_seconds: z.number().int().min(10).max(3600).default(120),
+          /** Channels that get the one notice; empty = every channel. */
+          channels: z.array(z.string().min(1)).default([]),
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** Notification channels; escalation policy steps name them. Strings may use `${ENV_VAR}`. */
@@ -122,6 +135,9 @@ export const ConfigSchema = z.strictObject({
   c.channels.forEach((ch, i) => {
     if (names.has(ch.name)) ctx.addIssue({ code: 'custom', path: ['channels', i, 'name'], message: `channel name "${ch.name}" is used twice` });
     names.add(ch.name);
+  });
+  c.alerting.flood_guard.channels.forEach((name, i) => {
+    if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['alerting', 'flood_guard', 'channels', i], message: `unknown channel "${name}" (declare it under channels)` });
   });
   const uuids = new Set<string>();
   c.escalation_policies.forEach((p, i) => {

@@ -4,8 +4,15 @@ import { sendChannels, sendDueAt } from '../domain/escalation.ts';
 import type { OutageRecord, Store } from '../store/index.ts';
 import { pingUrl } from '../domain/healthcheck.ts';
 
-/** Decides whether alerts for an outage are held back (maintenance windows, the flood guard). */
-export type AlertGate = (outage: OutageRecord, now: number) => boolean;
+/**
+ * A rule that holds alerts back (maintenance windows, the flood guard). Both hooks run inside the
+ * outage transactions: `opened` sees every new outage before its first send is decided; `holds`
+ * is asked before each send, and a held send is recorded on the timeline but queues nothing.
+ */
+export interface AlertGate {
+  opened?(outage: OutageRecord, now: number): void;
+  holds(outage: OutageRecord, now: number): boolean;
+}
 
 type Policy = Config['escalation_policies'][number];
 
@@ -15,7 +22,7 @@ type Policy = Config['escalation_policies'][number];
  * together with the state change, so a crash can neither lose nor invent an alert. The alerting
  * stepper only sets timers for `next_alert_at` and calls {@link sendDue} when one fires.
  */
-export function escalationService(deps: { store: Store; config: Pick<Config, 'escalation_policies' | 'public_url'>; suppressed: AlertGate }) {
+export function escalationService(deps: { store: Store; config: Pick<Config, 'escalation_policies' | 'public_url'>; gate: AlertGate }) {
   const { store, config } = deps;
   const policyOf = (uuid: string | null): Policy | undefined => (uuid ? config.escalation_policies.find((p) => p.uuid === uuid) : undefined);
   const link = (o: OutageRecord) => `${config.public_url.replace(/\/+$/, '')}/v2/outages/${o.uuid}`;
@@ -28,7 +35,7 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
   const send = (o: OutageRecord, policy: Policy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null) => {
     const sent = o.alertedSteps;
     const channels = sendChannels(policy, sent);
-    const held = deps.suppressed(o, now);
+    const held = deps.gate.holds(o, now);
     if (!held) {
       const escalation = { policyUuid: policy.uuid, policyName: policy.name, step: sent + 1, totalSteps: policy.steps.length };
       const message = JSON.stringify(renderAlert('alert', source(o), escalation, link(o), now));
@@ -50,6 +57,7 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
      */
     opened(o: OutageRecord, alertsWaitMinutes: number, now: number): void {
       store.outages.addEvent(o.uuid, { at: now, type: 'opened', userUuid: o.reportedBy, message: o.description });
+      deps.gate.opened?.(o, now);
       const policy = policyOf(o.escalationPolicyUuid);
       if (!policy || alertsWaitMinutes < 0) return;
       const start = now + alertsWaitMinutes * 60_000;
@@ -71,6 +79,17 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
       }
       send(o, policy, now, 'alerted', null, null);
       return true;
+    },
+    /**
+     * Starts an outage's escalation over from `startAt` (epoch ms; step 1 due at startAt + its
+     * `after_minutes`), e.g. when alerts held by the flood guard are released. Call inside a
+     * transaction. Outages that were never to alert (no policy, `alerts_wait` −1) stay so.
+     */
+    restart(uuid: string, startAt: number): void {
+      const o = store.outages.get(uuid);
+      const policy = o && policyOf(o.escalationPolicyUuid);
+      if (!o || !policy || o.endAt !== null || o.escalationStartAt === null) return;
+      store.outages.setEscalation(uuid, startAt, o.acknowledgedAt === null ? sendDueAt(policy, startAt, 0) : null, 0);
     },
     /** True when `o` has a policy with a step not yet sent (repeats do not count). */
     hasNextStep(o: OutageRecord): boolean {

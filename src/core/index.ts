@@ -16,7 +16,14 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const bus = new EventBus((err, event) => logger.error('event listener failed', { event, error: (err as Error).message }));
   // Alert gates (maintenance windows, the flood guard) register here; none holds alerts yet.
   const gates: AlertGate[] = [];
-  const escalation = escalationService({ store, config, suppressed: (o, now) => gates.some((g) => g(o, now)) });
+  const escalation = escalationService({
+    store,
+    config,
+    gate: {
+      opened: (o, now) => gates.forEach((g) => g.opened?.(o, now)),
+      holds: (o, now) => gates.some((g) => g.holds(o, now)),
+    },
+  });
   return {
     bus,
     config,

@@ -10,7 +10,7 @@ import type { EngineMetrics } from '../engine/scheduler.ts';
  * - `pharos_unconfirmed_failures_total` failures cleared before confirmation;
  * - `pharos_monitors{status}` scheduled monitors by status (`up`, `down`);
  * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
- *   `pharos_alerts_pending` rows waiting;
+ *   `pharos_alerts_pending` rows waiting; `pharos_flood_guard_active` and `pharos_alerts_held_total`;
  * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
  * @param statusCounts read at scrape time
  * @param alertsPending outbox rows waiting, read at scrape time
@@ -62,8 +62,12 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
       this.set(alertsPending());
     },
   });
-  /** Outbox delivery outcomes (structurally the alerting dispatcher's AlertMetrics). */
+  const floodActive = new Gauge({ name: 'pharos_flood_guard_active', help: '1 while the flood guard holds alerts (probe connectivity loss)', registers: [registry] });
+  const held = new Counter({ name: 'pharos_alerts_held_total', help: 'Escalation sends held by the flood guard', registers: [registry] });
+  /** Outbox delivery outcomes and flood-guard state (structurally AlertMetrics and FloodGuardMetrics). */
   const alerts = {
+    floodActive: (active: boolean) => floodActive.set(active ? 1 : 0),
+    alertsHeld: () => held.inc(),
     alertDelivered: (channel: string) => alertsTotal.inc({ channel, result: 'delivered' }),
     alertRetry: (channel: string) => alertsTotal.inc({ channel, result: 'retry' }),
     alertFailed: (channel: string) => alertsTotal.inc({ channel, result: 'failed' }),
