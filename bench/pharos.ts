@@ -4,9 +4,9 @@
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../test/support/process.ts';
 import { sleep, startChild, type Child } from './proc.ts';
 
 /** The repository root. */
@@ -14,14 +14,8 @@ export const ROOT = new URL('../', import.meta.url).pathname;
 /** The admin token of bench servers (PHAROS_ADMIN_TOKEN). */
 export const TOKEN = 'phr_bench' + 'x'.repeat(38);
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+/** A free TCP port on 127.0.0.1 (the test suite's helper). */
+export { freePort } from '../test/support/process.ts';
 
 /** SIGTERM and wait for the exit. */
 export async function stop(child: Child): Promise<void> {

@@ -64,9 +64,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const store = createStore(db);
   const core = createCore({ store, clock, logger, config });
 
-  const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent });
   let scheduler: Scheduler | null = null;
   const metrics = createMetrics(() => scheduler?.statusCounts() ?? { up: 0, down: 0 }, () => store.alerts.pendingCount());
+  const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   scheduler = new Scheduler({
     core,
     clock,

@@ -14,6 +14,8 @@ export interface EngineMetrics {
   schedulerLag(lagMs: number): void;
   /** A failure that a later pass cleared before it was confirmed. */
   unconfirmedFailure(): void;
+  /** An HTTP timing phase, ms (see ProbeOptions.observePhase). */
+  httpPhase(phase: 'connect' | 'ttfb' | 'body', ms: number): void;
 }
 
 /** Engine settings, from config `probe`. */

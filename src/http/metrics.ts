@@ -7,6 +7,7 @@ import type { EngineMetrics } from '../engine/scheduler.ts';
  * - `pharos_check_duration_seconds{protocol}` probe wall time;
  * - `pharos_scheduler_lag_seconds` due time → probe start (summary with p50/p90/p99 over 60 s,
  *   and a histogram for aggregation across scrapes);
+ * - `pharos_http_phase_seconds{phase}` HTTP timing phases (connect per new connection; ttfb, body per check);
  * - `pharos_unconfirmed_failures_total` failures cleared before confirmation;
  * - `pharos_monitors{status}` scheduled monitors by status (`up`, `down`);
  * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
@@ -38,6 +39,13 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
     name: 'pharos_scheduler_lag_hist_seconds',
     help: 'Delay between a check being due and its probe starting',
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const phases = new Histogram({
+    name: 'pharos_http_phase_seconds',
+    help: 'HTTP check phases: connect (per new connection, TCP + TLS), ttfb and body (per check)',
+    labelNames: ['phase'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
   const unconfirmed = new Counter({ name: 'pharos_unconfirmed_failures_total', help: 'Failed checks that a later pass cleared before confirmation', registers: [registry] });
@@ -84,6 +92,9 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
     },
     unconfirmedFailure() {
       unconfirmed.inc();
+    },
+    httpPhase(phase: 'connect' | 'ttfb' | 'body', ms: number) {
+      phases.observe({ phase }, ms / 1000);
     },
   };
   return { registry, engine, alerts, text: () => registry.metrics(), contentType: registry.contentType };

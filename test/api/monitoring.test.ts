@@ -97,6 +97,9 @@ describe('detection and recovery against real targets', () => {
     assert.match(metrics, /^pharos_checks_total\{protocol="http",result="down"\} 3$/m);
     assert.match(metrics, /^pharos_scheduler_lag_seconds\{quantile="0.99"\} 0$/m, 'a manual clock has no lag');
     assert.match(metrics, /^pharos_check_duration_seconds_count\{protocol="http"\} 5$/m);
+    assert.match(metrics, /^pharos_http_phase_seconds_count\{phase="ttfb"\} 5$/m, 'time to first byte of every HTTP check');
+    assert.match(metrics, /^pharos_http_phase_seconds_count\{phase="body"\} 5$/m);
+    assert.match(metrics, /^pharos_http_phase_seconds_count\{phase="connect"\} [1-5]$/m, 'connect time of each new (not kept-alive) connection');
     assert.equal((await p.api('/metrics', { token: null })).status, 401);
     target.respond(200);
     await recoverAndResolve(m.uuid, outage.uuid);

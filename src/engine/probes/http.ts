@@ -16,6 +16,8 @@ const DAY_MS = 86_400_000;
  *
  * Connections are pooled (keep-alive) per origin. The served certificate is read when a TLS
  * connection is made (a wrapped connector), so pooled requests still report days to expiry.
+ * Timing phases go to `options.observePhase`: the connector times each new connection (TCP + TLS),
+ * each check times its time to first byte and its body read.
  */
 export const httpProbe: ProbeFactory = (options) => {
   /** `host:port` → certificate `valid_to`, epoch ms. */
@@ -23,7 +25,9 @@ export const httpProbe: ProbeFactory = (options) => {
   // The BuildOptions type demands a port, which undici fills per connection.
   const base = buildConnector({ ...(options.sourceAddress ? { localAddress: options.sourceAddress } : {}) } as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (opts, cb) => {
+    const connectStarted = performance.now();
     base(opts, (err, socket) => {
+      if (!err) options.observePhase?.('connect', performance.now() - connectStarted);
       if (!err && socket && opts.protocol === 'https:') {
         const cert = (socket as TLSSocket).getPeerCertificate?.();
         if (cert?.valid_to) certExpiry.set(`${opts.hostname}:${opts.port || 443}`, Date.parse(cert.valid_to));
@@ -70,7 +74,10 @@ export const httpProbe: ProbeFactory = (options) => {
     } catch (e) {
       reason = describeNetworkError(e, url.hostname, spec.timeoutSeconds);
     }
-    return { ok: reason === null, latencyMs: elapsed(), statusCode, reason, timings: { ttfbMs }, ...ssl(url) };
+    const latencyMs = elapsed();
+    options.observePhase?.('ttfb', ttfbMs);
+    options.observePhase?.('body', latencyMs - ttfbMs);
+    return { ok: reason === null, latencyMs, statusCode, reason, timings: { ttfbMs }, ...ssl(url) };
   };
 
   const ssl = (url: URL): Pick<CheckOutcome, 'sslExpirationDays'> => {

@@ -13,6 +13,11 @@ export interface ProbeOptions {
   sourceAddress?: string | undefined;
   /** User-Agent header of HTTP checks. */
   userAgent: string;
+  /**
+   * Receives HTTP phase timings, ms: `connect` once per new connection (TCP, plus TLS for https),
+   * `ttfb` (request sent → response headers) and `body` (headers → body read) once per check.
+   */
+  observePhase?: ((phase: 'connect' | 'ttfb' | 'body', ms: number) => void) | undefined;
 }
 
 /**

@@ -1,0 +1,80 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../support/pharos.ts';
+import { freePort, waitFor } from '../support/process.ts';
+import { httpTarget, type HttpTarget } from '../support/targets.ts';
+
+// The single executable (issue 6 smoke test): build.sh makes dist/pharos; a copy in an empty
+// directory, with no node_modules and a PATH without node, serves the API, checks a local target and
+// stops cleanly on SIGTERM.
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dir = tempDir('pharos-binary-');
+const bin = join(dir, 'pharos');
+const TOKEN = 'binary-smoke-token-0123456789';
+let target: HttpTarget;
+
+/** An environment with only HOME and a PATH holding `ping` (no node anywhere). */
+function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { HOME: join(dir, 'home'), PATH: join(dir, 'bin'), ...extra };
+}
+
+before(() => {
+  execFileSync('bash', [join(ROOT, 'build.sh')], { cwd: ROOT, stdio: 'ignore' });
+  copyFileSync(join(ROOT, 'dist/pharos'), bin);
+  mkdirSync(join(dir, 'home'));
+  mkdirSync(join(dir, 'bin'));
+  const ping = execFileSync('sh', ['-c', 'command -v ping'], { encoding: 'utf8' }).trim();
+  symlinkSync(ping, join(dir, 'bin', 'ping'));
+});
+after(async () => {
+  await target?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('pharos version prints the Pharos, Node and SQLite versions without node or node_modules', () => {
+  const out = execFileSync(bin, ['version'], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
+  assert.match(out, /^pharos \d+\.\d+\.\d+\nnode v24\.\d+\.\d+\nsqlite 3\.\d+\.\d+\n$/);
+  assert.ok(existsSync(join(dir, 'home', '.cache', 'pharos')), 'the SQLite addon is cached under ~/.cache/pharos');
+});
+
+test('bad start-up input: one clear line and a non-zero exit', () => {
+  writeFileSync(join(dir, 'bad.yaml'), 'listen: 127.0.0.1:0\nno_such_key: 1\n');
+  try {
+    execFileSync(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_CONFIG: join(dir, 'bad.yaml') }), encoding: 'utf8', stdio: 'pipe' });
+    assert.fail('serve should exit non-zero');
+  } catch (e) {
+    const err = e as { status: number; stderr: string };
+    assert.notEqual(err.status, 0);
+    assert.match(err.stderr.trim(), /no_such_key: unknown config key/);
+    assert.equal(err.stderr.trim().split('\n').length, 1);
+  }
+});
+
+test('serve: the API answers, a local HTTP target is checked, SIGTERM exits 0 with the WAL checkpointed', { timeout: 60_000 }, async () => {
+  target = await httpTarget();
+  const port = await freePort();
+  const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' } });
+  try {
+    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok);
+    const created = await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'local', url: `${target.url}/health`, check_frequency: 10 }) });
+    assert.equal(created.status, 201);
+    await waitFor('a check of the local target', async () => target.hits > 0, 20_000);
+    await waitFor('the check to be counted', async () => /pharos_checks_total\{protocol="http",result="up"\} [1-9]/.test(await (await api('/metrics')).text()), 20_000);
+    assert.equal((await (await fetch(`${url}/docs/assets/swagger-ui.css`)).text()).length > 1000, true, '/docs assets are served from inside the binary');
+  } finally {
+    child.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, stderr);
+  const wal = join(dir, 'data', 'pharos.db-wal');
+  assert.ok(!existsSync(wal) || statSync(wal).size === 0, 'the WAL was checkpointed');
+  assert.ok(statSync(join(dir, 'data', 'pharos.db')).size > 0);
+});
