@@ -9,6 +9,7 @@ import { createChannels } from './alerting/channels/index.ts';
 import { AlertDispatcher } from './alerting/dispatcher.ts';
 import { EscalationStepper } from './alerting/stepper.ts';
 import { FloodGuard } from './alerting/flood-guard.ts';
+import { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { createApp } from './http/app.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
@@ -110,6 +111,17 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     },
   });
   floodGuard.start();
+  const maintenanceGate = new MaintenanceGate({
+    core,
+    store,
+    clock,
+    logger,
+    changed: (restarted) => {
+      for (const uuid of restarted) stepper.refresh(uuid);
+      dispatcher.wake();
+    },
+  });
+  maintenanceGate.start();
 
   const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION });
   const { host, port } = parseListen(config.listen);
@@ -165,6 +177,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         deadlines.stop();
         stepper.stop();
         floodGuard.stop();
+        maintenanceGate.stop();
         await scheduler.stop();
         await dispatcher.stop();
         await Promise.all([...channels.values()].map((c) => c.close()));

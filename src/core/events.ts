@@ -1,4 +1,5 @@
 import type { Healthcheck } from '../domain/healthcheck.ts';
+import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { OutageRecord } from '../store/outages.ts';
 
@@ -16,6 +17,8 @@ export interface PharosEvents {
   'outage.unacknowledged': { outage: OutageRecord };
   'outage.escalated': { outage: OutageRecord };
   'outage.deleted': { uuid: string };
+  'maintenance.changed': { window: MaintenanceWindow };
+  'maintenance.deleted': { window: MaintenanceWindow };
 }
 
 type Listener<K extends keyof PharosEvents> = (payload: PharosEvents[K]) => void;

@@ -6,6 +6,8 @@ import { checksService } from './checks.ts';
 import { escalationService, type AlertGate } from './escalation.ts';
 import { EventBus } from './events.ts';
 import { healthchecksService } from './healthchecks.ts';
+import { maintenanceService } from './maintenance.ts';
+import { reportsService } from './reports.ts';
 import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
@@ -33,6 +35,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     checks: checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation }),
     outages: outagesService({ store, clock, bus, config, escalation }),
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
+    maintenance: maintenanceService({ store, clock, bus }),
+    reports: reportsService({ store, clock }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;

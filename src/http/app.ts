@@ -5,6 +5,8 @@ import { secureHeaders } from 'hono/secure-headers';
 import { healthchecksRouter } from './api/healthchecks.ts';
 import { escalationPoliciesRouter } from './api/escalation-policies.ts';
 import { monitorsRouter } from './api/monitors.ts';
+import { maintenanceRouter } from './api/maintenance.ts';
+import { reportsRouter } from './api/reports.ts';
 import { outagesRouter } from './api/outages.ts';
 import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
@@ -42,6 +44,8 @@ export function createApp(deps: HttpDeps) {
   app.route('/v1/healthchecks', healthchecksRouter(deps, 'v1'));
   app.route('/v2/healthchecks', healthchecksRouter(deps, 'v2'));
   app.route('/v2/outages', outagesRouter(deps));
+  app.route('/v1/maintenance-windows', maintenanceRouter(deps));
+  app.route('/v2/reporting/monitor-reports', reportsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

@@ -2,6 +2,7 @@ import { alertsStore } from './alerts.ts';
 import { checksStore } from './checks.ts';
 import type { Db } from './db.ts';
 import { healthchecksStore } from './healthchecks.ts';
+import { maintenanceStore } from './maintenance.ts';
 import { monitorsStore } from './monitors.ts';
 import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
@@ -16,6 +17,7 @@ export function createStore(db: Db) {
     outages: outagesStore(db),
     healthchecks: healthchecksStore(db),
     alerts: alertsStore(db),
+    maintenance: maintenanceStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

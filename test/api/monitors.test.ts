@@ -182,7 +182,7 @@ describe('authentication and errors', () => {
 
   test('escalation policies list comes from config', async () => {
     const list = await (await p.api('/v1/escalation-policies')).json();
-    assert.deepEqual(list, [{ uuid: 'ep_oncall', name: 'On call', steps: [{ after_minutes: 0, channels: [] }] }]);
+    assert.deepEqual(list, [{ uuid: 'ep_oncall', name: 'On call', steps: [{ after_minutes: 0, channels: [] }], repeat_every_minutes: null }]);
   });
 
   test('OpenAPI document and the docs page with its own assets', async () => {

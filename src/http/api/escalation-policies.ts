@@ -8,6 +8,7 @@ const PolicySchema = z
     uuid: z.string(),
     name: z.string(),
     steps: z.array(z.object({ after_minutes: z.number(), channels: z.array(z.string()) })),
+    repeat_every_minutes: z.number().nullable().openapi({ description: 'minutes; the last step is sent again at this interval until acknowledged or resolved' }),
   })
   .openapi('EscalationPolicy');
 
@@ -16,7 +17,7 @@ export function escalationPoliciesRouter(deps: Pick<HttpDeps, 'core'>) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.openapi(
     createRoute({ method: 'get', path: '/', tags: ['Escalation policies'], summary: 'List escalation policies (declared in config.yaml)', responses: { 200: json(z.array(PolicySchema), 'All policies'), ...COMMON_ERRORS } }),
-    (c) => c.json(deps.core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name, steps: p.steps.map((s) => ({ after_minutes: s.after_minutes, channels: [...s.channels] })) })), 200),
+    (c) => c.json(deps.core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name, steps: p.steps.map((s) => ({ after_minutes: s.after_minutes, channels: [...s.channels] })), repeat_every_minutes: p.repeat_every_minutes ?? null })), 200),
   );
   return app;
 }

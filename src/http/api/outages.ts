@@ -3,6 +3,7 @@ import type { Config } from '../../config/schema.ts';
 import { iso, isoOrNull } from '../../domain/time.ts';
 import { outageDurationMs } from '../../domain/outage.ts';
 import { pingUrl } from '../../domain/healthcheck.ts';
+import { alertedStepsShown } from '../../domain/escalation.ts';
 import type { OutageRecord } from '../../core/outages.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
@@ -61,7 +62,7 @@ export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 
     reportedBy: o.reportedByUser,
     // A healthcheck outage shows its healthcheck as the monitor, with the ping URL (CONTRACT.md "Healthchecks").
     monitor: o.monitor ?? (o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrl(publicUrl, o.healthcheck.uuid), protocol: 'healthcheck' }),
-    escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name, alertedSteps: o.alertedSteps, totalSteps: policy.steps.length } : null,
+    escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name, alertedSteps: alertedStepsShown(policy, o.alertedSteps), totalSteps: policy.steps.length } : null,
     summary: o.summary,
     aiSummary: null,
     postmortem: o.postmortem,

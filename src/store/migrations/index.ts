@@ -1,6 +1,7 @@
 import { sql as init } from './0001_init.ts';
 import { sql as healthchecks } from './0002_healthchecks.ts';
 import { sql as alerting } from './0003_alerting.ts';
+import { sql as maintenance } from './0004_maintenance.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'init', sql: init },
   { version: 2, name: 'healthchecks', sql: healthchecks },
   { version: 3, name: 'alerting', sql: alerting },
+  { version: 4, name: 'maintenance', sql: maintenance },
 ];

@@ -1,0 +1,59 @@
+import type { Clock } from '../lib/clock.ts';
+import { notFound } from '../lib/errors.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { resolveMaintenance, type MaintenanceBodyInput, type MaintenanceWindow } from '../domain/maintenance.ts';
+import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
+
+/**
+ * Maintenance window use cases (API.md §4.5, CONTRACT.md "Maintenance windows"). Writes are one
+ * transaction each; `maintenance.changed` / `maintenance.deleted` tell the alerting side to move
+ * its window timers.
+ */
+export function maintenanceService(deps: { store: Store; clock: Clock; bus: EventBus }) {
+  const { store, clock, bus } = deps;
+  const mustGet = (uuid: string): MaintenanceWindow => {
+    const w = store.maintenance.get(uuid);
+    if (!w) throw notFound('maintenance', 'Maintenance window');
+    return w;
+  };
+  const knownMonitor = (uuid: string) => store.monitors.get(uuid) !== undefined;
+  // Status pages come with the status-page issue; until then no uuid is known.
+  const knownStatuspage = (_uuid: string) => false;
+
+  return {
+    list: (): MaintenanceWindow[] => store.maintenance.list(),
+    /** @throws AppError 404 `maintenance.not_found` */
+    get: mustGet,
+    /** @throws AppError 400 naming the field */
+    create(body: MaintenanceBodyInput): MaintenanceWindow {
+      const s = resolveMaintenance(body, knownMonitor, knownStatuspage);
+      const w = store.tx(() => store.maintenance.insert(newId(ID_PREFIX.maintenance), s, clock.now()));
+      bus.emit('maintenance.changed', { window: w });
+      return w;
+    },
+    /** @throws AppError 404 / 400 */
+    update(uuid: string, body: MaintenanceBodyInput): MaintenanceWindow {
+      const w = store.tx(() => {
+        mustGet(uuid);
+        return store.maintenance.update(uuid, resolveMaintenance(body, knownMonitor, knownStatuspage), clock.now());
+      });
+      bus.emit('maintenance.changed', { window: w });
+      return w;
+    },
+    /** @throws AppError 404 */
+    delete(uuid: string): void {
+      const w = store.tx(() => {
+        const found = mustGet(uuid);
+        store.maintenance.delete(uuid);
+        return found;
+      });
+      bus.emit('maintenance.deleted', { window: w });
+    },
+    /** True when the monitor is in an ongoing window at `at` (epoch ms). */
+    activeForMonitor: (monitorId: number, at: number): boolean => store.maintenance.activeForMonitor(monitorId, at),
+  };
+}
+
+/** The maintenance service's interface. */
+export type MaintenanceService = ReturnType<typeof maintenanceService>;

@@ -1,0 +1,78 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { iso } from '../../domain/time.ts';
+import type { AppEnv, HttpDeps } from '../context.ts';
+import { validationHook } from '../errors.ts';
+import { COMMON_ERRORS, NOT_FOUND, UuidParam, json } from './common.ts';
+
+const isoParam = (name: string) =>
+  z
+    .string()
+    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z')
+    .optional()
+    .openapi({ param: { name, in: 'query' } });
+const Window = z.object({ from: isoParam('from'), to: isoParam('to') });
+
+const Summary = z.object({ uuid: z.string(), name: z.string(), sla: z.number().openapi({ description: 'uptime %, rounded down to 2 decimals' }) }).openapi('ReportSummary');
+const Report = z
+  .object({
+    uuid: z.string(),
+    name: z.string(),
+    protocol: z.string(),
+    period: z.object({ from: z.string(), to: z.string() }),
+    sla: z.number(),
+    outages: z.object({
+      count: z.number().int(),
+      totalDowntime: z.number().int().openapi({ description: 'seconds' }),
+      totalDowntimeFormatted: z.string(),
+      longestOutage: z.number().int().openapi({ description: 'seconds' }),
+      longestOutageFormatted: z.string(),
+      details: z.array(z.object({ startDate: z.string(), endDate: z.string().nullable(), duration: z.number().int(), durationFormatted: z.string() })),
+    }),
+    mttr: z.number().int().openapi({ description: 'seconds' }),
+    mttrFormatted: z.string(),
+  })
+  .openapi('Report');
+
+const tags = ['Reports'];
+const ms = (s: string | undefined) => (s === undefined ? undefined : Date.parse(s));
+
+/** /v2/reporting/monitor-reports (API.md §4.6, CONTRACT.md "Reports"); window default: the last 7 days. */
+export function reportsRouter(deps: Pick<HttpDeps, 'core'>) {
+  const { core } = deps;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.openapi(
+    createRoute({ method: 'get', path: '/', tags, summary: 'SLA of every monitor (default: the last 7 days)', request: { query: Window }, responses: { 200: json(z.array(Summary), 'Summaries'), ...COMMON_ERRORS } }),
+    (c) => {
+      const q = c.req.valid('query');
+      return c.json(core.reports.summaries(ms(q.from), ms(q.to)).map((s) => ({ uuid: s.monitor.uuid, name: s.monitor.name, sla: s.sla })), 200);
+    },
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'A monitor report over [from, to)', request: { params: UuidParam, query: Window }, responses: { 200: json(Report, 'The report'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => {
+      const q = c.req.valid('query');
+      const r = core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to));
+      return c.json(
+        {
+          uuid: r.monitor.uuid,
+          name: r.monitor.name,
+          protocol: r.monitor.protocol,
+          period: { from: iso(r.from), to: iso(r.to) },
+          sla: r.sla,
+          outages: {
+            count: r.count,
+            totalDowntime: r.totalDowntime,
+            totalDowntimeFormatted: r.totalDowntimeFormatted,
+            longestOutage: r.longestOutage,
+            longestOutageFormatted: r.longestOutageFormatted,
+            details: r.details,
+          },
+          mttr: r.mttr,
+          mttrFormatted: r.mttrFormatted,
+        },
+        200,
+      );
+    },
+  );
+  return app;
+}
