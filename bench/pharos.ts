@@ -34,6 +34,8 @@ function newestSource(): number {
 
 /** A running bench Pharos. */
 export interface BenchPharos {
+  /** The temp folder holding config.yaml and data/. */
+  dir: string;
   child: Child;
   /** `http://127.0.0.1:<port>` */
   url: string;
@@ -51,11 +53,12 @@ export interface BenchPharos {
  * @param how `dist` (the single executable, rebuilt when stale), `src` (tsx), or the path of a
  *   prebuilt binary (e.g. one built from a clean checkout while src/ is being edited)
  * @param nodeOptions NODE_OPTIONS for the Pharos process only
+ * @param reuse a stopped bench Pharos whose folder (and database) to start on again
  */
-export async function startBenchPharos(how: string, nodeOptions?: string): Promise<BenchPharos> {
+export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos): Promise<BenchPharos> {
   const bin = join(ROOT, 'dist/pharos');
   if (how === 'dist' && (!existsSync(bin) || statSync(bin).mtimeMs < newestSource())) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
-  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
+  const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'pharos-bench-'));
   writeFileSync(join(dir, 'config.yaml'), 'log_level: warn\n');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -76,6 +79,7 @@ export async function startBenchPharos(how: string, nodeOptions?: string): Promi
   }
   const stopIt = () => stop(child);
   return {
+    dir,
     child,
     url,
     dbFile: join(dir, 'data', 'pharos.db'),

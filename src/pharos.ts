@@ -1,3 +1,4 @@
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config/schema.ts';
@@ -11,6 +12,7 @@ import { EscalationStepper } from './alerting/stepper.ts';
 import { FloodGuard } from './alerting/flood-guard.ts';
 import { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { createApp } from './http/app.ts';
+import { pingHandler } from './http/ping.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
@@ -126,7 +128,13 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION });
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
+    const pings = pingHandler({ core, clock, logger });
+    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path).
+    const withPings = ((options: object, listener: RequestListener) =>
+      createServer(options, (req, res) => {
+        if (!pings(req, res)) listener(req, res);
+      })) as unknown as typeof createServer;
+    const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
       db.close();
       reject(new AppError(500, 'http.listen_failed', e.code === 'EADDRINUSE' ? `cannot listen on ${config.listen}: address already in use` : `cannot listen on ${config.listen}: ${e.message}`));

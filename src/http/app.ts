@@ -11,7 +11,6 @@ import { outagesRouter } from './api/outages.ts';
 import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
-import { pingRouter } from './ping.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
 
 /** Request bodies above this are refused with 413 (CONTRACT.md "Errors and validation"). */
@@ -20,15 +19,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * Builds the whole HTTP application from narrow dependencies (house rule 5). One router per
  * resource and version, mounted with `app.route()`; auth on every `/v1`, `/v2`, `/v3` route.
+ * Pings (`/ping/…`) never reach this app: `pingHandler` answers them in front of it.
  */
 export function createApp(deps: HttpDeps) {
   const { core, logger } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const auth = bearerAuth(core);
 
-  // First: the ping endpoint is the hot path (thousands per second) and answers `OK` before the
-  // middlewares below run; it cuts its own bodies at 10 KB and needs no token or security headers.
-  app.route('/ping', pingRouter(deps));
   app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,

@@ -1,56 +1,72 @@
-import { Hono, type Context } from 'hono';
-import { getConnInfo } from '@hono/node-server/conninfo';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_PING_BODY_BYTES } from '../domain/healthcheck.ts';
 import { parsePingSignal } from '../domain/ping.ts';
 import type { HttpDeps } from './context.ts';
 
 const PING_METHODS = 'GET, HEAD, POST';
+const PREFIX = '/ping/';
+const TOKEN = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
  * Reads at most `limit` bytes of a request body as UTF-8 and drains the rest: a ping's body is
  * kept up to 10 KB and a larger one is cut, never refused (CONTRACT.md "Healthchecks").
  */
-async function headOfBody(c: Context, limit: number): Promise<string | null> {
-  const stream = c.req.raw.body;
-  if (!stream) return null;
-  const kept: Uint8Array[] = [];
+async function headOfBody(req: IncomingMessage, limit: number): Promise<string | null> {
+  const kept: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of req as AsyncIterable<Buffer>) {
     if (size < limit) kept.push(chunk.subarray(0, limit - size));
     size += chunk.byteLength;
   }
-  if (size === 0) return null;
-  return new TextDecoder().decode(Buffer.concat(kept));
+  return size === 0 ? null : Buffer.concat(kept).toString('utf8');
+}
+
+function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
 }
 
 /**
  * The ping endpoint `<public_url>/ping/<tok_uuid>[/start|/fail|/<exit-code>]` (API.md §4.2): HEAD,
  * GET or POST, no credentials, `200 OK` once the ping is committed; 404 for an unknown token or
- * signal; 405 for other methods. The source IP is the TCP peer (put Pharos behind a proxy and it is
- * the proxy's address).
+ * signal; 405 (with `Allow`) for other methods. The source IP is the TCP peer (behind a proxy: the
+ * proxy's address).
+ *
+ * It is the hot path (thousands of pings per second), so it is a plain node:http handler in front of
+ * the Hono app: no Request/Response objects, no middleware. It only parses HTTP; storing is the
+ * core's (`core.healthchecks.ping`).
+ * @returns a listener that handles `/ping/…` requests and returns false for anything else
  */
-export function pingRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
-  const { core, clock } = deps;
-  const app = new Hono();
-
-  const handle = async (c: Context) => {
-    const signal = parsePingSignal(c.req.param('signal'));
-    if (!signal) return c.text('Not found', 404);
-    const body = c.req.method === 'POST' ? await headOfBody(c, MAX_PING_BODY_BYTES) : null;
-    const stored = await core.healthchecks.ping(c.req.param('token')!, {
-      ...signal,
-      at: clock.now(),
-      method: c.req.method,
-      sourceIp: getConnInfo(c).remote.address ?? null,
-      userAgent: c.req.header('user-agent')?.slice(0, 512) ?? null,
-      body,
+export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
+  const { core, clock, logger } = deps;
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url ?? '';
+    if (!url.startsWith(PREFIX)) return false;
+    const q = url.indexOf('?');
+    const [token = '', segment, extra] = url.slice(PREFIX.length, q < 0 ? undefined : q).split('/');
+    const signal = extra === undefined && TOKEN.test(token) ? parsePingSignal(segment) : null;
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'POST') {
+      req.resume();
+      answer(res, 405, `Method not allowed; allowed: ${PING_METHODS}`, { allow: PING_METHODS });
+      return true;
+    }
+    void (async () => {
+      const body = req.method === 'POST' ? await headOfBody(req, MAX_PING_BODY_BYTES) : (req.resume(), null);
+      if (!signal) return answer(res, 404, 'Not found');
+      const ua = req.headers['user-agent'];
+      const stored = await core.healthchecks.ping(token, {
+        ...signal,
+        at: clock.now(),
+        method: req.method!,
+        sourceIp: req.socket.remoteAddress ?? null,
+        userAgent: ua ? ua.slice(0, 512) : null,
+        body,
+      });
+      answer(res, stored ? 200 : 404, stored ? 'OK' : 'Not found');
+    })().catch((e: unknown) => {
+      logger.error('ping failed', { error: (e as Error).message });
+      if (!res.headersSent) answer(res, 503, 'Ping not stored, try again');
     });
-    if (!stored) return c.text('Not found', 404);
-    return c.text('OK', 200);
+    return true;
   };
-  for (const path of ['/:token', '/:token/:signal']) {
-    app.on(['GET', 'HEAD', 'POST'], path, handle);
-    app.all(path, (c) => c.text(`Method not allowed; allowed: ${PING_METHODS}`, 405, { Allow: PING_METHODS }));
-  }
-  return app;
 }

@@ -1,0 +1,93 @@
+/**
+ * Bench: report cost with a year of history. N monitors (paused: no checks run), then a year of
+ * synthetic outages (one a day per monitor, 5–65 min) and a weekly maintenance window per monitor
+ * written straight into the database while Pharos is stopped; then GET /v2/reporting/monitor-reports
+ * (7-day default window, every monitor) and one monitor's 1-year report, side by side with /healthz
+ * (the HTTP floor). Medians and p99 of sequential requests; see docs/PERFORMANCE.md.
+ *
+ *   npm run bench:reports -- [--monitors 1000] [--days 365] [--requests 200] [--pharos dist|src|<binary>]
+ */
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { median, quantile } from './proc.ts';
+import { forEachConcurrent, startBenchPharos, type BenchPharos } from './pharos.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    monitors: { type: 'string', default: '1000' },
+    days: { type: 'string', default: '365' },
+    requests: { type: 'string', default: '200' },
+    pharos: { type: 'string', default: 'dist' },
+  },
+});
+const N = Number(opt.monitors);
+const DAYS = Number(opt.days);
+const REQUESTS = Number(opt.requests);
+const DAY = 86_400_000;
+
+async function timed(p: BenchPharos, path: string): Promise<{ p50: number; p99: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const t = performance.now();
+    const res = await p.api(path);
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    ms.push(performance.now() - t);
+  }
+  return { p50: median(ms), p99: quantile(ms, 0.99) };
+}
+
+const seed = await startBenchPharos(opt.pharos!);
+const uuids: string[] = new Array(N);
+await forEachConcurrent(N, 8, async (i) => {
+  const res = await seed.api('/v1/monitors', 'POST', { name: `m${i}`, url: `http://127.0.0.1:9/m${i}`, check_frequency: 3600, paused: true });
+  if (res.status !== 201) throw new Error(`create monitor: ${res.status}`);
+  uuids[i] = ((await res.json()) as { uuid: string }).uuid;
+});
+await seed.stop();
+
+// A year of history, written directly (the API has no way to backdate outages).
+const db = new Database(seed.dbFile);
+const now = Date.now();
+const ids = db.prepare('SELECT id FROM monitors ORDER BY id').all() as Array<{ id: number }>;
+const insertOutage = db.prepare(
+  `INSERT INTO outages(uuid, incident_number, kind, monitor_id, start_at, end_at, status_code, description, detected_location, confirmed_locations, protocol, severity, created_at)
+   VALUES (?, ?, 'monitor', ?, ?, ?, 503, 'Expected 2xx, got 503', 'london', 'london', 'http', 'minor', ?)`,
+);
+const insertWindow = db.prepare(
+  `INSERT INTO maintenance_windows(uuid, name, start_at, end_at, statuspages, updates, notification_option, notification_minutes, created_at, updated_at)
+   VALUES (?, 'weekly', ?, ?, '[]', '[]', 'none', 60, ?, ?)`,
+);
+const linkWindow = db.prepare('INSERT INTO maintenance_monitors(window_id, monitor_id) VALUES (?, ?)');
+let incident = 0;
+db.transaction(() => {
+  for (const { id } of ids) {
+    for (let d = DAYS; d >= 1; d--) {
+      const start = now - d * DAY + ((id * 7919 + d * 104_729) % (20 * 3_600_000));
+      insertOutage.run(`outage_b${id}_${d}`, ++incident, id, start, start + (5 + ((id + d) % 61)) * 60_000, start);
+      if (d % 7 === 0) {
+        const w = insertWindow.run(`mw_b${id}_${d}`, start - 3_600_000, start - 1_800_000, start, start).lastInsertRowid;
+        linkWindow.run(w, id);
+      }
+    }
+  }
+  db.prepare("UPDATE counters SET value = ? WHERE name = 'incident_number'").run(incident);
+})();
+db.close();
+
+const p = await startBenchPharos(opt.pharos!, undefined, seed);
+try {
+  const floor = await timed(p, '/healthz');
+  const list = await timed(p, '/v2/reporting/monitor-reports');
+  const yearFrom = new Date(now - DAYS * DAY).toISOString();
+  const one = await timed(p, `/v2/reporting/monitor-reports/${uuids[0]}?from=${yearFrom}`);
+  const f = (n: number) => n.toFixed(1);
+  console.log(`\n${N} monitors × ${DAYS} days of history (${incident} outages, a weekly maintenance window each); ${REQUESTS} sequential requests each\n`);
+  console.log('| request | p50 ms | p99 ms |');
+  console.log('|---|---:|---:|');
+  console.log(`| GET /healthz (HTTP floor) | ${f(floor.p50)} | ${f(floor.p99)} |`);
+  console.log(`| GET /v2/reporting/monitor-reports (${N} monitors, last 7 days) | ${f(list.p50)} | ${f(list.p99)} |`);
+  console.log(`| GET /v2/reporting/monitor-reports/{uuid}?from=<1 year ago> | ${f(one.p50)} | ${f(one.p99)} |`);
+} finally {
+  await p.cleanup();
+}
