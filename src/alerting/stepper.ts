@@ -32,9 +32,7 @@ export class EscalationStepper {
       core.bus.on('outage.acknowledged', ({ outage }) => follow(outage)),
       core.bus.on('outage.escalated', ({ outage }) => woken(outage)),
       core.bus.on('outage.resolved', ({ outage }) => woken(outage)),
-      core.bus.on('outage.deleted', ({ uuid }) => {
-        for (const s of this.deps.store.outages.scheduledEscalations()) if (s.uuid === uuid) this.#timers.cancel(s.incidentNumber);
-      }),
+      core.bus.on('outage.deleted', ({ incidentNumber }) => this.#timers.cancel(incidentNumber)),
     );
     for (const s of this.deps.store.outages.scheduledEscalations()) this.#follow(s.uuid, s.incidentNumber, s.nextAlertAt);
   }

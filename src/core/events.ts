@@ -16,7 +16,7 @@ export interface PharosEvents {
   'outage.acknowledged': { outage: OutageRecord };
   'outage.unacknowledged': { outage: OutageRecord };
   'outage.escalated': { outage: OutageRecord };
-  'outage.deleted': { uuid: string };
+  'outage.deleted': { uuid: string; incidentNumber: number };
   'maintenance.changed': { window: MaintenanceWindow };
   'maintenance.deleted': { window: MaintenanceWindow };
 }

@@ -106,11 +106,12 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
     },
     /** Deletes an outage and its timeline (any state). @throws AppError 404 */
     delete(uuid: string): void {
-      store.tx(() => {
-        mustGet(uuid);
+      const o = store.tx(() => {
+        const found = mustGet(uuid);
         store.outages.delete(uuid);
+        return found;
       });
-      bus.emit('outage.deleted', { uuid });
+      bus.emit('outage.deleted', { uuid, incidentNumber: o.incidentNumber });
     },
     /**
      * Acknowledges: escalation stops. @throws AppError 404; 409 when resolved or already acknowledged

@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.ts';
 import { invalid, notFound } from '../lib/errors.ts';
-import { reportFigures, type ReportFigures } from '../domain/report.ts';
+import { reportFigures, reportSla, type ReportFigures } from '../domain/report.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { Store } from '../store/index.ts';
 
@@ -37,15 +37,15 @@ export function reportsService(deps: { store: Store; clock: Clock }) {
       const w = windowOf(from, to);
       const outages = store.maintenance.outagesBetween(w.from, w.to);
       const maintenance = store.maintenance.windowsBetween(w.from, w.to);
-      return store.monitors.list().map((m) => ({ monitor: m, sla: reportFigures(outages.get(m.id) ?? [], maintenance.get(m.id) ?? [], w.from, w.to, w.now).sla }));
+      return store.monitors.list().map((m) => ({ monitor: m, sla: reportSla(outages.get(m.id) ?? [], maintenance.get(m.id) ?? [], w.from, w.to, w.now) }));
     },
     /** One monitor's full report. @throws AppError 404 unknown monitor, 400 bad window */
     report(uuid: string, from?: number, to?: number): MonitorReport {
       const monitor = store.monitors.get(uuid);
       if (!monitor) throw notFound('monitors', 'Monitor');
       const w = windowOf(from, to);
-      const outages = store.maintenance.outagesBetween(w.from, w.to).get(monitor.id) ?? [];
-      const maintenance = store.maintenance.windowsBetween(w.from, w.to).get(monitor.id) ?? [];
+      const outages = store.maintenance.outagesBetween(w.from, w.to, monitor.id).get(monitor.id) ?? [];
+      const maintenance = store.maintenance.windowsBetween(w.from, w.to, monitor.id).get(monitor.id) ?? [];
       return { monitor, from: w.from, to: w.to, ...reportFigures(outages, maintenance, w.from, w.to, w.now) };
     },
   };

@@ -1,3 +1,5 @@
+import { invalid } from '../lib/errors.ts';
+
 /**
  * Escalation timing (pure). A policy's steps are timed from the escalation start, which is the
  * moment the outage opened plus the monitor's `alerts_wait` (CONTRACT.md "Monitors": minutes
@@ -42,4 +44,16 @@ export function resumeAt(policy: PolicyTiming, startAt: number, sent: number, no
 /** `alertedSteps` as the API shows it: sends counted up to the number of steps (repeats do not add). */
 export function alertedStepsShown(policy: PolicyTiming, sent: number): number {
   return Math.min(sent, policy.steps.length);
+}
+
+/**
+ * The `escalation_policy` body field of monitors and healthchecks (API.md §2.2): a policy uuid
+ * links, `"none"` or null unlinks, left out keeps `current`.
+ * @throws AppError 400 `escalation_policy: unknown escalation policy …`
+ */
+export function resolvePolicyRef(value: string | null | undefined, current: string | null, known: (uuid: string) => boolean): string | null {
+  if (value === undefined) return current;
+  if (value === null || value === 'none') return null;
+  if (known(value)) return value;
+  throw invalid('escalation_policy', `unknown escalation policy "${value}" (use a uuid from GET /v1/escalation-policies, or "none")`);
 }

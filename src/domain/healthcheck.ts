@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cronProblem, isIanaTimeZone, nextCronTime } from '../lib/cron.ts';
 import { invalid } from '../lib/errors.ts';
+import { resolvePolicyRef } from './escalation.ts';
 
 /** Units of `period_type` and `grace_period_type` (API.md §2.4). */
 export const PERIOD_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
@@ -112,12 +113,7 @@ export function resolveHealthcheckSettings(
   if (graceS < MIN_GRACE_S) throw invalid('grace_period_value', `must be at least ${MIN_GRACE_S} seconds (got ${graceS} s)`);
   if (graceS > MAX_PERIOD_S) throw invalid('grace_period_value', 'must be at most 365 days');
 
-  let escalationPolicyUuid = current?.escalationPolicyUuid ?? null;
-  if (body.escalation_policy !== undefined) {
-    if (body.escalation_policy === null || body.escalation_policy === 'none') escalationPolicyUuid = null;
-    else if (knownPolicy(body.escalation_policy)) escalationPolicyUuid = body.escalation_policy;
-    else throw invalid('escalation_policy', `unknown escalation policy "${body.escalation_policy}" (use a uuid from GET /v1/escalation-policies, or "none")`);
-  }
+  const escalationPolicyUuid = resolvePolicyRef(body.escalation_policy, current?.escalationPolicyUuid ?? null, knownPolicy);
   return { name: body.name, ...mode, timezone, graceValue: body.grace_period_value, graceType: body.grace_period_type, escalationPolicyUuid };
 }
 

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { invalid } from '../lib/errors.ts';
+import { resolvePolicyRef } from './escalation.ts';
 import { REGIONS, type Region } from './regions.ts';
 
 /** Monitor protocols (API.md §2.1). */
@@ -145,12 +146,7 @@ export function resolveMonitorSettings(
   base: Omit<MonitorSettings, 'name' | 'url'>,
   knownPolicy: (uuid: string) => boolean,
 ): MonitorSettings {
-  let escalationPolicyUuid = base.escalationPolicyUuid;
-  if (body.escalation_policy !== undefined) {
-    if (body.escalation_policy === null || body.escalation_policy === 'none') escalationPolicyUuid = null;
-    else if (knownPolicy(body.escalation_policy)) escalationPolicyUuid = body.escalation_policy;
-    else throw invalid('escalation_policy', `unknown escalation policy "${body.escalation_policy}" (use a uuid from GET /v1/escalation-policies, or "none")`);
-  }
+  const escalationPolicyUuid = resolvePolicyRef(body.escalation_policy, base.escalationPolicyUuid, knownPolicy);
   const s: MonitorSettings = {
     name: body.name,
     url: body.url,

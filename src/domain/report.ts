@@ -53,6 +53,23 @@ function lengthOutside(a: number, b: number, holes: Array<[number, number]>): nu
   return len;
 }
 
+/** Downtime (ms) inside [from, to): the union of the outages minus the maintenance windows. */
+function downtimeMs(outages: readonly Interval[], maintenance: readonly Interval[], from: number, to: number, now: number): number {
+  const holes = clipMerge(maintenance.map((m) => ({ startAt: m.startAt, endAt: m.endAt ?? to })), from, to);
+  const spans = clipMerge(outages.map((o) => ({ startAt: o.startAt, endAt: o.endAt ?? Math.max(o.startAt, Math.min(now, to)) })), from, to);
+  return spans.reduce((sum, [a, b]) => sum + lengthOutside(a, b, holes), 0);
+}
+
+/** `sla` = 100 × (1 − downtime / window), rounded down to 2 decimals (integer maths, no float drift). */
+function slaOf(downMs: number, from: number, to: number): number {
+  return Math.floor(((to - from - downMs) * 10_000) / (to - from)) / 100;
+}
+
+/** Only the SLA of {@link reportFigures} (the list endpoint), without the per-outage details. */
+export function reportSla(outages: readonly Interval[], maintenance: readonly Interval[], from: number, to: number, now: number): number {
+  return slaOf(downtimeMs(outages, maintenance, from, to, now), from, to);
+}
+
 /**
  * The report maths of CONTRACT.md "Reports", pure. Downtime of an outage is its time inside the
  * window [from, to) and outside the monitor's maintenance windows; an outage still going counts up
@@ -83,12 +100,11 @@ export function reportFigures(outages: readonly Interval[], maintenance: readonl
       durationFormatted: formatDuration(duration),
     });
   }
-  const downMs = clipMerge(counted, from, to).reduce((sum, [a, b]) => sum + lengthOutside(a, b, holes), 0);
+  const downMs = downtimeMs(counted, maintenance, from, to, now);
   const totalDowntime = details.reduce((s, d) => s + d.duration, 0);
   const longestOutage = details.reduce((m, d) => Math.max(m, d.duration), 0);
   const mttr = details.length ? Math.floor(totalDowntime / details.length) : 0;
-  // Rounded down, on integers to avoid 99.99999 → 99.99 float surprises: basis points of 0.01 %.
-  const sla = Math.floor(((to - from - downMs) * 10_000) / (to - from)) / 100;
+  const sla = slaOf(downMs, from, to);
   return {
     sla,
     count: details.length,

@@ -57,16 +57,35 @@ export function maintenanceStore(db: Db) {
     `SELECT count(*) AS n FROM maintenance_monitors mm JOIN maintenance_windows w ON w.id = mm.window_id
      WHERE mm.monitor_id = ? AND w.start_at <= ? AND w.end_at > ?`,
   );
+  // Unary `+` keeps SQLite off the start_at index: the selective bound is the end (index on end_at).
   const windowsOverlapping = db.prepare<[number, number], { monitor_id: number; start_at: number; end_at: number }>(
     `SELECT mm.monitor_id, w.start_at, w.end_at FROM maintenance_windows w JOIN maintenance_monitors mm ON mm.window_id = w.id
-     WHERE w.end_at > ? AND w.start_at < ?`,
+     WHERE w.end_at > ? AND +w.start_at < ?`,
+  );
+  const windowsOverlappingFor = db.prepare<[number, number, number], { monitor_id: number; start_at: number; end_at: number }>(
+    `SELECT mm.monitor_id, w.start_at, w.end_at FROM maintenance_monitors mm JOIN maintenance_windows w ON w.id = mm.window_id
+     WHERE mm.monitor_id = ? AND w.end_at > ? AND +w.start_at < ?`,
   );
   const outagesEnded = db.prepare<[number, number], { monitor_id: number; start_at: number; end_at: number | null }>(
-    'SELECT monitor_id, start_at, end_at FROM outages WHERE end_at > ? AND start_at < ? AND monitor_id IS NOT NULL',
+    'SELECT monitor_id, start_at, end_at FROM outages INDEXED BY outages_end WHERE end_at > ? AND +start_at < ? AND monitor_id IS NOT NULL',
   );
   const outagesOngoing = db.prepare<[number], { monitor_id: number; start_at: number; end_at: number | null }>(
-    'SELECT monitor_id, start_at, end_at FROM outages WHERE end_at IS NULL AND start_at < ? AND monitor_id IS NOT NULL',
+    'SELECT monitor_id, start_at, end_at FROM outages INDEXED BY outages_end WHERE end_at IS NULL AND +start_at < ? AND monitor_id IS NOT NULL',
   );
+  const outagesFor = db.prepare<[number, number, number, number], { monitor_id: number; start_at: number; end_at: number | null }>(
+    `SELECT monitor_id, start_at, end_at FROM outages INDEXED BY outages_monitor WHERE monitor_id = ? AND end_at > ? AND +start_at < ?
+     UNION ALL
+     SELECT monitor_id, start_at, end_at FROM outages INDEXED BY outages_monitor WHERE monitor_id = ? AND end_at IS NULL`,
+  );
+  const byMonitor = (rows: Array<{ monitor_id: number; start_at: number; end_at: number | null }>) => {
+    const m = new Map<number, Interval[]>();
+    for (const r of rows) {
+      let list = m.get(r.monitor_id);
+      if (!list) m.set(r.monitor_id, (list = []));
+      list.push({ startAt: r.start_at, endAt: r.end_at });
+    }
+    return m;
+  };
 
   const params = (uuid: string, s: MaintenanceSettings, now: number) => ({
     uuid,
@@ -107,25 +126,18 @@ export function maintenanceStore(db: Db) {
     delete: (uuid: string): boolean => del.run(uuid).changes === 1,
     /** True when a window covering the monitor is ongoing at `at` (an index seek per call). */
     activeForMonitor: (monitorId: number, at: number): boolean => activeFor.get(monitorId, at, at)!.n > 0,
-    /** Maintenance intervals overlapping [from, to), by monitor id. */
-    windowsBetween(from: number, to: number): Map<number, Interval[]> {
-      const m = new Map<number, Interval[]>();
-      for (const r of windowsOverlapping.all(from, to)) {
-        let list = m.get(r.monitor_id);
-        if (!list) m.set(r.monitor_id, (list = []));
-        list.push({ startAt: r.start_at, endAt: r.end_at });
-      }
-      return m;
+    /** Maintenance intervals overlapping [from, to), by monitor id (only `monitorId`'s when given). */
+    windowsBetween(from: number, to: number, monitorId?: number): Map<number, Interval[]> {
+      return byMonitor(monitorId === undefined ? windowsOverlapping.all(from, to) : windowsOverlappingFor.all(monitorId, from, to));
     },
-    /** Monitor outages overlapping [from, to) (ended after `from`, or ongoing), by monitor id. */
-    outagesBetween(from: number, to: number): Map<number, Interval[]> {
-      const m = new Map<number, Interval[]>();
-      for (const r of [...outagesEnded.all(from, to), ...outagesOngoing.all(to)]) {
-        let list = m.get(r.monitor_id);
-        if (!list) m.set(r.monitor_id, (list = []));
-        list.push({ startAt: r.start_at, endAt: r.end_at });
-      }
-      return m;
+    /**
+     * Monitor outages overlapping [from, to) — ended after `from`, or ongoing — by monitor id (only
+     * `monitorId`'s when given). Index range reads: the cost follows the outages in the range, not
+     * the history.
+     */
+    outagesBetween(from: number, to: number, monitorId?: number): Map<number, Interval[]> {
+      if (monitorId !== undefined) return byMonitor(outagesFor.all(monitorId, from, to, monitorId).filter((r) => r.start_at < to));
+      return byMonitor([...outagesEnded.all(from, to), ...outagesOngoing.all(to)]);
     },
   };
 }

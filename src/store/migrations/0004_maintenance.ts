@@ -24,5 +24,6 @@ CREATE TABLE maintenance_monitors (
 CREATE INDEX maintenance_monitors_monitor ON maintenance_monitors(monitor_id);
 
 -- Reports read the outages that overlap a window: those ending after its start, and the ongoing.
-CREATE INDEX outages_end ON outages(end_at);
+-- Covering (start and monitor in the index): a report over all monitors reads no table rows.
+CREATE INDEX outages_end ON outages(end_at, start_at, monitor_id);
 `;

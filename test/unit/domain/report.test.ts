@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { reportFigures } from '../../../src/domain/report.ts';
+import { reportFigures, reportSla } from '../../../src/domain/report.ts';
 import { maintenanceStatus, resolveMaintenance } from '../../../src/domain/maintenance.ts';
 import { AppError } from '../../../src/lib/errors.ts';
 
@@ -21,6 +21,7 @@ test('a 7-day report with outages of 30 min, 1 h 15 min and one straddling the w
   const r = reportFigures(outages, maintenance, from, to, to + 3 * H);
   // Downtime 20 + 30 + 75 = 125 min = 7500 s of 604800 s: 100 × (1 − 7500/604800) = 98.7599… → 98.75.
   assert.equal(r.sla, 98.75);
+  assert.equal(reportSla(outages, maintenance, from, to, to + 3 * H), 98.75, 'the list endpoint computes the same SLA');
   assert.equal(r.count, 3);
   assert.equal(r.totalDowntime, 7500);
   assert.equal(r.totalDowntimeFormatted, '2hr 5min');
