@@ -8,6 +8,7 @@ import { EventBus } from './events.ts';
 import { healthchecksService } from './healthchecks.ts';
 import { maintenanceService } from './maintenance.ts';
 import { reportsService } from './reports.ts';
+import { incidentsService } from './incidents.ts';
 import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
@@ -37,6 +38,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
     maintenance: maintenanceService({ store, clock, bus }),
     reports: reportsService({ store, clock }),
+    incidents: incidentsService({ store, clock }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;

@@ -7,6 +7,7 @@ import { escalationPoliciesRouter } from './api/escalation-policies.ts';
 import { monitorsRouter } from './api/monitors.ts';
 import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
+import { componentsRouter, incidentsRouter } from './api/incidents.ts';
 import { outagesRouter } from './api/outages.ts';
 import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
@@ -43,6 +44,8 @@ export function createApp(deps: HttpDeps) {
   app.route('/v2/outages', outagesRouter(deps));
   app.route('/v1/maintenance-windows', maintenanceRouter(deps));
   app.route('/v2/reporting/monitor-reports', reportsRouter(deps));
+  app.route('/v3/incidents', incidentsRouter(deps));
+  app.route('/v1/components', componentsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

@@ -3,6 +3,7 @@ import { checksStore } from './checks.ts';
 import type { Db } from './db.ts';
 import { healthchecksStore } from './healthchecks.ts';
 import { maintenanceStore } from './maintenance.ts';
+import { incidentsStore } from './incidents.ts';
 import { monitorsStore } from './monitors.ts';
 import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
@@ -18,6 +19,7 @@ export function createStore(db: Db) {
     healthchecks: healthchecksStore(db),
     alerts: alertsStore(db),
     maintenance: maintenanceStore(db),
+    incidents: incidentsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

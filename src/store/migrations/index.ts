@@ -2,6 +2,7 @@ import { sql as init } from './0001_init.ts';
 import { sql as healthchecks } from './0002_healthchecks.ts';
 import { sql as alerting } from './0003_alerting.ts';
 import { sql as maintenance } from './0004_maintenance.ts';
+import { sql as incidents } from './0005_incidents.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'healthchecks', sql: healthchecks },
   { version: 3, name: 'alerting', sql: alerting },
   { version: 4, name: 'maintenance', sql: maintenance },
+  { version: 5, name: 'incidents', sql: incidents },
 ];

@@ -1,0 +1,101 @@
+import type { Clock } from '../lib/clock.ts';
+import { notFound } from '../lib/errors.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import {
+  checkIncidentRefs,
+  toIncidentUpdate,
+  type Component,
+  type ComponentBodyInput,
+  type Incident,
+  type IncidentBodyInput,
+  type IncidentUpdateInput,
+} from '../domain/incident.ts';
+import type { Store } from '../store/index.ts';
+
+/**
+ * Status-page incidents (API.md §4.3, CONTRACT.md "Incidents") and components (CONTRACT.md
+ * "Components"). Every write is one transaction. Status pages do not exist yet (status-page
+ * issue), so only an empty `statuspages` list passes validation.
+ */
+export function incidentsService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const mustGet = (uuid: string): Incident => {
+    const i = store.incidents.get(uuid);
+    if (!i) throw notFound('incidents', 'Incident');
+    return i;
+  };
+  const mustGetComponent = (uuid: string): Component => {
+    const c = store.incidents.components.get(uuid);
+    if (!c) throw notFound('components', 'Component');
+    return c;
+  };
+  const knownAffected = (uuid: string) =>
+    store.monitors.get(uuid) !== undefined ||
+    store.healthchecks.get(uuid) !== undefined ||
+    store.healthchecks.getByPublicUuid(uuid) !== undefined ||
+    store.incidents.components.get(uuid) !== undefined;
+  const knownStatuspage = (_uuid: string) => false;
+  const fields = (b: IncidentBodyInput) => ({ title: b.title, type: b.type, affectedComponents: [...new Set(b.affectedComponents ?? [])], statuspages: [...new Set(b.statuspages ?? [])] });
+
+  return {
+    /** Newest first. */
+    list: (): Incident[] => store.incidents.list(),
+    /** @throws AppError 404 `incidents.not_found` */
+    get: mustGet,
+    /** @throws AppError 400 naming the field */
+    create(body: IncidentBodyInput): Incident {
+      checkIncidentRefs(body, knownAffected, knownStatuspage);
+      const now = clock.now();
+      return store.tx(() => store.incidents.insert(newId(ID_PREFIX.incident), fields(body), (body.updates ?? []).map((u) => toIncidentUpdate(u, now)), now));
+    },
+    /** Replaces the fields; `updates`, when given, replace the timeline. @throws AppError 404 / 400 */
+    update(uuid: string, body: IncidentBodyInput): Incident {
+      checkIncidentRefs(body, knownAffected, knownStatuspage);
+      const now = clock.now();
+      return store.tx(() => {
+        mustGet(uuid);
+        return store.incidents.update(uuid, fields(body), body.updates?.map((u) => toIncidentUpdate(u, now)), now);
+      });
+    },
+    /** Appends an update (date defaults to now). @throws AppError 404 */
+    addUpdate(uuid: string, u: IncidentUpdateInput): Incident {
+      const now = clock.now();
+      return store.tx(() => {
+        mustGet(uuid);
+        return store.incidents.addUpdate(uuid, toIncidentUpdate(u, now), now);
+      });
+    },
+    /** @throws AppError 404 */
+    delete(uuid: string): void {
+      store.tx(() => {
+        mustGet(uuid);
+        store.incidents.delete(uuid);
+      });
+    },
+    components: {
+      list: (): Component[] => store.incidents.components.list(),
+      /** @throws AppError 404 `components.not_found` */
+      get: mustGetComponent,
+      create(b: ComponentBodyInput): Component {
+        return store.tx(() => store.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now()));
+      },
+      /** Fields left out keep their values. @throws AppError 404 */
+      update(uuid: string, b: ComponentBodyInput): Component {
+        return store.tx(() => {
+          const c = mustGetComponent(uuid);
+          return store.incidents.components.update(uuid, { name: b.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
+        });
+      },
+      /** @throws AppError 404 */
+      delete(uuid: string): void {
+        store.tx(() => {
+          mustGetComponent(uuid);
+          store.incidents.components.delete(uuid);
+        });
+      },
+    },
+  };
+}
+
+/** The incidents service's interface. */
+export type IncidentsService = ReturnType<typeof incidentsService>;
