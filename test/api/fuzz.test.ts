@@ -103,3 +103,52 @@ test('1,000 random create/update bodies never give a 500', async () => {
   assert.equal(list.length, 1 + (counts[201] ?? 0));
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
+
+const OTHER_FIELDS = [
+  'name', 'period_value', 'period_type', 'grace_period_value', 'grace_period_type', 'cron', 'timezone', 'escalation_policy',
+  'description', 'severity', 'escalationPolicyUuid', 'summary', 'message',
+  'start_date', 'end_date', 'monitors', 'statuspages', 'title', 'updates', 'notificationOption', 'notificationMinutes',
+  'type', 'affectedComponents', 'text', 'date', 'status',
+];
+const OTHER_GOOD: Record<string, unknown[]> = {
+  period_value: [1, 0, -3, 1.5], period_type: ['hours', 'weeks'], grace_period_value: [5, 59], grace_period_type: ['minutes', 'seconds'],
+  cron: ['0 2 * * *', '61 * * * *', '* * *'], timezone: ['Europe/Berlin', 'Mars/Base', '+01:00'], severity: ['major', 'meh'],
+  start_date: ['2026-05-01T22:00:00Z', 'yesterday'], end_date: ['2026-05-01T23:00:00Z', '2026-05-01T21:00:00Z'],
+  title: [{ en: 'x' }, {}, { xx: 'y' }, 'plain'], type: ['outage', 'resolved', 'investigating'], text: [{ de: 'x' }, null],
+  notificationOption: ['none', 'sometimes'], status: ['degraded', 'on fire'], monitors: [[], ['mon_x']], updates: [[], [{}]],
+};
+
+test('600 random bodies against the other write endpoints never give a 500', async () => {
+  const seed = Number(process.env.FUZZ_SEED ?? 20261124);
+  const r = rng(seed);
+  const hc = (await (await p.api('/v1/healthchecks', { method: 'POST', json: { name: 'h', period_value: 1, period_type: 'hours', grace_period_value: 5, grace_period_type: 'minutes' } })).json()).healthcheck;
+  const outage = (await (await p.api('/v2/outages', { method: 'POST', json: { description: 'fuzz' } })).json()).outage;
+  const incident = await (await p.api('/v3/incidents', { method: 'POST', json: { title: { en: 'i' }, type: 'incident' } })).json();
+  const targets: Array<[string, string]> = [
+    ['POST', '/v1/healthchecks'], ['PUT', `/v1/healthchecks/${hc.uuid}`], ['POST', '/v2/healthchecks'],
+    ['POST', '/v2/outages'], ['POST', `/v2/outages/${outage.uuid}/acknowledge`], ['POST', `/v2/outages/${outage.uuid}/escalate`],
+    ['POST', '/v1/maintenance-windows'], ['POST', '/v3/incidents'], ['PUT', `/v3/incidents/${incident.uuid}`],
+    ['POST', `/v3/incidents/${incident.uuid}/updates`], ['POST', '/v1/components'],
+  ];
+  const statuses = new Set<number>();
+  for (let i = 0; i < 600; i += 20) {
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, j) => {
+        const [method, path] = targets[(i + j) % targets.length]!;
+        const obj: Record<string, unknown> = {};
+        for (const f of OTHER_FIELDS) {
+          if (r() < 0.6) continue;
+          const good = OTHER_GOOD[f];
+          obj[f] = good && r() < 0.6 ? good[Math.floor(r() * good.length)] : randomValue(r);
+        }
+        const body = r() < 0.05 ? '{"' : JSON.stringify(obj);
+        const res = await p.api(path, { method, body, headers: { 'Content-Type': 'application/json' } });
+        const text = await res.text();
+        statuses.add(res.status);
+        assert.ok(res.status < 500, `seed ${seed}: ${method} ${path} → ${res.status} ${text}\n${body.slice(0, 300)}`);
+        if (res.status >= 400) assert.equal(typeof JSON.parse(text).error, 'string', text);
+      }),
+    );
+  }
+  assert.ok(statuses.has(400), `some bodies are refused: ${[...statuses]}`);
+});
