@@ -3,6 +3,7 @@ import { renderAlert } from '../domain/alert.ts';
 import { sendChannels, sendDueAt } from '../domain/escalation.ts';
 import type { OutageRecord, Store } from '../store/index.ts';
 import { pingUrl } from '../domain/healthcheck.ts';
+import { outageSubject } from '../domain/outage.ts';
 
 /**
  * A rule that holds alerts back (maintenance windows, the flood guard). Both hooks run inside the
@@ -28,7 +29,7 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
   const link = (o: OutageRecord) => `${config.public_url.replace(/\/+$/, '')}/v2/outages/${o.uuid}`;
   const source = (o: OutageRecord) => ({
     ...o,
-    monitor: o.monitor ?? (o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrl(config.public_url, o.healthcheck.uuid), protocol: 'healthcheck' }),
+    monitor: outageSubject(o, (uuid) => pingUrl(config.public_url, uuid)),
   });
 
   /** Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. */

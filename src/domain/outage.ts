@@ -69,3 +69,21 @@ export function parseIncidentRef(search: string): number | null {
 export function outageDurationMs(o: Pick<Outage, 'startAt' | 'endAt'>, now: number): number {
   return Math.max(0, (o.endAt ?? now) - o.startAt);
 }
+
+/** What an outage is about, as the API's `monitor` field shows it: `{uuid, name, url, protocol}`. */
+export interface OutageSubject {
+  uuid: string;
+  name: string;
+  url: string;
+  protocol: string;
+}
+
+/**
+ * The `monitor` of an outage: its monitor, or its healthcheck shown as a monitor with the ping URL
+ * and protocol `healthcheck` (CONTRACT.md "Healthchecks"), or null for a manual outage.
+ * @param pingUrlOf builds a healthcheck's ping URL from its uuid
+ */
+export function outageSubject(o: { monitor: OutageSubject | null; healthcheck: { uuid: string; name: string } | null }, pingUrlOf: (uuid: string) => string): OutageSubject | null {
+  if (o.monitor) return o.monitor;
+  return o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrlOf(o.healthcheck.uuid), protocol: 'healthcheck' };
+}

@@ -1,7 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Config } from '../../config/schema.ts';
 import { iso, isoOrNull } from '../../domain/time.ts';
-import { outageDurationMs } from '../../domain/outage.ts';
+import { outageDurationMs, outageSubject } from '../../domain/outage.ts';
 import { pingUrl } from '../../domain/healthcheck.ts';
 import { alertedStepsShown } from '../../domain/escalation.ts';
 import type { OutageRecord } from '../../core/outages.ts';
@@ -60,8 +60,7 @@ export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 
     acknowledgedAt: isoOrNull(o.acknowledgedAt),
     acknowledgedBy: o.acknowledgedByUser,
     reportedBy: o.reportedByUser,
-    // A healthcheck outage shows its healthcheck as the monitor, with the ping URL (CONTRACT.md "Healthchecks").
-    monitor: o.monitor ?? (o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrl(publicUrl, o.healthcheck.uuid), protocol: 'healthcheck' }),
+    monitor: outageSubject(o, (uuid) => pingUrl(publicUrl, uuid)),
     escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name, alertedSteps: alertedStepsShown(policy, o.alertedSteps), totalSteps: policy.steps.length } : null,
     summary: o.summary,
     aiSummary: null,
