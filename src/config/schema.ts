@@ -103,6 +103,13 @@ export const ConfigSchema = z.strictObject({
       pings_per_healthcheck: z.number().int().min(1).max(10000).default(100),
     })
     .prefault({}),
+  /** Status pages. */
+  status_pages: z
+    .strictObject({
+      /** Pages answer at `<subdomain>.<hosted_domain>`; default: the host of `public_url`. */
+      hosted_domain: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a domain such as status.example.com').optional(),
+    })
+    .prefault({}),
   /** Delivery of queued alerts (the outbox). */
   alerting: z
     .strictObject({

@@ -34,7 +34,7 @@ export function incidentsService(deps: { store: Store; clock: Clock }) {
     store.healthchecks.get(uuid) !== undefined ||
     store.healthchecks.getByPublicUuid(uuid) !== undefined ||
     store.incidents.components.get(uuid) !== undefined;
-  const knownStatuspage = (_uuid: string) => false;
+  const knownStatuspage = (uuid: string) => store.statuspages.get(uuid) !== undefined;
   const fields = (b: IncidentBodyInput) => ({ title: b.title, type: b.type, affectedComponents: [...new Set(b.affectedComponents ?? [])], statuspages: [...new Set(b.statuspages ?? [])] });
 
   return {

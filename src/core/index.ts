@@ -9,6 +9,7 @@ import { healthchecksService } from './healthchecks.ts';
 import { maintenanceService } from './maintenance.ts';
 import { reportsService } from './reports.ts';
 import { incidentsService } from './incidents.ts';
+import { statuspagesService } from './statuspages.ts';
 import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
@@ -39,6 +40,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     maintenance: maintenanceService({ store, clock, bus }),
     reports: reportsService({ store, clock }),
     incidents: incidentsService({ store, clock }),
+    statuspages: statuspagesService({ store, clock }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;

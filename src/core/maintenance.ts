@@ -18,8 +18,7 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
     return w;
   };
   const knownMonitor = (uuid: string) => store.monitors.get(uuid) !== undefined;
-  // Status pages come with the status-page issue; until then no uuid is known.
-  const knownStatuspage = (_uuid: string) => false;
+  const knownStatuspage = (uuid: string) => store.statuspages.get(uuid) !== undefined;
 
   return {
     list: (): MaintenanceWindow[] => store.maintenance.list(),

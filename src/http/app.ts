@@ -8,6 +8,7 @@ import { monitorsRouter } from './api/monitors.ts';
 import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
+import { statuspagesRouter } from './api/statuspages.ts';
 import { outagesRouter } from './api/outages.ts';
 import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
@@ -46,6 +47,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v2/reporting/monitor-reports', reportsRouter(deps));
   app.route('/v3/incidents', incidentsRouter(deps));
   app.route('/v1/components', componentsRouter(deps));
+  app.route('/v2/statuspages', statuspagesRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

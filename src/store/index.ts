@@ -4,6 +4,7 @@ import type { Db } from './db.ts';
 import { healthchecksStore } from './healthchecks.ts';
 import { maintenanceStore } from './maintenance.ts';
 import { incidentsStore } from './incidents.ts';
+import { statuspagesStore } from './statuspages.ts';
 import { monitorsStore } from './monitors.ts';
 import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
@@ -20,6 +21,7 @@ export function createStore(db: Db) {
     alerts: alertsStore(db),
     maintenance: maintenanceStore(db),
     incidents: incidentsStore(db),
+    statuspages: statuspagesStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

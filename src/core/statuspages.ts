@@ -1,0 +1,87 @@
+import type { Clock } from '../lib/clock.ts';
+import { conflict, notFound } from '../lib/errors.ts';
+import { hashPassword } from '../lib/password.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput } from '../domain/statuspage.ts';
+import type { Store } from '../store/index.ts';
+
+/** Status pages per list page (CONTRACT.md "Status pages (v2)"). */
+export const STATUSPAGES_PER_PAGE = 20;
+
+/**
+ * Status page use cases (API.md §4.7, CONTRACT.md "Status pages (v2)"): validation of every field,
+ * subdomains unique (a taken one → 409; none given → made from the name, with a number added when
+ * taken), passwords stored only as scrypt hashes. The public pages come with the status-page issue.
+ */
+export function statuspagesService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const mustGet = (uuid: string): Statuspage => {
+    const s = store.statuspages.get(uuid);
+    if (!s) throw notFound('statuspages', 'Status page');
+    return s;
+  };
+  const knownService = (uuid: string) =>
+    store.monitors.get(uuid) !== undefined || store.healthchecks.get(uuid) !== undefined || store.healthchecks.getByPublicUuid(uuid) !== undefined || store.incidents.components.get(uuid) !== undefined;
+  const freeSubdomain = (wanted: string | undefined, name: string, self: string | null): string => {
+    const taken = (s: string) => {
+      const other = store.statuspages.bySubdomain(s);
+      return other !== undefined && other.uuid !== self;
+    };
+    if (wanted) {
+      if (taken(wanted)) throw conflict('statuspages.subdomain_taken', `subdomain "${wanted}" is taken`);
+      return wanted;
+    }
+    const base = subdomainFrom(name);
+    let candidate = base;
+    for (let i = 2; taken(candidate); i++) candidate = `${base.slice(0, 58)}-${i}`;
+    return candidate;
+  };
+  const checkHostname = (hostname: string | null, self: string | null) => {
+    const other = hostname ? store.statuspages.byHostname(hostname) : undefined;
+    if (other && other.uuid !== self) throw conflict('statuspages.hostname_taken', `hostname "${hostname}" is used by another status page`);
+  };
+
+  return {
+    /** A page (0-indexed) of status pages. */
+    list(page: number) {
+      const { items, total } = store.statuspages.list(STATUSPAGES_PER_PAGE, page * STATUSPAGES_PER_PAGE);
+      return { statuspages: items, hasNextPage: (page + 1) * STATUSPAGES_PER_PAGE < total, total, page, resultsPerPage: STATUSPAGES_PER_PAGE };
+    },
+    /** @throws AppError 404 `statuspages.not_found` */
+    get: mustGet,
+    /** True when a status page uuid exists (maintenance windows, incidents). */
+    exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
+    /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
+    async create(body: StatuspageBodyInput): Promise<Statuspage> {
+      const r = resolveStatuspage(body, null, knownService);
+      const passwordHash = body.password ? await hashPassword(body.password) : null;
+      return store.tx(() => {
+        const subdomain = freeSubdomain(r.subdomain, r.name, null);
+        checkHostname(r.hostname, null);
+        return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
+      });
+    },
+    /** Fields left out keep their values; `sections`, when given, replace all. @throws AppError 404 / 400 / 409 */
+    async update(uuid: string, body: StatuspageBodyInput): Promise<Statuspage> {
+      const current = mustGet(uuid);
+      const r = resolveStatuspage(body, current, knownService);
+      const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
+      return store.tx(() => {
+        mustGet(uuid);
+        const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
+        checkHostname(r.hostname, uuid);
+        return store.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
+      });
+    },
+    /** @throws AppError 404 */
+    delete(uuid: string): void {
+      store.tx(() => {
+        mustGet(uuid);
+        store.statuspages.delete(uuid);
+      });
+    },
+  };
+}
+
+/** The status pages service's interface. */
+export type StatuspagesService = ReturnType<typeof statuspagesService>;

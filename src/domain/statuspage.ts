@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { invalid } from '../lib/errors.ts';
+
+/** Page languages (API.md §2.9). */
+export const PAGE_LANGUAGES = ['en', 'fr', 'de', 'ru', 'nl', 'pl', 'sv'] as const;
+/** Themes (API.md §2.9). */
+export const THEMES = ['light', 'dark', 'system'] as const;
+/** Fonts (API.md §2.9); each is served from the binary, never a CDN. */
+export const FONTS = ['system-ui', 'Lato', 'Manrope', 'Inter', 'Open Sans', 'Montserrat', 'Poppins', 'Roboto', 'Raleway', 'Nunito', 'Merriweather', 'DM Sans', 'Work Sans'] as const;
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+const bool = z.boolean({ error: 'must be a boolean' });
+const httpUrl = z
+  .string({ error: 'must be an http(s) URL' })
+  .max(2048, 'must be at most 2048 characters')
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+/** A service (or group) of a section (API.md §2.9 `sections[].services[]`). */
+export interface PageService {
+  monitor_uuid: string;
+  name_shown: string | null;
+  show_uptime: boolean;
+  show_response_times: boolean;
+  description: string | null;
+  is_group: boolean;
+  services: PageService[];
+}
+
+/** A section of a page. */
+export interface PageSection {
+  name: string;
+  services: PageService[];
+}
+
+const leafFields = {
+  monitor_uuid: z.string({ error: 'is required: a monitor, healthcheck or component uuid' }).min(1, 'is required: a monitor, healthcheck or component uuid'),
+  name_shown: z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters').nullable().optional(),
+  show_uptime: bool.optional(),
+  show_response_times: bool.optional(),
+  description: z.string({ error: 'must be a string' }).max(2000, 'must be at most 2000 characters').nullable().optional(),
+  is_group: bool.optional(),
+};
+/** A service inside a group: groups nest one level (a group of services, not of groups). */
+const ChildService = z.object(leafFields, { error: 'must be a service object {monitor_uuid, …}' });
+/** A service or a group (`is_group` with `services`). */
+const ServiceInput = z.object(
+  { ...leafFields, services: z.array(ChildService, { error: 'must be an array of services' }).max(200, 'must have at most 200 services').optional() },
+  { error: 'must be a service object {monitor_uuid, …}' },
+);
+
+/** Body of POST/PUT /v2/statuspages (API.md §2.9). Cross-field rules: {@link resolveStatuspage}. */
+export const StatuspageBody = z.object({
+  name: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+  subdomain: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be 1-63 letters, digits and hyphens, not starting or ending with a hyphen').optional(),
+  hostname: z.string({ error: 'must be a host name' }).regex(HOSTNAME, 'must be a host name such as status.example.com').nullable().optional(),
+  website: httpUrl.nullable().optional(),
+  description: z.string({ error: 'must be a string' }).max(2000, 'must be at most 2000 characters').nullable().optional(),
+  languages: z.array(z.enum(PAGE_LANGUAGES, { error: oneOf(PAGE_LANGUAGES) }), { error: 'must be an array of languages' }).min(1, 'must name at least one language').optional(),
+  theme: z.enum(THEMES, { error: oneOf(THEMES) }).optional(),
+  font: z.enum(FONTS, { error: oneOf(FONTS) }).optional(),
+  accent_color: z.string({ error: 'must be a hex colour such as #36b27e' }).regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as #36b27e').optional(),
+  auto_refresh: bool.optional(),
+  banner_header: bool.optional(),
+  logo: httpUrl.nullable().optional(),
+  logo_height: z.string({ error: 'must be pixels such as 32px' }).regex(/^[1-9]\d{0,2}px$/, 'must be pixels such as 32px (1-999)').optional(),
+  favicon: httpUrl.nullable().optional(),
+  hide_powered_by: bool.optional(),
+  hide_from_search_engines: bool.optional(),
+  google_analytics: z.string({ error: 'must be a measurement ID such as G-ABC123' }).regex(/^G-[A-Z0-9]{4,20}$/, 'must be a measurement ID such as G-ABC123').nullable().optional(),
+  password: z.string({ error: 'must be a string' }).min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters').optional(),
+  subscribe: z
+    .object({ enabled: bool.optional(), email: bool.optional(), slack: bool.optional(), teams: bool.optional(), sms: bool.optional() }, { error: 'must be an object of booleans' })
+    .optional(),
+  authentication: z
+    .object(
+      {
+        password_protection: bool.optional(),
+        google_sso: bool.optional(),
+        saml_sso: bool.optional(),
+        google_allowed_domains: z.array(z.string().regex(HOSTNAME, 'must be email domains such as example.com'), { error: 'must be an array of domains' }).optional(),
+        sso_connection_uuid: z.string({ error: 'must be an sso_ uuid' }).nullable().optional(),
+      },
+      { error: 'must be an object' },
+    )
+    .optional(),
+  sections: z
+    .array(z.object({ name: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(255), services: z.array(ServiceInput, { error: 'must be an array of services' }).max(200).default([]) }, { error: 'must be a section {name, services}' }), {
+      error: 'must be an array of sections',
+    })
+    .max(50, 'must have at most 50 sections')
+    .optional(),
+});
+export type StatuspageBodyInput = z.infer<typeof StatuspageBody>;
+
+/** Everything of a page but identity, name, subdomain, hostname and sections (stored as JSON). */
+export interface PageSettings {
+  website: string | null;
+  description: string | null;
+  languages: string[];
+  theme: (typeof THEMES)[number];
+  font: (typeof FONTS)[number];
+  accent_color: string;
+  auto_refresh: boolean;
+  banner_header: boolean;
+  logo: string | null;
+  logo_height: string;
+  favicon: string | null;
+  hide_powered_by: boolean;
+  hide_from_search_engines: boolean;
+  google_analytics: string | null;
+  subscribe: { enabled: boolean; email: boolean; slack: boolean; teams: boolean; sms: boolean };
+  authentication: { password_protection: boolean; google_sso: boolean; saml_sso: boolean; google_allowed_domains: string[]; sso_connection_uuid: string | null };
+}
+
+/** A status page as the core and store see it. */
+export interface Statuspage {
+  id: number;
+  uuid: string;
+  name: string;
+  subdomain: string;
+  hostname: string | null;
+  settings: PageSettings;
+  sections: PageSection[];
+  /** scrypt hash (`scrypt$<salt b64>$<hash b64>`), or null. */
+  passwordHash: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Defaults of API.md §2.9. */
+export const DEFAULT_SETTINGS: PageSettings = {
+  website: null,
+  description: null,
+  languages: ['en'],
+  theme: 'system',
+  font: 'Inter',
+  accent_color: '#36b27e',
+  auto_refresh: false,
+  banner_header: true,
+  logo: null,
+  logo_height: '32px',
+  favicon: null,
+  hide_powered_by: false,
+  hide_from_search_engines: false,
+  google_analytics: null,
+  subscribe: { enabled: true, email: true, slack: false, teams: false, sms: false },
+  authentication: { password_protection: false, google_sso: false, saml_sso: false, google_allowed_domains: [], sso_connection_uuid: null },
+};
+
+/** A subdomain made from a name: lower-case letters and digits joined by hyphens (`My Shop!` → `my-shop`). */
+export function subdomainFrom(name: string): string {
+  const s = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
+  return s || 'status';
+}
+
+type ServiceIn = z.infer<typeof ServiceInput>;
+type ChildIn = z.infer<typeof ChildService>;
+
+/**
+ * Body → page fields, over `current` (update) or the defaults (create). PUT keeps what it leaves
+ * out; `sections`, when given, replace all sections (CONTRACT.md "Status pages").
+ * @param knownService true for an existing monitor, healthcheck or component uuid
+ * @throws AppError 400 naming the field (unknown service, SAML without a connection, password
+ *   protection without a password)
+ */
+export function resolveStatuspage(
+  body: StatuspageBodyInput,
+  current: Pick<Statuspage, 'settings' | 'sections' | 'subdomain' | 'hostname' | 'passwordHash'> | null,
+  knownService: (uuid: string) => boolean,
+): { name: string; subdomain: string | undefined; hostname: string | null; settings: PageSettings; sections: PageSection[] } {
+  const base = current?.settings ?? DEFAULT_SETTINGS;
+  const pick = <K extends keyof PageSettings>(k: K, v: PageSettings[K] | null | undefined, nullable = false): PageSettings[K] =>
+    v === undefined || (v === null && !nullable) ? base[k] : (v as PageSettings[K]);
+  const settings: PageSettings = {
+    website: pick('website', body.website, true),
+    description: pick('description', body.description, true),
+    languages: body.languages ? [...new Set(body.languages)] : base.languages,
+    theme: pick('theme', body.theme),
+    font: pick('font', body.font),
+    accent_color: pick('accent_color', body.accent_color),
+    auto_refresh: pick('auto_refresh', body.auto_refresh),
+    banner_header: pick('banner_header', body.banner_header),
+    logo: pick('logo', body.logo, true),
+    logo_height: pick('logo_height', body.logo_height),
+    favicon: pick('favicon', body.favicon, true),
+    hide_powered_by: pick('hide_powered_by', body.hide_powered_by),
+    hide_from_search_engines: pick('hide_from_search_engines', body.hide_from_search_engines),
+    google_analytics: pick('google_analytics', body.google_analytics, true),
+    subscribe: { ...base.subscribe, ...(body.subscribe ?? {}) },
+    authentication: {
+      ...base.authentication,
+      ...Object.fromEntries(Object.entries(body.authentication ?? {}).filter(([, v]) => v !== undefined)),
+    } as PageSettings['authentication'],
+  };
+  const auth = settings.authentication;
+  if (auth.saml_sso && !auth.sso_connection_uuid) throw invalid('authentication.sso_connection_uuid', 'is required when saml_sso is true');
+  if (auth.sso_connection_uuid) throw invalid('authentication.sso_connection_uuid', `unknown SSO connection "${auth.sso_connection_uuid}" (none is configured)`);
+  if (auth.password_protection && !body.password && !current?.passwordHash) throw invalid('password', 'is required when authentication.password_protection is true');
+
+  const service = (s: ServiceIn | ChildIn, path: string): PageService => {
+    if (!knownService(s.monitor_uuid)) throw invalid(`${path}.monitor_uuid`, `unknown monitor, healthcheck or component "${s.monitor_uuid}"`);
+    const children = 'services' in s ? (s.services ?? []) : [];
+    if (children.length > 0 && !s.is_group) throw invalid(`${path}.services`, 'only a group (is_group: true) has nested services');
+    return {
+      monitor_uuid: s.monitor_uuid,
+      name_shown: s.name_shown ?? null,
+      show_uptime: s.show_uptime ?? true,
+      show_response_times: s.show_response_times ?? true,
+      description: s.description ?? null,
+      is_group: s.is_group ?? false,
+      services: children.map((c, i) => service(c, `${path}.services.${i}`)),
+    };
+  };
+  const sections = body.sections
+    ? body.sections.map((sec, i) => ({ name: sec.name, services: sec.services.map((s, j) => service(s, `sections.${i}.services.${j}`)) }))
+    : (current?.sections ?? []);
+  return { name: body.name, subdomain: body.subdomain?.toLowerCase(), hostname: body.hostname === undefined ? (current?.hostname ?? null) : (body.hostname?.toLowerCase() ?? null), settings, sections };
+}
