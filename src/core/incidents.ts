@@ -11,6 +11,7 @@ import {
   type IncidentUpdateInput,
 } from '../domain/incident.ts';
 import type { Store } from '../store/index.ts';
+import { isServiceUuid } from './references.ts';
 
 /**
  * Status-page incidents (API.md §4.3, CONTRACT.md "Incidents") and components (CONTRACT.md
@@ -29,11 +30,7 @@ export function incidentsService(deps: { store: Store; clock: Clock }) {
     if (!c) throw notFound('components', 'Component');
     return c;
   };
-  const knownAffected = (uuid: string) =>
-    store.monitors.get(uuid) !== undefined ||
-    store.healthchecks.get(uuid) !== undefined ||
-    store.healthchecks.getByPublicUuid(uuid) !== undefined ||
-    store.incidents.components.get(uuid) !== undefined;
+  const knownAffected = (uuid: string) => isServiceUuid(store, uuid);
   const knownStatuspage = (uuid: string) => store.statuspages.get(uuid) !== undefined;
   const fields = (b: IncidentBodyInput) => ({ title: b.title, type: b.type, affectedComponents: [...new Set(b.affectedComponents ?? [])], statuspages: [...new Set(b.statuspages ?? [])] });
 

@@ -4,6 +4,7 @@ import { hashPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
+import { isServiceUuid } from './references.ts';
 
 /** Status pages per list page (CONTRACT.md "Status pages (v2)"). */
 export const STATUSPAGES_PER_PAGE = 20;
@@ -20,8 +21,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     if (!s) throw notFound('statuspages', 'Status page');
     return s;
   };
-  const knownService = (uuid: string) =>
-    store.monitors.get(uuid) !== undefined || store.healthchecks.get(uuid) !== undefined || store.healthchecks.getByPublicUuid(uuid) !== undefined || store.incidents.components.get(uuid) !== undefined;
+  const knownService = (uuid: string) => isServiceUuid(store, uuid);
   const freeSubdomain = (wanted: string | undefined, name: string, self: string | null): string => {
     const taken = (s: string) => {
       const other = store.statuspages.bySubdomain(s);
