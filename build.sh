@@ -21,6 +21,10 @@ node_modules/.bin/esbuild src/main.ts --bundle --platform=node --format=cjs --ta
   --define:import.meta.url=__pharos_import_meta_url \
   --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
 
+# Status page font files are SEA assets too (font/<file> → node_modules/@fontsource/…). The list comes
+# from src/http/pages/fonts.ts itself, so the files the server reads and the files shipped cannot drift.
+FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets)
+
 # execArgv: a 2 MiB young-generation semi-space instead of V8's default (up to 32 MiB on a big
 # machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC (docs/PERFORMANCE.md).
 cat > dist/sea-config.json <<JSON
@@ -37,6 +41,17 @@ cat > dist/sea-config.json <<JSON
   }
 }
 JSON
+# Merge the font assets into the config; a key clash would silently drop an asset, so it fails.
+FONT_ASSETS="$FONT_ASSETS" "$NODE" -e '
+  const fs = require("node:fs");
+  const config = JSON.parse(fs.readFileSync("dist/sea-config.json", "utf8"));
+  for (const [key, file] of Object.entries(JSON.parse(process.env.FONT_ASSETS))) {
+    if (key in config.assets) throw new Error(`duplicate SEA asset ${key}`);
+    if (!fs.existsSync(file)) throw new Error(`missing SEA asset file ${file}`);
+    config.assets[key] = file;
+  }
+  fs.writeFileSync("dist/sea-config.json", JSON.stringify(config, null, 2) + "\n");
+'
 "$NODE" --experimental-sea-config dist/sea-config.json
 
 cp "$BASE_NODE" dist/pharos

@@ -11,6 +11,7 @@ import { AlertDispatcher } from './alerting/dispatcher.ts';
 import { EscalationStepper } from './alerting/stepper.ts';
 import { FloodGuard } from './alerting/flood-guard.ts';
 import { MaintenanceGate } from './alerting/maintenance-gate.ts';
+import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createApp } from './http/app.ts';
 import { pingHandler } from './http/ping.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -90,7 +91,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     store,
     clock,
     logger,
-    channels,
+    channels: channelLookup({ configured: channels, store, core }),
     metrics: metrics.alerts,
     options: {
       maxAttempts: config.alerting.max_attempts,
@@ -98,6 +99,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
       retryMaxMs: config.alerting.retry_max_seconds * 1000,
     },
   });
+  core.bus.on('notices.queued', () => dispatcher.wake());
   const stepper = new EscalationStepper({ core, store, clock, logger, wakeDispatcher: () => dispatcher.wake() });
   const floodGuard = new FloodGuard({
     core,

@@ -11,6 +11,11 @@ export interface AlertMetrics {
   alertFailed(channel: string): void;
 }
 
+/** Finds the channel of an outbox row by its `channel` column (configured channels, subscribers). */
+export interface ChannelLookup {
+  get(name: string): Channel | undefined;
+}
+
 /** Outbox delivery settings (config `alerting`), in ms. */
 export interface DispatcherOptions {
   maxAttempts: number;
@@ -35,7 +40,7 @@ export class AlertDispatcher {
   #stopped = false;
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; logger: Logger; channels: ReadonlyMap<string, Channel>; metrics: AlertMetrics; options: DispatcherOptions },
+    private readonly deps: { store: Store; clock: Clock; logger: Logger; channels: ChannelLookup; metrics: AlertMetrics; options: DispatcherOptions },
   ) {}
 
   /** Sends whatever is due now (pending rows survive restarts, so this also resumes after a crash). */
@@ -104,16 +109,16 @@ export class AlertDispatcher {
       if (permanent || attempts >= options.maxAttempts) {
         store.alerts.markFailed(row.id, clock.now(), error);
         logger.error('alert failed', { alert: row.id, channel: row.channel, attempts, permanent, error });
-        metrics.alertFailed(row.channel);
+        metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
         store.alerts.markRetry(row.id, clock.now() + delay, error);
         logger.warn('alert delivery failed, will retry', { alert: row.id, channel: row.channel, attempts, retryInMs: delay, error });
-        metrics.alertRetry(row.channel);
+        metrics.alertRetry(channel.name);
       }
       return;
     }
     store.alerts.markDelivered(row.id, clock.now());
-    metrics.alertDelivered(row.channel);
+    metrics.alertDelivered(channel.name);
   }
 }

@@ -12,15 +12,17 @@ import type { OutageRecord, Store } from '../store/index.ts';
  * window, at its end (not polled): outages of its monitors that are still ongoing and were never
  * alerted then start their escalation from that moment, so alerts flow again after maintenance.
  * Outages that alerted before the window keep their own schedule.
- * Notifying status-page subscribers at a window's start (`notificationOption`) waits for
- * subscriptions (the status-page issue): `onWindowStart` is where it plugs in.
+ * A second timer per `scheduled` window fires `notificationMinutes` before its start and has the
+ * core tell the subscribers of its status pages (once; late after a restart that missed it).
  */
 export class MaintenanceGate implements AlertGate {
   readonly #ends: TimerQueue;
+  readonly #notices: TimerQueue;
   readonly #unsubscribe: Array<() => void> = [];
 
   constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; changed: (restarted: string[]) => void }) {
     this.#ends = new TimerQueue(deps.clock);
+    this.#notices = new TimerQueue(deps.clock);
   }
 
   /** Registers as an alert gate, sets end timers for windows not over yet, follows window events. */
@@ -29,7 +31,10 @@ export class MaintenanceGate implements AlertGate {
     core.addAlertGate(this);
     this.#unsubscribe.push(
       core.bus.on('maintenance.changed', ({ window }) => this.#watch(window)),
-      core.bus.on('maintenance.deleted', ({ window }) => this.#ends.cancel(window.id)),
+      core.bus.on('maintenance.deleted', ({ window }) => {
+        this.#ends.cancel(window.id);
+        this.#notices.cancel(window.id);
+      }),
     );
     const now = clock.now();
     for (const w of core.maintenance.list()) if (w.endAt > now) this.#watch(w);
@@ -38,6 +43,7 @@ export class MaintenanceGate implements AlertGate {
   stop(): void {
     for (const u of this.#unsubscribe) u();
     this.#ends.clear();
+    this.#notices.clear();
   }
 
   /** Held while an ongoing window covers the outage's monitor. */
@@ -47,6 +53,16 @@ export class MaintenanceGate implements AlertGate {
 
   #watch(w: MaintenanceWindow): void {
     this.#ends.schedule(w.id, w.endAt, () => this.#ended(w.uuid));
+    if (w.notificationOption === 'scheduled' && w.notifiedAt === null) {
+      const at = Math.max(this.deps.clock.now(), w.startAt - w.notificationMinutes * 60_000);
+      this.#notices.schedule(w.id, at, () => {
+        try {
+          this.deps.core.maintenance.notifyScheduled(w.uuid);
+        } catch (e) {
+          this.deps.logger.error('maintenance notice failed', { window: w.uuid, error: (e as Error).message });
+        }
+      });
+    } else this.#notices.cancel(w.id);
   }
 
   #ended(uuid: string): void {

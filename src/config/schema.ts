@@ -108,6 +108,12 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Pages answer at `<subdomain>.<hosted_domain>`; default: the host of `public_url`. */
       hosted_domain: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a domain such as status.example.com').optional(),
+      /** The email channel (its `name`) subscriber mails go through; default: the first email channel. */
+      email_channel: z.string().min(1).optional(),
+      /** How long a password-protected page stays open after the password was entered, days. */
+      session_days: z.number().int().min(1).max(365).default(7),
+      /** Wrong passwords allowed per page and client address within 15 minutes before 429. */
+      password_attempts: z.number().int().min(1).max(1000).default(5),
     })
     .prefault({}),
   /** Delivery of queued alerts (the outbox). */
@@ -146,6 +152,10 @@ export const ConfigSchema = z.strictObject({
   c.alerting.flood_guard.channels.forEach((name, i) => {
     if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['alerting', 'flood_guard', 'channels', i], message: `unknown channel "${name}" (declare it under channels)` });
   });
+  const mailChannel = c.status_pages.email_channel;
+  if (mailChannel !== undefined && !c.channels.some((ch) => ch.name === mailChannel && ch.type === 'email')) {
+    ctx.addIssue({ code: 'custom', path: ['status_pages', 'email_channel'], message: `unknown email channel "${mailChannel}" (declare it under channels with type: email)` });
+  }
   const uuids = new Set<string>();
   c.escalation_policies.forEach((p, i) => {
     if (uuids.has(p.uuid)) ctx.addIssue({ code: 'custom', path: ['escalation_policies', i, 'uuid'], message: `policy uuid "${p.uuid}" is used twice` });

@@ -19,6 +19,8 @@ export interface PharosEvents {
   'outage.deleted': { uuid: string; incidentNumber: number };
   'maintenance.changed': { window: MaintenanceWindow };
   'maintenance.deleted': { window: MaintenanceWindow };
+  /** Messages were queued in the outbox for status-page subscribers (the dispatcher should wake). */
+  'notices.queued': { count: number };
 }
 
 type Listener<K extends keyof PharosEvents> = (payload: PharosEvents[K]) => void;

@@ -10,16 +10,30 @@ import {
   type IncidentBodyInput,
   type IncidentUpdateInput,
 } from '../domain/incident.ts';
+import { incidentChange } from '../domain/page-notice.ts';
 import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
 import { isServiceUuid } from './references.ts';
+import type { SubscriptionsService } from './subscriptions.ts';
 
 /**
  * Status-page incidents (API.md §4.3, CONTRACT.md "Incidents") and components (CONTRACT.md
- * "Components"). Every write is one transaction. Status pages do not exist yet (status-page
- * issue), so only an empty `statuspages` list passes validation.
+ * "Components"). Every write is one transaction, which also queues the notices for the
+ * subscribers of the incident's status pages (created, updated, resolved).
  */
-export function incidentsService(deps: { store: Store; clock: Clock }) {
-  const { store, clock } = deps;
+export function incidentsService(deps: { store: Store; clock: Clock; bus: EventBus; subscriptions: SubscriptionsService }) {
+  const { store, clock, bus, subscriptions } = deps;
+  /** Writes `fn` and queues its subscriber notices in one transaction, then wakes the dispatcher. */
+  const notifying = (isNew: boolean, fn: () => Incident): Incident => {
+    let queued = 0;
+    const i = store.tx(() => {
+      const written = fn();
+      queued = subscriptions.queueIncident(written, incidentChange(written, isNew));
+      return written;
+    });
+    if (queued > 0) bus.emit('notices.queued', { count: queued });
+    return i;
+  };
   const mustGet = (uuid: string): Incident => {
     const i = store.incidents.get(uuid);
     if (!i) throw notFound('incidents', 'Incident');
@@ -43,13 +57,13 @@ export function incidentsService(deps: { store: Store; clock: Clock }) {
     create(body: IncidentBodyInput): Incident {
       checkIncidentRefs(body, knownAffected, knownStatuspage);
       const now = clock.now();
-      return store.tx(() => store.incidents.insert(newId(ID_PREFIX.incident), fields(body), (body.updates ?? []).map((u) => toIncidentUpdate(u, now)), now));
+      return notifying(true, () => store.incidents.insert(newId(ID_PREFIX.incident), fields(body), (body.updates ?? []).map((u) => toIncidentUpdate(u, now)), now));
     },
     /** Replaces the fields; `updates`, when given, replace the timeline. @throws AppError 404 / 400 */
     update(uuid: string, body: IncidentBodyInput): Incident {
       checkIncidentRefs(body, knownAffected, knownStatuspage);
       const now = clock.now();
-      return store.tx(() => {
+      return notifying(false, () => {
         mustGet(uuid);
         return store.incidents.update(uuid, fields(body), body.updates?.map((u) => toIncidentUpdate(u, now)), now);
       });
@@ -57,7 +71,7 @@ export function incidentsService(deps: { store: Store; clock: Clock }) {
     /** Appends an update (date defaults to now). @throws AppError 404 */
     addUpdate(uuid: string, u: IncidentUpdateInput): Incident {
       const now = clock.now();
-      return store.tx(() => {
+      return notifying(false, () => {
         mustGet(uuid);
         return store.incidents.addUpdate(uuid, toIncidentUpdate(u, now), now);
       });

@@ -13,6 +13,9 @@ import { statuspagesService } from './statuspages.ts';
 import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
+import { pageAccessService } from './page-access.ts';
+import { subscriptionsService } from './subscriptions.ts';
+import { statusViewService } from './status-view.ts';
 
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config> }) {
@@ -28,8 +31,13 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
       holds: (o, now) => gates.some((g) => g.holds(o, now)),
     },
   });
+  const pageAccess = pageAccessService({ store, clock, config });
+  const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess });
   return {
     bus,
+    pageAccess,
+    subscriptions,
+    statusView: statusViewService({ store, clock }),
     config,
     users: usersService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
@@ -37,9 +45,9 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     checks: checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation }),
     outages: outagesService({ store, clock, bus, config, escalation }),
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
-    maintenance: maintenanceService({ store, clock, bus }),
+    maintenance: maintenanceService({ store, clock, bus, subscriptions }),
     reports: reportsService({ store, clock }),
-    incidents: incidentsService({ store, clock }),
+    incidents: incidentsService({ store, clock, bus, subscriptions }),
     statuspages: statuspagesService({ store, clock }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {

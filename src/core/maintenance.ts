@@ -4,14 +4,25 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { resolveMaintenance, type MaintenanceBodyInput, type MaintenanceWindow } from '../domain/maintenance.ts';
 import type { Store } from '../store/index.ts';
 import type { EventBus } from './events.ts';
+import type { SubscriptionsService } from './subscriptions.ts';
 
 /**
  * Maintenance window use cases (API.md §4.5, CONTRACT.md "Maintenance windows"). Writes are one
  * transaction each; `maintenance.changed` / `maintenance.deleted` tell the alerting side to move
  * its window timers.
  */
-export function maintenanceService(deps: { store: Store; clock: Clock; bus: EventBus }) {
-  const { store, clock, bus } = deps;
+export function maintenanceService(deps: { store: Store; clock: Clock; bus: EventBus; subscriptions: SubscriptionsService }) {
+  const { store, clock, bus, subscriptions } = deps;
+  let queued = 0;
+  /** `immediate` windows tell the pages' subscribers when saved (once); `scheduled` ones from MaintenanceGate's timer. */
+  const notifyNow = (w: MaintenanceWindow) => {
+    if (w.notificationOption === 'immediate' && w.notifiedAt === null && w.endAt > clock.now()) queued += subscriptions.queueMaintenance(w);
+    return w;
+  };
+  const wake = () => {
+    if (queued > 0) bus.emit('notices.queued', { count: queued });
+    queued = 0;
+  };
   const mustGet = (uuid: string): MaintenanceWindow => {
     const w = store.maintenance.get(uuid);
     if (!w) throw notFound('maintenance', 'Maintenance window');
@@ -27,7 +38,8 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
     /** @throws AppError 400 naming the field */
     create(body: MaintenanceBodyInput): MaintenanceWindow {
       const s = resolveMaintenance(body, knownMonitor, knownStatuspage);
-      const w = store.tx(() => store.maintenance.insert(newId(ID_PREFIX.maintenance), s, clock.now()));
+      const w = store.tx(() => notifyNow(store.maintenance.insert(newId(ID_PREFIX.maintenance), s, clock.now())));
+      wake();
       bus.emit('maintenance.changed', { window: w });
       return w;
     },
@@ -35,8 +47,9 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
     update(uuid: string, body: MaintenanceBodyInput): MaintenanceWindow {
       const w = store.tx(() => {
         mustGet(uuid);
-        return store.maintenance.update(uuid, resolveMaintenance(body, knownMonitor, knownStatuspage), clock.now());
+        return notifyNow(store.maintenance.update(uuid, resolveMaintenance(body, knownMonitor, knownStatuspage), clock.now()));
       });
+      wake();
       bus.emit('maintenance.changed', { window: w });
       return w;
     },
@@ -48,6 +61,17 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
         return found;
       });
       bus.emit('maintenance.deleted', { window: w });
+    },
+    /**
+     * Tells the subscribers of a `scheduled` window's pages about it (MaintenanceGate calls this
+     * `notificationMinutes` before the start, or late after a restart); once per window.
+     */
+    notifyScheduled(uuid: string): void {
+      store.tx(() => {
+        const w = store.maintenance.get(uuid);
+        if (w && w.notifiedAt === null && w.endAt > clock.now()) queued += subscriptions.queueMaintenance(w);
+      });
+      wake();
     },
     /** True when the monitor is in an ongoing window at `at` (epoch ms). */
     activeForMonitor: (monitorId: number, at: number): boolean => store.maintenance.activeForMonitor(monitorId, at),

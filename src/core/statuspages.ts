@@ -49,6 +49,22 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     },
     /** @throws AppError 404 `statuspages.not_found` */
     get: mustGet,
+    /** The page at `subdomain` (any case), or undefined. */
+    bySubdomain: (subdomain: string): Statuspage | undefined => store.statuspages.bySubdomain(subdomain.toLowerCase()),
+    /**
+     * The page a request's Host names: its custom `hostname`, or `<subdomain>.<hostedDomain>`
+     * (one label). Port and case are ignored. Undefined for any other host.
+     */
+    byHost(host: string | undefined, hostedDomain: string): Statuspage | undefined {
+      if (!host) return undefined;
+      const h = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+      const custom = store.statuspages.byHostname(h);
+      if (custom) return custom;
+      const suffix = `.${hostedDomain.toLowerCase()}`;
+      if (!h.endsWith(suffix)) return undefined;
+      const sub = h.slice(0, -suffix.length);
+      return sub && !sub.includes('.') ? store.statuspages.bySubdomain(sub) : undefined;
+    },
     /** True when a status page uuid exists (maintenance windows, incidents). */
     exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
     /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */

@@ -15,6 +15,7 @@ export const ID_PREFIX = {
   sso: 'sso_',
   user: 'user_',
   escalationPolicy: 'ep_',
+  subscriber: 'sub_',
 } as const;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

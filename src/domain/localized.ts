@@ -23,3 +23,13 @@ export const LocalizedTextSchema = z
     if (keys.length === 0) ctx.addIssue({ code: 'custom', message: 'needs at least one language' });
   })
   .transform((v) => v as LocalizedText);
+
+/**
+ * The text of `t` for language `lang`: that language, else its Swedish twin (`se`/`sv`), else
+ * English, else the first language given; '' for an empty text.
+ */
+export function localize(t: LocalizedText | null | undefined, lang: string): string {
+  if (!t) return '';
+  const twin = lang === 'sv' ? 'se' : lang === 'se' ? 'sv' : null;
+  return t[lang as Language] ?? (twin ? t[twin] : undefined) ?? t.en ?? Object.values(t)[0] ?? '';
+}

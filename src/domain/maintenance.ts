@@ -23,12 +23,14 @@ export interface MaintenanceWindow {
   updates: Array<{ text: LocalizedText; date: number }>;
   notificationOption: NotificationOption;
   notificationMinutes: number;
+  /** When the pages' subscribers were told about the window (epoch ms), or null: they are told once. */
+  notifiedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
 /** What a client sets. */
-export type MaintenanceSettings = Omit<MaintenanceWindow, 'id' | 'uuid' | 'createdAt' | 'updatedAt'>;
+export type MaintenanceSettings = Omit<MaintenanceWindow, 'id' | 'uuid' | 'notifiedAt' | 'createdAt' | 'updatedAt'>;
 
 const isoDate = z
   .string({ error: 'must be an ISO 8601 date-time such as 2026-05-01T22:00:00Z' })

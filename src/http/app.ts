@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
@@ -10,6 +11,9 @@ import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
 import { statuspagesRouter } from './api/statuspages.ts';
 import { outagesRouter } from './api/outages.ts';
+import { hostedDomain } from './api/statuspages.ts';
+import { pageAssetsRouter } from './pages/assets.ts';
+import { statusPagesRouter } from './pages/router.ts';
 import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
@@ -36,6 +40,13 @@ export function createApp(deps: HttpDeps) {
     },
   });
   app.use('*', limitBody);
+  // A request for a status page's own host (`<subdomain>.<hosted_domain>` or its custom hostname)
+  // is the page's: only its routes (and the page assets) answer there, never the API.
+  const hostPages = new Hono<AppEnv>();
+  hostPages.route('/_pharos', pageAssetsRouter());
+  hostPages.route('/', statusPagesRouter(deps, 'host'));
+  const domain = hostedDomain(core.config);
+  app.use('*', async (c, next) => (core.statuspages.byHost(c.req.header('host'), domain) ? hostPages.fetch(c.req.raw, c.env) : next()));
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
 
   app.route('/v1/monitors', monitorsRouter(deps));
@@ -56,6 +67,8 @@ export function createApp(deps: HttpDeps) {
     security: [{ bearer: [] }],
   });
   app.route('/docs', docsRouter());
+  app.route('/_pharos', pageAssetsRouter());
+  app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
   app.get('/healthz', (c) => c.json({ status: 'ok', version: deps.version }));
 

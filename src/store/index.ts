@@ -8,6 +8,8 @@ import { statuspagesStore } from './statuspages.ts';
 import { monitorsStore } from './monitors.ts';
 import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
+import { subscribersStore } from './subscribers.ts';
+import { pageReadsStore } from './page-reads.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -22,6 +24,8 @@ export function createStore(db: Db) {
     maintenance: maintenanceStore(db),
     incidents: incidentsStore(db),
     statuspages: statuspagesStore(db),
+    subscribers: subscribersStore(db),
+    pageReads: pageReadsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -13,6 +13,7 @@ interface Row {
   updates: string;
   notification_option: NotificationOption;
   notification_minutes: number;
+  notified_at: number | null;
   created_at: number;
   updated_at: number;
   monitors: string | null;
@@ -30,6 +31,7 @@ const toWindow = (r: Row): MaintenanceWindow => ({
   updates: JSON.parse(r.updates) as MaintenanceWindow['updates'],
   notificationOption: r.notification_option,
   notificationMinutes: r.notification_minutes,
+  notifiedAt: r.notified_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -53,6 +55,7 @@ export function maintenanceStore(db: Db) {
   const clearMonitors = db.prepare('DELETE FROM maintenance_monitors WHERE window_id = ?');
   const addMonitor = db.prepare('INSERT INTO maintenance_monitors(window_id, monitor_id) SELECT ?, id FROM monitors WHERE uuid = ?');
   const del = db.prepare('DELETE FROM maintenance_windows WHERE uuid = ?');
+  const markNotified = db.prepare('UPDATE maintenance_windows SET notified_at = ? WHERE uuid = ? AND notified_at IS NULL');
   const activeFor = db.prepare<[number, number, number], { n: number }>(
     `SELECT count(*) AS n FROM maintenance_monitors mm JOIN maintenance_windows w ON w.id = mm.window_id
      WHERE mm.monitor_id = ? AND w.start_at <= ? AND w.end_at > ?`,
@@ -124,6 +127,8 @@ export function maintenanceStore(db: Db) {
       return toWindow(byUuid.get(uuid)!);
     },
     delete: (uuid: string): boolean => del.run(uuid).changes === 1,
+    /** Records that subscribers were told about the window. @returns false when they already were */
+    markNotified: (uuid: string, at: number): boolean => markNotified.run(at, uuid).changes === 1,
     /** True when a window covering the monitor is ongoing at `at` (an index seek per call). */
     activeForMonitor: (monitorId: number, at: number): boolean => activeFor.get(monitorId, at, at)!.n > 0,
     /** Maintenance intervals overlapping [from, to), by monitor id (only `monitorId`'s when given). */

@@ -32,6 +32,7 @@ export function statuspagesStore(db: Db) {
   const page = db.prepare<[number, number], Row>('SELECT * FROM statuspages ORDER BY id LIMIT ? OFFSET ?');
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM statuspages');
   const byUuid = db.prepare<[string], Row>('SELECT * FROM statuspages WHERE uuid = ?');
+  const byId = db.prepare<[number], Row>('SELECT * FROM statuspages WHERE id = ?');
   const bySubdomain = db.prepare<[string], Row>('SELECT * FROM statuspages WHERE subdomain = ?');
   const byHostname = db.prepare<[string], Row>('SELECT * FROM statuspages WHERE hostname = ?');
   const insert = db.prepare(
@@ -59,6 +60,7 @@ export function statuspagesStore(db: Db) {
     /** One page of status pages (oldest first) and the total. */
     list: (limit: number, offset: number) => ({ items: page.all(limit, offset).map(toPage), total: count.get()!.n }),
     get: (uuid: string): Statuspage | undefined => one(byUuid.get(uuid)),
+    getById: (id: number): Statuspage | undefined => one(byId.get(id)),
     bySubdomain: (subdomain: string): Statuspage | undefined => one(bySubdomain.get(subdomain)),
     byHostname: (hostname: string): Statuspage | undefined => one(byHostname.get(hostname)),
     insert(uuid: string, f: Fields, now: number): Statuspage {

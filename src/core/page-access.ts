@@ -1,0 +1,88 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
+import { verifyPassword } from '../lib/password.ts';
+import type { Statuspage } from '../domain/statuspage.ts';
+import type { Store } from '../store/index.ts';
+
+const DAY_MS = 86_400_000;
+/** Window of the wrong-password counter, seconds. */
+const ATTEMPT_WINDOW_S = 15 * 60;
+
+/** How a page may be seen: open, behind the password wall, or closed (SSO without an identity provider). */
+export type PageGate = 'open' | 'password' | 'closed';
+
+/**
+ * Access to public status pages (issue "Status pages", docs/api.md "Status pages"): the password
+ * wall's signed cookies and wrong-password rate limit, and the signed tokens of subscription links.
+ * Everything is signed with HMAC-SHA256 under one random 256-bit install key kept in the store
+ * (`app_secrets`, created on first use), so sessions and links survive restarts.
+ */
+export function pageAccessService(deps: { store: Store; clock: Clock; config: Readonly<Config> }) {
+  const { store, clock, config } = deps;
+  let key: Buffer | null = null;
+  const secret = () => (key ??= Buffer.from(store.subscribers.secret('page-key', () => randomBytes(32).toString('base64url')), 'base64url'));
+  const sign = (data: string) => createHmac('sha256', secret()).update(data).digest('base64url');
+  const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  // The cookie names the password's hash by a digest: a new password makes every old cookie invalid.
+  const passwordTag = (page: Statuspage) => createHash('sha256').update(page.passwordHash ?? '').digest('base64url').slice(0, 16);
+  const limiter = new RateLimiterMemory({ points: config.status_pages.password_attempts, duration: ATTEMPT_WINDOW_S });
+
+  return {
+    /** `closed` for google_sso/saml_sso (no identity provider is configured: fail closed), `password` with a password set, else `open`. */
+    gate(page: Statuspage): PageGate {
+      const a = page.settings.authentication;
+      if (a.google_sso || a.saml_sso) return 'closed';
+      return a.password_protection && page.passwordHash ? 'password' : 'open';
+    },
+    /** Session length, ms. */
+    sessionMs: (): number => config.status_pages.session_days * DAY_MS,
+    /** A cookie value `<expiry ms>.<signature>` opening `page` until now + session_days. */
+    issueSession(page: Statuspage): string {
+      const exp = clock.now() + config.status_pages.session_days * DAY_MS;
+      return `${exp}.${sign(`session:${page.uuid}:${exp}:${passwordTag(page)}`)}`;
+    },
+    /** True when `value` was issued for this page, has not expired and the password has not changed since. */
+    validSession(page: Statuspage, value: string | undefined): boolean {
+      const m = value ? /^(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(value) : null;
+      if (!m || Number(m[1]) <= clock.now()) return false;
+      return same(m[2]!, sign(`session:${page.uuid}:${m[1]}:${passwordTag(page)}`));
+    },
+    /**
+     * Checks a password entered on the wall. `client` is the caller's address: after
+     * `password_attempts` wrong passwords from it for this page within 15 minutes, further tries are
+     * refused without checking until the window ends.
+     * @throws AppError 429 `statuspages.too_many_attempts` (with `retryAfterSeconds` in the message)
+     */
+    async checkPassword(page: Statuspage, password: string, client: string): Promise<boolean> {
+      const k = `${page.uuid}:${client}`;
+      const seen = await limiter.get(k);
+      if (seen && seen.consumedPoints >= config.status_pages.password_attempts) throw tooMany(seen);
+      if (page.passwordHash && (await verifyPassword(password, page.passwordHash))) {
+        await limiter.delete(k);
+        return true;
+      }
+      try {
+        await limiter.consume(k);
+      } catch (e) {
+        if (e instanceof RateLimiterRes) throw tooMany(e);
+        throw e;
+      }
+      return false;
+    },
+    /** A token for a subscription link (`confirm` or `unsubscribe`) of one subscriber. */
+    linkToken: (purpose: 'confirm' | 'unsubscribe', subscriberUuid: string): string => sign(`${purpose}:${subscriberUuid}`),
+    /** True when `token` is {@link linkToken}'s for this purpose and subscriber. */
+    validLinkToken: (purpose: 'confirm' | 'unsubscribe', subscriberUuid: string, token: string): boolean => same(token, sign(`${purpose}:${subscriberUuid}`)),
+  };
+}
+
+function tooMany(r: RateLimiterRes): AppError {
+  const s = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
+  return new AppError(429, 'statuspages.too_many_attempts', `too many wrong passwords; try again in ${s} s`);
+}
+
+/** The page access service's interface. */
+export type PageAccessService = ReturnType<typeof pageAccessService>;

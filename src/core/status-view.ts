@@ -1,0 +1,160 @@
+import type { Clock } from '../lib/clock.ts';
+import { isIncidentResolved, type Incident } from '../domain/incident.ts';
+import type { MaintenanceWindow } from '../domain/maintenance.ts';
+import type { Interval } from '../domain/report.ts';
+import {
+  DAY_MS,
+  componentStatus,
+  dailyUptime,
+  overallStatus,
+  periodUptime,
+  worstStatus,
+  type DayUptime,
+  type OverallStatus,
+  type ServiceStatus,
+} from '../domain/status-page-view.ts';
+import type { PageService, Statuspage } from '../domain/statuspage.ts';
+import type { Store } from '../store/index.ts';
+
+/** Days of history a page shows (uptime bars, incident history). */
+export const PAGE_HISTORY_DAYS = 90;
+
+/** Response-time graph ranges (hourly rollups). */
+export const LATENCY_RANGES = { '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
+export type LatencyRange = keyof typeof LATENCY_RANGES;
+
+/** One service (or group) as a page shows it. Only names and statuses: never a monitor's URL. */
+export interface ServiceView {
+  kind: 'monitor' | 'healthcheck' | 'component' | 'group';
+  name: string;
+  description: string | null;
+  status: ServiceStatus;
+  /** 90 daily bars (oldest first), when `show_uptime` and the service has history (not components). */
+  days: DayUptime[] | null;
+  /** Uptime over the 90 days in %, with `days`. */
+  uptime: number | null;
+  /** Hourly mean response times `[hourStart ms, latency ms]` when `show_response_times` (monitors only). */
+  latency: Array<[number, number]> | null;
+  /** A group's services. */
+  children: ServiceView[];
+}
+
+/** A page's content at one moment, ready for the templates. */
+export interface PageView {
+  page: Statuspage;
+  now: number;
+  overall: OverallStatus;
+  sections: Array<{ name: string; services: ServiceView[] }>;
+  /** Unresolved incidents of this page, newest first. */
+  activeIncidents: Incident[];
+  /** Windows ongoing now that cover this page (listed on it or covering one of its monitors). */
+  activeMaintenance: MaintenanceWindow[];
+  /** Windows starting in the next 7 days that cover this page. */
+  upcomingMaintenance: MaintenanceWindow[];
+}
+
+/** The incident history of a page (past 90 days). */
+export interface HistoryView {
+  page: Statuspage;
+  now: number;
+  incidents: Incident[];
+  maintenance: MaintenanceWindow[];
+}
+
+/**
+ * Builds what a public status page shows (issue "Status pages"; docs/api.md "Status pages"). The
+ * cost follows the page's services and the last 90 days of their outages and hourly rollups (index
+ * range reads), never the length of the history, and raw check rows are never read.
+ */
+export function statusViewService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+
+  const windowsOfPage = (page: Statuspage, monitorUuids: Set<string>, since: number): MaintenanceWindow[] =>
+    store.pageReads
+      .windowUuidsEndingAfter(since)
+      .map((u) => store.maintenance.get(u))
+      .filter((w): w is MaintenanceWindow => w !== undefined && (w.statuspages.includes(page.uuid) || w.monitors.some((m) => monitorUuids.has(m))));
+
+  const monitorUuidsOf = (page: Statuspage): Set<string> => {
+    const out = new Set<string>();
+    const walk = (list: PageService[]) => list.forEach((s) => (out.add(s.monitor_uuid), walk(s.services)));
+    page.sections.forEach((s) => walk(s.services));
+    return out;
+  };
+
+  const history = (outages: Interval[], maintenance: Interval[], since: number, now: number, show: boolean) =>
+    show ? { days: dailyUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS), uptime: periodUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS) } : { days: null, uptime: null };
+
+  const service = (s: PageService, now: number, range: LatencyRange): ServiceView | null => {
+    const from = now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS;
+    const base = { name: s.name_shown ?? '', description: s.description };
+    if (s.is_group) {
+      const children = s.services.map((c) => service(c, now, range)).filter((c): c is ServiceView => c !== null);
+      return { ...base, name: s.name_shown ?? '', kind: 'group', status: worstStatus(children.map((c) => c.status)), days: null, uptime: null, latency: null, children };
+    }
+    const m = store.monitors.get(s.monitor_uuid);
+    if (m) {
+      const inMaintenance = store.maintenance.activeForMonitor(m.id, now);
+      const status: ServiceStatus = m.paused ? 'paused' : m.status === 'down' ? 'major_outage' : inMaintenance ? 'maintenance' : store.checks.lastCheckAt(m.id) === null ? 'unknown' : 'operational';
+      const outages = s.show_uptime ? store.pageReads.monitorOutagesSince(m.id, from) : [];
+      const maintenance = s.show_uptime ? (store.maintenance.windowsBetween(from, now, m.id).get(m.id) ?? []) : [];
+      const latency = s.show_response_times ? store.pageReads.rollupsSince(m.id, now - LATENCY_RANGES[range]).map((r): [number, number] => [r.hourStart, Math.round(r.latencyAvgMs)]) : null;
+      return { ...base, name: s.name_shown ?? m.name, kind: 'monitor', status, ...history(outages, maintenance, m.createdAt, now, s.show_uptime), latency, children: [] };
+    }
+    const hc = store.healthchecks.get(s.monitor_uuid) ?? store.healthchecks.getByPublicUuid(s.monitor_uuid);
+    if (hc) {
+      const status: ServiceStatus = hc.paused ? 'paused' : hc.status === 'down' ? 'major_outage' : hc.lastPingAt === null ? 'unknown' : 'operational';
+      const outages = s.show_uptime ? store.pageReads.healthcheckOutagesSince(hc.id, from) : [];
+      return { ...base, name: s.name_shown ?? hc.name, kind: 'healthcheck', status, ...history(outages, [], hc.createdAt, now, s.show_uptime), latency: null, children: [] };
+    }
+    const c = store.incidents.components.get(s.monitor_uuid);
+    if (c) return { ...base, name: s.name_shown ?? c.name, description: s.description ?? c.description, kind: 'component', status: componentStatus(c.status), days: null, uptime: null, latency: null, children: [] };
+    return null; // deleted since the page was saved: not shown
+  };
+
+  const incidentsOf = (page: Statuspage, since: number): Incident[] =>
+    store.pageReads
+      .incidentUuidsOfPage(page.uuid, since)
+      .map((u) => store.incidents.get(u))
+      .filter((i): i is Incident => i !== undefined && i.statuspages.includes(page.uuid));
+
+  return {
+    /**
+     * The page as shown now.
+     * @param range the response-time graph's range
+     */
+    page(page: Statuspage, range: LatencyRange = '24h'): PageView {
+      const now = clock.now();
+      const sections = page.sections.map((sec) => ({ name: sec.name, services: sec.services.map((s) => service(s, now, range)).filter((s): s is ServiceView => s !== null) }));
+      const leaves: ServiceStatus[] = [];
+      const collect = (list: ServiceView[]) => list.forEach((s) => (s.kind === 'group' ? collect(s.children) : leaves.push(s.status)));
+      sections.forEach((s) => collect(s.services));
+      const windows = windowsOfPage(page, monitorUuidsOf(page), now);
+      return {
+        page,
+        now,
+        overall: overallStatus(leaves),
+        sections,
+        activeIncidents: incidentsOf(page, 0).filter((i) => !isIncidentResolved(i.updates)),
+        activeMaintenance: windows.filter((w) => w.startAt <= now),
+        upcomingMaintenance: windows.filter((w) => w.startAt > now && w.startAt <= now + 7 * DAY_MS),
+      };
+    },
+    /** Incidents (resolved or not) and completed maintenance of the past 90 days, newest first. */
+    history(page: Statuspage): HistoryView {
+      const now = clock.now();
+      const since = now - PAGE_HISTORY_DAYS * DAY_MS;
+      return {
+        page,
+        now,
+        incidents: incidentsOf(page, since),
+        maintenance: windowsOfPage(page, monitorUuidsOf(page), since)
+          .filter((w) => w.endAt <= now)
+          .reverse(),
+      };
+    },
+  };
+}
+
+/** The status view service's interface. */
+export type StatusViewService = ReturnType<typeof statusViewService>;

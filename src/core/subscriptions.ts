@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, invalid } from '../lib/errors.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import type { AlertMessage } from '../domain/alert.ts';
+import type { Incident } from '../domain/incident.ts';
+import type { MaintenanceWindow } from '../domain/maintenance.ts';
+import { confirmNotice, incidentNotice, maintenanceNotice, welcomeNotice, type IncidentChange } from '../domain/page-notice.ts';
+import type { Statuspage } from '../domain/statuspage.ts';
+import type { Store } from '../store/index.ts';
+import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
+import type { PageAccessService } from './page-access.ts';
+
+/** Outbox channel name of a subscriber: the dispatcher resolves it (alerting/subscriber-channels.ts). */
+export const SUBSCRIBER_CHANNEL_PREFIX = 'subscriber:';
+
+const Email = z.email();
+const WebhookUrl = z.url({ protocol: /^https?$/ });
+
+/** What a subscribe request did. */
+export interface SubscribeResult {
+  subscriber: Subscriber;
+  /** `confirm`: a confirmation mail was queued; `subscribed`: active at once (webhooks); `already`: nothing to do. */
+  outcome: 'confirm' | 'subscribed' | 'already';
+}
+
+/**
+ * Status-page subscriptions (issue "Status pages", docs/api.md "Subscriptions"): email with double
+ * opt-in (a confirm link; an unsubscribe link in every mail), Slack and Teams incoming webhooks
+ * (active at once, greeted with a first message). Messages go through the alert outbox (channel
+ * `subscriber:<uuid>`) in the same transaction as the write that caused them, so they survive
+ * restarts and are retried like alerts.
+ */
+export function subscriptionsService(deps: { store: Store; clock: Clock; config: Readonly<Config>; access: PageAccessService }) {
+  const { store, clock, config, access } = deps;
+  const base = config.public_url.replace(/\/+$/, '');
+  const pageUrl = (page: Statuspage) => `${base}/status/${page.subdomain}`;
+  const queue = (subscriber: Subscriber, message: AlertMessage, now: number) =>
+    store.alerts.insert({ outageUuid: null, channel: SUBSCRIBER_CHANNEL_PREFIX + subscriber.uuid, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now });
+  const enabled = (page: Statuspage) => page.settings.subscribe.enabled;
+
+  /** The email channel subscriber mails go through, or undefined. */
+  const emailChannel = () =>
+    config.channels.find((c) => c.type === 'email' && (config.status_pages.email_channel === undefined || c.name === config.status_pages.email_channel));
+
+  const toPages = (uuids: readonly string[]) => uuids.map((u) => store.statuspages.get(u)).filter((p): p is Statuspage => p !== undefined && enabled(p));
+
+  const service = {
+    /** Channels a visitor may choose on this page (email only with an email channel configured). */
+    channels(page: Statuspage): SubscriberChannel[] {
+      const s = page.settings.subscribe;
+      if (!s.enabled) return [];
+      const out: SubscriberChannel[] = [];
+      if (s.email && emailChannel()) out.push('email');
+      if (s.slack) out.push('slack');
+      if (s.teams) out.push('teams');
+      return out;
+    },
+    /** Absolute confirm and unsubscribe links of a subscriber. */
+    links(page: Statuspage, subscriberUuid: string) {
+      const q = (purpose: 'confirm' | 'unsubscribe') => `${pageUrl(page)}/subscribe/${purpose}?s=${encodeURIComponent(subscriberUuid)}&t=${access.linkToken(purpose, subscriberUuid)}`;
+      return { page: pageUrl(page), confirm: q('confirm'), unsubscribe: q('unsubscribe') };
+    },
+    /**
+     * Subscribes `target` (an email address or a webhook URL) on `page`.
+     * @throws AppError 400 naming `channel` (not offered on this page) or `target` (not an address/URL)
+     */
+    subscribe(page: Statuspage, channel: string, target: string): SubscribeResult {
+      if (!(service.channels(page) as string[]).includes(channel)) throw invalid('channel', `must be one of ${service.channels(page).join(', ') || '(none: subscriptions are off)'}`);
+      const ch = channel as SubscriberChannel;
+      const t = target.trim();
+      if (ch === 'email' ? !Email.safeParse(t).success || t.length > 254 : !WebhookUrl.safeParse(t).success || t.length > 2048) {
+        throw invalid('target', ch === 'email' ? 'must be an email address' : 'must be an http(s) webhook URL');
+      }
+      const now = clock.now();
+      return store.tx(() => {
+        const found = store.subscribers.find(page.id, ch, ch === 'email' ? t.toLowerCase() : t);
+        if (found?.confirmedAt) return { subscriber: found, outcome: 'already' as const };
+        if (ch === 'email') {
+          const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t.toLowerCase(), null, now);
+          queue(s, confirmNotice(page.name, service.links(page, s.uuid).confirm, now), now);
+          return { subscriber: s, outcome: 'confirm' as const };
+        }
+        const s = store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, now, now);
+        queue(s, welcomeNotice(page.name, pageUrl(page), now), now);
+        return { subscriber: s, outcome: 'subscribed' as const };
+      });
+    },
+    /**
+     * Confirms an email subscription from its link.
+     * @throws AppError 404 `subscriptions.invalid_link` for a wrong token, another page's or a deleted subscriber
+     */
+    confirm(page: Statuspage, subscriberUuid: string, token: string): Subscriber {
+      const s = mustLink(page, 'confirm', subscriberUuid, token);
+      store.tx(() => store.subscribers.confirm(s.uuid, clock.now()));
+      return store.subscribers.get(s.uuid)!;
+    },
+    /** Ends a subscription from its link. @throws AppError 404 as {@link confirm} */
+    unsubscribe(page: Statuspage, subscriberUuid: string, token: string): void {
+      const s = mustLink(page, 'unsubscribe', subscriberUuid, token);
+      store.tx(() => store.subscribers.delete(s.uuid));
+    },
+    /** Checks a link without acting on it (the page that shows the confirm button). */
+    checkLink(page: Statuspage, purpose: 'confirm' | 'unsubscribe', subscriberUuid: string, token: string): Subscriber {
+      return mustLink(page, purpose, subscriberUuid, token);
+    },
+    /** Queues an incident's change for the confirmed subscribers of its pages. Call inside the incident's transaction. */
+    queueIncident(incident: Incident, change: IncidentChange): number {
+      const now = clock.now();
+      let n = 0;
+      for (const page of toPages(incident.statuspages)) {
+        const msg = incidentNotice(page.name, page.settings.languages[0] ?? 'en', incident, change, pageUrl(page), now);
+        for (const s of store.subscribers.confirmedOf(page.id)) (queue(s, msg, now), n++);
+      }
+      return n;
+    },
+    /**
+     * Queues a maintenance notice for the confirmed subscribers of the window's pages, once per
+     * window (`notified_at`). Call inside a transaction. @returns messages queued
+     */
+    queueMaintenance(w: MaintenanceWindow): number {
+      const now = clock.now();
+      if (!store.maintenance.markNotified(w.uuid, now)) return 0;
+      let n = 0;
+      for (const page of toPages(w.statuspages)) {
+        const msg = maintenanceNotice(page.name, page.settings.languages[0] ?? 'en', w, pageUrl(page), now);
+        for (const s of store.subscribers.confirmedOf(page.id)) (queue(s, msg, now), n++);
+      }
+      return n;
+    },
+    /** The configured email channel's settings for subscriber mail, or undefined. */
+    emailChannel,
+  };
+
+  function mustLink(page: Statuspage, purpose: 'confirm' | 'unsubscribe', uuid: string, token: string): Subscriber {
+    const s = store.subscribers.get(uuid);
+    if (!s || s.statuspageId !== page.id || !access.validLinkToken(purpose, uuid, token)) {
+      throw new AppError(404, 'subscriptions.invalid_link', 'this link is not valid (already used to unsubscribe, or mistyped)');
+    }
+    return s;
+  }
+  return service;
+}
+
+/** The subscriptions service's interface. */
+export type SubscriptionsService = ReturnType<typeof subscriptionsService>;

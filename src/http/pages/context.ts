@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'hono';
+import type { Statuspage } from '../../domain/statuspage.ts';
+import type { Chrome } from '../../../views/layout.tsx';
+import { UI_STRINGS, type PageLanguage } from '../../../views/i18n/index.ts';
+
+/** Hono environment of a public status page's routes: the page and the visitor's chrome. */
+export interface PageEnv {
+  Variables: { page: Statuspage; chrome: Chrome };
+}
+
+/** A page route's context. */
+export type PageContext = Context<PageEnv>;
+
+/**
+ * The chrome of a request: language from `?lang=` when the page offers it, else the page's first;
+ * a fresh CSP nonce (128 bits).
+ * @param base `/status/<subdomain>` or '' on the page's own host
+ */
+export function chromeFor(page: Statuspage, base: string, lang: string | undefined, now: number): Chrome {
+  const langs = page.settings.languages as PageLanguage[];
+  const l = lang && (langs as string[]).includes(lang) ? (lang as PageLanguage) : (langs[0] ?? 'en');
+  return { page, lang: l, t: UI_STRINGS[l], base, nonce: randomBytes(16).toString('base64'), now };
+}
+
+/**
+ * The Content-Security-Policy of public pages: nothing but same-origin styles, fonts and forms,
+ * nonce'd style/script elements, images from anywhere (logo, favicon), no framing. Google
+ * Analytics, only when the page sets it, adds its script and beacon hosts.
+ */
+export function contentSecurityPolicy(nonce: string, analytics: boolean): string {
+  const ga = analytics ? ' https://www.googletagmanager.com' : '';
+  return [
+    "default-src 'none'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'${ga}`,
+    "img-src 'self' data: https: http:",
+    "font-src 'self'",
+    `connect-src 'self'${analytics ? ' https://*.google-analytics.com https://*.analytics.google.com https://*.googletagmanager.com' : ''}`,
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** `<!doctype html>` + a rendered JSX element. */
+export function htmlDocument(el: unknown): string {
+  return `<!doctype html>${String(el)}`;
+}

@@ -1,0 +1,82 @@
+import type { Hono } from 'hono';
+import { makeBadge } from 'badge-maker';
+import { Feed } from 'feed';
+import { localize } from '../../domain/localized.ts';
+import type { MaintenanceWindow } from '../../domain/maintenance.ts';
+import type { ServiceView } from '../../core/status-view.ts';
+import type { HttpDeps } from '../context.ts';
+import type { PageEnv } from './context.ts';
+
+const BADGE_COLOURS = { operational: 'brightgreen', maintenance: 'blue', degraded: 'yellow', partial_outage: 'orange', major_outage: 'red' } as const;
+
+/**
+ * Machine-readable routes of a page, behind the same gate as its HTML: `feed.atom` (incident
+ * history, Atom 1.0 via the `feed` package), `summary.json` (overall and per-service status, no
+ * uuids, no URLs of monitors) and `badge.svg` (overall status, via shields.io's `badge-maker`).
+ */
+export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
+  const { core } = deps;
+  const publicUrl = core.config.public_url.replace(/\/+$/, '');
+
+  app.get('/feed.atom', (c) => {
+    const { page, chrome } = c.var;
+    const pageUrl = `${publicUrl}/status/${page.subdomain}`;
+    const view = core.statusView.history(page);
+    const updated = Math.max(page.updatedAt, ...view.incidents.map((i) => i.updatedAt));
+    const feed = new Feed({
+      title: `${page.name} · ${chrome.t.incident_history}`,
+      id: `${pageUrl}/feed.atom`,
+      link: pageUrl,
+      language: chrome.lang,
+      updated: new Date(updated),
+      generator: 'Pharos',
+      copyright: '',
+    });
+    for (const i of view.incidents) {
+      const text = [...i.updates].reverse().map((u) => `${chrome.t[`update_${u.type}`]} (${new Date(u.at).toISOString()}): ${localize(u.text, chrome.lang)}`);
+      feed.addItem({
+        title: localize(i.title, chrome.lang),
+        id: `urn:pharos:incident:${i.uuid}`,
+        link: `${pageUrl}/history#${i.uuid}`,
+        date: new Date(i.updatedAt),
+        published: new Date(i.createdAt),
+        description: text[0] ?? '',
+        content: text.join('\n'),
+      });
+    }
+    return c.body(feed.atom1(), 200, { 'Content-Type': 'application/atom+xml; charset=utf-8' });
+  });
+
+  app.get('/summary.json', (c) => {
+    const { page } = c.var;
+    const view = core.statusView.page(page);
+    const services: Array<{ name: string; status: string; section: string; group: string | null; uptime_90_days: number | null }> = [];
+    const add = (s: ServiceView, section: string, group: string | null) => services.push({ name: s.name, status: s.status, section, group, uptime_90_days: s.uptime });
+    for (const sec of view.sections) {
+      for (const s of sec.services) {
+        add(s, sec.name, null);
+        for (const child of s.children) add(child, sec.name, s.name);
+      }
+    }
+    const window = (w: MaintenanceWindow) => ({ title: localize(w.title, page.settings.languages[0] ?? 'en') || w.name, start: new Date(w.startAt).toISOString(), end: new Date(w.endAt).toISOString() });
+    return c.json({
+      page: { name: page.name, url: `${publicUrl}/status/${page.subdomain}`, updated_at: new Date(view.now).toISOString() },
+      status: view.overall,
+      services,
+      active_incidents: view.activeIncidents.map((i) => ({
+        title: i.title,
+        type: i.type,
+        created_at: new Date(i.createdAt).toISOString(),
+        updates: i.updates.map((u) => ({ type: u.type, text: u.text, date: new Date(u.at).toISOString() })),
+      })),
+      maintenance: { active: view.activeMaintenance.map(window), upcoming: view.upcomingMaintenance.map(window) },
+    });
+  });
+
+  app.get('/badge.svg', (c) => {
+    const { chrome } = c.var;
+    const view = core.statusView.page(c.var.page);
+    const svg = makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
+    return c.body(svg, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
+  });
+}

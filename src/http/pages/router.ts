@@ -1,0 +1,148 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { AppError } from '../../lib/errors.ts';
+import type { Statuspage } from '../../domain/statuspage.ts';
+import type { HttpDeps } from '../context.ts';
+import { hostedDomain } from '../api/statuspages.ts';
+import { StatusPage } from '../../../views/status-page.tsx';
+import { HistoryPage } from '../../../views/history.tsx';
+import { MessagePage, PasswordPage } from '../../../views/forms.tsx';
+import { UI_STRINGS } from '../../../views/i18n/index.ts';
+import { pathOf } from '../../../views/layout.tsx';
+import { chromeFor, contentSecurityPolicy, htmlDocument, type PageContext, type PageEnv } from './context.ts';
+import { feedRoutes } from './feeds.ts';
+import { subscribeRoutes } from './subscribe.ts';
+
+const COOKIE = 'pharos_page';
+/** `next` after the password wall: a path (and query) inside the page, never another site. */
+const SAFE_NEXT = /^\/(?![/\\])[A-Za-z0-9/._~?&=%+-]*$/;
+
+/** Paths answered with HTML (the wall shows its form there); others get a bare 401. */
+const htmlPath = (p: string) => !/\.(atom|json|svg)$/.test(p);
+
+/**
+ * The public routes of one status page (issue "Status pages", docs/api.md "Status pages"):
+ * `/`, `/history`, `/feed.atom`, `/summary.json`, `/badge.svg`, `/login` and `/subscribe…`.
+ * `mode: 'path'` serves them under `/status/:subdomain`; `mode: 'host'` at the root of the page's
+ * own host (`<subdomain>.<hosted_domain>` or its custom `hostname`).
+ *
+ * Every route sits behind the page's gate: SSO pages are closed (403, no identity provider is
+ * configured), password pages need the signed session cookie, and nothing of the page (not even its
+ * name) is sent before. Every response carries a strict CSP with a per-response nonce.
+ */
+export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
+  const { core } = deps;
+  const domain = hostedDomain(core.config);
+  const app = new Hono<PageEnv>();
+
+  const resolve: MiddlewareHandler<PageEnv> = async (c, next) => {
+    const page = mode === 'path' ? core.statuspages.bySubdomain(c.req.param('subdomain') ?? '') : core.statuspages.byHost(c.req.header('host'), domain);
+    if (!page) return c.html(notFoundHtml(), 404, { 'Content-Security-Policy': "default-src 'none'; style-src 'self'" });
+    const base = mode === 'path' ? `/status/${page.subdomain}` : '';
+    const chrome = chromeFor(page, base, c.req.query('lang'), deps.clock.now());
+    c.set('page', page);
+    c.set('chrome', chrome);
+    const gate = core.pageAccess.gate(page);
+    const path = pagePath(c, base);
+    if (gate === 'closed') return deny(c, 403, chrome.t.sso_required);
+    if (gate === 'password' && !(c.req.method === 'POST' && path === '/login') && !core.pageAccess.validSession(page, getCookie(c, COOKIE))) {
+      if (!htmlPath(path) || c.req.method !== 'GET') return deny(c, 401, chrome.t.password_title);
+      const url = new URL(c.req.url);
+      c.status(401);
+      return send(c, PasswordPage({ c: chrome, next: path + url.search }));
+    }
+    await next();
+    finish(c);
+  };
+  app.use('*', resolve);
+
+  app.get('/', (c) => {
+    const range = c.req.query('range') === '7d' ? '7d' : '24h';
+    const view = core.statusView.page(c.var.page, range);
+    return send(c, StatusPage({ c: c.var.chrome, view, range, canSubscribe: core.subscriptions.channels(c.var.page).length > 0 }));
+  });
+  app.get('/history', (c) => send(c, HistoryPage({ c: c.var.chrome, view: core.statusView.history(c.var.page) })));
+
+  app.post('/login', async (c) => {
+    const { page, chrome } = c.var;
+    const form = await c.req.parseBody();
+    const next = typeof form.next === 'string' && SAFE_NEXT.test(form.next) ? form.next : '/';
+    if (core.pageAccess.gate(page) !== 'password') return c.redirect(pathOf(chrome, next), 303);
+    try {
+      if (await core.pageAccess.checkPassword(page, typeof form.password === 'string' ? form.password : '', clientAddress(c))) {
+        setCookie(c, COOKIE, core.pageAccess.issueSession(page), {
+          path: chrome.base || '/',
+          httpOnly: true,
+          sameSite: 'Lax',
+          secure: isHttps(c),
+          maxAge: Math.floor(core.pageAccess.sessionMs() / 1000),
+        });
+        return c.redirect(next === '/' ? pathOf(chrome, '/') : chrome.base + next, 303);
+      }
+      c.status(401);
+      return send(c, PasswordPage({ c: chrome, next, error: 'wrong' }));
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status !== 429) throw e;
+      c.status(429);
+      return send(c, PasswordPage({ c: chrome, next, error: 'too_many' }));
+    }
+  });
+
+  feedRoutes(app, deps);
+  subscribeRoutes(app, deps);
+  app.notFound((c) => {
+    const chrome = c.get('chrome');
+    if (!chrome) return c.html(notFoundHtml(), 404);
+    finish(c);
+    c.status(404);
+    return send(c, MessagePage({ c: chrome, title: chrome.t.not_found, message: chrome.t.not_found, error: true, back: true }));
+  });
+  return app;
+}
+
+/** The request path relative to the page (`/`, `/history`, …). */
+function pagePath(c: PageContext, base: string): string {
+  const p = c.req.path.slice(base.length) || '/';
+  return p.length > 1 ? p.replace(/\/+$/, '') : p;
+}
+
+/** Headers every page response gets: CSP, robots when hidden, and no caching of protected pages. */
+function finish(c: PageContext): void {
+  const { page, chrome } = c.var;
+  c.header('Content-Security-Policy', contentSecurityPolicy(chrome.nonce, page.settings.google_analytics !== null));
+  if (page.settings.hide_from_search_engines) c.header('X-Robots-Tag', 'noindex, nofollow');
+  c.header('Cache-Control', page.settings.authentication.password_protection ? 'private, no-store' : 'no-cache');
+  c.header('Referrer-Policy', 'same-origin');
+}
+
+/** Renders a view as an HTML document with the status set on `c`. */
+export function send(c: PageContext, el: unknown): Response {
+  finish(c);
+  return c.html(htmlDocument(el));
+}
+
+/** A refusal at the gate: HTML routes get a page that names nothing of the status page, others plain text. */
+function deny(c: PageContext, status: 401 | 403, message: string): Response {
+  finish(c);
+  const path = c.req.path;
+  if (!htmlPath(path)) return c.text(message, status);
+  const { chrome, page } = c.var;
+  // The chrome of a gated page must not leak its name, logo or description.
+  const anonymous: Statuspage = { ...page, name: chrome.t.password_title, settings: { ...page.settings, logo: null, description: null, website: null, favicon: null, google_analytics: null } };
+  c.status(status);
+  return c.html(htmlDocument(MessagePage({ c: { ...chrome, page: anonymous }, title: message, message, error: status === 403 })));
+}
+
+function notFoundHtml(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title><link rel="stylesheet" href="/_pharos/status.css"></head><body><div class="wrap"><p class="empty">${UI_STRINGS.en.not_found}</p></div></body></html>`;
+}
+
+/** The caller's address for the wrong-password limit (the socket's; a proxy's X-Forwarded-For is not trusted). */
+function clientAddress(c: PageContext): string {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+}
+
+function isHttps(c: PageContext): boolean {
+  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+}

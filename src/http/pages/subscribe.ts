@@ -1,0 +1,73 @@
+import type { Hono } from 'hono';
+import { AppError } from '../../lib/errors.ts';
+import type { HttpDeps } from '../context.ts';
+import { LinkActionPage, MessagePage, SubscribePage } from '../../../views/forms.tsx';
+import type { PageContext, PageEnv } from './context.ts';
+import { send } from './router.ts';
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * Subscription routes of a page (docs/api.md "Subscriptions"): the form (`GET|POST /subscribe`),
+ * and the links sent by mail (`/subscribe/confirm`, `/subscribe/unsubscribe`): a GET shows a
+ * button, the POST acts, so mail scanners that open links change nothing. A page without
+ * subscriptions answers 404 on all of them.
+ */
+export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
+  const { core } = deps;
+  const offered = (c: PageContext) => core.subscriptions.channels(c.var.page);
+  const message = (c: PageContext, status: 200 | 400 | 404, title: string, text: string) => {
+    c.status(status);
+    return send(c, MessagePage({ c: c.var.chrome, title, message: text, error: status !== 200, back: true }));
+  };
+
+  app.get('/subscribe', (c) => {
+    if (offered(c).length === 0) return c.notFound();
+    return send(c, SubscribePage({ c: c.var.chrome, channels: offered(c) }));
+  });
+  app.post('/subscribe', async (c) => {
+    const channels = offered(c);
+    if (channels.length === 0) return c.notFound();
+    const { t } = c.var.chrome;
+    const form = await c.req.parseBody();
+    try {
+      const r = core.subscriptions.subscribe(c.var.page, str(form.channel) || channels[0]!, str(form.target));
+      const text = r.outcome === 'confirm' ? t.check_your_inbox : r.outcome === 'subscribed' ? t.subscribed_webhook : t.already_subscribed;
+      return message(c, 200, t.subscribe, text);
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status !== 400) throw e;
+      c.status(400);
+      return send(c, SubscribePage({ c: c.var.chrome, channels, error: e.message }));
+    }
+  });
+
+  for (const purpose of ['confirm', 'unsubscribe'] as const) {
+    app.get(`/subscribe/${purpose}`, (c) => {
+      const { t } = c.var.chrome;
+      const s = c.req.query('s') ?? '';
+      const token = c.req.query('t') ?? '';
+      try {
+        core.subscriptions.checkLink(c.var.page, purpose, s, token);
+      } catch (e) {
+        if (e instanceof AppError && e.status === 404) return message(c, 404, t.invalid_link, t.invalid_link);
+        throw e;
+      }
+      return send(c, LinkActionPage({ c: c.var.chrome, purpose, subscriber: s, token }));
+    });
+    app.post(`/subscribe/${purpose}`, async (c) => {
+      const { t } = c.var.chrome;
+      const form = await c.req.parseBody();
+      // RFC 8058 one-click unsubscribe posts to the link itself: its s and t are in the query.
+      const s = str(form.s) || (c.req.query('s') ?? '');
+      const token = str(form.t) || (c.req.query('t') ?? '');
+      try {
+        if (purpose === 'confirm') core.subscriptions.confirm(c.var.page, s, token);
+        else core.subscriptions.unsubscribe(c.var.page, s, token);
+      } catch (e) {
+        if (e instanceof AppError && e.status === 404) return message(c, 404, t.invalid_link, t.invalid_link);
+        throw e;
+      }
+      return purpose === 'confirm' ? message(c, 200, t.confirm_title, t.confirmed) : message(c, 200, t.unsubscribe_title, t.unsubscribed);
+    });
+  }
+}

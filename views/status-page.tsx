@@ -1,0 +1,188 @@
+import type { Incident } from '../src/domain/incident.ts';
+import { localize } from '../src/domain/localized.ts';
+import type { MaintenanceWindow } from '../src/domain/maintenance.ts';
+import { uptimeLevel, type DayUptime } from '../src/domain/status-page-view.ts';
+import { LATENCY_RANGES, type LatencyRange, type PageView, type ServiceView } from '../src/core/status-view.ts';
+import { formatDate, formatDateTime, formatDuration } from './format.ts';
+import { ResponseGraph } from './graph.tsx';
+import { fmt, type UiKey } from './i18n/index.ts';
+import { href, Layout, type Chrome } from './layout.tsx';
+
+/** One incident with its update timeline, newest update first. */
+export function IncidentNotice(props: { c: Chrome; incident: Incident }) {
+  const { c, incident } = props;
+  const last = incident.updates.at(-1);
+  return (
+    <div class={`notice incident u-${last?.type ?? 'none'}`} id={incident.uuid}>
+      <h3>{localize(incident.title, c.lang)}</h3>
+      <ol class="timeline">
+        {[...incident.updates].reverse().map((u) => (
+          <li>
+            <span class="type">{c.t[`update_${u.type}` as UiKey]}</span> — {localize(u.text, c.lang)}
+            <time datetime={new Date(u.at).toISOString()}>{formatDateTime(u.at, c.lang)}</time>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** A maintenance window: title, times, updates. */
+export function MaintenanceNotice(props: { c: Chrome; window: MaintenanceWindow }) {
+  const { c, window: w } = props;
+  return (
+    <div class="notice maintenance">
+      <h3>{localize(w.title, c.lang) || w.name}</h3>
+      <div class="when">{fmt(c.t.from_to, { start: formatDateTime(w.startAt, c.lang), end: formatDateTime(w.endAt, c.lang) })}</div>
+      {w.updates.length > 0 ? (
+        <ol class="timeline">
+          {[...w.updates].reverse().map((u) => (
+            <li>
+              {localize(u.text, c.lang)}
+              <time datetime={new Date(u.date).toISOString()}>{formatDateTime(u.date, c.lang)}</time>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
+
+function dayTitle(c: Chrome, d: DayUptime): string {
+  const date = formatDate(d.dayStart, c.lang);
+  if (d.uptime === null) return `${date} · ${c.t.no_data}`;
+  const down = d.downtimeMs > 0 ? fmt(c.t.downtime, { duration: formatDuration(d.downtimeMs, c.lang) }) : c.t.no_downtime;
+  return `${date} · ${d.uptime.toFixed(2)} % · ${down}`;
+}
+
+function StatusLabel(props: { c: Chrome; status: ServiceView['status'] }) {
+  return (
+    <span class={`status s-${props.status}`} data-status={props.status}>
+      <span class="dot" />
+      {props.c.t[`status_${props.status}` as UiKey]}
+    </span>
+  );
+}
+
+function ServiceRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
+  const { c, s } = props;
+  const days = s.days;
+  return (
+    <div class="service" data-service={s.name}>
+      <div class="svc-head">
+        <div>
+          <div class="svc-name">{s.name}</div>
+          {s.description ? <div class="svc-desc">{s.description}</div> : null}
+        </div>
+        <StatusLabel c={c} status={s.status} />
+      </div>
+      {days ? (
+        <>
+          <div class="bars" role="img" aria-label={s.uptime === null ? c.t.no_data : fmt(c.t.uptime_90_days, { value: s.uptime.toFixed(2) })}>
+            {days.map((d) => (
+              <span class={`bar l-${uptimeLevel(d.uptime)}`} title={dayTitle(c, d)} />
+            ))}
+          </div>
+          <div class="bars-legend">
+            <span>{c.t.days_ago_90}</span>
+            <span>{s.uptime === null ? c.t.no_data : fmt(c.t.uptime_90_days, { value: s.uptime.toFixed(2) })}</span>
+            <span>{c.t.today}</span>
+          </div>
+        </>
+      ) : null}
+      {s.latency && s.latency.length > 1 ? (
+        <div class="graph">
+          <ResponseGraph points={s.latency} from={c.now - LATENCY_RANGES[props.range]} to={c.now} label={`${c.t.response_time} (${s.name})`} />
+          <div class="graph-legend">
+            <span>{c.t.response_time}</span>
+            <span>{fmt(c.t.average_ms, { value: Math.round(s.latency.reduce((a, p) => a + p[1], 0) / s.latency.length) })}</span>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function GroupRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
+  const { c, s } = props;
+  return (
+    <details class="group" data-service={s.name} open={s.status !== 'operational' ? true : undefined}>
+      <summary>
+        <div class="svc-head">
+          <div>
+            <div class="svc-name">{s.name}</div>
+            <div class="svc-desc">{s.description ?? fmt(c.t.services_count, { count: s.children.length })}</div>
+          </div>
+          <StatusLabel c={c} status={s.status} />
+        </div>
+      </summary>
+      {s.children.map((child) => (
+        <ServiceRow c={c} s={child} range={props.range} />
+      ))}
+    </details>
+  );
+}
+
+/** The status page: banner, active incidents and maintenance, sections of services, links. */
+export function StatusPage(props: { c: Chrome; view: PageView; range: LatencyRange; canSubscribe: boolean }) {
+  const { c, view, range } = props;
+  const { t } = c;
+  const withGraphs = view.page.sections.some((sec) => sec.services.some((s) => s.show_response_times || s.services.some((x) => x.show_response_times)));
+  const links = (
+    <>
+      <a href={href(c, '/history')}>{t.incident_history}</a>
+      {props.canSubscribe ? <a href={href(c, '/subscribe')}>{t.subscribe}</a> : null}
+    </>
+  );
+  return (
+    <Layout c={c} title={`${view.page.name} · ${t[`banner_${view.overall}` as UiKey]}`} refresh links={links} path="/" query={range === '24h' ? {} : { range }}>
+      <div class={`banner ${view.page.settings.banner_header ? '' : 'plain '}s-${view.overall}`} data-overall={view.overall} role="status">
+        <span class="dot" />
+        {t[`banner_${view.overall}` as UiKey]}
+      </div>
+      {view.activeIncidents.length > 0 ? (
+        <section class="card" aria-label={t.active_incidents}>
+          <h2>{t.active_incidents}</h2>
+          {view.activeIncidents.map((i) => (
+            <IncidentNotice c={c} incident={i} />
+          ))}
+        </section>
+      ) : null}
+      {view.activeMaintenance.length > 0 ? (
+        <section class="card" aria-label={t.maintenance_in_progress}>
+          <h2>{t.maintenance_in_progress}</h2>
+          {view.activeMaintenance.map((w) => (
+            <MaintenanceNotice c={c} window={w} />
+          ))}
+        </section>
+      ) : null}
+      {view.upcomingMaintenance.length > 0 ? (
+        <section class="card" aria-label={t.scheduled_maintenance}>
+          <h2>{t.scheduled_maintenance}</h2>
+          {view.upcomingMaintenance.map((w) => (
+            <MaintenanceNotice c={c} window={w} />
+          ))}
+        </section>
+      ) : null}
+      {withGraphs ? (
+        <nav class="ranges" aria-label={t.response_time}>
+          <a href={href(c, '/')} aria-current={range === '24h' ? 'true' : undefined}>
+            {t.last_24_hours}
+          </a>
+          <a href={href(c, '/', { range: '7d' })} aria-current={range === '7d' ? 'true' : undefined}>
+            {t.last_7_days}
+          </a>
+        </nav>
+      ) : null}
+      {view.sections.map((sec) => (
+        <section class="card section">
+          <h2>{sec.name}</h2>
+          {sec.services.map((s) => (s.kind === 'group' ? <GroupRow c={c} s={s} range={range} /> : <ServiceRow c={c} s={s} range={range} />))}
+        </section>
+      ))}
+      <p class="updated">
+        <small>{fmt(t.updated_at, { time: formatDateTime(view.now, c.lang) })}</small>
+      </p>
+    </Layout>
+  );
+}
