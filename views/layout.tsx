@@ -1,6 +1,5 @@
 import type { Child } from 'hono/jsx';
 import type { Statuspage } from '../src/domain/statuspage.ts';
-import { fontFaceCss, fontStack } from '../src/http/pages/fonts.ts';
 import { LANGUAGE_NAMES, type PageLanguage, type UiStrings } from './i18n/index.ts';
 
 /** What every page template gets: the page, the visitor's language and strings, and link building. */
@@ -14,6 +13,8 @@ export interface Chrome {
   nonce: string;
   /** Epoch ms the page shows. */
   now: number;
+  /** The page's own CSS (font faces, accent colour), built by http from validated settings. */
+  pageCss: string;
 }
 
 /** The address of one of the page's routes (`/` is the page itself, without a trailing slash). */
@@ -27,12 +28,6 @@ export function href(c: Chrome, path: string, query: Record<string, string> = {}
   if (lang !== c.page.settings.languages[0]) q.set('lang', lang);
   const s = q.toString();
   return `${pathOf(c, path)}${s ? `?${s}` : ''}`;
-}
-
-/** Per-page CSS: the chosen font's faces (served by Pharos) and the accent colour. Values are validated (hex, enum). */
-function pageCss(page: Statuspage): string {
-  const s = page.settings;
-  return `${fontFaceCss(s.font, '/_pharos/fonts/')}:root{--accent:${s.accent_color};--font:${fontStack(s.font)}}`;
 }
 
 /**
@@ -54,9 +49,9 @@ export function Layout(props: { c: Chrome; title: string; children?: Child; refr
         <title>{props.title}</title>
         {s.hide_from_search_engines ? <meta name="robots" content="noindex, nofollow" /> : null}
         {props.refresh && s.auto_refresh ? <meta http-equiv="refresh" content="60" /> : null}
-        {s.favicon ? <link rel="icon" href={s.favicon} /> : null}
+        <link rel="icon" href={s.favicon ?? '/_pharos/favicon.svg'} />
         <link rel="stylesheet" href="/_pharos/status.css" />
-        <style nonce={c.nonce} dangerouslySetInnerHTML={{ __html: pageCss(page) }} />
+        <style nonce={c.nonce} dangerouslySetInnerHTML={{ __html: c.pageCss }} />
         <link rel="alternate" type="application/atom+xml" href={pathOf(c, '/feed.atom')} title={page.name} />
         {ga ? <script async src={`https://www.googletagmanager.com/gtag/js?id=${ga}`} nonce={c.nonce} /> : null}
         {ga ? (

@@ -1,8 +1,8 @@
 import type { Incident } from '../src/domain/incident.ts';
 import { localize } from '../src/domain/localized.ts';
 import type { MaintenanceWindow } from '../src/domain/maintenance.ts';
-import { uptimeLevel, type DayUptime } from '../src/domain/status-page-view.ts';
-import { LATENCY_RANGES, type LatencyRange, type PageView, type ServiceView } from '../src/core/status-view.ts';
+import { LATENCY_RANGES, uptimeLevel, type DayUptime, type LatencyRange } from '../src/domain/status-page-view.ts';
+import type { PageView, ServiceView } from '../src/core/status-view.ts';
 import { formatDate, formatDateTime, formatDuration } from './format.ts';
 import { ResponseGraph } from './graph.tsx';
 import { fmt, type UiKey } from './i18n/index.ts';

@@ -22,7 +22,7 @@ header.top img{display:block;width:auto}
 .banner{border-radius:12px;padding:18px 22px;margin:0 0 28px;font-size:1.15rem;font-weight:600;color:#fff;display:flex;align-items:center;gap:12px}
 .banner.plain{background:var(--card);color:var(--text);border:1px solid var(--border)}
 .banner.s-operational{background:var(--ok)}.banner.s-degraded{background:var(--partial)}.banner.s-partial_outage{background:var(--partial)}.banner.s-major_outage{background:var(--major)}.banner.s-maintenance{background:var(--maint)}
-.banner .dot{background:rgba(255,255,255,.85);width:12px;height:12px}
+.banner:not(.plain) .dot{background:rgba(255,255,255,.85);width:12px;height:12px}
 .banner.plain .dot{width:14px;height:14px}
 .card{background:var(--card);border:1px solid var(--border);border-radius:12px;margin:0 0 24px;overflow:hidden}
 .card>h2,.card>.card-head{margin:0;padding:14px 20px;font-size:1rem;font-weight:600;border-bottom:1px solid var(--border)}

@@ -32,7 +32,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     },
   });
   const pageAccess = pageAccessService({ store, clock, config });
-  const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess });
+  const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
   return {
     bus,
     pageAccess,

@@ -9,7 +9,9 @@ import {
   overallStatus,
   periodUptime,
   worstStatus,
+  LATENCY_RANGES,
   type DayUptime,
+  type LatencyRange,
   type OverallStatus,
   type ServiceStatus,
 } from '../domain/status-page-view.ts';
@@ -19,9 +21,7 @@ import type { Store } from '../store/index.ts';
 /** Days of history a page shows (uptime bars, incident history). */
 export const PAGE_HISTORY_DAYS = 90;
 
-/** Response-time graph ranges (hourly rollups). */
-export const LATENCY_RANGES = { '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
-export type LatencyRange = keyof typeof LATENCY_RANGES;
+export { LATENCY_RANGES, type LatencyRange } from '../domain/status-page-view.ts';
 
 /** One service (or group) as a page shows it. Only names and statuses: never a monitor's URL. */
 export interface ServiceView {

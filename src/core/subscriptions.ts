@@ -10,6 +10,7 @@ import { confirmNotice, incidentNotice, maintenanceNotice, welcomeNotice, type I
 import type { Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
 import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
+import type { EventBus } from './events.ts';
 import type { PageAccessService } from './page-access.ts';
 
 /** Outbox channel name of a subscriber: the dispatcher resolves it (alerting/subscriber-channels.ts). */
@@ -32,8 +33,8 @@ export interface SubscribeResult {
  * `subscriber:<uuid>`) in the same transaction as the write that caused them, so they survive
  * restarts and are retried like alerts.
  */
-export function subscriptionsService(deps: { store: Store; clock: Clock; config: Readonly<Config>; access: PageAccessService }) {
-  const { store, clock, config, access } = deps;
+export function subscriptionsService(deps: { store: Store; clock: Clock; config: Readonly<Config>; access: PageAccessService; bus: EventBus }) {
+  const { store, clock, config, access, bus } = deps;
   const base = config.public_url.replace(/\/+$/, '');
   const pageUrl = (page: Statuspage) => `${base}/status/${page.subdomain}`;
   const queue = (subscriber: Subscriber, message: AlertMessage, now: number) =>
@@ -74,7 +75,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
         throw invalid('target', ch === 'email' ? 'must be an email address' : 'must be an http(s) webhook URL');
       }
       const now = clock.now();
-      return store.tx(() => {
+      const r = store.tx((): SubscribeResult => {
         const found = store.subscribers.find(page.id, ch, ch === 'email' ? t.toLowerCase() : t);
         if (found?.confirmedAt) return { subscriber: found, outcome: 'already' as const };
         if (ch === 'email') {
@@ -86,6 +87,8 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
         queue(s, welcomeNotice(page.name, pageUrl(page), now), now);
         return { subscriber: s, outcome: 'subscribed' as const };
       });
+      if (r.outcome !== 'already') bus.emit('notices.queued', { count: 1 });
+      return r;
     },
     /**
      * Confirms an email subscription from its link.

@@ -62,7 +62,13 @@ export function uptimeLevel(uptime: number | null): UptimeLevel {
   return 'major';
 }
 
+/** One day, ms. */
 export const DAY_MS = 86_400_000;
+
+/** Response-time graph ranges (hourly rollups), ms. */
+export const LATENCY_RANGES = { '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
+/** A response-time graph range. */
+export type LatencyRange = keyof typeof LATENCY_RANGES;
 
 /**
  * Daily uptime over the last `days` UTC days up to `now` (today last, counted up to `now`), with the

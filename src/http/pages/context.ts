@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Statuspage } from '../../domain/statuspage.ts';
 import type { Chrome } from '../../../views/layout.tsx';
 import { UI_STRINGS, type PageLanguage } from '../../../views/i18n/index.ts';
+import { fontFaceCss, fontStack } from './fonts.ts';
 
 /** Hono environment of a public status page's routes: the page and the visitor's chrome. */
 export interface PageEnv {
@@ -20,7 +21,13 @@ export type PageContext = Context<PageEnv>;
 export function chromeFor(page: Statuspage, base: string, lang: string | undefined, now: number): Chrome {
   const langs = page.settings.languages as PageLanguage[];
   const l = lang && (langs as string[]).includes(lang) ? (lang as PageLanguage) : (langs[0] ?? 'en');
-  return { page, lang: l, t: UI_STRINGS[l], base, nonce: randomBytes(16).toString('base64'), now };
+  return { page, lang: l, t: UI_STRINGS[l], base, nonce: randomBytes(16).toString('base64'), now, pageCss: pageCss(page) };
+}
+
+/** Per-page CSS: the chosen font's faces (served by Pharos) and the accent colour. Values are validated (hex, enum). */
+function pageCss(page: Statuspage): string {
+  const s = page.settings;
+  return `${fontFaceCss(s.font, '/_pharos/fonts/')}:root{--accent:${s.accent_color};--font:${fontStack(s.font)}}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { StatusPage } from '../../../views/status-page.tsx';
 import { HistoryPage } from '../../../views/history.tsx';
 import { MessagePage, PasswordPage } from '../../../views/forms.tsx';
 import { UI_STRINGS } from '../../../views/i18n/index.ts';
-import { pathOf } from '../../../views/layout.tsx';
+import { pathOf, type Chrome } from '../../../views/layout.tsx';
 import { chromeFor, contentSecurityPolicy, htmlDocument, type PageContext, type PageEnv } from './context.ts';
 import { feedRoutes } from './feeds.ts';
 import { subscribeRoutes } from './subscribe.ts';
@@ -49,7 +49,7 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
       if (!htmlPath(path) || c.req.method !== 'GET') return deny(c, 401, chrome.t.password_title);
       const url = new URL(c.req.url);
       c.status(401);
-      return send(c, PasswordPage({ c: chrome, next: path + url.search }));
+      return send(c, PasswordPage({ c: anonymous(chrome), next: path + url.search }));
     }
     await next();
     finish(c);
@@ -80,11 +80,11 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
         return c.redirect(next === '/' ? pathOf(chrome, '/') : chrome.base + next, 303);
       }
       c.status(401);
-      return send(c, PasswordPage({ c: chrome, next, error: 'wrong' }));
+      return send(c, PasswordPage({ c: anonymous(chrome), next, error: 'wrong' }));
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
       c.status(429);
-      return send(c, PasswordPage({ c: chrome, next, error: 'too_many' }));
+      return send(c, PasswordPage({ c: anonymous(chrome), next, error: 'too_many' }));
     }
   });
 
@@ -126,11 +126,14 @@ function deny(c: PageContext, status: 401 | 403, message: string): Response {
   finish(c);
   const path = c.req.path;
   if (!htmlPath(path)) return c.text(message, status);
-  const { chrome, page } = c.var;
-  // The chrome of a gated page must not leak its name, logo or description.
-  const anonymous: Statuspage = { ...page, name: chrome.t.password_title, settings: { ...page.settings, logo: null, description: null, website: null, favicon: null, google_analytics: null } };
   c.status(status);
-  return c.html(htmlDocument(MessagePage({ c: { ...chrome, page: anonymous }, title: message, message, error: status === 403 })));
+  return c.html(htmlDocument(MessagePage({ c: anonymous(c.var.chrome), title: message, message, error: status === 403 })));
+}
+
+/** The chrome of a gated page: nothing of it (name, logo, description, website, analytics) is shown before the gate opens. */
+function anonymous(chrome: Chrome): Chrome {
+  const page: Statuspage = { ...chrome.page, name: chrome.t.password_title, settings: { ...chrome.page.settings, logo: null, description: null, website: null, favicon: null, google_analytics: null } };
+  return { ...chrome, page };
 }
 
 function notFoundHtml(): string {

@@ -21,13 +21,14 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     return send(c, MessagePage({ c: c.var.chrome, title, message: text, error: status !== 200, back: true }));
   };
 
+  const off = (c: PageContext) => message(c, 404, c.var.chrome.t.not_found, c.var.chrome.t.not_found);
   app.get('/subscribe', (c) => {
-    if (offered(c).length === 0) return c.notFound();
+    if (offered(c).length === 0) return off(c);
     return send(c, SubscribePage({ c: c.var.chrome, channels: offered(c) }));
   });
   app.post('/subscribe', async (c) => {
     const channels = offered(c);
-    if (channels.length === 0) return c.notFound();
+    if (channels.length === 0) return off(c);
     const { t } = c.var.chrome;
     const form = await c.req.parseBody();
     try {
