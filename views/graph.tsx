@@ -14,8 +14,8 @@ export function ResponseGraph(props: { points: Array<[number, number]>; from: nu
   const max = Math.max(1, ...points.map((p) => p[1]));
   const x = scaleLinear().domain([from, to]).range([0, W]);
   const y = scaleLinear().domain([0, max * 1.1]).range([H, 2]);
-  const d = line<[number, number]>().x((p) => x(p[0])).y((p) => y(p[1]))(points) ?? '';
-  const a = area<[number, number]>().x((p) => x(p[0])).y0(H).y1((p) => y(p[1]))(points) ?? '';
+  const d = line<[number, number]>().digits(1).x((p) => x(p[0])).y((p) => y(p[1]))(points) ?? '';
+  const a = area<[number, number]>().digits(1).x((p) => x(p[0])).y0(H).y1((p) => y(p[1]))(points) ?? '';
   return (
     <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-label={props.label}>
       <path class="area" d={a} />

@@ -1,3 +1,5 @@
+import { raw } from 'hono/html';
+import { escapeToBuffer } from 'hono/utils/html';
 import type { Incident } from '../src/domain/incident.ts';
 import { localize } from '../src/domain/localized.ts';
 import type { MaintenanceWindow } from '../src/domain/maintenance.ts';
@@ -48,11 +50,33 @@ export function MaintenanceNotice(props: { c: Chrome; window: MaintenanceWindow 
   );
 }
 
+const escape = (s: string) => {
+  const buffer: [string] = [''];
+  escapeToBuffer(s, buffer);
+  return buffer[0];
+};
+
+/** Date labels of the bars, shared by every service of one response (90 Intl calls, not 90 per service). */
+const dateLabels = new WeakMap<Chrome, Map<number, string>>();
+
 function dayTitle(c: Chrome, d: DayUptime): string {
-  const date = formatDate(d.dayStart, c.lang);
+  let labels = dateLabels.get(c);
+  if (!labels) dateLabels.set(c, (labels = new Map()));
+  let date = labels.get(d.dayStart);
+  if (date === undefined) labels.set(d.dayStart, (date = formatDate(d.dayStart, c.lang)));
   if (d.uptime === null) return `${date} · ${c.t.no_data}`;
   const down = d.downtimeMs > 0 ? fmt(c.t.downtime, { duration: formatDuration(d.downtimeMs, c.lang) }) : c.t.no_downtime;
   return `${date} · ${d.uptime.toFixed(2)} % · ${down}`;
+}
+
+/**
+ * The 90 bars as one escaped HTML string: 4,500 spans on a 50-service page are the page's bulk,
+ * and building them as a string (every title escaped) costs a fraction of 4,500 JSX elements.
+ */
+function barsHtml(c: Chrome, days: DayUptime[]) {
+  let out = '';
+  for (const d of days) out += `<span class="bar l-${uptimeLevel(d.uptime)}" title="${escape(dayTitle(c, d))}"></span>`;
+  return raw(out);
 }
 
 function StatusLabel(props: { c: Chrome; status: ServiceView['status'] }) {
@@ -79,9 +103,7 @@ function ServiceRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
       {days ? (
         <>
           <div class="bars" role="img" aria-label={s.uptime === null ? c.t.no_data : fmt(c.t.uptime_90_days, { value: s.uptime.toFixed(2) })}>
-            {days.map((d) => (
-              <span class={`bar l-${uptimeLevel(d.uptime)}`} title={dayTitle(c, d)} />
-            ))}
+            {barsHtml(c, days)}
           </div>
           <div class="bars-legend">
             <span>{c.t.days_ago_90}</span>

@@ -7,7 +7,7 @@ import {
   componentStatus,
   dailyUptime,
   overallStatus,
-  periodUptime,
+  uptimeOfDays,
   worstStatus,
   LATENCY_RANGES,
   type DayUptime,
@@ -83,21 +83,24 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
   };
 
   const history = (outages: Interval[], maintenance: Interval[], since: number, now: number, show: boolean) =>
-    show ? { days: dailyUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS), uptime: periodUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS) } : { days: null, uptime: null };
+    show ? withUptime(dailyUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS), since, now) : { days: null, uptime: null };
+  const withUptime = (days: DayUptime[], since: number, now: number) => ({ days, uptime: uptimeOfDays(days, since, now) });
 
-  const service = (s: PageService, now: number, range: LatencyRange): ServiceView | null => {
+  /** Maintenance intervals of every monitor over the 90 days: one range read for the whole page. */
+  type Windows = Map<number, Interval[]>;
+  const service = (s: PageService, now: number, range: LatencyRange, windows: Windows): ServiceView | null => {
     const from = now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS;
     const base = { name: s.name_shown ?? '', description: s.description };
     if (s.is_group) {
-      const children = s.services.map((c) => service(c, now, range)).filter((c): c is ServiceView => c !== null);
+      const children = s.services.map((c) => service(c, now, range, windows)).filter((c): c is ServiceView => c !== null);
       return { ...base, name: s.name_shown ?? '', kind: 'group', status: worstStatus(children.map((c) => c.status)), days: null, uptime: null, latency: null, children };
     }
     const m = store.monitors.get(s.monitor_uuid);
     if (m) {
-      const inMaintenance = store.maintenance.activeForMonitor(m.id, now);
+      const maintenance = windows.get(m.id) ?? [];
+      const inMaintenance = maintenance.some((w) => w.startAt <= now && (w.endAt === null || w.endAt > now));
       const status: ServiceStatus = m.paused ? 'paused' : m.status === 'down' ? 'major_outage' : inMaintenance ? 'maintenance' : store.checks.lastCheckAt(m.id) === null ? 'unknown' : 'operational';
       const outages = s.show_uptime ? store.pageReads.monitorOutagesSince(m.id, from) : [];
-      const maintenance = s.show_uptime ? (store.maintenance.windowsBetween(from, now, m.id).get(m.id) ?? []) : [];
       const latency = s.show_response_times ? store.pageReads.rollupsSince(m.id, now - LATENCY_RANGES[range]).map((r): [number, number] => [r.hourStart, Math.round(r.latencyAvgMs)]) : null;
       return { ...base, name: s.name_shown ?? m.name, kind: 'monitor', status, ...history(outages, maintenance, m.createdAt, now, s.show_uptime), latency, children: [] };
     }
@@ -125,7 +128,8 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
      */
     page(page: Statuspage, range: LatencyRange = '24h'): PageView {
       const now = clock.now();
-      const sections = page.sections.map((sec) => ({ name: sec.name, services: sec.services.map((s) => service(s, now, range)).filter((s): s is ServiceView => s !== null) }));
+      const intervals = store.maintenance.windowsBetween(now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS, now + 1);
+      const sections = page.sections.map((sec) => ({ name: sec.name, services: sec.services.map((s) => service(s, now, range, intervals)).filter((s): s is ServiceView => s !== null) }));
       const leaves: ServiceStatus[] = [];
       const collect = (list: ServiceView[]) => list.forEach((s) => (s.kind === 'group' ? collect(s.children) : leaves.push(s.status)));
       sections.forEach((s) => collect(s.services));

@@ -1,4 +1,4 @@
-import { downtimeMs, reportSla, type Interval } from './report.ts';
+import type { Interval } from './report.ts';
 import type { ComponentStatus } from './incident.ts';
 
 /**
@@ -71,10 +71,47 @@ export const LATENCY_RANGES = { '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
 export type LatencyRange = keyof typeof LATENCY_RANGES;
 
 /**
+ * The disjoint, sorted spans [a, b) of downtime inside [from, to): outages (ongoing ones up to
+ * `now`) merged, minus maintenance windows. O((outages + windows) log) once per service.
+ */
+function downSpans(outages: readonly Interval[], maintenance: readonly Interval[], from: number, to: number, now: number): Array<[number, number]> {
+  const merge = (list: Array<[number, number]>) => {
+    list.sort((x, y) => x[0] - y[0]);
+    const out: Array<[number, number]> = [];
+    for (const [a, b] of list) {
+      const last = out.at(-1);
+      if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+      else out.push([a, b]);
+    }
+    return out;
+  };
+  const clip = (a: number, b: number): [number, number] => [Math.max(a, from), Math.min(b, to)];
+  const spans = merge(outages.map((o) => clip(o.startAt, o.endAt ?? Math.max(o.startAt, Math.min(now, to)))).filter(([a, b]) => b > a));
+  const holes = merge(maintenance.map((m) => clip(m.startAt, m.endAt ?? to)).filter(([a, b]) => b > a));
+  if (holes.length === 0) return spans;
+  const out: Array<[number, number]> = [];
+  let h = 0;
+  for (let [a, b] of spans) {
+    while (h < holes.length && holes[h]![1] <= a) h++;
+    for (let k = h; k < holes.length && holes[k]![0] < b; k++) {
+      const [ha, hb] = holes[k]!;
+      if (ha > a) out.push([a, ha]);
+      a = Math.max(a, hb);
+    }
+    if (b > a) out.push([a, b]);
+  }
+  return out;
+}
+
+/** `100 × (1 − down / length)` rounded down to 2 decimals in integer maths, as reports (CONTRACT.md "Reports"). */
+const slaOf = (downMs: number, length: number) => Math.floor(((length - downMs) * 10_000) / length) / 100;
+
+/**
  * Daily uptime over the last `days` UTC days up to `now` (today last, counted up to `now`), with the
  * report maths of CONTRACT.md "Reports": downtime is the union of outages inside the day minus
  * maintenance windows; uptime = 100 × (1 − downtime / day) rounded down to 2 decimals. The part of a
  * day before `since` (the service's creation) does not count; a day wholly before it has no data.
+ * One pass over the merged downtime spans: O(outages + days).
  * @param outages outages overlapping the period (ongoing ones have `endAt` null)
  * @param maintenance the service's maintenance windows overlapping the period
  * @param since epoch ms the service exists from
@@ -82,23 +119,41 @@ export type LatencyRange = keyof typeof LATENCY_RANGES;
  */
 export function dailyUptime(outages: readonly Interval[], maintenance: readonly Interval[], since: number, now: number, days = 90): DayUptime[] {
   const today = now - (now % DAY_MS);
+  const first = today - (days - 1) * DAY_MS;
+  const spans = downSpans(outages, maintenance, Math.max(first, since), now, now);
   const out: DayUptime[] = [];
-  for (let i = days - 1; i >= 0; i--) {
-    const dayStart = today - i * DAY_MS;
+  let k = 0;
+  for (let i = 0; i < days; i++) {
+    const dayStart = first + i * DAY_MS;
     const from = Math.max(dayStart, since);
     const to = Math.min(dayStart + DAY_MS, now);
     if (to <= from) {
       out.push({ dayStart, uptime: null, downtimeMs: 0 });
       continue;
     }
-    const down = downtimeMs(outages, maintenance, from, to, now);
-    out.push({ dayStart, uptime: reportSla(outages, maintenance, from, to, now), downtimeMs: down });
+    while (k < spans.length && spans[k]![1] <= from) k++;
+    let down = 0;
+    for (let j = k; j < spans.length && spans[j]![0] < to; j++) down += Math.min(spans[j]![1], to) - Math.max(spans[j]![0], from);
+    out.push({ dayStart, uptime: slaOf(down, to - from), downtimeMs: down });
   }
   return out;
+}
+
+/**
+ * Uptime (%) over the days of {@link dailyUptime} (their downtime summed: the days partition the
+ * period), or null when no day has data. Same as {@link periodUptime} without a second pass.
+ */
+export function uptimeOfDays(days: readonly DayUptime[], since: number, now: number): number | null {
+  const first = days.find((d) => d.uptime !== null);
+  if (!first) return null;
+  const from = Math.max(first.dayStart, since);
+  return slaOf(days.reduce((sum, d) => sum + d.downtimeMs, 0), now - from);
 }
 
 /** Uptime (%) over the whole period of {@link dailyUptime}, or null when the service is newer than `now`. */
 export function periodUptime(outages: readonly Interval[], maintenance: readonly Interval[], since: number, now: number, days = 90): number | null {
   const from = Math.max(now - (now % DAY_MS) - (days - 1) * DAY_MS, since);
-  return from < now ? reportSla(outages, maintenance, from, now, now) : null;
+  if (from >= now) return null;
+  const down = downSpans(outages, maintenance, from, now, now).reduce((sum, [a, b]) => sum + (b - a), 0);
+  return slaOf(down, now - from);
 }

@@ -1,0 +1,96 @@
+/**
+ * Bench: status page render cost against history length. A page of N monitors (paused: no checks
+ * run) in sections of 10, each with uptime bars and a response-time graph; `--days` of synthetic
+ * history written straight into the database while Pharos is stopped (an outage a day per monitor,
+ * hourly rollups for every hour, monitors created `--days` ago). Then sequential GETs of the page
+ * (24 h and 7 d graphs), summary.json and /healthz (the HTTP floor). Run it with --days 7 and
+ * --days 365: the page's cost must not follow the history. See docs/PERFORMANCE.md.
+ *
+ *   npm run bench:pages -- [--services 50] [--days 90] [--requests 300] [--pharos dist|src|<binary>]
+ */
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { median, quantile } from './proc.ts';
+import { forEachConcurrent, startBenchPharos, type BenchPharos } from './pharos.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    services: { type: 'string', default: '50' },
+    days: { type: 'string', default: '90' },
+    requests: { type: 'string', default: '300' },
+    pharos: { type: 'string', default: 'dist' },
+  },
+});
+const N = Number(opt.services);
+const DAYS = Number(opt.days);
+const REQUESTS = Number(opt.requests);
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+async function timed(p: BenchPharos, path: string): Promise<{ p50: number; p99: number; bytes: number }> {
+  const ms: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < REQUESTS + 20; i++) {
+    const t = performance.now();
+    const res = await fetch(p.url + path);
+    bytes = (await res.arrayBuffer()).byteLength;
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    if (i >= 20) ms.push(performance.now() - t); // the first 20 warm up
+  }
+  return { p50: median(ms), p99: quantile(ms, 0.99), bytes };
+}
+
+const seed = await startBenchPharos(opt.pharos!);
+const uuids: string[] = new Array(N);
+await forEachConcurrent(N, 8, async (i) => {
+  const res = await seed.api('/v1/monitors', 'POST', { name: `Service ${i}`, url: `http://127.0.0.1:9/m${i}`, check_frequency: 3600, paused: true });
+  if (res.status !== 201) throw new Error(`create monitor: ${res.status}`);
+  uuids[i] = ((await res.json()) as { uuid: string }).uuid;
+});
+const sections = Array.from({ length: Math.ceil(N / 10) }, (_, s) => ({ name: `Section ${s}`, services: uuids.slice(s * 10, s * 10 + 10).map((u) => ({ monitor_uuid: u })) }));
+const page = await seed.api('/v2/statuspages', 'POST', { name: 'Bench', subdomain: 'bench', sections });
+if (page.status !== 201) throw new Error(`create page: ${page.status} ${await page.text()}`);
+await seed.stop();
+
+const db = new Database(seed.dbFile);
+const now = Date.now();
+const ids = db.prepare('SELECT id FROM monitors ORDER BY id').all() as Array<{ id: number }>;
+const insertOutage = db.prepare(
+  `INSERT INTO outages(uuid, incident_number, kind, monitor_id, start_at, end_at, status_code, description, detected_location, confirmed_locations, protocol, severity, created_at)
+   VALUES (?, ?, 'monitor', ?, ?, ?, 503, 'Expected 2xx, got 503', 'london', 'london', 'http', 'minor', ?)`,
+);
+const insertRollup = db.prepare('INSERT INTO check_rollups_hourly(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms) VALUES (?, ?, 60, 0, ?, ?)');
+let incident = 0;
+let rollups = 0;
+db.transaction(() => {
+  db.prepare('UPDATE monitors SET created_at = ?').run(now - DAYS * DAY);
+  for (const { id } of ids) {
+    for (let d = DAYS; d >= 1; d--) {
+      const start = now - d * DAY + ((id * 7919 + d * 104_729) % (20 * HOUR));
+      insertOutage.run(`outage_p${id}_${d}`, ++incident, id, start, start + (5 + ((id + d) % 61)) * 60_000, start);
+    }
+    const first = now - (now % HOUR) - DAYS * 24 * HOUR;
+    for (let h = first; h < now; h += HOUR, rollups++) insertRollup.run(id, h, 60 * (80 + ((h / HOUR + id) % 40)), 200);
+  }
+  db.prepare("UPDATE counters SET value = ? WHERE name = 'incident_number'").run(incident);
+})();
+db.close();
+
+const p = await startBenchPharos(opt.pharos!, undefined, seed);
+try {
+  const floor = await timed(p, '/healthz');
+  const day = await timed(p, '/status/bench');
+  const week = await timed(p, '/status/bench?range=7d');
+  const summary = await timed(p, '/status/bench/summary.json');
+  const f = (n: number) => n.toFixed(1);
+  const kb = (n: number) => `${Math.round(n / 1024)} KiB`;
+  console.log(`\n${N} services (monitors) × ${DAYS} days of history (${incident} outages, ${rollups} hourly rollups); ${REQUESTS} sequential requests each\n`);
+  console.log('| request | p50 ms | p99 ms | size |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| GET /healthz (HTTP floor) | ${f(floor.p50)} | ${f(floor.p99)} | |`);
+  console.log(`| GET /status/bench (90-day bars, 24 h graphs) | ${f(day.p50)} | ${f(day.p99)} | ${kb(day.bytes)} |`);
+  console.log(`| GET /status/bench?range=7d (7 d graphs) | ${f(week.p50)} | ${f(week.p99)} | ${kb(week.bytes)} |`);
+  console.log(`| GET /status/bench/summary.json | ${f(summary.p50)} | ${f(summary.p99)} | ${kb(summary.bytes)} |`);
+} finally {
+  await p.cleanup();
+}
