@@ -54,7 +54,7 @@ test('bad start-up input: one clear line and a non-zero exit', () => {
   }
 });
 
-test('serve: the API answers, a local HTTP target is checked, SIGTERM exits 0 with the WAL checkpointed', { timeout: 60_000 }, async () => {
+test('serve: the API answers, a local HTTP target is checked, a status page renders, SIGTERM exits 0 with the WAL checkpointed', { timeout: 60_000 }, async () => {
   target = await httpTarget();
   const port = await freePort();
   const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN }), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -70,6 +70,17 @@ test('serve: the API answers, a local HTTP target is checked, SIGTERM exits 0 wi
     await waitFor('a check of the local target', async () => target.hits > 0, 20_000);
     await waitFor('the check to be counted', async () => /pharos_checks_total\{protocol="http",result="up"\} [1-9]/.test(await (await api('/metrics')).text()), 20_000);
     assert.equal((await (await fetch(`${url}/docs/assets/swagger-ui.css`)).text()).length > 1000, true, '/docs assets are served from inside the binary');
+    const monitor = (await created.json()) as { uuid: string };
+    const page = await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'Binary Status', subdomain: 'bin', font: 'Roboto', sections: [{ name: 'Site', services: [{ monitor_uuid: monitor.uuid }] }] }) });
+    assert.equal(page.status, 201);
+    // Results are group-committed (every 100 ms): the page shows "no data yet" until the first is stored.
+    let html = '';
+    await waitFor('the page to show the checked service', async () => /data-status="operational"/.test((html = await (await fetch(`${url}/status/bin`)).text())), 10_000);
+    assert.match(html, /Binary Status[\s\S]*data-service="local"[\s\S]*data-status="operational"/, 'the status page renders with its service');
+    assert.match(html, /class="bar l-ok"/);
+    const font = await fetch(`${url}/_pharos/fonts/roboto-latin-400-normal.woff2`);
+    assert.equal(font.status, 200);
+    assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('latin1'), 'wOF2', 'fonts are served from inside the binary');
   } finally {
     child.kill('SIGTERM');
   }
