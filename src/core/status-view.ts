@@ -4,7 +4,6 @@ import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import type { Interval } from '../domain/report.ts';
 import {
   DAY_MS,
-  componentStatus,
   dailyUptime,
   overallStatus,
   uptimeOfDays,
@@ -111,7 +110,7 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
       return { ...base, name: s.name_shown ?? hc.name, kind: 'healthcheck', status, ...history(outages, [], hc.createdAt, now, s.show_uptime), latency: null, children: [] };
     }
     const c = store.incidents.components.get(s.monitor_uuid);
-    if (c) return { ...base, name: s.name_shown ?? c.name, description: s.description ?? c.description, kind: 'component', status: componentStatus(c.status), days: null, uptime: null, latency: null, children: [] };
+    if (c) return { ...base, name: s.name_shown ?? c.name, description: s.description ?? c.description, kind: 'component', status: c.status, days: null, uptime: null, latency: null, children: [] };
     return null; // deleted since the page was saved: not shown
   };
 

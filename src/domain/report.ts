@@ -53,11 +53,8 @@ function lengthOutside(a: number, b: number, holes: Array<[number, number]>): nu
   return len;
 }
 
-/**
- * Downtime (ms) inside [from, to): the union of the outages minus the maintenance windows; an
- * outage still going counts up to `now` (CONTRACT.md "Reports"). Used by reports and status pages.
- */
-export function downtimeMs(outages: readonly Interval[], maintenance: readonly Interval[], from: number, to: number, now: number): number {
+/** Downtime (ms) inside [from, to): the union of the outages minus the maintenance windows. */
+function downtimeMs(outages: readonly Interval[], maintenance: readonly Interval[], from: number, to: number, now: number): number {
   const holes = clipMerge(maintenance.map((m) => ({ startAt: m.startAt, endAt: m.endAt ?? to })), from, to);
   const spans = clipMerge(outages.map((o) => ({ startAt: o.startAt, endAt: o.endAt ?? Math.max(o.startAt, Math.min(now, to)) })), from, to);
   return spans.reduce((sum, [a, b]) => sum + lengthOutside(a, b, holes), 0);

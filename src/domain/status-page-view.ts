@@ -1,5 +1,4 @@
 import type { Interval } from './report.ts';
-import type { ComponentStatus } from './incident.ts';
 
 /**
  * What a public status page shows about a service, worst last in {@link STATUS_ORDER}:
@@ -9,11 +8,6 @@ export type ServiceStatus = 'unknown' | 'paused' | 'operational' | 'maintenance'
 
 /** Severity order, least severe first (a group shows its worst child). */
 export const STATUS_ORDER: readonly ServiceStatus[] = ['unknown', 'paused', 'operational', 'maintenance', 'degraded', 'partial_outage', 'major_outage'];
-
-/** A component's hand-set status as a page status (CONTRACT.md "Components"). */
-export function componentStatus(s: ComponentStatus): ServiceStatus {
-  return s;
-}
 
 /** The worst of `statuses` by {@link STATUS_ORDER}; `unknown` for none. */
 export function worstStatus(statuses: readonly ServiceStatus[]): ServiceStatus {
@@ -141,19 +135,11 @@ export function dailyUptime(outages: readonly Interval[], maintenance: readonly 
 
 /**
  * Uptime (%) over the days of {@link dailyUptime} (their downtime summed: the days partition the
- * period), or null when no day has data. Same as {@link periodUptime} without a second pass.
+ * period), or null when no day has data.
  */
 export function uptimeOfDays(days: readonly DayUptime[], since: number, now: number): number | null {
   const first = days.find((d) => d.uptime !== null);
   if (!first) return null;
   const from = Math.max(first.dayStart, since);
   return slaOf(days.reduce((sum, d) => sum + d.downtimeMs, 0), now - from);
-}
-
-/** Uptime (%) over the whole period of {@link dailyUptime}, or null when the service is newer than `now`. */
-export function periodUptime(outages: readonly Interval[], maintenance: readonly Interval[], since: number, now: number, days = 90): number | null {
-  const from = Math.max(now - (now % DAY_MS) - (days - 1) * DAY_MS, since);
-  if (from >= now) return null;
-  const down = downSpans(outages, maintenance, from, now, now).reduce((sum, [a, b]) => sum + (b - a), 0);
-  return slaOf(down, now - from);
 }
