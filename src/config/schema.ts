@@ -114,6 +114,8 @@ export const ConfigSchema = z.strictObject({
       session_days: z.number().int().min(1).max(365).default(7),
       /** Wrong passwords allowed per page and client address within 15 minutes before 429. */
       password_attempts: z.number().int().min(1).max(1000).default(5),
+      /** Behind a reverse proxy: count wrong passwords per X-Forwarded-For client (its last entry, the one the proxy added). */
+      trust_proxy: z.boolean().default(false),
     })
     .prefault({}),
   /** Delivery of queued alerts (the outbox). */

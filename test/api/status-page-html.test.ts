@@ -54,6 +54,14 @@ describe('status page HTML', () => {
     assert.equal(html.match(/<svg [^>]*role="img"/g)?.length, 3, 'a response-time graph per monitor');
     assert.ok(!html.includes('Secret admin') && !html.includes('127.0.0.1'), 'nothing but the page services, and never a monitor URL');
     assert.ok(!/<script(?![^>]*nonce=)/.test(html), 'no script without the nonce');
+    assert.ok(!html.includes('googletagmanager') && !csp.includes('googletagmanager'), 'no analytics unless set');
+    await f.p.api(`/v2/statuspages/${f.page.uuid}`, { method: 'PUT', json: { name: 'Acme Status', google_analytics: 'G-ABC1234' } });
+    const ga = await get(f, '/status/acme');
+    const nonce = /'nonce-([^']+)'/.exec(ga.headers.get('content-security-policy') ?? '')?.[1];
+    assert.match(ga.headers.get('content-security-policy') ?? '', /script-src 'nonce-[^']+' https:\/\/www\.googletagmanager\.com/);
+    const gaHtml = await ga.text();
+    assert.ok(gaHtml.includes(`src="https://www.googletagmanager.com/gtag/js?id=G-ABC1234" nonce="${nonce}"`), 'the loader carries the nonce');
+    assert.ok(gaHtml.includes(`<script nonce="${nonce}">window.dataLayer=`) && gaHtml.includes(`gtag('config','G-ABC1234');</script>`), 'the inline snippet carries the nonce');
   });
 
   test('user strings are escaped everywhere; hide_from_search_engines sets meta robots and X-Robots-Tag', async () => {

@@ -69,7 +69,7 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
     const next = typeof form.next === 'string' && SAFE_NEXT.test(form.next) ? form.next : '/';
     if (core.pageAccess.gate(page) !== 'password') return c.redirect(pathOf(chrome, next), 303);
     try {
-      if (await core.pageAccess.checkPassword(page, typeof form.password === 'string' ? form.password : '', clientAddress(c))) {
+      if (await core.pageAccess.checkPassword(page, typeof form.password === 'string' ? form.password : '', clientAddress(c, core.config.status_pages.trust_proxy))) {
         setCookie(c, COOKIE, core.pageAccess.issueSession(page), {
           path: chrome.base || '/',
           httpOnly: true,
@@ -140,8 +140,14 @@ function notFoundHtml(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title><link rel="stylesheet" href="/_pharos/status.css"></head><body><div class="wrap"><p class="empty">${UI_STRINGS.en.not_found}</p></div></body></html>`;
 }
 
-/** The caller's address for the wrong-password limit (the socket's; a proxy's X-Forwarded-For is not trusted). */
-function clientAddress(c: PageContext): string {
+/**
+ * The caller's address for the wrong-password limit: the socket's, or with
+ * `status_pages.trust_proxy` the last X-Forwarded-For entry (the one the proxy itself added; the
+ * entries before it are whatever the client sent).
+ */
+function clientAddress(c: PageContext, trustProxy: boolean): string {
+  const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
+  if (forwarded) return forwarded;
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
   return env?.incoming?.socket?.remoteAddress ?? 'unknown';
 }
