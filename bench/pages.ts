@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { median, quantile } from './proc.ts';
+import { seedDailyOutages, timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos, type BenchPharos } from './pharos.ts';
 
 const { values: opt } = parseArgs({
@@ -27,18 +27,7 @@ const REQUESTS = Number(opt.requests);
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
-async function timed(p: BenchPharos, path: string): Promise<{ p50: number; p99: number; bytes: number }> {
-  const ms: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < REQUESTS + 20; i++) {
-    const t = performance.now();
-    const res = await fetch(p.url + path);
-    bytes = (await res.arrayBuffer()).byteLength;
-    if (!res.ok) throw new Error(`${path}: ${res.status}`);
-    if (i >= 20) ms.push(performance.now() - t); // the first 20 warm up
-  }
-  return { p50: median(ms), p99: quantile(ms, 0.99), bytes };
-}
+const timed = (p: BenchPharos, path: string) => timeRequests(() => fetch(p.url + path), REQUESTS, 20);
 
 const seed = await startBenchPharos(opt.pharos!);
 const uuids: string[] = new Array(N);
@@ -55,24 +44,21 @@ await seed.stop();
 const db = new Database(seed.dbFile);
 const now = Date.now();
 const ids = db.prepare('SELECT id FROM monitors ORDER BY id').all() as Array<{ id: number }>;
-const insertOutage = db.prepare(
-  `INSERT INTO outages(uuid, incident_number, kind, monitor_id, start_at, end_at, status_code, description, detected_location, confirmed_locations, protocol, severity, created_at)
-   VALUES (?, ?, 'monitor', ?, ?, ?, 503, 'Expected 2xx, got 503', 'london', 'london', 'http', 'minor', ?)`,
-);
 const insertRollup = db.prepare('INSERT INTO check_rollups_hourly(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms) VALUES (?, ?, 60, 0, ?, ?)');
 let incident = 0;
 let rollups = 0;
 db.transaction(() => {
   db.prepare('UPDATE monitors SET created_at = ?').run(now - DAYS * DAY);
+  incident = seedDailyOutages(
+    db,
+    ids.map((r) => r.id),
+    DAYS,
+    now,
+  );
   for (const { id } of ids) {
-    for (let d = DAYS; d >= 1; d--) {
-      const start = now - d * DAY + ((id * 7919 + d * 104_729) % (20 * HOUR));
-      insertOutage.run(`outage_p${id}_${d}`, ++incident, id, start, start + (5 + ((id + d) % 61)) * 60_000, start);
-    }
     const first = now - (now % HOUR) - DAYS * 24 * HOUR;
     for (let h = first; h < now; h += HOUR, rollups++) insertRollup.run(id, h, 60 * (80 + ((h / HOUR + id) % 40)), 200);
   }
-  db.prepare("UPDATE counters SET value = ? WHERE name = 'incident_number'").run(incident);
 })();
 db.close();
 

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { median, quantile } from './proc.ts';
+import { seedDailyOutages, timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos, type BenchPharos } from './pharos.ts';
 
 const { values: opt } = parseArgs({
@@ -25,17 +25,7 @@ const DAYS = Number(opt.days);
 const REQUESTS = Number(opt.requests);
 const DAY = 86_400_000;
 
-async function timed(p: BenchPharos, path: string): Promise<{ p50: number; p99: number }> {
-  const ms: number[] = [];
-  for (let i = 0; i < REQUESTS; i++) {
-    const t = performance.now();
-    const res = await p.api(path);
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`${path}: ${res.status}`);
-    ms.push(performance.now() - t);
-  }
-  return { p50: median(ms), p99: quantile(ms, 0.99) };
-}
+const timed = (p: BenchPharos, path: string) => timeRequests(() => p.api(path), REQUESTS);
 
 const seed = await startBenchPharos(opt.pharos!);
 const uuids: string[] = new Array(N);
@@ -50,10 +40,6 @@ await seed.stop();
 const db = new Database(seed.dbFile);
 const now = Date.now();
 const ids = db.prepare('SELECT id FROM monitors ORDER BY id').all() as Array<{ id: number }>;
-const insertOutage = db.prepare(
-  `INSERT INTO outages(uuid, incident_number, kind, monitor_id, start_at, end_at, status_code, description, detected_location, confirmed_locations, protocol, severity, created_at)
-   VALUES (?, ?, 'monitor', ?, ?, ?, 503, 'Expected 2xx, got 503', 'london', 'london', 'http', 'minor', ?)`,
-);
 const insertWindow = db.prepare(
   `INSERT INTO maintenance_windows(uuid, name, start_at, end_at, statuspages, updates, notification_option, notification_minutes, created_at, updated_at)
    VALUES (?, 'weekly', ?, ?, '[]', '[]', 'none', 60, ?, ?)`,
@@ -61,17 +47,17 @@ const insertWindow = db.prepare(
 const linkWindow = db.prepare('INSERT INTO maintenance_monitors(window_id, monitor_id) VALUES (?, ?)');
 let incident = 0;
 db.transaction(() => {
-  for (const { id } of ids) {
-    for (let d = DAYS; d >= 1; d--) {
-      const start = now - d * DAY + ((id * 7919 + d * 104_729) % (20 * 3_600_000));
-      insertOutage.run(`outage_b${id}_${d}`, ++incident, id, start, start + (5 + ((id + d) % 61)) * 60_000, start);
-      if (d % 7 === 0) {
-        const w = insertWindow.run(`mw_b${id}_${d}`, start - 3_600_000, start - 1_800_000, start, start).lastInsertRowid;
-        linkWindow.run(w, id);
-      }
-    }
-  }
-  db.prepare("UPDATE counters SET value = ? WHERE name = 'incident_number'").run(incident);
+  incident = seedDailyOutages(
+    db,
+    ids.map((r) => r.id),
+    DAYS,
+    now,
+    (id, d, start) => {
+      if (d % 7 !== 0) return;
+      const w = insertWindow.run(`mw_b${id}_${d}`, start - 3_600_000, start - 1_800_000, start, start).lastInsertRowid;
+      linkWindow.run(w, id);
+    },
+  );
 })();
 db.close();
 
