@@ -1,5 +1,5 @@
 import type { HistoryView } from '../src/core/status-view.ts';
-import { href, Layout, type Chrome } from './layout.tsx';
+import { Card, href, Layout, type Chrome } from './layout.tsx';
 import { IncidentNotice, MaintenanceNotice } from './status-page.tsx';
 
 /** The incident history page: incidents and completed maintenance of the past 90 days, newest first. */
@@ -8,17 +8,15 @@ export function HistoryPage(props: { c: Chrome; view: HistoryView }) {
   const { t } = c;
   return (
     <Layout c={c} title={`${view.page.name} · ${t.incident_history}`} links={<a href={href(c, '/')}>{t.current_status}</a>} path="/history">
-      <section class="card" aria-label={t.incident_history}>
-        <h2>{t.incident_history}</h2>
+      <Card title={t.incident_history}>
         {view.incidents.length === 0 ? <p class="empty">{t.no_incidents}</p> : view.incidents.map((i) => <IncidentNotice c={c} incident={i} />)}
-      </section>
+      </Card>
       {view.maintenance.length > 0 ? (
-        <section class="card" aria-label={t.completed_maintenance}>
-          <h2>{t.completed_maintenance}</h2>
+        <Card title={t.completed_maintenance}>
           {view.maintenance.map((w) => (
             <MaintenanceNotice c={c} window={w} />
           ))}
-        </section>
+        </Card>
       ) : null}
     </Layout>
   );

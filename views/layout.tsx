@@ -30,6 +30,16 @@ export function href(c: Chrome, path: string, query: Record<string, string> = {}
   return `${pathOf(c, path)}${s ? `?${s}` : ''}`;
 }
 
+/** A titled card of the page (incidents, maintenance, history): a labelled section with its heading. */
+export function Card(props: { title: string; children?: Child }) {
+  return (
+    <section class="card" aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
 /**
  * The HTML document around every public page: head (robots, refresh, favicon, styles, Google
  * Analytics only when set), the header with logo or name, website link and language switcher,

@@ -8,7 +8,7 @@ import type { PageView, ServiceView } from '../src/core/status-view.ts';
 import { formatDate, formatDateTime, formatDuration } from './format.ts';
 import { ResponseGraph } from './graph.tsx';
 import { fmt, type UiKey } from './i18n/index.ts';
-import { href, Layout, type Chrome } from './layout.tsx';
+import { Card, href, Layout, type Chrome } from './layout.tsx';
 
 /** One incident with its update timeline, newest update first. */
 export function IncidentNotice(props: { c: Chrome; incident: Incident }) {
@@ -163,28 +163,25 @@ export function StatusPage(props: { c: Chrome; view: PageView; range: LatencyRan
         {t[`banner_${view.overall}` as UiKey]}
       </div>
       {view.activeIncidents.length > 0 ? (
-        <section class="card" aria-label={t.active_incidents}>
-          <h2>{t.active_incidents}</h2>
+        <Card title={t.active_incidents}>
           {view.activeIncidents.map((i) => (
             <IncidentNotice c={c} incident={i} />
           ))}
-        </section>
+        </Card>
       ) : null}
       {view.activeMaintenance.length > 0 ? (
-        <section class="card" aria-label={t.maintenance_in_progress}>
-          <h2>{t.maintenance_in_progress}</h2>
+        <Card title={t.maintenance_in_progress}>
           {view.activeMaintenance.map((w) => (
             <MaintenanceNotice c={c} window={w} />
           ))}
-        </section>
+        </Card>
       ) : null}
       {view.upcomingMaintenance.length > 0 ? (
-        <section class="card" aria-label={t.scheduled_maintenance}>
-          <h2>{t.scheduled_maintenance}</h2>
+        <Card title={t.scheduled_maintenance}>
           {view.upcomingMaintenance.map((w) => (
             <MaintenanceNotice c={c} window={w} />
           ))}
-        </section>
+        </Card>
       ) : null}
       {withGraphs ? (
         <nav class="ranges" aria-label={t.response_time}>

@@ -42,6 +42,7 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
     const chrome = chromeFor(page, base, c.req.query('lang'), deps.clock.now());
     c.set('page', page);
     c.set('chrome', chrome);
+    pageHeaders(c);
     const gate = core.pageAccess.gate(page);
     const path = pagePath(c, base);
     if (gate === 'closed') return deny(c, 403, chrome.t.sso_required);
@@ -52,7 +53,6 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
       return send(c, PasswordPage({ c: anonymous(chrome), next: path + url.search }));
     }
     await next();
-    finish(c);
   };
   app.use('*', resolve);
 
@@ -90,13 +90,6 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
 
   feedRoutes(app, deps);
   subscribeRoutes(app, deps);
-  app.notFound((c) => {
-    const chrome = c.get('chrome');
-    if (!chrome) return c.html(notFoundHtml(), 404);
-    finish(c);
-    c.status(404);
-    return send(c, MessagePage({ c: chrome, title: chrome.t.not_found, message: chrome.t.not_found, error: true, back: true }));
-  });
   return app;
 }
 
@@ -106,8 +99,8 @@ function pagePath(c: PageContext, base: string): string {
   return p.length > 1 ? p.replace(/\/+$/, '') : p;
 }
 
-/** Headers every page response gets: CSP, robots when hidden, and no caching of protected pages. */
-function finish(c: PageContext): void {
+/** Headers every response of a page gets (set once, before any route runs): CSP, robots when hidden, no caching of protected pages. */
+function pageHeaders(c: PageContext): void {
   const { page, chrome } = c.var;
   c.header('Content-Security-Policy', contentSecurityPolicy(chrome.nonce, page.settings.google_analytics !== null));
   if (page.settings.hide_from_search_engines) c.header('X-Robots-Tag', 'noindex, nofollow');
@@ -117,13 +110,11 @@ function finish(c: PageContext): void {
 
 /** Renders a view as an HTML document with the status set on `c`. */
 export function send(c: PageContext, el: unknown): Response {
-  finish(c);
   return c.html(htmlDocument(el));
 }
 
 /** A refusal at the gate: HTML routes get a page that names nothing of the status page, others plain text. */
 function deny(c: PageContext, status: 401 | 403, message: string): Response {
-  finish(c);
   const path = c.req.path;
   if (!htmlPath(path)) return c.text(message, status);
   c.status(status);
