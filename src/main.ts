@@ -55,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
     if (pharos.firstStartToken) {
       process.stdout.write(`Admin API token (shown once, keep it safe):\n${pharos.firstStartToken}\n`);
     }
-    logger.info('pharos listening', { url: pharos.url, data_dir: config.data_dir, monitors: pharos.scheduler.scheduledCount });
+    logger.info('pharos listening', { url: pharos.url, data_dir: config.data_dir, monitors: pharos.core.probes.activeCount() });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         logger.info('shutting down', { signal });

@@ -68,21 +68,16 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const store = createStore(db);
   const core = createCore({ store, clock, logger, config });
 
-  let scheduler: Scheduler | null = null;
-  const metrics = createMetrics(() => scheduler?.statusCounts() ?? { up: 0, down: 0 }, () => store.alerts.pendingCount());
+  const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount());
+  core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
-  scheduler = new Scheduler({
+  const scheduler = new Scheduler({
     core,
     clock,
     logger,
     probes,
     metrics: metrics.engine,
-    options: {
-      region: config.probe.region,
-      confirmationChecks: config.probe.confirmation_checks,
-      recheckIntervalMs: config.probe.recheck_interval_seconds * 1000,
-      maxConcurrentChecks: config.probe.max_concurrent_checks,
-    },
+    options: { maxConcurrentChecks: config.probe.max_concurrent_checks },
   });
 
   const deadlines = new HealthcheckDeadlines({ core, clock, logger });
@@ -107,7 +102,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     clock,
     logger,
     config,
-    monitorCount: () => scheduler?.scheduledCount ?? 0,
+    monitorCount: () => core.probes.activeCount(),
     metrics: metrics.alerts,
     changed: (restarted) => {
       for (const uuid of restarted) stepper.refresh(uuid);
@@ -184,6 +179,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
           server.close(() => resolve());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
+        core.probes.stop();
         deadlines.stop();
         stepper.stop();
         floodGuard.stop();

@@ -88,6 +88,12 @@ export const ConfigSchema = z.strictObject({
       confirmation_checks: z.number().int().min(1).max(5).default(3),
       /** Seconds between confirmation re-checks (CONTRACT.md: 2–5 s apart). */
       recheck_interval_seconds: z.number().int().min(2).max(5).default(3),
+      /** Regions that must agree before a monitor checked from several regions is down (capped at the regions checking it). */
+      confirmations: z.number().int().min(1).max(18).default(2),
+      /** A remote agent with no open poll and not heard from for this long is offline; its regions fall back to the local probe. */
+      agent_offline_seconds: z.number().int().min(1).max(600).default(10),
+      /** How long the main holds an agent's poll open when nothing changes (the agent polls again at once). */
+      agent_poll_seconds: z.number().int().min(1).max(300).default(20),
       /** Checks in flight at once, all monitors together. */
       max_concurrent_checks: z.number().int().min(1).max(100000).default(2000),
       user_agent: z.string().min(1).default('Pharos-Uptime-Monitor/0.1 (+https://github.com/pharos)'),

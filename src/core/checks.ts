@@ -20,6 +20,9 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   const { store, clock, bus, logger, flushIntervalMs, escalation } = deps;
   let buffer: CheckResult[] = [];
   let timer: TimerHandle | null = null;
+  /** While `atomically` runs: events held until its transaction commits. */
+  let held: Array<() => void> | null = null;
+  const notify = (fn: () => void) => (held ? held.push(fn) : fn());
 
   const writeBuffered = () => {
     if (buffer.length === 0) return;
@@ -98,7 +101,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         escalation.opened(store.outages.get(uuid)!, monitor.alertsWaitMinutes, clock.now());
         return store.outages.get(uuid)!;
       });
-      if (outage) bus.emit('outage.opened', { outage });
+      if (outage) notify(() => bus.emit('outage.opened', { outage }));
     },
     /**
      * Recovery: stores `result`, flips the monitor to `up` and resolves its ongoing outage at the
@@ -117,7 +120,30 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         escalation.resolved(resolved, clock.now(), null, null);
         return store.outages.get(open.uuid)!;
       });
-      if (outage) bus.emit('outage.resolved', { outage });
+      if (outage) notify(() => bus.emit('outage.resolved', { outage }));
+    },
+    /**
+     * Runs `fn` (which records results and state changes through this service) in one transaction
+     * that also commits every buffered result; the events of its state changes go out after the
+     * commit (house rule 3). A remote probe's batch is stored this way, with its batch id, so a
+     * batch is either wholly stored or not at all.
+     */
+    atomically<T>(fn: () => T): T {
+      if (held) return fn();
+      held = [];
+      let events: Array<() => void> = [];
+      try {
+        const out = store.tx(() => {
+          const r = fn();
+          writeBuffered();
+          return r;
+        });
+        events = held;
+        return out;
+      } finally {
+        held = null;
+        for (const e of events) e();
+      }
     },
     /** Commits what is buffered and stops the flush timer. */
     close(): void {

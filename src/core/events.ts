@@ -1,6 +1,7 @@
 import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import type { Monitor } from '../domain/monitor.ts';
+import type { Region } from '../domain/regions.ts';
 import type { OutageRecord } from '../store/outages.ts';
 
 /** Events the core emits after a commit (house rule 3: commit, then notify). */
@@ -19,6 +20,18 @@ export interface PharosEvents {
   'outage.deleted': { uuid: string; incidentNumber: number };
   'maintenance.changed': { window: MaintenanceWindow };
   'maintenance.deleted': { window: MaintenanceWindow };
+  /**
+   * The local probe's share of a monitor changed: check `monitor` and record results under
+   * `region` (next due at `nextDueAt`, epoch ms, or null to spread first checks), or stop checking
+   * it (`monitor` and `region` null).
+   */
+  'probe.local': { monitorId: number; monitor: Monitor | null; region: Region | null; nextDueAt: number | null };
+  /** The local probe must re-check a monitor after `delayMs` (confirmation). */
+  'probe.local.recheck': { monitorId: number; delayMs: number };
+  /** A failure was not confirmed by the other locations (or by re-checks): no outage. */
+  'check.unconfirmed': { monitorId: number; failures: number };
+  /** A remote agent's batch of results was stored. */
+  'probe.results': { agent: string; region: Region; count: number };
   /** Messages were queued in the outbox for status-page subscribers (the dispatcher should wake). */
   'notices.queued': { count: number };
 }

@@ -16,6 +16,8 @@ import { usersService } from './users.ts';
 import { pageAccessService } from './page-access.ts';
 import { subscriptionsService } from './subscriptions.ts';
 import { statusViewService } from './status-view.ts';
+import { probesService } from './probes.ts';
+import { resultsService } from './results.ts';
 
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config> }) {
@@ -33,6 +35,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   });
   const pageAccess = pageAccessService({ store, clock, config });
   const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
+  const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation });
+  const probes = probesService({ store, clock, bus, logger, config });
   return {
     bus,
     pageAccess,
@@ -42,7 +46,9 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     users: usersService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
     escalation,
-    checks: checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation }),
+    checks,
+    probes,
+    results: resultsService({ store, clock, bus, checks, probes, config }),
     outages: outagesService({ store, clock, bus, config, escalation }),
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
     maintenance: maintenanceService({ store, clock, bus, subscriptions }),
@@ -52,7 +58,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
-      let total = 0;
+      let total = store.tx(() => store.probes.pruneBefore(clock.now() - 86_400_000));
       // Small chunks, each its own transaction, so the writer and the API never wait long on pruning.
       while (true) {
         const n = store.tx(() => store.checks.pruneResultsBefore(cutoff));

@@ -16,9 +16,13 @@ export interface CheckOutcome {
   timings?: { connectMs?: number; ttfbMs?: number };
 }
 
-/** One stored check result: the outcome plus where and when it ran. `at` is UTC epoch ms of the probe start. */
+/**
+ * One stored check result: the outcome plus where, by which probe and when it ran. `at` is UTC epoch
+ * ms of the probe start; `region` the region it ran for; `probe` `local` or the agent's `prb_…` id.
+ */
 export interface CheckResult extends CheckOutcome {
   monitorId: number;
   at: number;
   region: string;
+  probe: string;
 }

@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   user: 'user_',
   escalationPolicy: 'ep_',
   subscriber: 'sub_',
+  probe: 'prb_',
 } as const;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

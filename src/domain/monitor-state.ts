@@ -4,54 +4,135 @@ import type { MonitorStatus } from './monitor.ts';
 /** A failing check kept while a failure is being confirmed. `at` is epoch ms of the probe start. */
 export interface ObservedFailure {
   at: number;
+  /** The location (region name) the check ran for. */
   region: string;
   outcome: CheckOutcome;
 }
 
-/** A monitor's runtime state: its stored status plus the failures seen since the last pass. */
+/**
+ * A confirmation in progress: the failures seen so far (at most one per location across regions,
+ * consecutive ones from the single location otherwise; the first one is the detection), the
+ * locations asked to re-check and those that passed since.
+ */
+export interface ConfirmationRound {
+  startedAt: number;
+  failures: ObservedFailure[];
+  asked: string[];
+  passed: string[];
+}
+
+/** A monitor's runtime state: its stored status plus the confirmation in progress, if any. */
 export interface MonitorRuntimeState {
   status: MonitorStatus;
-  /** Consecutive failing checks while `up` (empty when not confirming). */
-  failures: ObservedFailure[];
+  round: ConfirmationRound | null;
 }
 
 /**
- * What the engine must do after a check:
- * - `none`: nothing changes (up and passing, or down and still failing);
- * - `recheck`: a failure is not yet confirmed, re-check soon;
+ * What must happen after a check:
+ * - `none`: nothing changes (up and passing, down and still failing, or waiting for re-checks);
+ * - `recheck`: a failure is not yet confirmed: re-check from `ask` after `delayMs` (0 across
+ *   regions, the re-check interval with a single location); `cleared` counts the failures of an
+ *   earlier round that expired unconfirmed;
  * - `down`: confirmed: flip to down and open an outage (first failure = detection);
  * - `up`: a passing check after down: flip to up and resolve the outage;
- * - `cleared`: a failure was not confirmed (a pass came before enough failures); no flip.
+ * - `cleared`: a failure was not confirmed (the other locations passed); no flip.
  */
 export type Decision =
   | { kind: 'none' }
-  | { kind: 'recheck' }
+  | { kind: 'recheck'; ask: string[]; delayMs: number; cleared: number }
   | { kind: 'down'; detected: ObservedFailure; confirmedLocations: string[]; last: ObservedFailure }
   | { kind: 'up' }
   | { kind: 'cleared'; failures: number };
 
+/** How a monitor's failures are confirmed right now. */
+export interface ConfirmationRules {
+  /**
+   * The locations checking the monitor now (region names: one per region served by a remote
+   * probe, plus one for the local probe when it serves the rest). Order is kept in `confirmedLocations`.
+   */
+  locations: readonly string[];
+  /** Locations that must agree across regions (config `probe.confirmations`; capped at `locations.length`). */
+  confirmations: number;
+  /** With a single location: consecutive failing checks needed (config `probe.confirmation_checks`). */
+  consecutiveChecks: number;
+  /** With a single location: ms between its re-checks (config `probe.recheck_interval_seconds`). */
+  recheckIntervalMs: number;
+  /** A round older than this (ms) is given up as unconfirmed: a location asked never answered. */
+  roundTtlMs: number;
+}
+
+const failed = (round: ConfirmationRound, region: string) => round.failures.some((f) => f.region === region);
+
 /**
- * The up/down state machine (CONTRACT.md "Monitors": a failed check is confirmed by re-checking; the
- * first passing check afterwards sets `up`). Pure: the caller stores the result and the flip.
- * @param confirmationChecks consecutive failing checks needed for `down` (≥ 1)
+ * The up/down state machine with confirmation (CONTRACT.md "Monitors", issue #7). Pure: the caller
+ * stores the result, the flip and the outage, and sends the re-checks.
+ *
+ * With one location, a failure is confirmed by `consecutiveChecks` failing checks in a row,
+ * `recheckIntervalMs` apart. With several, the first failure asks every other location to re-check
+ * at once, and the monitor goes down when `min(confirmations, locations)` distinct locations have
+ * failed; once too few locations are left unanswered to reach that, the failure is `cleared`.
+ * While down, the first passing check from any location sets `up`.
  */
 export function applyCheck(
   state: MonitorRuntimeState,
   check: { at: number; region: string; outcome: CheckOutcome },
-  confirmationChecks: number,
+  rules: ConfirmationRules,
 ): { state: MonitorRuntimeState; decision: Decision } {
   if (state.status === 'down') {
-    return check.outcome.ok ? { state: { status: 'up', failures: [] }, decision: { kind: 'up' } } : { state, decision: { kind: 'none' } };
+    return check.outcome.ok ? { state: { status: 'up', round: null }, decision: { kind: 'up' } } : { state, decision: { kind: 'none' } };
+  }
+  const single = rules.locations.length <= 1;
+  let round = state.round;
+  let expired = 0;
+  if (round && check.at - round.startedAt > rules.roundTtlMs) {
+    expired = round.failures.length;
+    round = null;
+  }
+  const failure: ObservedFailure = { at: check.at, region: check.region, outcome: check.outcome };
+
+  if (single) {
+    if (check.outcome.ok) {
+      const n = round?.failures.length ?? 0;
+      return { state: { status: 'up', round: null }, decision: n || expired ? { kind: 'cleared', failures: n + expired } : { kind: 'none' } };
+    }
+    const failures = [...(round?.failures ?? []), failure];
+    if (failures.length >= rules.consecutiveChecks) return down(failures);
+    const next = { startedAt: round?.startedAt ?? check.at, failures, asked: [check.region], passed: [] };
+    return { state: { status: 'up', round: next }, decision: { kind: 'recheck', ask: [check.region], delayMs: rules.recheckIntervalMs, cleared: expired } };
+  }
+
+  const needed = Math.max(1, Math.min(rules.confirmations, rules.locations.length));
+  if (!round) {
+    if (check.outcome.ok) return { state: { status: 'up', round: null }, decision: expired ? { kind: 'cleared', failures: expired } : { kind: 'none' } };
+    if (needed <= 1) return down([failure]);
+    const asked = rules.locations.filter((l) => l !== check.region);
+    return {
+      state: { status: 'up', round: { startedAt: check.at, failures: [failure], asked, passed: [] } },
+      decision: { kind: 'recheck', ask: asked, delayMs: 0, cleared: expired },
+    };
   }
   if (check.outcome.ok) {
-    const cleared = state.failures.length;
-    return { state: { status: 'up', failures: [] }, decision: cleared ? { kind: 'cleared', failures: cleared } : { kind: 'none' } };
+    if (!failed(round, check.region) && !round.passed.includes(check.region)) round = { ...round, passed: [...round.passed, check.region] };
+  } else if (!failed(round, check.region)) {
+    round = { ...round, failures: [...round.failures, failure], passed: round.passed.filter((l) => l !== check.region) };
+    if (round.failures.length >= needed) return down(round.failures);
   }
-  const failures = [...state.failures, { at: check.at, region: check.region, outcome: check.outcome }];
-  if (failures.length < confirmationChecks) return { state: { status: 'up', failures }, decision: { kind: 'recheck' } };
-  const confirmedLocations = [...new Set(failures.map((f) => f.region))];
+  const r = round;
+  const pending = r.asked.filter((l) => rules.locations.includes(l) && !failed(r, l) && !r.passed.includes(l));
+  if (r.failures.length + pending.length < needed) {
+    return { state: { status: 'up', round: null }, decision: { kind: 'cleared', failures: r.failures.length } };
+  }
+  return { state: { status: 'up', round: r }, decision: { kind: 'none' } };
+}
+
+function down(failures: ObservedFailure[]): { state: MonitorRuntimeState; decision: Decision } {
   return {
-    state: { status: 'down', failures: [] },
-    decision: { kind: 'down', detected: failures[0]!, confirmedLocations, last: failures.at(-1)! },
+    state: { status: 'down', round: null },
+    decision: {
+      kind: 'down',
+      detected: failures[0]!,
+      confirmedLocations: [...new Set(failures.map((f) => f.region))],
+      last: failures.at(-1)!,
+    },
   };
 }

@@ -1,5 +1,8 @@
-/** Token scopes (CONTRACT.md "Authentication and users"). `read` may only GET. */
-export const TOKEN_SCOPES = ['read', 'write'] as const;
+/**
+ * Token scopes (CONTRACT.md "Authentication and users"). `read` may only GET; `probe` (for
+ * `pharos agent`) may only poll for its checks and push their results, and nothing else may.
+ */
+export const TOKEN_SCOPES = ['read', 'write', 'probe'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /** A user of the API (`user_…`). */

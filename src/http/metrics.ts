@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
-import type { EngineMetrics } from '../engine/scheduler.ts';
+import type { EngineMetrics } from '../engine/wheel.ts';
 
 /**
  * The process's Prometheus metrics, in a registry of its own (no global state, house rule 5):
@@ -8,8 +8,9 @@ import type { EngineMetrics } from '../engine/scheduler.ts';
  * - `pharos_scheduler_lag_seconds` due time → probe start (summary with p50/p90/p99 over 60 s,
  *   and a histogram for aggregation across scrapes);
  * - `pharos_http_phase_seconds{phase}` HTTP timing phases (connect per new connection; ttfb, body per check);
- * - `pharos_unconfirmed_failures_total` failures cleared before confirmation;
- * - `pharos_monitors{status}` scheduled monitors by status (`up`, `down`);
+ * - `pharos_unconfirmed_failures_total` failures the other regions (or the re-checks) did not confirm;
+ * - `pharos_agent_results_total{region}` check results received from remote agents;
+ * - `pharos_monitors{status}` active monitors by status (`up`, `down`);
  * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
  *   `pharos_alerts_pending` rows waiting; `pharos_flood_guard_active` and `pharos_alerts_held_total`;
  * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
@@ -48,10 +49,11 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const unconfirmed = new Counter({ name: 'pharos_unconfirmed_failures_total', help: 'Failed checks that a later pass cleared before confirmation', registers: [registry] });
+  const unconfirmed = new Counter({ name: 'pharos_unconfirmed_failures_total', help: 'Failures the other regions or the re-checks did not confirm (no outage opened)', registers: [registry] });
+  const agentResults = new Counter({ name: 'pharos_agent_results_total', help: 'Check results received from remote agents, by region', labelNames: ['region'] as const, registers: [registry] });
   new Gauge({
     name: 'pharos_monitors',
-    help: 'Scheduled monitors by status',
+    help: 'Active monitors by status',
     labelNames: ['status'] as const,
     registers: [registry],
     collect() {
@@ -97,5 +99,7 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
       phases.observe({ phase }, ms / 1000);
     },
   };
-  return { registry, engine, alerts, text: () => registry.metrics(), contentType: registry.contentType };
+  /** Results stored from a remote agent's batch. */
+  const probes = { agentResults: (region: string, count: number) => agentResults.inc({ region }, count) };
+  return { registry, engine, alerts, probes, text: () => registry.metrics(), contentType: registry.contentType };
 }

@@ -9,8 +9,8 @@ export function checksStore(db: Db) {
   // INSERT … SELECT … WHERE EXISTS: a result of a monitor deleted while it sat in the write buffer is
   // dropped instead of failing the whole batch on the foreign key.
   const insertResult = db.prepare(
-    `INSERT INTO check_results(monitor_id, at, region, ok, latency_ms, status_code, reason)
-     SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM monitors WHERE id = ?)`,
+    `INSERT INTO check_results(monitor_id, at, region, probe, ok, latency_ms, status_code, reason)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM monitors WHERE id = ?)`,
   );
   const upsertRollup = db.prepare(
     `INSERT INTO check_rollups_hourly(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms)
@@ -21,8 +21,8 @@ export function checksStore(db: Db) {
   );
   const insertFlip = db.prepare('INSERT INTO monitor_flips(monitor_id, at, status, reason) VALUES (?, ?, ?, ?)');
   const countFor = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM check_results WHERE monitor_id = ?');
-  const latest = db.prepare<[number, number], { at: number; region: string; ok: number; latency_ms: number; status_code: number; reason: string | null }>(
-    'SELECT at, region, ok, latency_ms, status_code, reason FROM check_results WHERE monitor_id = ? ORDER BY at DESC LIMIT ?',
+  const latest = db.prepare<[number, number], { at: number; region: string; probe: string; ok: number; latency_ms: number; status_code: number; reason: string | null }>(
+    'SELECT at, region, probe, ok, latency_ms, status_code, reason FROM check_results WHERE monitor_id = ? ORDER BY at DESC LIMIT ?',
   );
   const flipsFor = db.prepare<[number], { at: number; status: MonitorStatus; reason: string | null }>(
     'SELECT at, status, reason FROM monitor_flips WHERE monitor_id = ? ORDER BY at, id',
@@ -40,7 +40,7 @@ export function checksStore(db: Db) {
     insertResults(results: readonly CheckResult[]): void {
       const hours = new Map<string, { monitorId: number; hour: number; checks: number; failures: number; sum: number; max: number }>();
       for (const r of results) {
-        insertResult.run(r.monitorId, r.at, r.region, r.ok ? 1 : 0, r.latencyMs, r.statusCode, r.reason, r.monitorId);
+        insertResult.run(r.monitorId, r.at, r.region, r.probe, r.ok ? 1 : 0, r.latencyMs, r.statusCode, r.reason, r.monitorId);
         const hour = r.at - (r.at % HOUR_MS);
         const key = `${r.monitorId}:${hour}`;
         let h = hours.get(key);

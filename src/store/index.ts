@@ -10,6 +10,7 @@ import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
 import { subscribersStore } from './subscribers.ts';
 import { pageReadsStore } from './page-reads.ts';
+import { probesStore } from './probes.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -26,6 +27,7 @@ export function createStore(db: Db) {
     statuspages: statuspagesStore(db),
     subscribers: subscribersStore(db),
     pageReads: pageReadsStore(db),
+    probes: probesStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -1,11 +1,8 @@
 import type { CheckOutcome } from '../../domain/check.ts';
-import type { MonitorSettings, ProbeTarget } from '../../domain/monitor.ts';
+import type { CheckSpec } from '../../domain/probe.ts';
 
-/** What a probe needs to run one check: the monitor's check settings plus the resolved target. */
-export type ProbeSpec = Pick<
-  MonitorSettings,
-  'protocol' | 'httpMethod' | 'expectedStatusCode' | 'requiredKeyword' | 'followRedirects' | 'requestBody' | 'requestHeaders' | 'timeoutSeconds'
-> & { target: ProbeTarget };
+/** What a probe needs to run one check (the domain's {@link CheckSpec}). */
+export type ProbeSpec = CheckSpec;
 
 /** Options shared by every probe. */
 export interface ProbeOptions {

@@ -1,0 +1,366 @@
+import type { Config } from '../config/schema.ts';
+import type { Clock, TimerHandle } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { randomBase62 } from '../domain/ids.ts';
+import type { Monitor } from '../domain/monitor.ts';
+import {
+  checkSpec,
+  LOCAL_PROBE,
+  planProbes,
+  type AgentInfo,
+  type AssignedCheck,
+  type PollAnswer,
+  type PollBody,
+  type ProbeListing,
+  type ProbePlan,
+} from '../domain/probe.ts';
+import type { Region } from '../domain/regions.ts';
+import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
+
+interface AgentState {
+  info: AgentInfo;
+  online: boolean;
+  openPolls: number;
+  /** Resolvers of this agent's held polls. */
+  waiters: Set<() => void>;
+  /** Bumped whenever the agent's checks (or one's settings) change. */
+  version: number;
+  monitors: Set<number>;
+  rechecks: Set<number>;
+  droppedResults: number;
+  offlineTimer: TimerHandle | null;
+  rate: { windowStart: number; count: number; perSecond: number };
+}
+
+const RATE_WINDOW_MS = 60_000;
+
+/**
+ * Remote probes (`pharos agent`, issue #7): which agents are online, which probe serves each of a
+ * monitor's regions (the {@link ProbePlan}), the agents' long polls for their checks, and
+ * re-check requests. The local probe's share is announced on the bus (`probe.local`,
+ * `probe.local.recheck`); the engine's scheduler follows it.
+ *
+ * An agent is online while it has a poll open, and for `agent_offline_seconds` after its last one
+ * ended; then its region's monitors move to the region's other agents, or to the local probe.
+ * Agents seen within that window before a restart count as online at start, so a restarted main
+ * does not take their regions over while they reconnect.
+ */
+export function probesService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; config: Pick<Config, 'probe'> }) {
+  const { store, clock, bus, logger } = deps;
+  const mainRegion = deps.config.probe.region;
+  const offlineMs = deps.config.probe.agent_offline_seconds * 1000;
+  const pollHoldMs = deps.config.probe.agent_poll_seconds * 1000;
+  // A new main answers every agent's first poll with its full assignment.
+  const bootId = randomBase62(8);
+  const agents = new Map<string, AgentState>();
+  const monitors = new Map<number, Monitor>();
+  const byUuid = new Map<string, number>();
+  const plans = new Map<number, ProbePlan>();
+  /** `${monitorId}/${region}` → start (epoch ms) of the newest result seen for it. */
+  const lastAt = new Map<string, number>();
+  let localCount = 0;
+  let localRate = { windowStart: clock.now(), count: 0, perSecond: 0 };
+
+  const onlineByRegion = () => {
+    const on = new Map<Region, Set<string>>();
+    for (const a of agents.values()) {
+      if (!a.online) continue;
+      let set = on.get(a.info.region);
+      if (!set) on.set(a.info.region, (set = new Set()));
+      set.add(a.info.id);
+    }
+    return on;
+  };
+
+  /** When the check of a monitor in a region is next due, continuing the probe that had it. */
+  const nextDueAt = (m: Monitor, region: Region): number | null => {
+    const key = `${m.id}/${region}`;
+    let last = lastAt.get(key);
+    if (last === undefined) {
+      // Any region's newest result: an index seek (the first hand-over after a restart is the only user).
+      const stored = store.checks.lastCheckAt(m.id);
+      if (stored === null) return null;
+      lastAt.set(key, (last = stored));
+    }
+    return last + m.checkFrequencySeconds * 1000;
+  };
+
+  const wake = (a: AgentState) => {
+    for (const w of a.waiters) w();
+    a.waiters.clear();
+  };
+  const bump = (a: AgentState) => {
+    a.version++;
+    wake(a);
+  };
+
+  /**
+   * Recomputes the plans of `ids`; tells the agents whose checks changed and the local scheduler.
+   * @param settingsChanged the monitors' settings changed: their probes must get the new ones
+   */
+  const replan = (ids: Iterable<number>, settingsChanged = false) => {
+    const on = onlineByRegion();
+    const touched = new Set<AgentState>();
+    for (const id of ids) {
+      const m = monitors.get(id);
+      const old = plans.get(id);
+      const next = m ? planProbes(m, on, mainRegion) : undefined;
+      const before = new Set(old?.agents.values());
+      const after = new Set(next?.agents.values());
+      for (const a of before) {
+        const agent = agents.get(a);
+        if (!agent) continue;
+        if (!after.has(a)) agent.monitors.delete(id);
+        if (!after.has(a) || settingsChanged) touched.add(agent);
+      }
+      for (const a of after) {
+        const agent = agents.get(a)!;
+        if (before.has(a)) continue;
+        agent.monitors.add(id);
+        touched.add(agent);
+      }
+      if (next) plans.set(id, next);
+      else plans.delete(id);
+      const localBefore = old?.localRegion ?? null;
+      const localAfter = next?.localRegion ?? null;
+      if (localBefore !== localAfter || (settingsChanged && localAfter)) {
+        if (localBefore && !localAfter) localCount--;
+        if (!localBefore && localAfter) localCount++;
+        bus.emit('probe.local', { monitorId: id, monitor: localAfter ? m! : null, region: localAfter, nextDueAt: localAfter ? nextDueAt(m!, localAfter) : null });
+      }
+    }
+    for (const a of touched) bump(a);
+  };
+
+  const monitorsIn = (region: Region) => [...monitors.values()].filter((m) => m.regions.includes(region)).map((m) => m.id);
+
+  const setOnline = (a: AgentState, online: boolean) => {
+    if (a.online === online) return;
+    a.online = online;
+    logger.info(online ? 'probe agent online' : 'probe agent offline', { agent: a.info.id, name: a.info.name, region: a.info.region });
+    replan(monitorsIn(a.info.region));
+  };
+
+  const armOffline = (a: AgentState) => {
+    a.offlineTimer?.cancel();
+    a.offlineTimer = clock.setTimer(a.info.lastSeen + offlineMs - clock.now(), () => {
+      a.offlineTimer = null;
+      if (a.openPolls === 0 && clock.now() - a.info.lastSeen >= offlineMs) setOnline(a, false);
+    });
+  };
+
+  const newAgent = (info: AgentInfo): AgentState => {
+    const a: AgentState = {
+      info,
+      online: false,
+      openPolls: 0,
+      waiters: new Set(),
+      version: 0,
+      monitors: new Set(),
+      rechecks: new Set(),
+      droppedResults: 0,
+      offlineTimer: null,
+      rate: { windowStart: clock.now(), count: 0, perSecond: 0 },
+    };
+    agents.set(info.id, a);
+    return a;
+  };
+
+  const rateOf = (r: { windowStart: number; count: number; perSecond: number }, add: number) => {
+    const now = clock.now();
+    if (now - r.windowStart >= RATE_WINDOW_MS) {
+      r.perSecond = r.count / ((now - r.windowStart) / 1000);
+      r.windowStart = now;
+      r.count = 0;
+    }
+    r.count += add;
+    return r.perSecond;
+  };
+
+  const assignment = (a: AgentState) => `${bootId}.${a.version}`;
+  const answer = (a: AgentState, since: string | null): PollAnswer => {
+    const token = assignment(a);
+    const rechecks = [...a.rechecks].filter((id) => a.monitors.has(id)).map((id) => monitors.get(id)!.uuid);
+    a.rechecks.clear();
+    if (since === token) return { assignment: token, checks: null, rechecks };
+    const checks: AssignedCheck[] = [...a.monitors].map((id) => {
+      const m = monitors.get(id)!;
+      return { monitor: m.uuid, frequencySeconds: m.checkFrequencySeconds, nextDueAt: nextDueAt(m, a.info.region), spec: checkSpec(m) };
+    });
+    return { assignment: token, checks, rechecks };
+  };
+
+  const upsertMonitor = (m: Monitor, settingsChanged: boolean) => {
+    if (m.paused) return removeMonitor(m.id);
+    monitors.set(m.id, m);
+    byUuid.set(m.uuid, m.id);
+    replan([m.id], settingsChanged);
+  };
+  const removeMonitor = (id: number) => {
+    const m = monitors.get(id);
+    if (!m) return;
+    monitors.delete(id);
+    byUuid.delete(m.uuid);
+    replan([id]);
+    for (const key of [...lastAt.keys()]) if (key.startsWith(`${id}/`)) lastAt.delete(key);
+  };
+
+  return {
+    /**
+     * Loads the monitors and the agents seen within `agent_offline_seconds` (online until they
+     * miss that window), plans every monitor (announcing the local probe's share on the bus) and
+     * follows monitor events. Call after the local scheduler subscribed.
+     */
+    start(): void {
+      const now = clock.now();
+      for (const info of store.probes.agentsSeenSince(now - offlineMs)) {
+        const a = newAgent(info);
+        a.online = true;
+        armOffline(a);
+      }
+      for (const m of store.monitors.list()) {
+        if (m.paused) continue;
+        monitors.set(m.id, m);
+        byUuid.set(m.uuid, m.id);
+      }
+      replan(monitors.keys());
+      bus.on('monitor.created', ({ monitor }) => upsertMonitor(monitor, false));
+      bus.on('monitor.updated', ({ monitor }) => upsertMonitor(monitor, true));
+      bus.on('monitor.deleted', ({ monitorId }) => removeMonitor(monitorId));
+    },
+    /** The plan of an active monitor, or undefined (paused, deleted). */
+    plan: (monitorId: number): ProbePlan | undefined => plans.get(monitorId),
+    /** Active (unpaused) monitors. */
+    activeCount: (): number => monitors.size,
+    /** Active monitors, for status counts. */
+    activeMonitors: (): IterableIterator<Monitor> => monitors.values(),
+    /** An active (unpaused) monitor by id or uuid. */
+    monitor: (id: number): Monitor | undefined => monitors.get(id),
+    monitorIdOf: (uuid: string): number | undefined => byUuid.get(uuid),
+    /** Notes a result's start time (grid continuity on hand-over) and counts it for the probe's rate. */
+    noteResult(monitorId: number, region: string, at: number, probe: string): void {
+      const key = `${monitorId}/${region}`;
+      if ((lastAt.get(key) ?? -1) < at) lastAt.set(key, at);
+      if (probe === LOCAL_PROBE) rateOf(localRate, 1);
+      else {
+        const a = agents.get(probe);
+        if (a) rateOf(a.rate, 1);
+      }
+    },
+    /**
+     * Asks the probes of `regions` to re-check a monitor after `delayMs` (the local probe through
+     * `probe.local.recheck`, an agent through its next poll answer).
+     */
+    requestRecheck(monitorId: number, regions: readonly string[], delayMs: number): void {
+      const plan = plans.get(monitorId);
+      if (!plan) return;
+      for (const region of regions) {
+        if (region === plan.localRegion) {
+          bus.emit('probe.local.recheck', { monitorId, delayMs });
+          continue;
+        }
+        const a = agents.get(plan.agents.get(region as Region) ?? '');
+        if (!a) continue;
+        const ask = () => {
+          a.rechecks.add(monitorId);
+          wake(a);
+        };
+        if (delayMs > 0) clock.setTimer(delayMs, ask);
+        else ask();
+      }
+    },
+    /**
+     * An agent's poll: registers it (first poll), keeps it online while the poll is open, and
+     * answers at once when its checks changed since `body.assignment` or re-checks wait, else when
+     * that happens, after `agent_poll_seconds`, or never when `signal` aborts (client gone).
+     */
+    async poll(body: PollBody, signal: AbortSignal): Promise<PollAnswer> {
+      const now = clock.now();
+      let a = agents.get(body.agent);
+      const info: AgentInfo = {
+        id: body.agent,
+        name: body.name,
+        region: body.region,
+        version: body.version,
+        sourceAddress: body.sourceAddress ?? null,
+        firstSeen: a?.info.firstSeen ?? now,
+        lastSeen: now,
+      };
+      if (!a) a = newAgent(info);
+      const regionBefore = a.info.region;
+      const known = a.info.name === info.name && a.info.version === info.version && a.info.sourceAddress === info.sourceAddress && regionBefore === info.region;
+      a.info = info;
+      if (body.droppedResults !== undefined) a.droppedResults = body.droppedResults;
+      if (known) store.probes.touchAgent(info.id, now);
+      else store.probes.saveAgent(info);
+      a.openPolls++;
+      a.offlineTimer?.cancel();
+      a.offlineTimer = null;
+      if (regionBefore !== info.region && a.online) {
+        a.online = false;
+        replan(monitorsIn(regionBefore));
+      }
+      setOnline(a, true);
+      const agent = a;
+      try {
+        if (body.assignment !== assignment(agent) || agent.rechecks.size > 0) return answer(agent, body.assignment);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            hold.cancel();
+            signal.removeEventListener('abort', done);
+            agent.waiters.delete(done);
+            resolve();
+          };
+          const hold = clock.setTimer(pollHoldMs, done);
+          signal.addEventListener('abort', done);
+          agent.waiters.add(done);
+        });
+        return answer(agent, body.assignment);
+      } finally {
+        agent.openPolls--;
+        agent.info.lastSeen = clock.now();
+        if (agent.openPolls === 0) armOffline(agent);
+      }
+    },
+    /** The local probe and every agent known since start, online first. */
+    list(version: string): ProbeListing[] {
+      const now = clock.now();
+      const local: ProbeListing = {
+        id: LOCAL_PROBE,
+        name: 'local',
+        region: mainRegion,
+        version,
+        sourceAddress: deps.config.probe.source_address ?? null,
+        firstSeen: localRate.windowStart,
+        lastSeen: now,
+        status: 'online',
+        monitors: localCount,
+        checksPerSecond: rateOf(localRate, 0),
+        droppedResults: 0,
+      };
+      const remote = [...agents.values()].map((a): ProbeListing => ({
+        ...a.info,
+        status: a.online ? 'online' : 'offline',
+        monitors: a.monitors.size,
+        checksPerSecond: rateOf(a.rate, 0),
+        droppedResults: a.droppedResults,
+      }));
+      remote.sort((x, y) => Number(y.status === 'online') - Number(x.status === 'online') || x.firstSeen - y.firstSeen);
+      return [local, ...remote];
+    },
+    /** Monitors the local probe checks now, with the region its results are recorded under. */
+    localChecks: (): Array<{ monitor: Monitor; region: Region }> =>
+      [...plans].filter(([, p]) => p.localRegion).map(([id, p]) => ({ monitor: monitors.get(id)!, region: p.localRegion! })),
+    /** Answers every held poll (shutdown). */
+    stop(): void {
+      for (const a of agents.values()) {
+        a.offlineTimer?.cancel();
+        wake(a);
+      }
+    },
+  };
+}
+
+/** The probes service's interface. */
+export type ProbesService = ReturnType<typeof probesService>;

@@ -1,0 +1,104 @@
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { CheckResult } from '../domain/check.ts';
+import type { Monitor } from '../domain/monitor.ts';
+import { applyCheck, type ConfirmationRules, type MonitorRuntimeState } from '../domain/monitor-state.ts';
+import type { ResultsBody } from '../domain/probe.ts';
+import type { Store } from '../store/index.ts';
+import type { ChecksService } from './checks.ts';
+import type { EventBus } from './events.ts';
+import type { ProbesService } from './probes.ts';
+
+/**
+ * Turns check results from every probe (the local one and remote agents) into monitor state:
+ * keeps each monitor's confirmation state, feeds results through the pure state machine
+ * (`applyCheck`, with the locations of the monitor's {@link ProbesService} plan), stores results,
+ * flips and outages through the checks service, and asks probes for re-checks.
+ */
+export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus; checks: ChecksService; probes: ProbesService; config: Pick<Config, 'probe'> }) {
+  const { store, clock, bus, checks, probes } = deps;
+  const p = deps.config.probe;
+  const states = new Map<number, MonitorRuntimeState>();
+  const recheckIntervalMs = p.recheck_interval_seconds * 1000;
+
+  bus.on('monitor.deleted', ({ monitorId }) => {
+    states.delete(monitorId);
+    checks.discard(monitorId);
+  });
+  bus.on('monitor.updated', ({ monitor }) => {
+    // A paused monitor starts again from its stored status.
+    if (monitor.paused) states.delete(monitor.id);
+  });
+
+  const rules = (monitor: Monitor, locations: readonly string[]): ConfirmationRules => ({
+    locations,
+    confirmations: p.confirmations,
+    consecutiveChecks: p.confirmation_checks,
+    recheckIntervalMs,
+    // Long enough for every re-check to run into its timeout and report back.
+    roundTtlMs: p.confirmation_checks * (monitor.timeoutSeconds * 1000 + recheckIntervalMs) + 15_000,
+  });
+
+  const accept = (monitor: Monitor, result: CheckResult) => {
+    probes.noteResult(monitor.id, result.region, result.at, result.probe);
+    const locations = probes.plan(monitor.id)?.locations ?? [result.region];
+    const before = states.get(monitor.id) ?? { status: monitor.status, round: null };
+    const { state, decision } = applyCheck(before, { at: result.at, region: result.region, outcome: result }, rules(monitor, locations));
+    states.set(monitor.id, state);
+    if (decision.kind === 'down') checks.monitorDown(monitor, result, decision.detected, decision.confirmedLocations);
+    else if (decision.kind === 'up') checks.monitorUp(monitor, result);
+    else checks.record(result);
+    if (decision.kind === 'recheck') probes.requestRecheck(monitor.id, decision.ask, decision.delayMs);
+    const unconfirmed = decision.kind === 'cleared' ? decision.failures : decision.kind === 'recheck' ? decision.cleared : 0;
+    if (unconfirmed > 0) bus.emit('check.unconfirmed', { monitorId: monitor.id, failures: unconfirmed });
+  };
+
+  return {
+    /** Active monitors by their current status (the `pharos_monitors{status}` gauge). */
+    statusCounts(): { up: number; down: number } {
+      const c = { up: 0, down: 0 };
+      for (const m of probes.activeMonitors()) c[states.get(m.id)?.status ?? m.status]++;
+      return c;
+    },
+    /**
+     * A result of the local probe. Plain results are group-committed; a state change commits at
+     * once (see the checks service). A result of a monitor no longer active is dropped.
+     */
+    local(result: CheckResult): void {
+      const monitor = probes.monitor(result.monitorId);
+      if (monitor) accept(monitor, result);
+    },
+    /**
+     * A remote agent's batch (`POST /v1/probes/results`): stored with its id in one transaction,
+     * so a retried batch is counted once. Results of monitors that are no longer active (deleted,
+     * paused) are dropped.
+     * @returns how many results were stored, and whether the batch had been stored before
+     */
+    agentBatch(body: ResultsBody): { stored: number; duplicate: boolean } {
+      const out = checks.atomically(() => {
+        if (!store.probes.claimBatch(`${body.agent}/${body.batch}`, clock.now())) return { stored: 0, duplicate: true };
+        let stored = 0;
+        for (const r of body.results) {
+          const { sslExpirationDays, monitor: uuid, ...outcome } = r;
+          const id = probes.monitorIdOf(uuid);
+          const monitor = id === undefined ? undefined : probes.monitor(id);
+          if (!monitor) continue;
+          accept(monitor, {
+            ...outcome,
+            ...(sslExpirationDays !== undefined ? { sslExpirationDays } : {}),
+            monitorId: monitor.id,
+            region: body.region,
+            probe: body.agent,
+          });
+          stored++;
+        }
+        return { stored, duplicate: false };
+      });
+      if (out.stored > 0) bus.emit('probe.results', { agent: body.agent, region: body.region, count: out.stored });
+      return out;
+    },
+  };
+}
+
+/** The results service's interface. */
+export type ResultsService = ReturnType<typeof resultsService>;
