@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { existsSync, renameSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/load.ts';
@@ -13,15 +14,21 @@ import { openDb, sqliteVersion } from './store/db.ts';
 import { sqliteNativeBinding } from './lib/sea.ts';
 import { createStore } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
+import { ProbeAgent } from './agent/agent.ts';
+import { REGIONS, type Region } from './domain/regions.ts';
+import { DEFAULT_USER_AGENT } from './domain/probe.ts';
 
 const USAGE = `Usage: pharos <command>
   serve [--config FILE]                                   run the monitor, API and status pages
-  token create --email E --name N --scope read|write      create an API token (prints only the token)
+  agent --server URL --region R [--token T] [--source-address A] [--name N]
+                                                          run a remote probe for region R (token: a probe-scope
+                                                          token, or PHAROS_AGENT_TOKEN)
+  token create --email E --name N --scope read|write|probe create an API token (prints only the token)
   token list                                              list tokens (never their secrets)
   token revoke ID                                         revoke a token by its id (key_…)
   backup FILE                                             online backup of the database to FILE
   version                                                 print versions
-Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN`;
+Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN, PHAROS_AGENT_TOKEN`;
 
 /** Runs one CLI command; returns the process exit code. */
 async function main(argv: string[]): Promise<number> {
@@ -33,6 +40,11 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       name: { type: 'string' },
       scope: { type: 'string' },
+      server: { type: 'string' },
+      token: { type: 'string' },
+      region: { type: 'string' },
+      'source-address': { type: 'string' },
+      buffer: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -41,6 +53,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return cmd || values.help ? 0 : 2;
   }
+  if (cmd === 'agent') return runAgent(values);
   const nativeBinding = sqliteNativeBinding(process.env);
   if (cmd === 'version') {
     const sqlite = sqliteVersion(nativeBinding);
@@ -110,6 +123,45 @@ async function main(argv: string[]): Promise<number> {
   }
   process.stderr.write(USAGE + '\n');
   return 2;
+}
+
+/**
+ * `pharos agent`: a remote probe (issue #7) until SIGTERM/SIGINT, then a last push of what is buffered.
+ * @throws AppError 400 on a missing or invalid flag
+ */
+async function runAgent(values: { server?: string | undefined; token?: string | undefined; region?: string | undefined; name?: string | undefined; 'source-address'?: string | undefined; buffer?: string | undefined }): Promise<number> {
+  const token = values.token ?? process.env.PHAROS_AGENT_TOKEN;
+  if (!values.server || !/^https?:\/\//.test(values.server)) throw new AppError(400, 'cli.invalid', '--server: must be the main\'s URL, e.g. https://pharos.example.com');
+  if (!token) throw new AppError(400, 'cli.invalid', '--token (or PHAROS_AGENT_TOKEN): a probe-scope token is required');
+  if (!(REGIONS as readonly string[]).includes(values.region ?? '')) throw new AppError(400, 'cli.invalid', `--region: must be one of ${REGIONS.join(', ')}`);
+  const bufferLimit = values.buffer === undefined ? 100_000 : Number(values.buffer);
+  if (!Number.isInteger(bufferLimit) || bufferLimit < 100) throw new AppError(400, 'cli.invalid', '--buffer: must be a whole number of results, at least 100');
+  const logger = createLogger('info');
+  const agent = new ProbeAgent(
+    {
+      server: values.server,
+      token,
+      region: values.region as Region,
+      name: values.name ?? hostname(),
+      version: PHAROS_VERSION,
+      sourceAddress: values['source-address'],
+      userAgent: DEFAULT_USER_AGENT,
+      maxConcurrentChecks: 2000,
+      bufferLimit,
+      batchSize: 1000,
+      pushIntervalMs: 1000,
+    },
+    { clock: systemClock, logger },
+  );
+  agent.start();
+  logger.info('pharos agent started', { agent: agent.id, region: values.region, server: values.server, source_address: values['source-address'] ?? null });
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await agent.stop();
+  logger.info('pharos agent stopped', { agent: agent.id, ...agent.stats() });
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

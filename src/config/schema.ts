@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REGIONS } from '../domain/regions.ts';
+import { DEFAULT_USER_AGENT } from '../domain/probe.ts';
 
 const HOST_PORT = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/;
 
@@ -96,7 +97,7 @@ export const ConfigSchema = z.strictObject({
       agent_poll_seconds: z.number().int().min(1).max(300).default(20),
       /** Checks in flight at once, all monitors together. */
       max_concurrent_checks: z.number().int().min(1).max(100000).default(2000),
-      user_agent: z.string().min(1).default('Pharos-Uptime-Monitor/0.1 (+https://github.com/pharos)'),
+      user_agent: z.string().min(1).default(DEFAULT_USER_AGENT),
     })
     .prefault({}),
   storage: z

@@ -30,10 +30,20 @@ interface AgentState {
   rechecks: Set<number>;
   droppedResults: number;
   offlineTimer: TimerHandle | null;
-  rate: { windowStart: number; count: number; perSecond: number };
+  rate: Rate;
+}
+
+/** Results counted per one-minute window. */
+interface Rate {
+  windowStart: number;
+  count: number;
+  perSecond: number;
+  full: boolean;
 }
 
 const RATE_WINDOW_MS = 60_000;
+/** Agents seen this recently before a start are expected back (see `start`). */
+const STARTUP_MEMORY_MS = 3_600_000;
 
 /**
  * Remote probes (`pharos agent`, issue #7): which agents are online, which probe serves each of a
@@ -43,8 +53,8 @@ const RATE_WINDOW_MS = 60_000;
  *
  * An agent is online while it has a poll open, and for `agent_offline_seconds` after its last one
  * ended; then its region's monitors move to the region's other agents, or to the local probe.
- * Agents seen within that window before a restart count as online at start, so a restarted main
- * does not take their regions over while they reconnect.
+ * Agents seen in the hour before a restart count as online for that window after the start, so a
+ * restarted main does not take their regions over while they reconnect.
  */
 export function probesService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; config: Pick<Config, 'probe'> }) {
   const { store, clock, bus, logger } = deps;
@@ -60,7 +70,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   /** `${monitorId}/${region}` → start (epoch ms) of the newest result seen for it. */
   const lastAt = new Map<string, number>();
   let localCount = 0;
-  let localRate = { windowStart: clock.now(), count: 0, perSecond: 0 };
+  const localRate: Rate = { windowStart: clock.now(), count: 0, perSecond: 0, full: false };
 
   const onlineByRegion = () => {
     const on = new Map<Region, Set<string>>();
@@ -161,21 +171,23 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       rechecks: new Set(),
       droppedResults: 0,
       offlineTimer: null,
-      rate: { windowStart: clock.now(), count: 0, perSecond: 0 },
+      rate: { windowStart: clock.now(), count: 0, perSecond: 0, full: false },
     };
     agents.set(info.id, a);
     return a;
   };
 
-  const rateOf = (r: { windowStart: number; count: number; perSecond: number }, add: number) => {
+  const rateOf = (r: Rate, add: number) => {
     const now = clock.now();
     if (now - r.windowStart >= RATE_WINDOW_MS) {
       r.perSecond = r.count / ((now - r.windowStart) / 1000);
       r.windowStart = now;
       r.count = 0;
+      r.full = true;
     }
     r.count += add;
-    return r.perSecond;
+    // Until a whole window passed, the rate so far.
+    return r.full ? r.perSecond : r.count / Math.max(1, (now - r.windowStart) / 1000);
   };
 
   const assignment = (a: AgentState) => `${bootId}.${a.version}`;
@@ -208,14 +220,16 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
 
   return {
     /**
-     * Loads the monitors and the agents seen within `agent_offline_seconds` (online until they
-     * miss that window), plans every monitor (announcing the local probe's share on the bus) and
+     * Loads the monitors and the agents seen in the last hour (online until they miss
+     * `agent_offline_seconds` from now), plans every monitor (announcing the local probe's share on the bus) and
      * follows monitor events. Call after the local scheduler subscribed.
      */
     start(): void {
       const now = clock.now();
-      for (const info of store.probes.agentsSeenSince(now - offlineMs)) {
-        const a = newAgent(info);
+      // Agents seen in the last hour keep their regions for agent_offline_seconds after this start
+      // (they reconnect within a couple of seconds); those that do not come back then fall back.
+      for (const info of store.probes.agentsSeenSince(now - STARTUP_MEMORY_MS)) {
+        const a = newAgent({ ...info, lastSeen: now });
         a.online = true;
         armOffline(a);
       }
@@ -335,13 +349,17 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
         firstSeen: localRate.windowStart,
         lastSeen: now,
         status: 'online',
+        connected: true,
         monitors: localCount,
         checksPerSecond: rateOf(localRate, 0),
         droppedResults: 0,
       };
       const remote = [...agents.values()].map((a): ProbeListing => ({
         ...a.info,
+        // A held poll is a live connection.
+        lastSeen: a.openPolls > 0 ? now : a.info.lastSeen,
         status: a.online ? 'online' : 'offline',
+        connected: a.openPolls > 0,
         monitors: a.monitors.size,
         checksPerSecond: rateOf(a.rate, 0),
         droppedResults: a.droppedResults,

@@ -3,6 +3,9 @@ import type { Monitor, MonitorSettings, ProbeTarget } from './monitor.ts';
 import { probeTarget } from './monitor.ts';
 import { REGIONS, type Region } from './regions.ts';
 
+/** User-Agent of HTTP checks unless config `probe.user_agent` says otherwise. */
+export const DEFAULT_USER_AGENT = 'Pharos-Uptime-Monitor/0.1 (+https://github.com/pharos)';
+
 /** The probe id recorded on results of the main's own probe (remote agents record their `prb_…` id). */
 export const LOCAL_PROBE = 'local';
 
@@ -54,6 +57,8 @@ export interface AgentInfo {
 /** A probe as `GET /v1/probes` lists it. */
 export interface ProbeListing extends AgentInfo {
   status: 'online' | 'offline';
+  /** A poll of the agent is open right now (it is connected). */
+  connected: boolean;
   /** Monitors this probe checks now. */
   monitors: number;
   /** Results received over the last minute, per second. */

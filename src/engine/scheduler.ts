@@ -5,7 +5,7 @@ import type { Monitor, Protocol } from '../domain/monitor.ts';
 import { checkSpec, LOCAL_PROBE } from '../domain/probe.ts';
 import type { Region } from '../domain/regions.ts';
 import type { Probe } from './probes/types.ts';
-import { CheckWheel, type EngineMetrics } from './wheel.ts';
+import { CheckWheel, firstDueAt, type EngineMetrics } from './wheel.ts';
 
 export type { EngineMetrics } from './wheel.ts';
 
@@ -18,21 +18,6 @@ interface Tag {
   monitor: Monitor;
   /** The region the local probe's results of this monitor are recorded under. */
   region: Region;
-}
-
-/** First checks of new (or restarted) monitors are spread over at most this window, ms. */
-const SPREAD_MS = 10_000;
-
-/** A stable number in [0, mod) from a monitor's uuid: spreads first checks without randomness. */
-export function phase(uuid: string, mod: number): number {
-  let h = 2166136261;
-  for (let i = 0; i < uuid.length; i++) h = Math.imul(h ^ uuid.charCodeAt(i), 16777619);
-  return (h >>> 0) % Math.max(1, mod);
-}
-
-/** When a check with no due time of its own starts: a stable offset within its frequency (at most 10 s). */
-export function firstDueAt(uuid: string, frequencyMs: number, now: number): number {
-  return now + phase(uuid, Math.min(frequencyMs, SPREAD_MS));
 }
 
 /**

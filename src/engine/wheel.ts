@@ -16,6 +16,21 @@ export interface EngineMetrics {
   httpPhase(phase: 'connect' | 'ttfb' | 'body', ms: number): void;
 }
 
+/** First checks of new (or restarted) monitors are spread over at most this window, ms. */
+const SPREAD_MS = 10_000;
+
+/** A stable number in [0, mod) from a monitor's uuid: spreads first checks without randomness. */
+export function phase(uuid: string, mod: number): number {
+  let h = 2166136261;
+  for (let i = 0; i < uuid.length; i++) h = Math.imul(h ^ uuid.charCodeAt(i), 16777619);
+  return (h >>> 0) % Math.max(1, mod);
+}
+
+/** When a check with no due time of its own starts: a stable offset within its frequency (at most 10 s). */
+export function firstDueAt(uuid: string, frequencyMs: number, now: number): number {
+  return now + phase(uuid, Math.min(frequencyMs, SPREAD_MS));
+}
+
 /** One check the wheel runs every `frequencyMs`; `tag` is the owner's (passed back with results). */
 export interface WheelCheck<T> {
   spec: ProbeSpec;

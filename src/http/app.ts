@@ -11,6 +11,7 @@ import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
 import { statuspagesRouter } from './api/statuspages.ts';
 import { outagesRouter } from './api/outages.ts';
+import { probesRouter } from './api/probes.ts';
 import { hostedDomain } from './api/statuspages.ts';
 import { pageAssetsRouter } from './pages/assets.ts';
 import { statusPagesRouter } from './pages/router.ts';
@@ -59,6 +60,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v3/incidents', incidentsRouter(deps));
   app.route('/v1/components', componentsRouter(deps));
   app.route('/v2/statuspages', statuspagesRouter(deps));
+  app.route('/v1/probes', probesRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

@@ -15,6 +15,8 @@ const ALLOWED: Record<string, string[]> = {
   store: ['store', 'domain', 'lib'],
   core: ['core', 'store', 'domain', 'lib', 'config'],
   engine: ['engine', 'core', 'domain', 'lib'],
+  // `pharos agent`: the engine's wheel and probes, talking to the main over HTTP only.
+  agent: ['agent', 'engine', 'domain', 'lib'],
   alerting: ['alerting', 'core', 'domain', 'store', 'lib', 'config'],
   http: ['http', 'core', 'domain', 'lib', 'config', 'engine', 'views'],
   // Templates render what http hands them: domain values and view-model types, never a store handle.

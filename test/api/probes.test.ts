@@ -1,0 +1,202 @@
+import { afterEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestPharos, WRITE_TOKEN, type TestPharos } from '../support/pharos.ts';
+import { httpTarget } from '../support/targets.ts';
+import { waitFor } from '../support/process.ts';
+
+// The agent protocol driven by the test itself over HTTP (a real main, a manual clock), so assignment
+// changes, idempotent batches, fallback and confirmation across regions are exact. Real `pharos agent`
+// processes are in agents.test.ts.
+const AGENT = 'prb_' + 'A'.repeat(22);
+const OFFLINE_S = 3;
+
+let p: TestPharos;
+let probeToken: string;
+let readToken: string;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup() {
+  p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 } });
+  cleanups.push(() => p.cleanup());
+  probeToken = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe' }).token;
+  readToken = p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }).token;
+}
+
+const hello = (assignment: string | null, region = 'paris') => ({ agent: AGENT, region, name: 'probe-paris', version: 'test', sourceAddress: '127.0.0.2', assignment });
+const poll = async (assignment: string | null, region = 'paris') => {
+  const res = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: hello(assignment, region) });
+  assert.equal(res.status, 200, await res.clone().text());
+  return (await res.json()) as { assignment: string; checks: Array<{ monitor: string; frequencySeconds: number; nextDueAt: number | null; spec: { target: { url: string } } }> | null; rechecks: string[] };
+};
+const listing = async () => (await (await p.api('/v1/probes')).json()) as Array<{ id: string; status: string; connected: boolean; region: string; monitors: number }>;
+/** Starts a poll and waits until the main holds it (the agent shows as connected); `answer` is its answer. */
+async function heldPoll(assignment: string) {
+  const answer = poll(assignment);
+  await waitFor('the poll to be held', async () => (await listing()).find((x) => x.id === AGENT)?.connected);
+  return { answer };
+}
+const push = (batch: string, results: unknown[], token = probeToken, region = 'paris') =>
+  p.api('/v1/probes/results', { method: 'POST', token, json: { agent: AGENT, region, batch, results } });
+const result = (monitor: string, at: number, ok: boolean) => ({ monitor, at, ok, latencyMs: 12, statusCode: ok ? 200 : 503, reason: ok ? null : 'Expected 2xx, got 503' });
+const createMonitor = async (json: Record<string, unknown>) => (await p.api('/v1/monitors', { method: 'POST', json: { check_frequency: 10, ...json } })).json();
+const outages = async () => (await (await p.api('/v2/outages')).json()).outages;
+
+describe('probe tokens and the agent routes', () => {
+  test('a probe token can call nothing but poll and results; read and write tokens cannot call those', async () => {
+    await setup();
+    for (const [method, path] of [['GET', '/v1/monitors'], ['POST', '/v1/monitors'], ['GET', '/v1/probes'], ['GET', '/v2/outages'], ['GET', '/metrics'], ['DELETE', '/v2/statuspages/x']]) {
+      const res = await p.api(path!, { method, token: probeToken, ...(method === 'POST' ? { json: { name: 'x', url: 'http://127.0.0.1/' } } : {}) });
+      assert.equal(res.status, 403, `${method} ${path} with a probe token`);
+      assert.match((await res.json()).error, /probe scope/);
+    }
+    for (const token of [WRITE_TOKEN, readToken]) {
+      assert.equal((await p.api('/v1/probes/poll', { method: 'POST', token, json: hello(null) })).status, 403);
+      const res = await push('1', [], token);
+      assert.equal(res.status, 403);
+      assert.match((await res.json()).error, /only a probe-scope token/);
+    }
+    assert.equal((await p.api('/v1/probes', { token: readToken })).status, 200, 'a read token lists probes');
+    assert.equal((await p.api('/v1/probes/results', { method: 'POST', token: null, json: {} })).status, 401);
+  });
+
+  test('bad agent input gets a 400 naming the field; nothing is stored', async () => {
+    await setup();
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ agent: AGENT, region: 'mars', batch: '1', results: [] }, /region/],
+      [{ agent: 'nope', region: 'paris', batch: '1', results: [] }, /agent/],
+      [{ agent: AGENT, region: 'paris', batch: '1', results: 'x' }, /results/],
+      [{ agent: AGENT, region: 'paris', batch: '1', results: [{ monitor: 'm', at: -1, ok: true, latencyMs: 1, statusCode: 200, reason: null }] }, /results\.0\.at/],
+    ];
+    for (const [json, field] of cases) {
+      const res = await p.api('/v1/probes/results', { method: 'POST', token: probeToken, json });
+      assert.equal(res.status, 400);
+      assert.match(JSON.stringify(await res.json()), field);
+    }
+    const res = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { ...hello(null), region: 'atlantis' } });
+    assert.equal(res.status, 400);
+    assert.equal((await listing()).length, 1, 'no agent registered from a refused poll');
+  });
+});
+
+describe('assignments', () => {
+  test('a held poll answers as soon as a monitor of its region is created, updated, paused, resumed or deleted', async () => {
+    await setup();
+    const first = await poll(null);
+    assert.deepEqual(first.checks, [], 'no monitors yet');
+    const [agent] = (await listing()).filter((x) => x.id === AGENT);
+    assert.equal(agent?.status, 'online');
+    assert.equal(agent?.region, 'paris');
+
+    let pending = (await heldPoll(first.assignment)).answer;
+    const m = await createMonitor({ name: 'api', url: 'http://127.0.0.1:9/', regions: ['paris', 'london'] });
+    await createMonitor({ name: 'elsewhere', url: 'http://127.0.0.1:9/', regions: ['tokyo'] });
+    let a = await pending;
+    assert.deepEqual(a.checks?.map((c) => [c.monitor, c.frequencySeconds, c.spec.target.url]), [[m.uuid, 10, 'http://127.0.0.1:9/']], 'only the monitor of its region');
+
+    pending = (await heldPoll(a.assignment)).answer;
+    await p.api(`/v1/monitors/${m.uuid}`, { method: 'PUT', json: { name: 'api', url: 'http://127.0.0.1:9/', check_frequency: 30 } });
+    a = await pending;
+    assert.equal(a.checks?.[0]?.frequencySeconds, 30, 'the new settings');
+
+    pending = (await heldPoll(a.assignment)).answer;
+    await p.api(`/v1/monitors/${m.uuid}`, { method: 'PUT', json: { name: 'api', url: 'http://127.0.0.1:9/', paused: true } });
+    a = await pending;
+    assert.deepEqual(a.checks, [], 'paused: not checked');
+
+    pending = (await heldPoll(a.assignment)).answer;
+    await p.api(`/v1/monitors/${m.uuid}`, { method: 'PUT', json: { name: 'api', url: 'http://127.0.0.1:9/', paused: false } });
+    a = await pending;
+    assert.equal(a.checks?.length, 1);
+
+    pending = (await heldPoll(a.assignment)).answer;
+    await p.api(`/v1/monitors/${m.uuid}`, { method: 'DELETE' });
+    a = await pending;
+    assert.deepEqual(a.checks, []);
+
+    pending = (await heldPoll(a.assignment)).answer;
+    await p.advance(20_000);
+    a = await pending;
+    assert.equal(a.checks, null, 'nothing changed: answered after agent_poll_seconds without a list');
+  });
+
+  test('a region is served by its agent, and by the local probe once the agent is offline; results record region and probe', async () => {
+    await setup();
+    const target = await httpTarget(200);
+    cleanups.push(() => target.stop());
+    const m = await createMonitor({ name: 'web', url: target.url, regions: ['paris'] });
+    const id = p.store.monitors.get(m.uuid)!.id;
+    assert.ok(p.scheduler.nextDueAt(id) !== undefined, 'no agent: the local probe checks paris');
+    const a = await poll(null);
+    assert.equal(a.checks?.length, 1);
+    assert.equal(p.scheduler.nextDueAt(id), undefined, 'the agent took paris over');
+
+    const t0 = p.clock.now();
+    let res = await push('1', [result(m.uuid, t0, true), result(m.uuid, t0 + 10_000, true)]);
+    assert.deepEqual(await res.json(), { stored: 2, duplicate: false });
+    res = await push('1', [result(m.uuid, t0, true), result(m.uuid, t0 + 10_000, true)]);
+    assert.deepEqual(await res.json(), { stored: 0, duplicate: true }, 'a retried batch is acknowledged, not stored again');
+    assert.equal(p.store.checks.countResults(id), 2);
+    assert.deepEqual(
+      p.store.checks.latestResults(id, 5).map((r) => [r.region, r.probe]),
+      [['paris', AGENT], ['paris', AGENT]],
+    );
+    const [, agent] = await listing();
+    assert.equal(agent?.monitors, 1);
+
+    // The agent stops polling: offline after agent_offline_seconds, and the local probe takes paris.
+    await p.advance(OFFLINE_S * 1000);
+    assert.equal((await listing()).find((x) => x.id === AGENT)?.status, 'offline');
+    const due = p.scheduler.nextDueAt(id);
+    assert.equal(due, t0 + 20_000, 'the local probe continues the agent’s rhythm');
+    await p.advance(due! - p.clock.now());
+    p.core.checks.flush();
+    assert.deepEqual(p.store.checks.latestResults(id, 1).map((r) => [r.region, r.probe, r.ok]), [['paris', 'local', 1]]);
+    const [local] = await listing();
+    assert.equal(local?.id, 'local');
+    assert.equal(local?.monitors, 1);
+  });
+});
+
+describe('confirmation across regions', () => {
+  test('a failure in one region makes the others re-check at once; unconfirmed opens nothing, two regions agreeing open one outage', async () => {
+    await setup();
+    const target = await httpTarget(200);
+    cleanups.push(() => target.stop());
+    let a = await poll(null);
+    const m = await createMonitor({ name: 'shop', url: target.url, regions: ['paris', 'london'] });
+    const id = p.store.monitors.get(m.uuid)!.id;
+    a = await poll(a.assignment);
+    assert.equal(a.checks?.length, 1, 'paris by the agent, london by the local probe');
+
+    // The agent sees a failure; the local probe (london) re-checks at once and passes.
+    const hitsBefore = target.hits;
+    await push('1', [result(m.uuid, p.clock.now(), false)]);
+    await p.advance(0);
+    assert.equal(target.hits, hitsBefore + 1, 'london re-checked at once');
+    assert.deepEqual(await outages(), [], 'unconfirmed: no outage');
+    assert.match(await (await p.api('/metrics')).text(), /^pharos_unconfirmed_failures_total 1$/m);
+    assert.equal((await (await p.api(`/v1/monitors/${m.uuid}`)).json()).status, 'up');
+
+    // Now london fails first: paris is asked through its poll, and agrees.
+    target.respond(503);
+    const pending = (await heldPoll(a.assignment)).answer;
+    await p.advance(p.scheduler.nextDueAt(id)! - p.clock.now());
+    a = await pending;
+    assert.deepEqual(a.rechecks, [m.uuid], 'the agent is asked to re-check now');
+    assert.deepEqual(await outages(), [], 'one region is not enough');
+    await push('2', [result(m.uuid, p.clock.now(), false)]);
+    const [outage, ...more] = await outages();
+    assert.equal(more.length, 0);
+    assert.equal(outage.detectedLocation, 'london');
+    assert.equal(outage.confirmedLocations, 'london,paris');
+    assert.equal(outage.description, 'Expected 2xx, got 503');
+    assert.equal((await (await p.api(`/v1/monitors/${m.uuid}`)).json()).status, 'down');
+
+    // The first passing check from any region resolves it.
+    await push('3', [result(m.uuid, p.clock.now() + 1, true)]);
+    assert.equal((await outages())[0].isResolved, true);
+  });
+});
