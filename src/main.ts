@@ -155,10 +155,13 @@ async function runAgent(values: { server?: string | undefined; token?: string | 
   );
   agent.start();
   logger.info('pharos agent started', { agent: agent.id, region: values.region, server: values.server, source_address: values['source-address'] ?? null });
+  // The clock's timers are unref'd and a down main leaves no socket open: keep the process alive.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
+  clearInterval(keepAlive);
   await agent.stop();
   logger.info('pharos agent stopped', { agent: agent.id, ...agent.stats() });
   return 0;

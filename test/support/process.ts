@@ -54,6 +54,35 @@ export async function spawnPharos(env: Record<string, string>, args: string[] = 
   return { child, url, stdout: () => out, stderr: () => err, exited };
 }
 
+/** A `pharos agent` child process running from source. */
+export interface AgentProcess {
+  child: ChildProcess;
+  /** Its `prb_…` id, read from its first log line. */
+  id: string;
+  stderr: () => string;
+  exited: Promise<number | string>;
+}
+
+/**
+ * Spawns `node --import tsx src/main.ts agent …` and waits for its start line (which names its id).
+ * @param flags e.g. `['--server', url, '--region', 'paris', '--source-address', '127.0.0.2']`
+ */
+export async function spawnAgent(token: string, flags: string[]): Promise<AgentProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'agent', ...flags], {
+    cwd: ROOT,
+    env: { ...process.env, PHAROS_AGENT_TOKEN: token },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | string>((r) => child.once('exit', (code, signal) => r(code ?? signal ?? -1)));
+  const id = await waitFor('the agent to start', async () => {
+    if (child.exitCode !== null) throw new Error(`pharos agent exited early: ${err}`);
+    return /"msg":"pharos agent started","agent":"(prb_\w+)"/.exec(err)?.[1];
+  });
+  return { child, id, stderr: () => err, exited };
+}
+
 /**
  * Polls `check` every 100 ms until it returns a truthy value, or fails after `timeoutMs`.
  * For conditions that real time produces (a real process's checks), never for fixed sleeps.

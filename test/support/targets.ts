@@ -8,6 +8,10 @@ export interface HttpTarget {
   port: number;
   /** Status and body of the next answers. */
   respond(status: number, body?: string): void;
+  /** Answers `status` to requests from `address` (their source address) instead; null clears it. */
+  respondTo(address: string, status: number | null): void;
+  /** Source addresses of the requests seen so far. */
+  clients: Set<string>;
   /** Requests seen so far. */
   hits: number;
   lastRequest: IncomingMessage | null;
@@ -20,14 +24,20 @@ export interface HttpTarget {
 /** Starts an HTTP target answering `status`/`body` (default 200 "ok"). */
 export async function httpTarget(status = 200, body = 'ok'): Promise<HttpTarget> {
   let current = { status, body };
+  const byAddress = new Map<string, number>();
   let server: Server;
   const target: HttpTarget = {
     url: '',
     port: 0,
     hits: 0,
     lastRequest: null,
+    clients: new Set(),
     respond(s, b = current.body) {
       current = { status: s, body: b };
+    },
+    respondTo(address, s) {
+      if (s === null) byAddress.delete(address);
+      else byAddress.set(address, s);
     },
     async stop() {
       await new Promise<void>((r) => {
@@ -44,8 +54,10 @@ export async function httpTarget(status = 200, body = 'ok'): Promise<HttpTarget>
     createHttpServer((req, res) => {
       target.hits++;
       target.lastRequest = req;
+      const from = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+      target.clients.add(from);
       req.resume();
-      res.writeHead(current.status, { 'Content-Type': 'text/plain' });
+      res.writeHead(byAddress.get(from) ?? current.status, { 'Content-Type': 'text/plain' });
       res.end(current.body);
     });
   server = makeServer();

@@ -23,10 +23,11 @@ export const httpProbe: ProbeFactory = (options) => {
   /** `host:port` → certificate `valid_to`, epoch ms. */
   const certExpiry = new Map<string, number>();
   // The BuildOptions type demands a port, which undici fills per connection.
-  const base = buildConnector({ ...(options.sourceAddress ? { localAddress: options.sourceAddress } : {}) } as buildConnector.BuildOptions);
+  const base = buildConnector({} as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (opts, cb) => {
     const connectStarted = performance.now();
-    base(opts, (err, socket) => {
+    // undici passes a per-connection localAddress (undefined) that overrides the connector's own.
+    base(options.sourceAddress ? { ...opts, localAddress: options.sourceAddress } : opts, (err, socket) => {
       if (!err) options.observePhase?.('connect', performance.now() - connectStarted);
       if (!err && socket && opts.protocol === 'https:') {
         const cert = (socket as TLSSocket).getPeerCertificate?.();

@@ -141,3 +141,26 @@ describe('tcp and icmp probes', () => {
 function pick(o: CheckOutcome) {
   return { ok: o.ok, statusCode: o.statusCode, reason: o.reason };
 }
+
+describe('probe.source_address', () => {
+  test('HTTP and TCP checks leave from the configured local address', async () => {
+    const seen: string[] = [];
+    const port = await listen(
+      createServer((req, res) => {
+        seen.push(req.socket.remoteAddress!);
+        res.end('ok');
+      }),
+    );
+    const tcpSeen: string[] = [];
+    const tcpPort = await listen(createTcpServer((s) => (tcpSeen.push(s.remoteAddress!), s.end())));
+    const from = createProbes({ userAgent: 'pharos-test', sourceAddress: '127.0.0.3' });
+    try {
+      assert.equal((await from.http.check(spec({ url: `http://127.0.0.1:${port}/` }))).ok, true);
+      assert.equal((await from.port.check(spec({ url: '127.0.0.1', protocol: 'port', port: tcpPort }))).ok, true);
+    } finally {
+      await Promise.all(Object.values(from).map((p) => p.close()));
+    }
+    assert.deepEqual(seen, ['127.0.0.3']);
+    assert.deepEqual(tcpSeen, ['127.0.0.3']);
+  });
+});
