@@ -54,12 +54,13 @@ export interface BenchPharos {
  *   prebuilt binary (e.g. one built from a clean checkout while src/ is being edited)
  * @param nodeOptions NODE_OPTIONS for the Pharos process only
  * @param reuse a stopped bench Pharos whose folder (and database) to start on again
+ * @param configYaml more config.yaml lines (e.g. `probe:\n  confirmations: 2`)
  */
-export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos): Promise<BenchPharos> {
+export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos, configYaml = ''): Promise<BenchPharos> {
   const bin = join(ROOT, 'dist/pharos');
   if (how === 'dist' && (!existsSync(bin) || statSync(bin).mtimeMs < newestSource())) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
   const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'pharos-bench-'));
-  writeFileSync(join(dir, 'config.yaml'), 'log_level: warn\n');
+  writeFileSync(join(dir, 'config.yaml'), `log_level: warn\n${configYaml}`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {

@@ -100,6 +100,11 @@ export class ProbeAgent {
     return { checks: this.#wheel.size, buffered: this.#queue.length + (this.#batch?.results.length ?? 0), dropped: this.#dropped, delivered: this.#delivered, connected: this.#connected };
   }
 
+  /** Resolves when no check is in flight (tests on a manual clock). */
+  settled(): Promise<void> {
+    return this.#wheel.settled();
+  }
+
   /** Stops checking, tries once more to deliver what is buffered, and closes the probes. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -192,7 +197,7 @@ export class ProbeAgent {
       if (key === undefined) this.#keys.set(c.monitor, (key = this.#nextKey++));
       this.#signatures.set(c.monitor, signature);
       const frequencyMs = c.frequencySeconds * 1000;
-      const due = c.nextDueAt === null ? firstDueAt(c.monitor, frequencyMs, now) : Math.max(now, c.nextDueAt);
+      const due = c.nextDueAt === null ? firstDueAt(c.monitor, this.options.region, frequencyMs, now) : Math.max(now, c.nextDueAt);
       this.#wheel.upsert(key, { spec: c.spec, frequencyMs, tag: c.monitor }, due);
     }
     for (const [uuid, key] of this.#keys) {

@@ -367,9 +367,6 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       remote.sort((x, y) => Number(y.status === 'online') - Number(x.status === 'online') || x.firstSeen - y.firstSeen);
       return [local, ...remote];
     },
-    /** Monitors the local probe checks now, with the region its results are recorded under. */
-    localChecks: (): Array<{ monitor: Monitor; region: Region }> =>
-      [...plans].filter(([, p]) => p.localRegion).map(([id, p]) => ({ monitor: monitors.get(id)!, region: p.localRegion! })),
     /** Answers every held poll (shutdown). */
     stop(): void {
       for (const a of agents.values()) {

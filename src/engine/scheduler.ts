@@ -61,7 +61,7 @@ export class Scheduler {
       core.bus.on('probe.local', ({ monitorId, monitor, region, nextDueAt }) => {
         if (!monitor || !region) return this.#wheel.remove(monitorId);
         const freqMs = monitor.checkFrequencySeconds * 1000;
-        const spread = firstDueAt(monitor.uuid, freqMs, clock.now());
+        const spread = firstDueAt(monitor.uuid, region, freqMs, clock.now());
         // At start (and for new monitors) spread first checks; on a hand-over continue the rhythm.
         const due = nextDueAt === null ? spread : this.#started ? Math.max(clock.now(), nextDueAt) : Math.max(spread, nextDueAt);
         this.#wheel.upsert(monitorId, { spec: checkSpec(monitor), frequencyMs: freqMs, tag: { monitor, region } }, due);

@@ -19,16 +19,21 @@ export interface EngineMetrics {
 /** First checks of new (or restarted) monitors are spread over at most this window, ms. */
 const SPREAD_MS = 10_000;
 
-/** A stable number in [0, mod) from a monitor's uuid: spreads first checks without randomness. */
-export function phase(uuid: string, mod: number): number {
+/** A stable number in [0, mod) from a string: spreads first checks without randomness. */
+export function phase(key: string, mod: number): number {
   let h = 2166136261;
-  for (let i = 0; i < uuid.length; i++) h = Math.imul(h ^ uuid.charCodeAt(i), 16777619);
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
   return (h >>> 0) % Math.max(1, mod);
 }
 
-/** When a check with no due time of its own starts: a stable offset within its frequency (at most 10 s). */
-export function firstDueAt(uuid: string, frequencyMs: number, now: number): number {
-  return now + phase(uuid, Math.min(frequencyMs, SPREAD_MS));
+/**
+ * When a check with no due time of its own starts: a stable offset within its frequency (at most
+ * 10 s) from the monitor's uuid and the region, so 10,000 new monitors do not fire together, and
+ * the regions of one monitor check it at different moments of its interval (a failure is seen
+ * sooner, and confirmed by the other regions' immediate re-checks).
+ */
+export function firstDueAt(monitorUuid: string, region: string, frequencyMs: number, now: number): number {
+  return now + phase(`${monitorUuid}/${region}`, Math.min(frequencyMs, SPREAD_MS));
 }
 
 /** One check the wheel runs every `frequencyMs`; `tag` is the owner's (passed back with results). */

@@ -137,6 +137,7 @@ describe('remote agents (real processes)', () => {
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const a = await agent(token, main, 'paris', '127.0.0.2');
+    await waitFor('the agent online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'));
     const m = await (await main.api('/v1/monitors', { method: 'POST', json: { name: 'api', url: target.url, check_frequency: 10, regions: ['paris'] } })).json();
     let id = main.store.monitors.get(m.uuid)!.id;
     await waitFor('a check by the agent', async () => results(main, id).length >= 1, 30_000);
@@ -153,7 +154,7 @@ describe('remote agents (real processes)', () => {
     await waitFor('the agent back online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'), 10_000);
     await waitFor('the buffered results delivered', async () => results(main, id).filter((r) => r.at > downAt).length >= 2, 10_000);
     const rs = results(main, id);
-    assert.ok(rs.every((r) => r.probe === a.id), 'the local probe never stood in: the agent was expected back');
+    assert.ok(rs.every((r) => r.probe === a.id), `the local probe never stood in, the agent was expected back: ${rs.map((r) => r.probe).join(' ')}`);
     assertEveryCheckOnce(rs, 'paris across the restart');
   });
 });
