@@ -14,7 +14,7 @@ import {
   type ProbeListing,
   type ProbePlan,
 } from '../domain/probe.ts';
-import type { Region } from '../domain/regions.ts';
+import { REGIONS, type Region } from '../domain/regions.ts';
 import type { Store } from '../store/index.ts';
 import type { EventBus } from './events.ts';
 
@@ -42,6 +42,10 @@ interface Rate {
 }
 
 const RATE_WINDOW_MS = 60_000;
+/** A numeric key per (monitor, region): no string is built per result on the hot path. */
+const REGION_SLOTS = 32;
+const REGION_INDEX = new Map<string, number>(REGIONS.map((r, i) => [r, i]));
+const lastKey = (monitorId: number, region: string) => monitorId * REGION_SLOTS + (REGION_INDEX.get(region) ?? REGION_SLOTS - 1);
 /** Agents seen this recently before a start are expected back (see `start`). */
 const STARTUP_MEMORY_MS = 3_600_000;
 
@@ -67,8 +71,8 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   const monitors = new Map<number, Monitor>();
   const byUuid = new Map<string, number>();
   const plans = new Map<number, ProbePlan>();
-  /** `${monitorId}/${region}` → start (epoch ms) of the newest result seen for it. */
-  const lastAt = new Map<string, number>();
+  /** {@link lastKey} of a monitor and region → start (epoch ms) of the newest result seen for it. */
+  const lastAt = new Map<number, number>();
   let localCount = 0;
   const localRate: Rate = { windowStart: clock.now(), count: 0, perSecond: 0, full: false };
 
@@ -85,7 +89,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
 
   /** When the check of a monitor in a region is next due, continuing the probe that had it. */
   const nextDueAt = (m: Monitor, region: Region): number | null => {
-    const key = `${m.id}/${region}`;
+    const key = lastKey(m.id, region);
     let last = lastAt.get(key);
     if (last === undefined) {
       // Any region's newest result: an index seek (the first hand-over after a restart is the only user).
@@ -215,7 +219,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     monitors.delete(id);
     byUuid.delete(m.uuid);
     replan([id]);
-    for (const key of [...lastAt.keys()]) if (key.startsWith(`${id}/`)) lastAt.delete(key);
+    for (let r = 0; r < REGIONS.length; r++) lastAt.delete(id * REGION_SLOTS + r);
   };
 
   return {
@@ -254,7 +258,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     monitorIdOf: (uuid: string): number | undefined => byUuid.get(uuid),
     /** Notes a result's start time (grid continuity on hand-over) and counts it for the probe's rate. */
     noteResult(monitorId: number, region: string, at: number, probe: string): void {
-      const key = `${monitorId}/${region}`;
+      const key = lastKey(monitorId, region);
       if ((lastAt.get(key) ?? -1) < at) lastAt.set(key, at);
       if (probe === LOCAL_PROBE) rateOf(localRate, 1);
       else {

@@ -23,6 +23,7 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
 
   bus.on('monitor.deleted', ({ monitorId }) => {
     states.delete(monitorId);
+    ruleCache.delete(monitorId);
     checks.discard(monitorId);
   });
   bus.on('monitor.updated', ({ monitor }) => {
@@ -39,12 +40,23 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     roundTtlMs: p.confirmation_checks * (monitor.timeoutSeconds * 1000 + recheckIntervalMs) + 15_000,
   });
 
+  /** The rules of a monitor, kept while its settings and plan stay the same objects (no allocation per result). */
+  const ruleCache = new Map<number, { monitor: Monitor; locations: readonly string[]; rules: ConfirmationRules }>();
+  const rulesOf = (monitor: Monitor, region: string): ConfirmationRules => {
+    const locations = probes.plan(monitor.id)?.locations ?? [region];
+    const hit = ruleCache.get(monitor.id);
+    if (hit && hit.monitor === monitor && hit.locations === locations) return hit.rules;
+    const r = rules(monitor, locations);
+    ruleCache.set(monitor.id, { monitor, locations, rules: r });
+    return r;
+  };
+
   const accept = (monitor: Monitor, result: CheckResult) => {
     probes.noteResult(monitor.id, result.region, result.at, result.probe);
-    const locations = probes.plan(monitor.id)?.locations ?? [result.region];
-    const before = states.get(monitor.id) ?? { status: monitor.status, round: null };
-    const { state, decision } = applyCheck(before, { at: result.at, region: result.region, outcome: result }, rules(monitor, locations));
-    states.set(monitor.id, state);
+    let before = states.get(monitor.id);
+    if (!before) states.set(monitor.id, (before = { status: monitor.status, round: null }));
+    const { state, decision } = applyCheck(before, { at: result.at, region: result.region, outcome: result }, rulesOf(monitor, result.region));
+    if (state !== before) states.set(monitor.id, state);
     if (decision.kind === 'down') checks.monitorDown(monitor, result, decision.detected, decision.confirmedLocations);
     else if (decision.kind === 'up') checks.monitorUp(monitor, result);
     else checks.record(result);

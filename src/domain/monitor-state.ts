@@ -61,6 +61,8 @@ export interface ConfirmationRules {
   roundTtlMs: number;
 }
 
+const NONE: Decision = { kind: 'none' };
+
 const failed = (round: ConfirmationRound, region: string) => round.failures.some((f) => f.region === region);
 
 /**
@@ -78,6 +80,8 @@ export function applyCheck(
   check: { at: number; region: string; outcome: CheckOutcome },
   rules: ConfirmationRules,
 ): { state: MonitorRuntimeState; decision: Decision } {
+  // The common case (up, passing, nothing to confirm) changes nothing: same state, no allocation.
+  if (check.outcome.ok && state.status === 'up' && state.round === null) return { state, decision: NONE };
   if (state.status === 'down') {
     return check.outcome.ok ? { state: { status: 'up', round: null }, decision: { kind: 'up' } } : { state, decision: { kind: 'none' } };
   }

@@ -1,4 +1,5 @@
 import type { CheckResult } from '../domain/check.ts';
+import { LOCAL_PROBE } from '../domain/probe.ts';
 import type { MonitorStatus } from '../domain/monitor.ts';
 import type { Db } from './db.ts';
 
@@ -22,7 +23,7 @@ export function checksStore(db: Db) {
   const insertFlip = db.prepare('INSERT INTO monitor_flips(monitor_id, at, status, reason) VALUES (?, ?, ?, ?)');
   const countFor = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM check_results WHERE monitor_id = ?');
   const latest = db.prepare<[number, number], { at: number; region: string; probe: string; ok: number; latency_ms: number; status_code: number; reason: string | null }>(
-    'SELECT at, region, probe, ok, latency_ms, status_code, reason FROM check_results WHERE monitor_id = ? ORDER BY at DESC LIMIT ?',
+    `SELECT at, region, coalesce(probe, '${LOCAL_PROBE}') AS probe, ok, latency_ms, status_code, reason FROM check_results WHERE monitor_id = ? ORDER BY at DESC LIMIT ?`,
   );
   const flipsFor = db.prepare<[number], { at: number; status: MonitorStatus; reason: string | null }>(
     'SELECT at, status, reason FROM monitor_flips WHERE monitor_id = ? ORDER BY at, id',
@@ -40,7 +41,7 @@ export function checksStore(db: Db) {
     insertResults(results: readonly CheckResult[]): void {
       const hours = new Map<string, { monitorId: number; hour: number; checks: number; failures: number; sum: number; max: number }>();
       for (const r of results) {
-        insertResult.run(r.monitorId, r.at, r.region, r.probe, r.ok ? 1 : 0, r.latencyMs, r.statusCode, r.reason, r.monitorId);
+        insertResult.run(r.monitorId, r.at, r.region, r.probe === LOCAL_PROBE ? null : r.probe, r.ok ? 1 : 0, r.latencyMs, r.statusCode, r.reason, r.monitorId);
         const hour = r.at - (r.at % HOUR_MS);
         const key = `${r.monitorId}:${hour}`;
         let h = hours.get(key);

@@ -31,6 +31,14 @@ async function agent(token: string, main: TestPharos, region: string, address: s
   return a;
 }
 
+/** Starts a paris agent, waits until the main has it online, then creates a paris-only monitor of `url`. */
+async function parisAgentWithMonitor(main: TestPharos, token: string, url: string) {
+  const a = await agent(token, main, 'paris', '127.0.0.2');
+  await waitFor('the agent online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'));
+  const m = await (await main.api('/v1/monitors', { method: 'POST', json: { name: 'api', url, check_frequency: 10, regions: ['paris'] } })).json();
+  return { agent: a, uuid: m.uuid as string, id: main.store.monitors.get(m.uuid)!.id };
+}
+
 type Listing = Array<{ id: string; region: string; status: string; sourceAddress: string | null; monitors: number }>;
 const probes = async (main: TestPharos): Promise<Listing> => (await main.api('/v1/probes')).json();
 const outages = async (main: TestPharos) => (await (await main.api('/v2/outages')).json()).outages;
@@ -107,10 +115,7 @@ describe('remote agents (real processes)', () => {
     const token = main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe' }).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
-    const first = await agent(token, main, 'paris', '127.0.0.2');
-    await waitFor('the agent online', async () => (await probes(main)).some((p) => p.id === first.id && p.status === 'online'));
-    const m = await (await main.api('/v1/monitors', { method: 'POST', json: { name: 'api', url: target.url, check_frequency: 10, regions: ['paris'] } })).json();
-    const id = main.store.monitors.get(m.uuid)!.id;
+    const { agent: first, id } = await parisAgentWithMonitor(main, token, target.url);
     const byProbe = (probe: string) => results(main, id).filter((r) => r.probe === probe).length;
     await waitFor('two checks by the agent', async () => byProbe(first.id) >= 2, 30_000);
 
@@ -136,10 +141,8 @@ describe('remote agents (real processes)', () => {
     const token = main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe' }).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
-    const a = await agent(token, main, 'paris', '127.0.0.2');
-    await waitFor('the agent online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'));
-    const m = await (await main.api('/v1/monitors', { method: 'POST', json: { name: 'api', url: target.url, check_frequency: 10, regions: ['paris'] } })).json();
-    let id = main.store.monitors.get(m.uuid)!.id;
+    const { agent: a, uuid } = await parisAgentWithMonitor(main, token, target.url);
+    let id = main.store.monitors.get(uuid)!.id;
     await waitFor('a check by the agent', async () => results(main, id).length >= 1, 30_000);
 
     await main.close();
@@ -150,7 +153,7 @@ describe('remote agents (real processes)', () => {
     });
 
     main = await startMain(listen, dataDir);
-    id = main.store.monitors.get(m.uuid)!.id;
+    id = main.store.monitors.get(uuid)!.id;
     await waitFor('the agent back online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'), 10_000);
     await waitFor('the buffered results delivered', async () => results(main, id).filter((r) => r.at > downAt).length >= 2, 10_000);
     const rs = results(main, id);

@@ -160,6 +160,34 @@ describe('assignments', () => {
   });
 });
 
+describe('several agents in one region', () => {
+  test('they share its monitors, each checked by one of them; when one leaves, its monitors move to the other', async () => {
+    await setup();
+    const OTHER = 'prb_' + 'B'.repeat(22);
+    const pollAs = async (agent: string, assignment: string | null) => {
+      const res = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { ...hello(assignment), agent } });
+      return (await res.json()) as { assignment: string; checks: Array<{ monitor: string }> | null };
+    };
+    const a1 = await pollAs(AGENT, null);
+    const b1 = await pollAs(OTHER, null);
+    const uuids: string[] = [];
+    for (let i = 0; i < 20; i++) uuids.push((await createMonitor({ name: `m${i}`, url: 'http://127.0.0.1:9/', regions: ['paris'] })).uuid);
+    const a = (await pollAs(AGENT, a1.assignment)).checks!.map((c) => c.monitor);
+    const b = (await pollAs(OTHER, b1.assignment)).checks!.map((c) => c.monitor);
+    assert.ok(a.length > 0 && b.length > 0, `both agents have checks (${a.length} + ${b.length})`);
+    assert.deepEqual([...a, ...b].sort(), [...uuids].sort(), 'every monitor exactly once');
+    assert.equal(p.scheduler.scheduledCount, 0, 'the local probe has nothing to do');
+
+    // AGENT stops polling; OTHER keeps a poll open and gets AGENT's monitors when it goes offline.
+    const b2 = await pollAs(OTHER, null);
+    const pending = pollAs(OTHER, b2.assignment);
+    await waitFor('the poll to be held', async () => (await listing()).find((x) => x.id === OTHER)?.connected);
+    await p.advance(OFFLINE_S * 1000);
+    assert.deepEqual((await pending).checks!.map((c) => c.monitor).sort(), [...uuids].sort());
+    assert.equal(p.scheduler.scheduledCount, 0, 'still no fallback: paris has an agent');
+  });
+});
+
 describe('confirmation across regions', () => {
   test('a failure in one region makes the others re-check at once; unconfirmed opens nothing, two regions agreeing open one outage', async () => {
     await setup();

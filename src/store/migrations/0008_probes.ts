@@ -18,8 +18,8 @@ INSERT INTO api_tokens_new SELECT id, user_uuid, name, scope, token_hash, create
 DROP TABLE api_tokens;
 ALTER TABLE api_tokens_new RENAME TO api_tokens;
 
--- 'local' for the main's own probe, else the agent's id (prb_…).
-ALTER TABLE check_results ADD COLUMN probe TEXT NOT NULL DEFAULT 'local';
+-- The agent's id (prb_…); NULL for the main's own probe (no bytes spent on the common case).
+ALTER TABLE check_results ADD COLUMN probe TEXT;
 
 CREATE TABLE probe_agents (
   id TEXT PRIMARY KEY,
