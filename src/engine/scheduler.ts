@@ -29,6 +29,8 @@ interface Tag {
 export class Scheduler {
   readonly #wheel: CheckWheel<Tag>;
   readonly #unsubscribe: Array<() => void> = [];
+  /** False while `start()` loads the plans (first checks are spread), true after (hand-overs keep the rhythm). */
+  #started = false;
 
   constructor(
     private readonly deps: {
@@ -72,8 +74,6 @@ export class Scheduler {
     core.probes.start();
     this.#started = true;
   }
-
-  #started = false;
 
   /** Monitors the local probe checks. */
   get scheduledCount(): number {

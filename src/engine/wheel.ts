@@ -92,16 +92,6 @@ export class CheckWheel<T> {
     return this.#entries.size;
   }
 
-  /** The check of `key`, or undefined. */
-  get(key: number): WheelCheck<T> | undefined {
-    return this.#entries.get(key)?.check;
-  }
-
-  /** Keys of every check. */
-  keys(): IterableIterator<number> {
-    return this.#entries.keys();
-  }
-
   /** Adds or replaces the check of `key`, first due at `dueAt` (epoch ms); a result of the replaced one in flight is dropped. */
   upsert(key: number, check: WheelCheck<T>, dueAt: number): void {
     if (this.#stopped) return;

@@ -104,3 +104,18 @@ test('bad start-up input: one clear line and a non-zero exit', { timeout: 60_000
   assert.match(inUse.stderr, /^pharos: cannot listen on 127\.0\.0\.1:\d+: address already in use\n$/);
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+test('pharos agent refuses missing or bad flags with one clear line', { timeout: 60_000 }, async () => {
+  const cases: Array<[string[], Record<string, string>, RegExp]> = [
+    [['agent', '--region', 'paris', '--token', 'phr_x'], {}, /^pharos: --server: must be the main's URL/],
+    [['agent', '--server', 'http://127.0.0.1:9', '--region', 'paris'], { PHAROS_AGENT_TOKEN: '' }, /^pharos: --token \(or PHAROS_AGENT_TOKEN\)/],
+    [['agent', '--server', 'http://127.0.0.1:9', '--region', 'mars', '--token', 'phr_x'], {}, /^pharos: --region: must be one of sanfrancisco, nyc, london/],
+    [['agent', '--server', 'http://127.0.0.1:9', '--region', 'paris', '--token', 'phr_x', '--buffer', '5'], {}, /^pharos: --buffer: must be a whole number of results, at least 100/],
+  ];
+  for (const [args, env, expected] of cases) {
+    const r = await pharos(args, env);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, expected);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
