@@ -100,6 +100,16 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     return last + m.checkFrequencySeconds * 1000;
   };
 
+  /** Plans of monitors none of whose regions has an agent, shared by their regions (most monitors, most of the time). */
+  const localPlans = new Map<string, ProbePlan>();
+  const planOf = (m: Monitor, on: ReadonlyMap<Region, ReadonlySet<string>>): ProbePlan => {
+    if (m.regions.some((r) => on.has(r))) return planProbes(m, on, mainRegion);
+    const key = m.regions.join(',');
+    let plan = localPlans.get(key);
+    if (!plan) localPlans.set(key, (plan = planProbes(m, on, mainRegion)));
+    return plan;
+  };
+
   const wake = (a: AgentState) => {
     for (const w of a.waiters) w();
     a.waiters.clear();
@@ -119,7 +129,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     for (const id of ids) {
       const m = monitors.get(id);
       const old = plans.get(id);
-      const next = m ? planProbes(m, on, mainRegion) : undefined;
+      const next = m ? planOf(m, on) : undefined;
       const before = new Set(old?.agents.values());
       const after = new Set(next?.agents.values());
       for (const a of before) {

@@ -40,13 +40,19 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     roundTtlMs: p.confirmation_checks * (monitor.timeoutSeconds * 1000 + recheckIntervalMs) + 15_000,
   });
 
-  /** The rules of a monitor, kept while its settings and plan stay the same objects (no allocation per result). */
+  /**
+   * The rules of a monitor, kept while its settings and plan stay the same objects (no allocation
+   * per result); monitors with the same timeout and locations share one rules object.
+   */
   const ruleCache = new Map<number, { monitor: Monitor; locations: readonly string[]; rules: ConfirmationRules }>();
+  const sharedRules = new Map<string, ConfirmationRules>();
   const rulesOf = (monitor: Monitor, region: string): ConfirmationRules => {
     const locations = probes.plan(monitor.id)?.locations ?? [region];
     const hit = ruleCache.get(monitor.id);
     if (hit && hit.monitor === monitor && hit.locations === locations) return hit.rules;
-    const r = rules(monitor, locations);
+    const key = `${monitor.timeoutSeconds}/${locations.join(',')}`;
+    let r = sharedRules.get(key);
+    if (!r) sharedRules.set(key, (r = rules(monitor, locations)));
     ruleCache.set(monitor.id, { monitor, locations, rules: r });
     return r;
   };
