@@ -89,3 +89,34 @@ test('serve: the API answers, a local HTTP target is checked, a status page rend
   assert.ok(!existsSync(wal) || statSync(wal).size === 0, 'the WAL was checkpointed');
   assert.ok(statSync(join(dir, 'data', 'pharos.db')).size > 0);
 });
+
+test('agent: the same binary runs a remote probe that checks from its own source address; SIGTERM exits 0', { timeout: 60_000 }, async () => {
+  const agentTarget = await httpTarget();
+  const port = await freePort();
+  const env = bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATA_DIR: join(dir, 'agent-data') });
+  const url = `http://127.0.0.1:${port}`;
+  const server = spawn(bin, ['serve'], { cwd: dir, env, stdio: 'ignore' });
+  const serverExited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+  let agent: ReturnType<typeof spawn> | undefined;
+  try {
+    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok);
+    const probeToken = execFileSync(bin, ['token', 'create', '--email', 'probes@example.com', '--scope', 'probe'], { cwd: dir, env, encoding: 'utf8' }).trim();
+    agent = spawn(bin, ['agent', '--server', url, '--region', 'paris', '--source-address', '127.0.0.2'], { cwd: dir, env: bareEnv({ PHAROS_AGENT_TOKEN: probeToken }), stdio: 'ignore' });
+    const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
+    await waitFor('the agent online', async () => {
+      const probes = (await (await fetch(`${url}/v1/probes`, { headers })).json()) as Array<{ region: string; status: string }>;
+      return probes.some((p) => p.region === 'paris' && p.status === 'online');
+    });
+    const created = await fetch(`${url}/v1/monitors`, { method: 'POST', headers, body: JSON.stringify({ name: 'from paris', url: agentTarget.url, check_frequency: 10, regions: ['paris'] }) });
+    assert.equal(created.status, 201);
+    await waitFor('a check from the agent’s address', async () => agentTarget.clients.has('127.0.0.2'), 20_000);
+    assert.deepEqual([...agentTarget.clients], ['127.0.0.2'], 'only the agent checked it');
+  } finally {
+    const agentExited = agent && new Promise<number | null>((r) => agent!.once('exit', (code) => r(code)));
+    agent?.kill('SIGTERM');
+    assert.equal(await agentExited, 0);
+    server.kill('SIGTERM');
+    await serverExited;
+    await agentTarget.stop();
+  }
+});
