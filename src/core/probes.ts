@@ -73,7 +73,6 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   const plans = new Map<number, ProbePlan>();
   /** {@link lastKey} of a monitor and region → start (epoch ms) of the newest result seen for it. */
   const lastAt = new Map<number, number>();
-  let localCount = 0;
   const localRate: Rate = { windowStart: clock.now(), count: 0, perSecond: 0, full: false };
 
   const onlineByRegion = () => {
@@ -149,8 +148,6 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       const localBefore = old?.localRegion ?? null;
       const localAfter = next?.localRegion ?? null;
       if (localBefore !== localAfter || (settingsChanged && localAfter)) {
-        if (localBefore && !localAfter) localCount--;
-        if (!localBefore && localAfter) localCount++;
         bus.emit('probe.local', { monitorId: id, monitor: localAfter ? m! : null, region: localAfter, nextDueAt: localAfter ? nextDueAt(m!, localAfter) : null });
       }
     }
@@ -364,7 +361,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
         lastSeen: now,
         status: 'online',
         connected: true,
-        monitors: localCount,
+        monitors: [...plans.values()].filter((p) => p.localRegion).length,
         checksPerSecond: rateOf(localRate, 0),
         droppedResults: 0,
       };
