@@ -1,7 +1,8 @@
 import { X509Certificate, randomBytes } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, IdentityProviderConfig } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
-import { conflict, invalid, notFound } from '../lib/errors.ts';
+import { AppError, conflict, invalid, notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { emailAllowed, type SsoConnection, type SsoConnectionBodyInput, type SsoConnectionFields } from '../domain/sso-connection.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
@@ -60,6 +61,7 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
   const { store, clock, config } = deps;
   const pending = new Map<string, SignInTransaction>();
   const seenAssertions = new Map<string, number>();
+  const limiter = new RateLimiterMemory({ points: config.status_pages.sign_in_per_minute, duration: 60 });
   const mustGet = (uuid: string): SsoConnection => {
     const c = store.ssoConnections.get(uuid);
     if (!c) throw notFound('sso_connections', 'SSO connection');
@@ -130,6 +132,18 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
       return m.saml !== null && m.saml.uuid === who.method.connection;
     },
 
+    /**
+     * Counts one anonymous sign-in request (a start, an identity provider's answer) from `client`.
+     * @throws AppError 429 `sso.too_many_requests` beyond `status_pages.sign_in_per_minute` a minute
+     */
+    async throttle(client: string): Promise<void> {
+      try {
+        await limiter.consume(client);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        throw new AppError(429, 'sso.too_many_requests', `too many sign-in requests; try again in ${Math.max(1, Math.ceil(e.msBeforeNext / 1000))} s`);
+      }
+    },
     /** Records a new sign-in (expires after {@link SIGN_IN_TTL_MS}). */
     begin(purpose: SignInPurpose, method: SignInMethod): SignInTransaction {
       prune(pending, (t) => t.expiresAt);
