@@ -23,7 +23,8 @@ export interface OidcIdentity {
 /**
  * The OpenID Connect side (issue 19) with `openid-client` 6: discovery from the issuer URL (cached per
  * provider; retried after a failure), the authorization code flow with PKCE (S256), `state` and
- * `nonce`, and ID-token validation by the library (signature against the provider's JWKS, `iss`,
+ * `nonce`, and ID-token validation by the library (signature against the provider's JWKS — switched
+ * on with `enableNonRepudiationChecks`, which openid-client leaves off by default —, `iss`,
  * `aud`, `exp`/`iat` with 30 s tolerance, `nonce`). Time for those checks is the injected clock's
  * (the library's `clockSkew`), so tests drive expiry with the manual clock. `allow_http` maps to the
  * library's documented `allowInsecureRequests` for that provider only.
@@ -62,6 +63,9 @@ export function oidcAdapter(deps: { clock: Clock; logger: Logger; redirectUri: s
     const skewSeconds = Math.round((clock.now() - Date.now()) / 1000);
     const c = new oidc.Configuration(server, p.client_id, { client_secret: p.client_secret, [oidc.clockSkew]: skewSeconds }, auth);
     if (p.allow_http) oidc.allowInsecureRequests(c);
+    // openid-client by default trusts an ID token from the token endpoint on TLS alone; the issue
+    // (and http:// issuers, where TLS vouches for nothing) want its signature checked against the JWKS.
+    oidc.enableNonRepudiationChecks(c);
     const jwks = oidc.getJwksCache(base);
     if (jwks) oidc.setJwksCache(c, jwks);
     return c;
