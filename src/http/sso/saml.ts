@@ -28,10 +28,10 @@ export function spUrls(publicUrl: string, connectionUuid: string): { entityId: s
  * against the connection's certificate (the response's or the assertion's must be valid — an
  * unsigned one is refused — and more than one assertion is refused, which stops signature
  * wrapping), the audience (the SP entity id), NotBefore/NotOnOrAfter with {@link SAML_SKEW_MS} of
- * skew (node-saml reads the system clock), the IdP's issuer, and `InResponseTo` against the
+ * skew (node-saml reads the system clock), and `InResponseTo` against the
  * AuthnRequest id kept in the pending sign-in (so an answer belongs to the request that started
- * it). This adapter adds the `Recipient` check (node-saml does not do it) and reports the
- * assertion id for the replay check.
+ * it). This adapter adds the `Recipient` and assertion `Issuer` checks (node-saml does neither on
+ * sign-in responses) and reports the assertion id for the replay check.
  */
 export function samlAdapter(deps: { publicUrl: string }) {
   const saml = (conn: SsoConnection, t: SignInTransaction) => {
@@ -83,6 +83,8 @@ export function samlAdapter(deps: { publicUrl: string }) {
       const { sp, urls } = saml(conn, t);
       const { profile } = await sp.validatePostResponseAsync({ SAMLResponse: samlResponse });
       if (!profile) throw new Error('not a sign-in response');
+      // node-saml checks `idpIssuer` on logout messages only: the signed assertion's Issuer is checked here.
+      if (profile.issuer !== conn.issuer) throw new Error(`assertion issuer ${JSON.stringify(profile.issuer)} is not the connection's ${JSON.stringify(conn.issuer)}`);
       const assertion = (profile.getAssertion?.() as { Assertion?: AssertionJs } | undefined)?.Assertion;
       if (!assertion) throw new Error('no assertion');
       const confirmations = assertion.Subject?.[0]?.SubjectConfirmation ?? [];
