@@ -179,6 +179,23 @@ describe('status pages behind OpenID Connect', () => {
     await p.api(`/v2/statuspages/${page.uuid}`, { method: 'PUT', json: { name: PAGE_NAME, authentication: { google_allowed_domains: ['good.test', 'partner.test'] } } });
     assert.equal((await fetch(pageUrl, { headers: { cookie: `pharos_page=${cookie}` } })).status, 401);
   });
+  test('the hand-over ticket is single-use and opens only its own page', async () => {
+    const other = await (await p.api('/v2/statuspages', { method: 'POST', json: { name: 'Other Intranet', subdomain: 'intranet-2', authentication: { google_sso: true } } })).json();
+    idp.signInAs = 'alice';
+    const w = new Walker();
+    const toIdp = await w.follow(`${pageUrl}/sso/oidc`, (u) => u.origin === idp.issuer);
+    const complete = new URL((await w.follow(toIdp.url, (u) => u.pathname.endsWith('/sso/complete'))).url);
+    assert.equal(complete.pathname, '/status/intranet/sso/complete');
+    const elsewhere = await fetch(`${p.url}/status/${other.statuspage.subdomain}/sso/complete${complete.search}`, { redirect: 'manual' });
+    assert.equal(elsewhere.status, 403, "another page's ticket is refused");
+    const first = await fetch(complete, { redirect: 'manual' });
+    assert.equal(first.status, 303);
+    assert.match(first.headers.getSetCookie()[0] ?? '', /^pharos_page=\d+\.[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/status\/intranet; HttpOnly; SameSite=Lax$/);
+    const second = await fetch(complete, { redirect: 'manual' });
+    assert.equal(second.status, 403, 'a used ticket is refused');
+    assert.deepEqual(second.headers.getSetCookie(), []);
+  });
+
   // Last: the manual clock cannot go back, and later tokens would all look expired.
   test('an expired ID token is refused (60 s lifetime, Pharos clock 3 minutes on)', async () => {
     const r = await signIn('alice', { beforeCallback: () => p.clock.advance(3 * 60_000) });
