@@ -22,7 +22,7 @@ before(async () => {
   idp.signInAs = 'alice';
   saml = await startSamlIdp();
   p = await startTestPharos(
-    { listen: `127.0.0.1:${port}`, public_url: base, identity_providers: [{ name: 'google', type: 'oidc', issuer: idp.issuer, client_id: 'pharos', client_secret: 'pharos-secret-0123456789', allow_http: true }] },
+    { listen: `127.0.0.1:${port}`, public_url: base, status_pages: { hosted_domain: 'pages.test' }, identity_providers: [{ name: 'google', type: 'oidc', issuer: idp.issuer, client_id: 'pharos', client_secret: 'pharos-secret-0123456789', allow_http: true }] },
     new ManualClock(Date.now()),
   );
   const conn = await (await p.api('/v1/sso-connections', { method: 'POST', json: { name: 'Acme IdP', provider: 'generic', entry_point: saml.entryPoint, issuer: saml.entityId, idp_certificate: saml.keys.cert } })).json();
@@ -32,7 +32,8 @@ before(async () => {
   ]) {
     assert.equal((await p.api('/v2/statuspages', { method: 'POST', json: body })).status, 201);
   }
-  browser = await launchBrowser();
+  // <subdomain>.pages.test reaches the same server: the page on its own host.
+  browser = await launchBrowser(['--host-resolver-rules=MAP *.pages.test 127.0.0.1']);
 });
 after(async () => {
   await browser?.close();
@@ -72,4 +73,20 @@ describe('single sign-on in Chromium', () => {
       }
     });
   }
+
+  test('OIDC on the page’s own host: the sign-in runs on the public URL and hands over to that host', async () => {
+    const context = await browser.newContext();
+    try {
+      const tab = await context.newPage();
+      const own = `http://intranet.pages.test:${new URL(p.url).port}`;
+      assert.equal((await tab.goto(`${own}/`))?.status(), 401);
+      await Promise.all([tab.waitForURL(`${own}/`), tab.getByRole('link', { name: 'Sign in with 127.0.0.1' }).click()]);
+      assert.ok((await tab.content()).includes('Intranet Status'));
+      const cookie = (await context.cookies(own)).find((c) => c.name === 'pharos_page');
+      assert.equal(cookie?.domain, 'intranet.pages.test');
+      assert.equal(cookie?.path, '/');
+    } finally {
+      await context.close();
+    }
+  });
 });
