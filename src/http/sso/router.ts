@@ -133,6 +133,7 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
       const reason = who.email && !who.emailVerified ? `The email ${who.email} is not verified at the identity provider.` : `${who.email ?? 'This account'} may not see this status page.`;
       return message(c, 403, 'Access refused', reason);
     }
+    logger.info(`status page ${page.subdomain}: ${who.email ?? who.subject} signed in through ${who.method.type === 'oidc' ? who.method.provider : 'SAML'}`);
     const q = new URLSearchParams({ ticket: core.pageAccess.issueTicket(page), next: purpose.next });
     return c.redirect(`${purpose.returnBase}/sso/complete?${q}`, 303);
   }
