@@ -67,14 +67,29 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
     if (!c) throw notFound('sso_connections', 'SSO connection');
     return c;
   };
-  const prune = <V>(m: Map<string, V>, expiry: (v: V) => number) => {
+  // Maps iterate in insertion order. Pending sign-ins all live SIGN_IN_TTL_MS, so the expired ones
+  // are at the front (`ordered`); assertion ids expire in any order and are scanned whole. Past
+  // MAX_PENDING entries the oldest go.
+  const prune = <V>(m: Map<string, V>, expiry: (v: V) => number, ordered: boolean) => {
     const now = clock.now();
-    for (const [k, v] of m) if (expiry(v) <= now) m.delete(k);
-    // Maps iterate in insertion order: the first entries are the oldest.
+    for (const [k, v] of m) {
+      if (expiry(v) <= now) m.delete(k);
+      else if (ordered) break;
+    }
     for (const k of m.keys()) {
       if (m.size <= MAX_PENDING) break;
       m.delete(k);
     }
+  };
+  const pageMethods = (page: Statuspage): { oidc: string | null; saml: SsoConnection | null } => {
+    const a = page.settings.authentication;
+    const oidc = a.google_sso && config.identity_providers.some((p) => p.name === 'google') ? 'google' : null;
+    const saml = a.saml_sso && a.sso_connection_uuid ? (store.ssoConnections.get(a.sso_connection_uuid) ?? null) : null;
+    return { oidc, saml };
+  };
+  const peek = (id: string): SignInTransaction | undefined => {
+    const t = pending.get(id);
+    return t && t.expiresAt > clock.now() ? t : undefined;
   };
 
   return {
@@ -114,12 +129,7 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
      * that provider is configured; `saml` = the page's connection when `saml_sso` is on and it exists.
      * A door switched on but not working is simply absent (the page fails closed without it).
      */
-    pageMethods(page: Statuspage): { oidc: string | null; saml: SsoConnection | null } {
-      const a = page.settings.authentication;
-      const oidc = a.google_sso && config.identity_providers.some((p) => p.name === 'google') ? 'google' : null;
-      const saml = a.saml_sso && a.sso_connection_uuid ? (store.ssoConnections.get(a.sso_connection_uuid) ?? null) : null;
-      return { oidc, saml };
-    },
+    pageMethods,
 
     /**
      * Whether a signed-in identity may see `page` (docs/api.md "Single sign-on"): through its OIDC door,
@@ -127,7 +137,7 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
      * through its SAML connection, whoever that IdP signed in (the IdP decides who has an account).
      */
     admits(page: Statuspage, who: VerifiedIdentity): boolean {
-      const m = this.pageMethods(page);
+      const m = pageMethods(page);
       if (who.method.type === 'oidc') return m.oidc === who.method.provider && emailAllowed(who.email, who.emailVerified, page.settings.authentication.google_allowed_domains);
       return m.saml !== null && m.saml.uuid === who.method.connection;
     },
@@ -146,19 +156,16 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
     },
     /** Records a new sign-in (expires after {@link SIGN_IN_TTL_MS}). */
     begin(purpose: SignInPurpose, method: SignInMethod): SignInTransaction {
-      prune(pending, (t) => t.expiresAt);
+      prune(pending, (t) => t.expiresAt, true);
       const t: SignInTransaction = { id: randomBytes(32).toString('base64url'), purpose, method, binding: randomBytes(32).toString('base64url'), expiresAt: clock.now() + SIGN_IN_TTL_MS, protocol: {} };
       pending.set(t.id, t);
       return t;
     },
     /** The pending sign-in `id` (not consumed), or undefined when unknown or expired. */
-    peek(id: string): SignInTransaction | undefined {
-      const t = pending.get(id);
-      return t && t.expiresAt > clock.now() ? t : undefined;
-    },
+    peek,
     /** Removes and returns the pending sign-in `id`: each answer is used once. */
     take(id: string): SignInTransaction | undefined {
-      const t = this.peek(id);
+      const t = peek(id);
       pending.delete(id);
       return t;
     },
@@ -167,7 +174,7 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
      * already seen (a replay).
      */
     firstUse(assertionId: string, untilMs: number): boolean {
-      prune(seenAssertions, (until) => until);
+      prune(seenAssertions, (until) => until, false);
       if (seenAssertions.has(assertionId)) return false;
       seenAssertions.set(assertionId, Math.max(untilMs, clock.now() + SIGN_IN_TTL_MS));
       return true;

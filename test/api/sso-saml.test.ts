@@ -121,6 +121,20 @@ describe('status pages behind SAML', () => {
     assert.equal(replay.cookie, undefined);
   });
 
+  test('a signed assertion without its own InResponseTo, re-wrapped for a new request, is refused as a replay', async () => {
+    const base = { audience: conn.sp_entity_id, recipient: conn.acs_url, issuer: idp.entityId, notBeforeS: -60, notOnOrAfterS: 300, email: 'alice@good.test', inResponseTo: '' };
+    const first = await start();
+    const a = assertionXml(base);
+    const signed = signElement(a.xml, a.id, idp.keys);
+    const ok = await post(first.w, first.req, b64(responseXml({ issuer: idp.entityId, destination: conn.acs_url, inResponseTo: first.req.id, assertions: [signed] })));
+    assert.equal(ok.res.status, 200, 'the genuine use gets in');
+    // An eavesdropper wraps the same signed assertion in a new (unsigned) response for their own request.
+    const second = await start();
+    const replay = await post(second.w, second.req, b64(responseXml({ issuer: idp.entityId, destination: conn.acs_url, inResponseTo: second.req.id, assertions: [signed] })));
+    assert.equal(replay.res.status, 403);
+    assert.equal(replay.cookie, undefined);
+  });
+
   test('InResponseTo must be the request this sign-in sent', async () => {
     const first = await start();
     const second = await start();

@@ -175,7 +175,7 @@ const escXml = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};
 const SIG = { signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#' };
 const TRANSFORMS = ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'];
 
-/** An unsigned `<saml:Assertion>` (its ID is returned too). */
+/** An unsigned `<saml:Assertion>` (its ID is returned too); an empty `inResponseTo` leaves it out of SubjectConfirmationData. */
 export function assertionXml(o: Required<Pick<SamlResponseOptions, 'email' | 'audience' | 'recipient' | 'inResponseTo' | 'issuer'>> & { notBeforeS: number; notOnOrAfterS: number }): { id: string; xml: string } {
   const now = Date.now();
   const t = (s: number) => new Date(now + s * 1000).toISOString();
@@ -184,7 +184,7 @@ export function assertionXml(o: Required<Pick<SamlResponseOptions, 'email' | 'au
     `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="${t(0)}">` +
     `<saml:Issuer>${escXml(o.issuer)}</saml:Issuer>` +
     `<saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${escXml(o.email)}</saml:NameID>` +
-    `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${t(o.notOnOrAfterS)}" Recipient="${escXml(o.recipient)}" InResponseTo="${escXml(o.inResponseTo)}"/></saml:SubjectConfirmation></saml:Subject>` +
+    `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${t(o.notOnOrAfterS)}" Recipient="${escXml(o.recipient)}"${o.inResponseTo ? ` InResponseTo="${escXml(o.inResponseTo)}"` : ''}/></saml:SubjectConfirmation></saml:Subject>` +
     `<saml:Conditions NotBefore="${t(o.notBeforeS)}" NotOnOrAfter="${t(o.notOnOrAfterS)}"><saml:AudienceRestriction><saml:Audience>${escXml(o.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
     `<saml:AuthnStatement AuthnInstant="${t(0)}" SessionIndex="_s${id}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
     `<saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${escXml(o.email)}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>` +

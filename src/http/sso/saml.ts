@@ -1,6 +1,6 @@
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import type { SsoConnection } from '../../domain/sso-connection.ts';
-import type { SignInTransaction } from '../../core/identity.ts';
+import { SIGN_IN_TTL_MS, type SignInTransaction } from '../../core/identity.ts';
 
 /** Clock skew accepted on assertion times (NotBefore, NotOnOrAfter), ms: at most 2 minutes (issue 19). */
 export const SAML_SKEW_MS = 120_000;
@@ -63,7 +63,7 @@ export function samlAdapter(deps: { publicUrl: string }) {
         wantAuthnResponseSigned: false,
         acceptedClockSkewMs: SAML_SKEW_MS,
         validateInResponseTo: ValidateInResponseTo.always,
-        requestIdExpirationPeriodMs: 10 * 60_000,
+        requestIdExpirationPeriodMs: SIGN_IN_TTL_MS,
         cacheProvider: cache,
         disableRequestedAuthnContext: true,
       }),
