@@ -172,6 +172,16 @@ describe('status pages behind OpenID Connect', () => {
     assert.match(await stranger.text(), /started in another browser/);
   });
 
+  test('an error answer from the provider (the user cancelled) is refused with its reason', async () => {
+    const w = new Walker();
+    const toIdp = await w.follow(`${pageUrl}/sso/oidc`, (u) => u.origin === idp.issuer);
+    const state = new URL(toIdp.url).searchParams.get('state')!;
+    const res = await w.request(`${p.url}/sso/oidc/callback?error=access_denied&state=${state}`);
+    assert.equal(res.status, 403);
+    assert.match(await res.text(), /did not sign you in \(access_denied\)/);
+    assert.equal(cookieFor(w), undefined);
+  });
+
   test('changing the page’s authentication settings ends every SSO session', async () => {
     const r = await signIn('alice');
     const cookie = cookieFor(r.w)!;

@@ -79,6 +79,11 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
     }
     const provider = core.identity.provider(t.method.provider);
     if (!provider) return message(c, 404, 'Sign-in unavailable', 'This identity provider is not configured.');
+    const refusal = c.req.query('error');
+    if (refusal) {
+      logger.info(`sign-in through ${provider.name} ended at the provider: ${refusal}`);
+      return message(c, 403, 'Sign-in cancelled', `The identity provider did not sign you in (${refusal.slice(0, 64)}).`);
+    }
     // The redirect URI sent with the code must be the registered one, whatever Host the request came in on.
     const current = new URL(`${publicUrl}/sso/oidc/callback${new URL(c.req.url).search}`);
     let who: VerifiedIdentity;
