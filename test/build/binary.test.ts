@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/pharos.ts';
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import { samlKeys } from '../support/idp.ts';
 
 // The single executable (issue 6 smoke test): build.sh makes dist/pharos; a copy in an empty
 // directory, with no node_modules and a PATH without node, serves the API, checks a local target and
@@ -81,6 +82,15 @@ test('serve: the API answers, a local HTTP target is checked, a status page rend
     const font = await fetch(`${url}/_pharos/fonts/roboto-latin-400-normal.woff2`);
     assert.equal(font.status, 200);
     assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('latin1'), 'wOF2', 'fonts are served from inside the binary');
+    // Single sign-on libraries work inside the bundle: a SAML connection's SP metadata and an AuthnRequest.
+    const conn = await api('/v1/sso-connections', { method: 'POST', body: JSON.stringify({ name: 'IdP', entry_point: 'https://idp.example/sso', issuer: 'https://idp.example', idp_certificate: samlKeys().cert }) });
+    assert.equal(conn.status, 201);
+    const { uuid, metadata_url } = (await conn.json()) as { uuid: string; metadata_url: string };
+    assert.match(await (await fetch(metadata_url.replace('http://localhost:8080', url))).text(), /AssertionConsumerService[^>]+\/acs"/);
+    assert.equal((await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'SSO', subdomain: 'sso-bin', authentication: { saml_sso: true, sso_connection_uuid: uuid } }) })).status, 201);
+    const start = await fetch(`${url}/status/sso-bin/sso/saml`, { redirect: 'manual' });
+    const begin = await fetch(start.headers.get('location')!.replace('http://localhost:8080', url), { redirect: 'manual' });
+    assert.match(begin.headers.get('location') ?? '', /^https:\/\/idp\.example\/sso\?SAMLRequest=/);
   } finally {
     child.kill('SIGTERM');
   }
