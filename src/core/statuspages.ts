@@ -22,6 +22,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     return s;
   };
   const knownService = (uuid: string) => isServiceUuid(store, uuid);
+  const knownConnection = (uuid: string) => store.ssoConnections.get(uuid) !== undefined;
   const freeSubdomain = (wanted: string | undefined, name: string, self: string | null): string => {
     const taken = (s: string) => {
       const other = store.statuspages.bySubdomain(s);
@@ -69,7 +70,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
     /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
     async create(body: StatuspageBodyInput): Promise<Statuspage> {
-      const r = resolveStatuspage(body, null, knownService);
+      const r = resolveStatuspage(body, null, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : null;
       return store.tx(() => {
         const subdomain = freeSubdomain(r.subdomain, r.name, null);
@@ -80,7 +81,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     /** Fields left out keep their values; `sections`, when given, replace all. @throws AppError 404 / 400 / 409 */
     async update(uuid: string, body: StatuspageBodyInput): Promise<Statuspage> {
       const current = mustGet(uuid);
-      const r = resolveStatuspage(body, current, knownService);
+      const r = resolveStatuspage(body, current, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
       return store.tx(() => {
         mustGet(uuid);

@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { StatuspageBody, type Statuspage } from '../../domain/statuspage.ts';
 import { iso } from '../../domain/time.ts';
+import type { SsoConnection } from '../../domain/sso-connection.ts';
 import type { Config } from '../../config/schema.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
@@ -27,8 +28,16 @@ export function hostedDomain(config: Pick<Config, 'status_pages' | 'public_url'>
   return config.status_pages.hosted_domain ?? new URL(config.public_url).hostname;
 }
 
-/** Domain status page → API shape. */
-export function toStatuspageJson(s: Statuspage, config: Pick<Config, 'status_pages' | 'public_url'>): z.infer<typeof StatuspageSchema> {
+/**
+ * Domain status page → API shape. `settings.authentication.sso_connection` is `{uuid, name, provider}`
+ * of the page's SAML connection (looked up with `connection`), or null.
+ */
+export function toStatuspageJson(
+  s: Statuspage,
+  config: Pick<Config, 'status_pages' | 'public_url'>,
+  connection: (uuid: string) => SsoConnection | undefined = () => undefined,
+): z.infer<typeof StatuspageSchema> {
+  const conn = s.settings.authentication.sso_connection_uuid ? connection(s.settings.authentication.sso_connection_uuid) : undefined;
   return {
     uuid: s.uuid,
     name: s.name,
@@ -37,7 +46,7 @@ export function toStatuspageJson(s: Statuspage, config: Pick<Config, 'status_pag
     hostedsubdomain: `${s.subdomain}.${hostedDomain(config)}`,
     url: s.hostname ? `https://${s.hostname}` : `${config.public_url.replace(/\/+$/, '')}/status/${s.subdomain}`,
     password_protected: s.settings.authentication.password_protection && s.passwordHash !== null,
-    settings: { ...s.settings, authentication: { ...s.settings.authentication, sso_connection: null } },
+    settings: { ...s.settings, authentication: { ...s.settings.authentication, sso_connection: conn ? { uuid: conn.uuid, name: conn.name, provider: conn.provider } : null } },
     sections: s.sections,
     createdAt: iso(s.createdAt),
   };
@@ -53,7 +62,7 @@ const Wrapped = z.object({ statuspage: StatuspageSchema });
 export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (s: Statuspage) => toStatuspageJson(s, core.config);
+  const out = (s: Statuspage) => toStatuspageJson(s, core.config, core.identity.connections.find);
   const item = { params: UuidParam };
   app.openapi(
     createRoute({
