@@ -6,7 +6,7 @@ import { sql as incidents } from './0005_incidents.ts';
 import { sql as statuspages } from './0006_statuspages.ts';
 import { sql as pages } from './0007_pages.ts';
 import { sql as probes } from './0008_probes.ts';
-import { sql as ssoConnections } from './0013_sso_connections.ts';
+import { sql as ssoConnections } from './0009_sso_connections.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -25,6 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'statuspages', sql: statuspages },
   { version: 7, name: 'pages', sql: pages },
   { version: 8, name: 'probes', sql: probes },
-  // File number 0013 is the one reserved for the sso branch; the version follows the list (the integrator renumbers at merge).
   { version: 9, name: 'sso_connections', sql: ssoConnections },
 ];
