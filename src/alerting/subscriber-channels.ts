@@ -3,7 +3,7 @@ import { SUBSCRIBER_CHANNEL_PREFIX } from '../core/subscriptions.ts';
 import type { Store } from '../store/index.ts';
 import type { ChannelLookup } from './dispatcher.ts';
 import { createChannel } from './channels/index.ts';
-import { ChannelError, type AlertMessage, type Channel } from './channels/types.ts';
+import { ChannelError, type AlertMessage, type Channel, type Delivery, type ProviderAnswer } from './channels/types.ts';
 
 /** Timeout of a subscriber's webhook, seconds. */
 const WEBHOOK_TIMEOUT_S = 10;
@@ -20,10 +20,10 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
   const { configured, store, core } = deps;
   const kinds = ['email', 'slack', 'teams'] as const;
   const subscriberChannels = new Map(
-    kinds.map((kind) => [kind, { name: `subscribers-${kind}`, send: (m: AlertMessage, uuid: string) => sendToSubscriber(kind, uuid, m) }] as const),
+    kinds.map((kind) => [kind, { name: `subscribers-${kind}`, send: (m: AlertMessage, uuid: string, d: Delivery) => sendToSubscriber(kind, uuid, m, d) }] as const),
   );
 
-  async function sendToSubscriber(kind: (typeof kinds)[number], uuid: string, message: AlertMessage): Promise<void> {
+  async function sendToSubscriber(kind: (typeof kinds)[number], uuid: string, message: AlertMessage, delivery: Delivery): Promise<ProviderAnswer> {
     const s = store.subscribers.get(uuid);
     const page = s && store.statuspages.getById(s.statuspageId);
     if (!s || !page || s.channel !== kind) throw new ChannelError(`subscriber ${uuid} is gone (unsubscribed or page deleted)`, true);
@@ -38,7 +38,7 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
       channel = createChannel({ name: `subscribers-${kind}`, type: kind, url: s.target, timeout_seconds: WEBHOOK_TIMEOUT_S });
     }
     try {
-      await channel.send(withLink);
+      return await channel.send(withLink, delivery);
     } finally {
       await channel.close();
     }
@@ -50,7 +50,7 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
       const uuid = name.slice(SUBSCRIBER_CHANNEL_PREFIX.length);
       const s = store.subscribers.get(uuid);
       const c = subscriberChannels.get(s?.channel ?? 'email')!;
-      return { name: c.name, send: (m) => c.send(m, uuid), close: async () => {} };
+      return { name: c.name, send: (m, d) => c.send(m, uuid, d), close: async () => {} };
     },
   };
 }

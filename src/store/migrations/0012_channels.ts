@@ -1,0 +1,29 @@
+/**
+ * Alert channels (issue 18): outbox rows get an idempotency id (`delivery_id`, the same on every
+ * attempt of a row; receivers drop repeats by it) and the `acknowledge` kind (PagerDuty/Opsgenie
+ * follow acknowledgements). SQLite cannot change a CHECK constraint in place, so the table is
+ * rebuilt; rows kept so far get `dlv_legacy_<id>`.
+ */
+export const sql = `
+CREATE TABLE alerts_new (
+  id INTEGER PRIMARY KEY,
+  outage_uuid TEXT REFERENCES outages(uuid) ON DELETE SET NULL,
+  channel TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('alert', 'recovery', 'acknowledge', 'notice')),
+  step INTEGER,
+  message TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  delivered_at INTEGER,
+  failed_at INTEGER,
+  last_error TEXT,
+  delivery_id TEXT NOT NULL UNIQUE
+);
+INSERT INTO alerts_new(id, outage_uuid, channel, kind, step, message, created_at, attempts, next_attempt_at, delivered_at, failed_at, last_error, delivery_id)
+  SELECT id, outage_uuid, channel, kind, step, message, created_at, attempts, next_attempt_at, delivered_at, failed_at, last_error, 'dlv_legacy_' || id FROM alerts;
+DROP TABLE alerts;
+ALTER TABLE alerts_new RENAME TO alerts;
+CREATE INDEX alerts_pending ON alerts(next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL;
+CREATE INDEX alerts_outage ON alerts(outage_uuid);
+`;
