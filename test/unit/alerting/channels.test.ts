@@ -239,6 +239,26 @@ describe('webhook channel', () => {
     }
   });
 
+  test('a Mustache body template: variables escaped as JSON, sections by kind, nothing inherited', async () => {
+    reset();
+    const template = '{"text":"{{title}} ({{outage.description}})","id":"{{deliveryId}}"{{#isRecovery}},"ok":true{{/isRecovery}},"x":"{{constructor}}{{title.constructor}}{{#constructor.constructor}}boom{{/constructor.constructor}}"}';
+    const ch = open(config({ body_template: template }));
+    const m = message('alert');
+    await ch.send({ ...m, outage: { ...m.outage!, description: 'say "hi"\n<b>' } }, DELIVERY);
+    const r = http.requests[0]!;
+    assert.equal(r.headers['content-type'], 'application/json');
+    assert.deepEqual(JSON.parse(r.body), { text: `${m.title} (say "hi"\n<b>)`, id: DELIVERY.deliveryId, x: '' });
+    await ch.send(message('recovery'), DELIVERY);
+    assert.equal(JSON.parse(http.requests[1]!.body).ok, true);
+  });
+
+  test('a template with another content type escapes HTML', async () => {
+    reset();
+    await open(config({ body_template: 'alert={{title}}&x={{{title}}}', content_type: 'text/plain' })).send(message('alert', { title: 'a<b' }), DELIVERY);
+    assert.equal(http.requests[0]!.headers['content-type'], 'text/plain');
+    assert.equal(http.requests[0]!.body, 'alert=a&lt;b&x=a<b');
+  });
+
   test('signs the raw body with HMAC-SHA256 when a secret is set', async () => {
     reset();
     await open(config({ secret: 'shh', headers: { Authorization: 'Bearer t0k' } })).send(message(), DELIVERY);

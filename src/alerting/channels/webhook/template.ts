@@ -8,13 +8,25 @@ import type { WebhookPayload } from './index.ts';
  * sections (`{{#isAlert}}…{{/isAlert}}`). Plain data only: no functions, so no Mustache lambdas.
  */
 export function templateView(payload: WebhookPayload): Record<string, unknown> {
-  return {
+  return bare({
     ...payload,
     isAlert: payload.event === 'outage.alert',
     isRecovery: payload.event === 'outage.recovery',
     isAcknowledge: payload.event === 'outage.acknowledged',
     isNotice: payload.event === 'pharos.notice',
-  };
+  }) as Record<string, unknown>;
+}
+
+/**
+ * A deep copy of plain data with null-prototype objects: Mustache looks names up with `in`, which
+ * would otherwise reach `constructor` and other inherited members (and call them as lambdas).
+ */
+function bare(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(bare);
+  if (value === null || typeof value !== 'object') return value;
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(value)) out[k] = bare(v);
+  return out;
 }
 
 /** Escapes a value as the content of a JSON string (without the quotes). */
