@@ -27,13 +27,15 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
   const { store, config } = deps;
   const policyOf = (uuid: string | null): Policy | undefined => (uuid ? config.escalation_policies.find((p) => p.uuid === uuid) : undefined);
   const base = config.public_url.replace(/\/+$/, '');
-  // Links go to the console (issue 16's URLs), which a person can open in a browser; a
-  // healthcheck is named by its console page, never by its ping URL (a secret: anyone who sees it
-  // could send success pings).
+  // Links go to the console (issue 16's URLs), which a person can open in a browser. A
+  // healthcheck's `uuid` is its ping token (a secret: anyone who sees it in a chat could send
+  // success pings), so alerts name it by its public uuid (`hc_…`) and console page only.
   const link = (o: OutageRecord) => `${base}/outages/${o.uuid}`;
   const source = (o: OutageRecord) => ({
     ...o,
-    monitor: outageSubject(o, (uuid) => `${base}/healthchecks/${uuid}`),
+    monitor: o.healthcheck
+      ? { uuid: o.healthcheck.publicUuid, name: o.healthcheck.name, url: `${base}/healthchecks/${o.healthcheck.publicUuid}`, protocol: 'healthcheck' }
+      : outageSubject(o, () => ''),
   });
   const tracking = new Set(config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name));
 
