@@ -17,6 +17,7 @@ import { PHAROS_VERSION } from './version.ts';
 import { ProbeAgent } from './agent/agent.ts';
 import { REGIONS, type Region } from './domain/regions.ts';
 import { DEFAULT_USER_AGENT } from './domain/probe.ts';
+import { runAlertCommand } from './cli/alert.ts';
 
 const USAGE = `Usage: pharos <command>
   serve [--config FILE]                                   run the monitor, API and status pages
@@ -27,6 +28,7 @@ const USAGE = `Usage: pharos <command>
   token list                                              list tokens (never their secrets)
   token revoke ID                                         revoke a token by its id (key_…)
   backup FILE                                             online backup of the database to FILE
+  alert test CHANNEL                                      send a sample alert through a channel, print the answer
   version                                                 print versions
 Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN, PHAROS_AGENT_TOKEN`;
 
@@ -61,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig(process.env, values.config);
+  if (cmd === 'alert') return runAlertCommand(sub, arg, config, { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') });
 
   if (cmd === 'serve') {
     const logger = createLogger(config.log_level);
