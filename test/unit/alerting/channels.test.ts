@@ -409,3 +409,19 @@ describe('channel registry', () => {
     assert.throws(() => createChannels([c, c]), /used twice/);
   });
 });
+
+// ---- documentation ---------------------------------------------------------------------------
+
+describe('channel documentation', () => {
+  test('docs/operations.md has a config example for every kind of the registry, valid for its schema', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const { ChannelConfig: schema } = await import('../../../src/domain/channels/index.ts');
+    const doc = readFileSync(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Alert channels'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!.replace(/\$\{(\w+)\}/g, (_, v: string) => (v.includes('URL') ? 'https://example.com/x' : v.endsWith('_SID') ? `AC${'0'.repeat(32)}` : `${v.toLowerCase()}-value`));
+    const entries = (parse(yaml) as { channels: unknown[] }).channels;
+    const types = entries.map((e) => schema.parse(e).type);
+    assert.deepEqual([...types].sort(), [...CHANNEL_TYPES].sort());
+  });
+});
