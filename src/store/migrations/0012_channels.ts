@@ -2,7 +2,7 @@
  * Alert channels (issue 18): outbox rows get an idempotency id (`delivery_id`, the same on every
  * attempt of a row; receivers drop repeats by it) and the `acknowledge` kind (PagerDuty/Opsgenie
  * follow acknowledgements). SQLite cannot change a CHECK constraint in place, so the table is
- * rebuilt; rows kept so far get `dlv_legacy_<id>`.
+ * rebuilt; rows kept so far get `dlv_legacy_<id>`. Also the id map of `pharos import kuma`.
  */
 export const sql = `
 CREATE TABLE alerts_new (
@@ -26,4 +26,14 @@ DROP TABLE alerts;
 ALTER TABLE alerts_new RENAME TO alerts;
 CREATE INDEX alerts_pending ON alerts(next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL;
 CREATE INDEX alerts_outage ON alerts(outage_uuid);
+
+-- \`pharos import kuma\`: which Pharos object each imported Kuma object became, so a second run
+-- with the same input changes nothing (kind: monitor, healthcheck, statuspage, maintenance).
+CREATE TABLE kuma_imports (
+  kind TEXT NOT NULL,
+  kuma_id INTEGER NOT NULL,
+  uuid TEXT NOT NULL,
+  imported_at INTEGER NOT NULL,
+  PRIMARY KEY (kind, kuma_id)
+);
 `;
