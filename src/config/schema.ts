@@ -78,6 +78,8 @@ export const ConfigSchema = z.strictObject({
       hosted_domain: z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a domain such as status.example.com').optional(),
       /** The email channel (its `name`) subscriber mails go through; default: the first email channel. */
       email_channel: z.string().min(1).optional(),
+      /** The twilio channel (its `name`) that texts SMS subscribers; default: the first twilio channel. */
+      sms_channel: z.string().min(1).optional(),
       /** How long a password-protected page stays open after the password was entered, days. */
       session_days: z.number().int().min(1).max(365).default(7),
       /** Wrong passwords allowed per page and client address within 15 minutes before 429. */
@@ -125,6 +127,10 @@ export const ConfigSchema = z.strictObject({
   const mailChannel = c.status_pages.email_channel;
   if (mailChannel !== undefined && !c.channels.some((ch) => ch.name === mailChannel && ch.type === 'email')) {
     ctx.addIssue({ code: 'custom', path: ['status_pages', 'email_channel'], message: `unknown email channel "${mailChannel}" (declare it under channels with type: email)` });
+  }
+  const smsChannel = c.status_pages.sms_channel;
+  if (smsChannel !== undefined && !c.channels.some((ch) => ch.name === smsChannel && ch.type === 'twilio')) {
+    ctx.addIssue({ code: 'custom', path: ['status_pages', 'sms_channel'], message: `unknown twilio channel "${smsChannel}" (declare it under channels with type: twilio)` });
   }
   const uuids = new Set<string>();
   c.escalation_policies.forEach((p, i) => {

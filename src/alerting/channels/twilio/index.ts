@@ -3,9 +3,13 @@ import { createHttpSender } from '../http.ts';
 import { cut } from '../render.ts';
 import { ChannelError, type AlertMessage, type Channel, type ChannelPlugin, type ProviderAnswer } from '../types.ts';
 
-/** The SMS text (≤480 characters, about 3 segments): title, cause, and the console link. */
+/**
+ * The SMS text (≤480 characters, about 3 segments): for an outage its title, cause and console
+ * link; for a notice its title, link and text (a subscriber's code, or their unsubscribe link).
+ */
 export function smsText(message: AlertMessage): string {
-  const parts = [message.title, message.outage?.description, message.link].filter((p): p is string => Boolean(p));
+  const o = message.outage;
+  const parts = (o ? [message.title, o.description, message.link] : [message.title, message.link, message.text]).filter((p): p is string => Boolean(p));
   return cut(parts.join('\n'), 480);
 }
 
