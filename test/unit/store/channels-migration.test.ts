@@ -22,6 +22,6 @@ test('the channels migration keeps outbox rows (legacy delivery ids) and subscri
   db.exec("INSERT INTO alerts(outage_uuid, channel, kind, message, created_at, next_attempt_at, delivery_id) VALUES (NULL, 'pd', 'acknowledge', '{}', 2, 2, 'dlv_x')");
   db.exec("INSERT INTO subscribers(uuid, statuspage_id, channel, target, created_at) VALUES ('sub_b', 1, 'sms', '+15550001111', 6)");
   assert.throws(() => db.exec("INSERT INTO alerts(outage_uuid, channel, kind, message, created_at, next_attempt_at, delivery_id) VALUES (NULL, 'pd', 'acknowledge', '{}', 2, 2, 'dlv_x')"), /UNIQUE/);
-  assert.equal(db.pragma('foreign_key_check').length, 0);
+  assert.equal((db.pragma('foreign_key_check') as unknown[]).length, 0);
   db.close();
 });
