@@ -17,6 +17,8 @@ import { PHAROS_VERSION } from './version.ts';
 import { ProbeAgent } from './agent/agent.ts';
 import { REGIONS, type Region } from './domain/regions.ts';
 import { DEFAULT_USER_AGENT } from './domain/probe.ts';
+import { runAlertCommand } from './cli/alert.ts';
+import { runImportCommand } from './cli/import.ts';
 
 const USAGE = `Usage: pharos <command>
   serve [--config FILE]                                   run the monitor, API and status pages
@@ -27,6 +29,8 @@ const USAGE = `Usage: pharos <command>
   token list                                              list tokens (never their secrets)
   token revoke ID                                         revoke a token by its id (key_…)
   backup FILE                                             online backup of the database to FILE
+  alert test CHANNEL                                      send a sample alert through a channel, print the answer
+  import kuma PATH [--with-secrets] [--output FILE]       import an Uptime Kuma kuma.db / data dir / JSON backup
   version                                                 print versions
 Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN, PHAROS_AGENT_TOKEN`;
 
@@ -45,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
       region: { type: 'string' },
       'source-address': { type: 'string' },
       buffer: { type: 'string' },
+      'with-secrets': { type: 'boolean' },
+      output: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -61,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig(process.env, values.config);
+  if (cmd === 'import') return runImportCommand(sub, arg, { withSecrets: values['with-secrets'] ?? false, output: values.output, nativeBinding }, config, { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') });
+  if (cmd === 'alert') return runAlertCommand(sub, arg, config, { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') });
 
   if (cmd === 'serve') {
     const logger = createLogger(config.log_level);

@@ -12,6 +12,7 @@ import { EscalationStepper } from './alerting/stepper.ts';
 import { FloodGuard } from './alerting/flood-guard.ts';
 import { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { channelLookup } from './alerting/subscriber-channels.ts';
+import { createChannelTester } from './alerting/test-alert.ts';
 import { createApp } from './http/app.ts';
 import { pingHandler } from './http/ping.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -66,7 +67,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     throw new AppError(500, 'store.open_failed', `cannot open the database in ${config.data_dir}: ${(e as Error).message}`);
   }
   const store = createStore(db);
-  const core = createCore({ store, clock, logger, config });
+  const channels = createChannels(config.channels);
+  const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
+  const core = createCore({ store, clock, logger, config, channelTester });
 
   const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
@@ -81,7 +84,6 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   });
 
   const deadlines = new HealthcheckDeadlines({ core, clock, logger });
-  const channels = createChannels(config.channels);
   const dispatcher = new AlertDispatcher({
     store,
     clock,

@@ -73,11 +73,36 @@ export function SubscribePage(props: { c: Chrome; channels: SubscriberChannel[];
             ))}
           </div>
           <label>
-            {props.channels.includes('email') ? t.email_address : t.webhook_url}
-            {props.channels.includes('email') && props.channels.length > 1 ? ` / ${t.webhook_url}` : ''}
-            <input type={props.channels.length === 1 && props.channels[0] === 'email' ? 'email' : 'text'} name="target" required maxlength={2048} />
+            {[
+              ...(props.channels.includes('email') ? [t.email_address] : []),
+              ...(props.channels.includes('slack') || props.channels.includes('teams') ? [t.webhook_url] : []),
+              ...(props.channels.includes('sms') ? [t.phone_number] : []),
+            ].join(' / ')}
+            <input type={props.channels.length === 1 && props.channels[0] === 'email' ? 'email' : props.channels.length === 1 && props.channels[0] === 'sms' ? 'tel' : 'text'} name="target" required maxlength={2048} />
           </label>
           <button type="submit">{t.subscribe_button}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+/** The form for the code texted to a new SMS subscriber (POST `/subscribe/verify`). */
+export function SmsCodePage(props: { c: Chrome; subscriber: string; error?: string }) {
+  const { c } = props;
+  const { t } = c;
+  return (
+    <Layout c={c} title={t.sms_code_title}>
+      <section class="card center">
+        <h2>{t.sms_code_title}</h2>
+        {props.error ? <p class="msg err" role="alert">{props.error}</p> : <p>{t.sms_code_text}</p>}
+        <form class="box" method="post" action={href(c, '/subscribe/verify')}>
+          <input type="hidden" name="s" value={props.subscriber} />
+          <label>
+            {t.sms_code_label}
+            <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength={6} required />
+          </label>
+          <button type="submit">{t.sms_code_button}</button>
         </form>
       </section>
     </Layout>

@@ -101,7 +101,7 @@ export class AlertDispatcher {
       return;
     }
     try {
-      await channel.send(JSON.parse(row.message) as AlertMessage);
+      await channel.send(JSON.parse(row.message) as AlertMessage, { deliveryId: row.deliveryId });
     } catch (e) {
       const permanent = e instanceof ChannelError && e.permanent;
       const error = (e as Error).message;

@@ -29,7 +29,7 @@ export class EscalationStepper {
     this.#unsubscribe.push(
       core.bus.on('outage.opened', ({ outage }) => woken(outage)),
       core.bus.on('outage.unacknowledged', ({ outage }) => follow(outage)),
-      core.bus.on('outage.acknowledged', ({ outage }) => follow(outage)),
+      core.bus.on('outage.acknowledged', ({ outage }) => woken(outage)),
       core.bus.on('outage.escalated', ({ outage }) => woken(outage)),
       core.bus.on('outage.resolved', ({ outage }) => woken(outage)),
       core.bus.on('outage.deleted', ({ incidentNumber }) => this.#timers.cancel(incidentNumber)),

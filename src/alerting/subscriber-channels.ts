@@ -3,7 +3,7 @@ import { SUBSCRIBER_CHANNEL_PREFIX } from '../core/subscriptions.ts';
 import type { Store } from '../store/index.ts';
 import type { ChannelLookup } from './dispatcher.ts';
 import { createChannel } from './channels/index.ts';
-import { ChannelError, type AlertMessage, type Channel } from './channels/types.ts';
+import { ChannelError, type AlertMessage, type Channel, type Delivery, type ProviderAnswer } from './channels/types.ts';
 
 /** Timeout of a subscriber's webhook, seconds. */
 const WEBHOOK_TIMEOUT_S = 10;
@@ -12,33 +12,41 @@ const WEBHOOK_TIMEOUT_S = 10;
  * The outbox's channel lookup: configured channels by name, and `subscriber:<uuid>` rows
  * (status-page subscribers) resolved at send time. A subscriber message is sent with the channel
  * code of its kind — email through the configured email channel's SMTP server to the subscriber's
- * address, Slack/Teams to the subscriber's webhook — with the unsubscribe link added to the text.
+ * address, Slack/Teams to the subscriber's webhook, SMS through the twilio channel to the number —
+ * with the unsubscribe link added.
  * A subscriber gone by then (unsubscribed, page deleted) fails the row permanently; nothing is sent.
- * Metrics name these channels `subscribers-email|slack|teams` (not one label per subscriber).
+ * Metrics name these channels `subscribers-email|slack|teams|sms` (not one label per subscriber).
  */
 export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; store: Store; core: Core }): ChannelLookup {
   const { configured, store, core } = deps;
-  const kinds = ['email', 'slack', 'teams'] as const;
+  const kinds = ['email', 'slack', 'teams', 'sms'] as const;
   const subscriberChannels = new Map(
-    kinds.map((kind) => [kind, { name: `subscribers-${kind}`, send: (m: AlertMessage, uuid: string) => sendToSubscriber(kind, uuid, m) }] as const),
+    kinds.map((kind) => [kind, { name: `subscribers-${kind}`, send: (m: AlertMessage, uuid: string, d: Delivery) => sendToSubscriber(kind, uuid, m, d) }] as const),
   );
 
-  async function sendToSubscriber(kind: (typeof kinds)[number], uuid: string, message: AlertMessage): Promise<void> {
+  async function sendToSubscriber(kind: (typeof kinds)[number], uuid: string, message: AlertMessage, delivery: Delivery): Promise<ProviderAnswer> {
     const s = store.subscribers.get(uuid);
     const page = s && store.statuspages.getById(s.statuspageId);
     if (!s || !page || s.channel !== kind) throw new ChannelError(`subscriber ${uuid} is gone (unsubscribed or page deleted)`, true);
     const links = core.subscriptions.links(page, s.uuid);
-    const withLink: AlertMessage = { ...message, text: `${message.text}\n\nUnsubscribe: ${links.unsubscribe}` };
+    // An SMS carries the title, the page link and the unsubscribe link (not the whole text: every
+    // 160 characters cost); the confirmation code goes out as written.
+    const withLink: AlertMessage =
+      kind === 'sms' ? (s.confirmedAt === null ? message : { ...message, text: `Unsubscribe: ${links.unsubscribe}`, link: message.link ?? links.page }) : { ...message, text: `${message.text}\n\nUnsubscribe: ${links.unsubscribe}` };
     let channel: Channel;
-    if (kind === 'email') {
+    if (kind === 'sms') {
+      const sms = core.subscriptions.smsChannel();
+      if (!sms || sms.type !== 'twilio') throw new ChannelError('no twilio channel is configured for SMS subscribers', true);
+      channel = createChannel({ ...sms, name: 'subscribers-sms', to: [s.target] });
+    } else if (kind === 'email') {
       const mail = core.subscriptions.emailChannel();
       if (!mail || mail.type !== 'email') throw new ChannelError('no email channel is configured for subscriber mail', true);
       channel = createChannel({ ...mail, name: 'subscribers-email', to: [s.target] });
     } else {
-      channel = createChannel({ name: `subscribers-${kind}`, type: kind, url: s.target, timeout_seconds: WEBHOOK_TIMEOUT_S });
+      channel = createChannel({ name: `subscribers-${kind}`, type: kind as 'slack' | 'teams', url: s.target, timeout_seconds: WEBHOOK_TIMEOUT_S });
     }
     try {
-      await channel.send(withLink);
+      return await channel.send(withLink, delivery);
     } finally {
       await channel.close();
     }
@@ -50,7 +58,7 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
       const uuid = name.slice(SUBSCRIBER_CHANNEL_PREFIX.length);
       const s = store.subscribers.get(uuid);
       const c = subscriberChannels.get(s?.channel ?? 'email')!;
-      return { name: c.name, send: (m) => c.send(m, uuid), close: async () => {} };
+      return { name: c.name, send: (m, d) => c.send(m, uuid, d), close: async () => {} };
     },
   };
 }

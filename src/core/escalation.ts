@@ -1,8 +1,8 @@
 import type { Config } from '../config/schema.ts';
-import { renderAlert } from '../domain/alert.ts';
+import { escalationOfSend, renderAlert } from '../domain/alert.ts';
+import { followsAcknowledgements } from '../domain/channels/index.ts';
 import { sendChannels, sendDueAt } from '../domain/escalation.ts';
 import type { OutageRecord, Store } from '../store/index.ts';
-import { pingUrl } from '../domain/healthcheck.ts';
 import { outageSubject } from '../domain/outage.ts';
 
 /**
@@ -23,14 +23,21 @@ type Policy = Config['escalation_policies'][number];
  * together with the state change, so a crash can neither lose nor invent an alert. The alerting
  * stepper only sets timers for `next_alert_at` and calls {@link sendDue} when one fires.
  */
-export function escalationService(deps: { store: Store; config: Pick<Config, 'escalation_policies' | 'public_url'>; gate: AlertGate }) {
+export function escalationService(deps: { store: Store; config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>; gate: AlertGate }) {
   const { store, config } = deps;
   const policyOf = (uuid: string | null): Policy | undefined => (uuid ? config.escalation_policies.find((p) => p.uuid === uuid) : undefined);
-  const link = (o: OutageRecord) => `${config.public_url.replace(/\/+$/, '')}/v2/outages/${o.uuid}`;
+  const base = config.public_url.replace(/\/+$/, '');
+  // Links go to the console (issue 16's URLs), which a person can open in a browser. A
+  // healthcheck's `uuid` is its ping token (a secret: anyone who sees it in a chat could send
+  // success pings), so alerts name it by its public uuid (`hc_…`) and console page only.
+  const link = (o: OutageRecord) => `${base}/outages/${o.uuid}`;
   const source = (o: OutageRecord) => ({
     ...o,
-    monitor: outageSubject(o, (uuid) => pingUrl(config.public_url, uuid)),
+    monitor: o.healthcheck
+      ? { uuid: o.healthcheck.publicUuid, name: o.healthcheck.name, url: `${base}/healthchecks/${o.healthcheck.publicUuid}`, protocol: 'healthcheck' }
+      : outageSubject(o, () => ''),
   });
+  const tracking = new Set(config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name));
 
   /** Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. */
   const send = (o: OutageRecord, policy: Policy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null) => {
@@ -38,7 +45,7 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
     const channels = sendChannels(policy, sent);
     const held = deps.gate.holds(o, now);
     if (!held) {
-      const escalation = { policyUuid: policy.uuid, policyName: policy.name, step: sent + 1, totalSteps: policy.steps.length };
+      const escalation = escalationOfSend({ uuid: policy.uuid, name: policy.name, totalSteps: policy.steps.length }, sent);
       const message = JSON.stringify(renderAlert('alert', source(o), escalation, link(o), now));
       for (const channel of channels) store.alerts.insert({ outageUuid: o.uuid, channel, kind: 'alert', step: sent + 1, message, createdAt: now, dueAt: now });
     }
@@ -100,6 +107,16 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
     /** Sends the next step now (POST escalate). Call inside a transaction after {@link hasNextStep}. */
     escalateNow(o: OutageRecord, now: number, userUuid: string | null, note: string | null): void {
       send(o, policyOf(o.escalationPolicyUuid)!, now, 'escalated', userUuid, note);
+    },
+    /**
+     * An acknowledged outage (in its acknowledging transaction): an `acknowledge` message to every
+     * alerted channel that tracks alert state (PagerDuty, Opsgenie); chat channels get nothing.
+     */
+    acknowledged(o: OutageRecord, now: number): void {
+      const channels = store.alerts.alertedChannels(o.uuid).filter((c) => tracking.has(c));
+      if (channels.length === 0) return;
+      const message = JSON.stringify(renderAlert('acknowledge', source(o), null, link(o), now));
+      for (const channel of channels) store.alerts.insert({ outageUuid: o.uuid, channel, kind: 'acknowledge', step: null, message, createdAt: now, dueAt: now });
     },
     /**
      * A resolved outage (in its resolving transaction): no more sends; a recovery message to every

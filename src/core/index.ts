@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Store } from '../store/index.ts';
 import { checksService } from './checks.ts';
 import { escalationService, type AlertGate } from './escalation.ts';
+import { channelsService, type ChannelTester } from './channels.ts';
 import { EventBus } from './events.ts';
 import { healthchecksService } from './healthchecks.ts';
 import { maintenanceService } from './maintenance.ts';
@@ -21,7 +22,7 @@ import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
 
 /** Wires the core's use cases over one store, clock and event bus. */
-export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config> }) {
+export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester }) {
   const { store, clock, logger, config } = deps;
   const bus = new EventBus((err, event) => logger.error('event listener failed', { event, error: (err as Error).message }));
   // Alert gates (maintenance windows, the flood guard) register here; none holds alerts yet.
@@ -41,6 +42,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const probes = probesService({ store, clock, bus, logger, config });
   return {
     bus,
+    /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
+    channels: channelsService({ config, tester: deps.channelTester }),
     pageAccess,
     identity,
     subscriptions,

@@ -123,6 +123,7 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
         store.outages.setAcknowledged(uuid, now, by.user.uuid);
         store.outages.setEscalation(uuid, o.escalationStartAt, null, o.alertedSteps);
         store.outages.addEvent(uuid, { at: now, type: 'acknowledged', userUuid: by.user.uuid, message });
+        escalation.acknowledged(store.outages.get(uuid)!, now);
       });
       bus.emit('outage.acknowledged', { outage });
       return outage;

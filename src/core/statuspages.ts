@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.ts';
-import { conflict, notFound } from '../lib/errors.ts';
+import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { hashPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput } from '../domain/statuspage.ts';
@@ -76,6 +76,19 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
         const subdomain = freeSubdomain(r.subdomain, r.name, null);
         checkHostname(r.hostname, null);
         return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
+      });
+    },
+    /**
+     * Like {@link create} without a password, synchronously, so an importer can create pages inside
+     * its own transaction (`pharos import kuma`). @throws AppError 400 (also for a password) / 409
+     */
+    createWithoutPassword(body: StatuspageBodyInput): Statuspage {
+      if (body.password) throw new AppError(400, 'statuspages.invalid', 'password: cannot be set here');
+      const r = resolveStatuspage(body, null, knownService);
+      return store.tx(() => {
+        const subdomain = freeSubdomain(r.subdomain, r.name, null);
+        checkHostname(r.hostname, null);
+        return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: null }, clock.now());
       });
     },
     /** Fields left out keep their values; `sections`, when given, replace all. @throws AppError 404 / 400 / 409 */

@@ -1,3 +1,4 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -6,7 +7,7 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { AlertMessage } from '../domain/alert.ts';
 import type { Incident } from '../domain/incident.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
-import { confirmNotice, incidentNotice, maintenanceNotice, welcomeNotice, type IncidentChange } from '../domain/page-notice.ts';
+import { confirmNotice, incidentNotice, maintenanceNotice, smsCodeNotice, welcomeNotice, type IncidentChange } from '../domain/page-notice.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
 import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
@@ -18,18 +19,29 @@ export const SUBSCRIBER_CHANNEL_PREFIX = 'subscriber:';
 
 const Email = z.email();
 const WebhookUrl = z.url({ protocol: /^https?$/ });
+/** E.164 after removing spaces, dashes, dots and parentheses. */
+const E164 = /^\+[1-9]\d{6,14}$/;
+/** How long an SMS code is valid, and how many wrong tries end the pending subscription. */
+const CODE_TTL_MS = 15 * 60_000;
+const CODE_MAX_ATTEMPTS = 5;
+const codeHash = (uuid: string, code: string) => createHash('sha256').update(`${uuid}:${code}`).digest('hex');
 
 /** What a subscribe request did. */
 export interface SubscribeResult {
   subscriber: Subscriber;
-  /** `confirm`: a confirmation mail was queued; `subscribed`: active at once (webhooks); `already`: nothing to do. */
-  outcome: 'confirm' | 'subscribed' | 'already';
+  /**
+   * `confirm`: a confirmation mail was queued; `code`: an SMS code was queued (or one sent less
+   * than 15 minutes ago is still valid) and must be entered; `subscribed`: active at once
+   * (webhooks); `already`: nothing to do.
+   */
+  outcome: 'confirm' | 'code' | 'subscribed' | 'already';
 }
 
 /**
  * Status-page subscriptions (issue "Status pages", docs/api.md "Subscriptions"): email with double
  * opt-in (a confirm link; an unsubscribe link in every mail), Slack and Teams incoming webhooks
- * (active at once, greeted with a first message). Messages go through the alert outbox (channel
+ * (active at once, greeted with a first message), SMS through the twilio channel (a 6-digit code
+ * texted to the number must be entered on the page before anything else is sent). Messages go through the alert outbox (channel
  * `subscriber:<uuid>`) in the same transaction as the write that caused them, so they survive
  * restarts and are retried like alerts.
  */
@@ -40,6 +52,9 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
   const queue = (subscriber: Subscriber, message: AlertMessage, now: number) =>
     store.alerts.insert({ outageUuid: null, channel: SUBSCRIBER_CHANNEL_PREFIX + subscriber.uuid, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now });
   const enabled = (page: Statuspage) => page.settings.subscribe.enabled;
+
+  /** The twilio channel SMS subscribers are texted through, or undefined. */
+  const smsChannel = () => config.channels.find((c) => c.type === 'twilio' && (config.status_pages.sms_channel === undefined || c.name === config.status_pages.sms_channel));
 
   /** The email channel subscriber mails go through, or undefined. */
   const emailChannel = () =>
@@ -56,6 +71,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       if (s.email && emailChannel()) out.push('email');
       if (s.slack) out.push('slack');
       if (s.teams) out.push('teams');
+      if (s.sms && smsChannel()) out.push('sms');
       return out;
     },
     /** Absolute confirm and unsubscribe links of a subscriber. */
@@ -70,14 +86,25 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
     subscribe(page: Statuspage, channel: string, target: string): SubscribeResult {
       if (!(service.channels(page) as string[]).includes(channel)) throw invalid('channel', `must be one of ${service.channels(page).join(', ') || '(none: subscriptions are off)'}`);
       const ch = channel as SubscriberChannel;
-      const t = target.trim();
-      if (ch === 'email' ? !Email.safeParse(t).success || t.length > 254 : !WebhookUrl.safeParse(t).success || t.length > 2048) {
-        throw invalid('target', ch === 'email' ? 'must be an email address' : 'must be an http(s) webhook URL');
+      const t = ch === 'sms' ? target.replace(/[\s().-]/g, '') : target.trim();
+      if (ch === 'sms' ? !E164.test(t) : ch === 'email' ? !Email.safeParse(t).success || t.length > 254 : !WebhookUrl.safeParse(t).success || t.length > 2048) {
+        throw invalid('target', ch === 'sms' ? 'must be a phone number with its country code, such as +44 20 7946 0000' : ch === 'email' ? 'must be an email address' : 'must be an http(s) webhook URL');
       }
       const now = clock.now();
       const r = store.tx((): SubscribeResult => {
         const found = store.subscribers.find(page.id, ch, ch === 'email' ? t.toLowerCase() : t);
         if (found?.confirmedAt) return { subscriber: found, outcome: 'already' as const };
+        if (ch === 'sms') {
+          // One valid code at a time per number and page: asking again within its 15 minutes
+          // sends nothing more (a stranger cannot make Pharos text someone over and over).
+          const pending = found && store.subscribers.code(found.uuid);
+          if (found && pending?.expiresAt && pending.expiresAt > now) return { subscriber: found, outcome: 'code' as const };
+          const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, null, now);
+          const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+          store.subscribers.setCode(s.uuid, codeHash(s.uuid, code), now + CODE_TTL_MS);
+          queue(s, smsCodeNotice(page.name, code, now), now);
+          return { subscriber: s, outcome: 'code' as const };
+        }
         if (ch === 'email') {
           const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t.toLowerCase(), null, now);
           queue(s, confirmNotice(page.name, service.links(page, s.uuid).confirm, now), now);
@@ -89,6 +116,39 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       });
       if (r.outcome !== 'already') bus.emit('notices.queued', { count: 1 });
       return r;
+    },
+    /**
+     * Confirms an SMS subscription with the code texted to it. Five wrong codes, or an expired
+     * one, end the pending subscription (subscribe again for a new code).
+     * @throws AppError 404 `subscriptions.invalid_link` (unknown, another page's, or not a pending
+     *   SMS subscriber); 400 `subscriptions.wrong_code` naming the tries left;
+     *   400 `subscriptions.code_expired`
+     */
+    confirmCode(page: Statuspage, subscriberUuid: string, code: string): Subscriber {
+      const now = clock.now();
+      const outcome = store.tx((): Subscriber | AppError => {
+        const s = store.subscribers.get(subscriberUuid);
+        const pending = s && store.subscribers.code(s.uuid);
+        if (!s || s.statuspageId !== page.id || s.channel !== 'sms' || s.confirmedAt !== null || !pending?.hash || pending.expiresAt === null) {
+          return new AppError(404, 'subscriptions.invalid_link', 'this subscription is not waiting for a code (subscribe again)');
+        }
+        if (pending.expiresAt <= now) {
+          store.subscribers.delete(s.uuid);
+          return new AppError(400, 'subscriptions.code_expired', 'code: has expired; subscribe again for a new one');
+        }
+        const given = Buffer.from(codeHash(s.uuid, code.trim()));
+        if (!timingSafeEqual(given, Buffer.from(pending.hash))) {
+          const left = CODE_MAX_ATTEMPTS - pending.attempts - 1;
+          if (left <= 0) store.subscribers.delete(s.uuid);
+          else store.subscribers.failCode(s.uuid);
+          return new AppError(400, 'subscriptions.wrong_code', left > 0 ? `code: is not the one we sent (${left} tries left)` : 'code: is not the one we sent; subscribe again for a new one');
+        }
+        store.subscribers.confirm(s.uuid, now);
+        store.subscribers.clearCode(s.uuid);
+        return store.subscribers.get(s.uuid)!;
+      });
+      if (outcome instanceof AppError) throw outcome;
+      return outcome;
     },
     /**
      * Confirms an email subscription from its link.
@@ -134,6 +194,8 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
     },
     /** The configured email channel's settings for subscriber mail, or undefined. */
     emailChannel,
+    /** The configured twilio channel's settings for SMS subscribers, or undefined. */
+    smsChannel,
   };
 
   function mustLink(page: Statuspage, purpose: 'confirm' | 'unsubscribe', uuid: string, token: string): Subscriber {

@@ -4,8 +4,40 @@
 
 import { formatDuration } from './duration.ts';
 
-/** What an alert is about: a problem, its recovery, or an operator notice (e.g. a probe losing connectivity). */
-export type AlertKind = 'alert' | 'recovery' | 'notice';
+/**
+ * What an alert is about: a problem, its recovery, its acknowledgement (sent only to channels that
+ * track an alert's state: PagerDuty, Opsgenie), or an operator notice (e.g. a probe losing
+ * connectivity, a test).
+ */
+export type AlertKind = 'alert' | 'recovery' | 'acknowledge' | 'notice';
+
+/**
+ * The escalation step an alert was sent by. `step` is never above `totalSteps`: the sends of
+ * `repeat_every_minutes` after the last step are that step again with `repeat` 1, 2, …
+ */
+export interface AlertEscalation {
+  policyUuid: string;
+  policyName: string;
+  /** 1-based step, at most `totalSteps`. */
+  step: number;
+  totalSteps: number;
+  /** 0 for the step's own send; n for its n-th repeat. */
+  repeat: number;
+}
+
+/** `Default, step 2 of 2` or, for repeats, `Default, step 2 of 2, repeat 3`. */
+export function escalationLine(e: AlertEscalation): string {
+  return `${e.policyName}, step ${e.step} of ${e.totalSteps}${e.repeat > 0 ? `, repeat ${e.repeat}` : ''}`;
+}
+
+/**
+ * The escalation context of send number `sent` (0-based, repeats included) of a policy with
+ * `totalSteps` steps: sends past the last step are repeats of it.
+ */
+export function escalationOfSend(policy: { uuid: string; name: string; totalSteps: number }, sent: number): AlertEscalation {
+  const step = Math.min(sent + 1, policy.totalSteps);
+  return { policyUuid: policy.uuid, policyName: policy.name, step, totalSteps: policy.totalSteps, repeat: sent + 1 - step };
+}
 
 /** The outage an alert is about, in the API's terms (API.md §2.6). Times are ISO 8601 strings. */
 export interface AlertOutage {
@@ -16,7 +48,11 @@ export interface AlertOutage {
   startDate: string;
   endDate: string | null;
   durationMs: number;
-  /** The monitor or healthcheck (`protocol: "healthcheck"`), null for a manual outage. */
+  /**
+   * The monitor or healthcheck (`protocol: "healthcheck"`), null for a manual outage. For a
+   * healthcheck `url` is its console page (`<public_url>/healthchecks/<uuid>`), never the secret
+   * ping URL.
+   */
   monitor: { uuid: string; name: string; url: string; protocol: string } | null;
 }
 
@@ -29,8 +65,8 @@ export interface AlertMessage {
   text: string;
   outage: AlertOutage | null;
   /** Escalation context when sent by a policy step. */
-  escalation: { policyUuid: string; policyName: string; step: number; totalSteps: number } | null;
-  /** Where a person can look at it (built from `public_url`), or null. */
+  escalation: AlertEscalation | null;
+  /** Where a person can look at it: the console's outage page `<public_url>/outages/<uuid>`, or null. */
   link: string | null;
   /** When the alert was created (ISO 8601). */
   createdAt: string;
@@ -48,13 +84,15 @@ export interface AlertSource {
 }
 
 /**
- * Renders the message for an outage's alert or recovery at `now` (epoch ms).
- * @param escalation the policy step being sent (null for a recovery)
+ * Renders the message for an outage's alert, recovery or acknowledgement at `now` (epoch ms).
+ * Titles name a monitor with its target (`DOWN: API (https://api.example.com)`) and a healthcheck
+ * by name only (`DOWN: nightly-backup (healthcheck)`): its ping URL is a secret.
+ * @param escalation the policy step being sent (null for a recovery or acknowledgement)
  * @param link where a person can look at the outage, or null
  */
-export function renderAlert(kind: 'alert' | 'recovery', o: AlertSource, escalation: AlertMessage['escalation'], link: string | null, now: number): AlertMessage {
+export function renderAlert(kind: 'alert' | 'recovery' | 'acknowledge', o: AlertSource, escalation: AlertMessage['escalation'], link: string | null, now: number): AlertMessage {
   const durationMs = Math.max(0, (o.endAt ?? now) - o.startAt);
-  const what = o.monitor ? `${o.monitor.name} (${o.monitor.url})` : o.description;
+  const what = !o.monitor ? o.description : o.monitor.protocol === 'healthcheck' ? `${o.monitor.name} (healthcheck)` : `${o.monitor.name} (${o.monitor.url})`;
   const started = new Date(o.startAt).toISOString();
   const ref = `INC-${o.incidentNumber}`;
   let title: string;
@@ -62,7 +100,10 @@ export function renderAlert(kind: 'alert' | 'recovery', o: AlertSource, escalati
   if (kind === 'alert') {
     title = o.monitor ? `DOWN: ${what}` : `INCIDENT: ${o.description}`;
     text = `${o.description}. Down since ${started} (${ref}, ${o.severity}).`;
-    if (escalation) text += ` Escalation "${escalation.policyName}", step ${Math.min(escalation.step, escalation.totalSteps)} of ${escalation.totalSteps}.`;
+    if (escalation) text += ` Escalation ${escalationLine(escalation)}.`;
+  } else if (kind === 'acknowledge') {
+    title = `ACKNOWLEDGED: ${what}`;
+    text = `${ref} was acknowledged at ${new Date(now).toISOString()}; it started ${started} (${o.description}).`;
   } else {
     title = `RECOVERED: ${what} after ${formatDuration(durationMs / 1000)}`;
     text = `${ref} is resolved: it started ${started} (${o.description}) and ended ${new Date(o.endAt ?? now).toISOString()}.`;

@@ -12,7 +12,7 @@ export function incidentChange(incident: Incident, isNew: boolean): IncidentChan
   return isNew ? 'created' : 'updated';
 }
 
-const notice = (title: string, text: string, link: string, now: number): AlertMessage => ({
+const notice = (title: string, text: string, link: string | null, now: number): AlertMessage => ({
   kind: 'notice',
   title,
   text,
@@ -50,6 +50,11 @@ export function confirmNotice(pageName: string, confirmUrl: string, now: number)
     confirmUrl,
     now,
   );
+}
+
+/** The text with the code that confirms an SMS subscription (no link: the code is typed on the page). */
+export function smsCodeNotice(pageName: string, code: string, now: number): AlertMessage {
+  return notice(`${pageName} code: ${code}`, `Enter ${code} on the status page to get SMS updates. If you did not ask for this, ignore this message.`, null, now);
 }
 
 /** The first message to a webhook (Slack, Teams) subscription: it proves the hook works. */

@@ -1,7 +1,8 @@
+import { randomBase62 } from '../domain/ids.ts';
 import type { Db } from './db.ts';
 
 /** The kinds of outbox rows (see alerting/channels/types.ts `AlertKind`). */
-export type AlertRowKind = 'alert' | 'recovery' | 'notice';
+export type AlertRowKind = 'alert' | 'recovery' | 'acknowledge' | 'notice';
 
 /** One outbox row. Times are epoch ms; `message` is the rendered AlertMessage as JSON. */
 export interface AlertRow {
@@ -17,6 +18,8 @@ export interface AlertRow {
   deliveredAt: number | null;
   failedAt: number | null;
   lastError: string | null;
+  /** Idempotency id of the row (`dlv_…`), the same on every attempt. */
+  deliveryId: string;
 }
 
 interface Row {
@@ -32,6 +35,7 @@ interface Row {
   delivered_at: number | null;
   failed_at: number | null;
   last_error: string | null;
+  delivery_id: string;
 }
 
 const toAlert = (r: Row): AlertRow => ({
@@ -47,12 +51,13 @@ const toAlert = (r: Row): AlertRow => ({
   deliveredAt: r.delivered_at,
   failedAt: r.failed_at,
   lastError: r.last_error,
+  deliveryId: r.delivery_id,
 });
 
 /** The durable alert outbox (house rule 3: every alert is a row before it is sent). */
 export function alertsStore(db: Db) {
   const insert = db.prepare(
-    'INSERT INTO alerts(outage_uuid, channel, kind, step, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO alerts(outage_uuid, channel, kind, step, message, created_at, next_attempt_at, delivery_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const due = db.prepare<[number, number], Row>(
     'SELECT * FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?',
@@ -69,9 +74,9 @@ export function alertsStore(db: Db) {
   const all = db.prepare<[], Row>('SELECT * FROM alerts ORDER BY id');
 
   return {
-    /** Queues an alert, due at `dueAt`. Call inside the transaction that decided to send it. */
+    /** Queues an alert, due at `dueAt`, with a new delivery id. Call inside the transaction that decided to send it. */
     insert(a: { outageUuid: string | null; channel: string; kind: AlertRowKind; step: number | null; message: string; createdAt: number; dueAt: number }): void {
-      insert.run(a.outageUuid, a.channel, a.kind, a.step, a.message, a.createdAt, a.dueAt);
+      insert.run(a.outageUuid, a.channel, a.kind, a.step, a.message, a.createdAt, a.dueAt, `dlv_${randomBase62(22)}`);
     },
     /** Undelivered, not failed rows due at `now`, oldest first, at most `limit`. */
     due: (now: number, limit: number): AlertRow[] => due.all(now, limit).map(toAlert),

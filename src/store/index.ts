@@ -12,6 +12,7 @@ import { subscribersStore } from './subscribers.ts';
 import { pageReadsStore } from './page-reads.ts';
 import { probesStore } from './probes.ts';
 import { ssoConnectionsStore } from './sso-connections.ts';
+import { kumaImportsStore } from './kuma.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -30,6 +31,7 @@ export function createStore(db: Db) {
     pageReads: pageReadsStore(db),
     probes: probesStore(db),
     ssoConnections: ssoConnectionsStore(db),
+    kumaImports: kumaImportsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

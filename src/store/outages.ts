@@ -6,8 +6,11 @@ import type { Db } from './db.ts';
 /** An outage with the joined records the API shows: the monitor and the users who acknowledged or reported it. */
 export interface OutageRecord extends Outage {
   monitor: { uuid: string; name: string; url: string; protocol: string } | null;
-  /** The healthcheck of a healthcheck outage (the API shows it as `monitor` with the ping URL). */
-  healthcheck: { uuid: string; name: string } | null;
+  /**
+   * The healthcheck of a healthcheck outage (the API shows it as `monitor` with the ping URL).
+   * `uuid` is the ping token (a secret); `publicUuid` (`hc_…`) is safe to show in alerts.
+   */
+  healthcheck: { uuid: string; name: string; publicUuid: string } | null;
   acknowledgedByUser: User | null;
   reportedByUser: User | null;
 }
@@ -41,6 +44,7 @@ interface Row {
   m_protocol: string | null;
   h_uuid: string | null;
   h_name: string | null;
+  h_public_uuid: string | null;
   a_email: string | null;
   a_name: string | null;
   r_email: string | null;
@@ -48,7 +52,7 @@ interface Row {
 }
 
 const SELECT = `SELECT o.*, m.uuid AS m_uuid, m.name AS m_name, m.url AS m_url, m.protocol AS m_protocol,
-    h.uuid AS h_uuid, h.name AS h_name, a.email AS a_email, a.name AS a_name, r.email AS r_email, r.name AS r_name
+    h.uuid AS h_uuid, h.name AS h_name, h.public_uuid AS h_public_uuid, a.email AS a_email, a.name AS a_name, r.email AS r_email, r.name AS r_name
   FROM outages o
   LEFT JOIN monitors m ON m.id = o.monitor_id
   LEFT JOIN healthchecks h ON h.id = o.healthcheck_id
@@ -79,7 +83,7 @@ const toRecord = (r: Row): OutageRecord => ({
   summary: r.summary,
   postmortem: r.postmortem,
   monitor: r.m_uuid ? { uuid: r.m_uuid, name: r.m_name!, url: r.m_url!, protocol: r.m_protocol! } : null,
-  healthcheck: r.h_uuid ? { uuid: r.h_uuid, name: r.h_name! } : null,
+  healthcheck: r.h_uuid ? { uuid: r.h_uuid, name: r.h_name!, publicUuid: r.h_public_uuid! } : null,
   acknowledgedByUser: r.acknowledged_by && r.a_email ? { uuid: r.acknowledged_by, email: r.a_email, name: r.a_name! } : null,
   reportedByUser: r.reported_by && r.r_email ? { uuid: r.reported_by, email: r.r_email, name: r.r_name! } : null,
 });

@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 
-/** Channels a status-page visitor can subscribe with (API.md §2.9 `subscribe`; SMS is not offered). */
-export type SubscriberChannel = 'email' | 'slack' | 'teams';
+/** Channels a status-page visitor can subscribe with (API.md §2.9 `subscribe`). */
+export type SubscriberChannel = 'email' | 'slack' | 'teams' | 'sms';
 
 /** A subscriber of a status page. Times are epoch ms. */
 export interface Subscriber {
@@ -9,7 +9,7 @@ export interface Subscriber {
   uuid: string;
   statuspageId: number;
   channel: SubscriberChannel;
-  /** Email address (email) or incoming-webhook URL (slack, teams). */
+  /** Email address (email), incoming-webhook URL (slack, teams) or E.164 phone number (sms). */
   target: string;
   /** When the double opt-in was confirmed (webhook subscriptions are confirmed at once), or null. */
   confirmedAt: number | null;
@@ -44,6 +44,10 @@ export function subscribersStore(db: Db) {
   const insert = db.prepare('INSERT INTO subscribers(uuid, statuspage_id, channel, target, confirmed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const confirm = db.prepare('UPDATE subscribers SET confirmed_at = ? WHERE uuid = ? AND confirmed_at IS NULL');
   const del = db.prepare('DELETE FROM subscribers WHERE uuid = ?');
+  const setCode = db.prepare('UPDATE subscribers SET code_hash = ?, code_expires_at = ?, code_attempts = 0 WHERE uuid = ?');
+  const codeOf = db.prepare<[string], { code_hash: string | null; code_expires_at: number | null; code_attempts: number }>('SELECT code_hash, code_expires_at, code_attempts FROM subscribers WHERE uuid = ?');
+  const failCode = db.prepare('UPDATE subscribers SET code_attempts = code_attempts + 1 WHERE uuid = ?');
+  const clearCode = db.prepare('UPDATE subscribers SET code_hash = NULL, code_expires_at = NULL, code_attempts = 0 WHERE uuid = ?');
   const secret = db.prepare<[string], { value: string }>('SELECT value FROM app_secrets WHERE name = ?');
   const putSecret = db.prepare('INSERT OR IGNORE INTO app_secrets(name, value) VALUES (?, ?)');
   return {
@@ -64,6 +68,23 @@ export function subscribersStore(db: Db) {
     /** @returns true when it was unconfirmed and is now confirmed */
     confirm: (uuid: string, now: number): boolean => confirm.run(now, uuid).changes === 1,
     delete: (uuid: string): boolean => del.run(uuid).changes === 1,
+    /** Stores the hash of a new confirmation code (SMS), valid until `expiresAt` (epoch ms); attempts reset. */
+    setCode(uuid: string, hash: string, expiresAt: number): void {
+      setCode.run(hash, expiresAt, uuid);
+    },
+    /** The pending confirmation code of a subscriber: hash, expiry (epoch ms), wrong attempts so far. */
+    code(uuid: string): { hash: string | null; expiresAt: number | null; attempts: number } | undefined {
+      const r = codeOf.get(uuid);
+      return r && { hash: r.code_hash, expiresAt: r.code_expires_at, attempts: r.code_attempts };
+    },
+    /** Counts one wrong code. */
+    failCode(uuid: string): void {
+      failCode.run(uuid);
+    },
+    /** Forgets the code (after confirming). */
+    clearCode(uuid: string): void {
+      clearCode.run(uuid);
+    },
     /** The secret called `name`, created from `make()` on first use (the first writer wins). */
     secret(name: string, make: () => string): string {
       const have = secret.get(name);

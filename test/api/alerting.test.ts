@@ -66,8 +66,8 @@ describe('alerting', () => {
     assert.equal(alert.event, 'outage.alert');
     assert.equal(alert.outage.uuid, o.uuid);
     assert.equal(alert.outage.description, 'Checkout broken');
-    assert.deepEqual(alert.escalation, { policyUuid: 'ep_team', policyName: 'Team', step: 1, totalSteps: 3 });
-    assert.equal(alert.link, `https://pharos.example.com/v2/outages/${o.uuid}`);
+    assert.deepEqual(alert.escalation, { policyUuid: 'ep_team', policyName: 'Team', step: 1, totalSteps: 3, repeat: 0 });
+    assert.equal(alert.link, `https://pharos.example.com/outages/${o.uuid}`);
     const signed = hooks.received.find((r) => r.path === '/a')!;
     const ts = signed.headers['x-pharos-timestamp'] as string;
     assert.equal(signed.headers['x-pharos-signature'], `sha256=${createHmac('sha256', 's3cret').update(`${ts}.${signed.body}`).digest('hex')}`);
@@ -130,7 +130,7 @@ describe('alerting', () => {
     assert.equal(smtp.mails.length, 1);
     const mail = smtp.mails[0]!.raw.replace(/=\r?\n/g, '');
     assert.match(mail, /Subject: \[Pharos\] DOWN: Shop/);
-    for (const part of ['Shop', target.url, 'Expected 2xx, got 503', outage.startDate, `https://pharos.example.com/v2/outages/${outage.uuid}`]) {
+    for (const part of ['Shop', target.url, 'Expected 2xx, got 503', outage.startDate, `https://pharos.example.com/outages/${outage.uuid}`]) {
       assert.ok(mail.includes(part), `the mail mentions ${part}`);
     }
     target.respond(200);

@@ -21,6 +21,8 @@ const ALLOWED: Record<string, string[]> = {
   http: ['http', 'core', 'domain', 'lib', 'config', 'engine', 'views'],
   // Templates render what http hands them: domain values and view-model types, never a store handle.
   views: ['views', 'domain'],
+  // CLI commands (one module each, dispatched from main) wire layers as main does.
+  cli: ['cli', 'config', 'lib', 'domain', 'store', 'core', 'engine', 'alerting'],
 };
 // http may name engine types only for metrics wiring (EngineMetrics); it never calls the engine.
 const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'], views: ['core', 'store', 'http'] };

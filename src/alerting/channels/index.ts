@@ -1,35 +1,58 @@
-import type { ChannelConfig, ChannelType } from '../../config/schema.ts';
-import { createEmailChannel } from './email.ts';
-import { createSlackChannel } from './slack.ts';
-import { createTeamsChannel } from './teams.ts';
-import type { Channel } from './types.ts';
-import { createWebhookChannel } from './webhook.ts';
+import type { ChannelConfig, ChannelType } from '../../domain/channels/index.ts';
+import { discord } from './discord/index.ts';
+import { email } from './email/index.ts';
+import { googlechat } from './googlechat/index.ts';
+import { gotify } from './gotify/index.ts';
+import { matrix } from './matrix/index.ts';
+import { mattermost } from './mattermost/index.ts';
+import { ntfy } from './ntfy/index.ts';
+import { opsgenie } from './opsgenie/index.ts';
+import { pagerduty } from './pagerduty/index.ts';
+import { pushover } from './pushover/index.ts';
+import { slack } from './slack/index.ts';
+import { teams } from './teams/index.ts';
+import { telegram } from './telegram/index.ts';
+import { twilio } from './twilio/index.ts';
+import type { Channel, ChannelPlugin } from './types.ts';
+import { webhook } from './webhook/index.ts';
 
 export { ChannelError } from './types.ts';
-export type { AlertKind, AlertMessage, AlertOutage, Channel } from './types.ts';
-export type { WebhookConfig, WebhookPayload, WebhookEvent } from './webhook.ts';
-export type { SlackConfig, SlackPayload } from './slack.ts';
-export type { TeamsConfig, TeamsPayload } from './teams.ts';
-export type { EmailConfig, EmailContent } from './email.ts';
+export type { AlertKind, AlertMessage, AlertOutage, Channel, ChannelPlugin, Delivery, ProviderAnswer } from './types.ts';
+export type { WebhookConfig, WebhookPayload, WebhookEvent } from './webhook/index.ts';
+export type { SlackConfig, SlackPayload } from './slack/index.ts';
+export type { TeamsConfig, TeamsPayload } from './teams/index.ts';
+export type { EmailConfig, EmailContent } from './email/index.ts';
 
 /**
- * The channel registry (house rule 1): one factory per `type` of a channel in config.yaml. Adding a
- * kind means a schema in `config/schema.ts`, a file here, and one line below; the `satisfies`
- * clause fails to compile until every kind has a factory taking its own config.
+ * The channel registry (house rule 1): one plugin per `type` of a channel in config.yaml. Adding a
+ * kind means its schema in `domain/channels/` (one line in that registry), a folder here, and one
+ * line below; the `satisfies` clause fails to compile until every kind of the schema registry has
+ * a plugin taking its own config. The contract suite runs over this object.
  */
-export const CHANNEL_FACTORIES = {
-  webhook: createWebhookChannel,
-  slack: createSlackChannel,
-  teams: createTeamsChannel,
-  email: createEmailChannel,
-} as const satisfies { [K in ChannelType]: (config: Extract<ChannelConfig, { type: K }>) => Channel };
+export const CHANNELS = {
+  webhook,
+  slack,
+  teams,
+  email,
+  discord,
+  telegram,
+  ntfy,
+  gotify,
+  pushover,
+  matrix,
+  mattermost,
+  googlechat,
+  pagerduty,
+  opsgenie,
+  twilio,
+} as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
-/** Creates the channel for one config entry with the factory of its `type`. */
+/** Creates the channel for one config entry with the plugin of its `type`. */
 export function createChannel(config: ChannelConfig): Channel {
-  // TypeScript cannot correlate `config.type` with the factory's parameter; `satisfies` above
-  // guarantees each factory takes exactly the config of its own type.
-  const factory = CHANNEL_FACTORIES[config.type] as (config: ChannelConfig) => Channel;
-  return factory(config);
+  // TypeScript cannot correlate `config.type` with the plugin's parameter; `satisfies` above
+  // guarantees each plugin takes exactly the config of its own type.
+  const plugin = CHANNELS[config.type] as unknown as ChannelPlugin<ChannelType>;
+  return plugin.create(config as never);
 }
 
 /**

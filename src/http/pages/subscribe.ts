@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
-import { LinkActionPage, MessagePage, SubscribePage } from '../../../views/forms.tsx';
+import { LinkActionPage, MessagePage, SmsCodePage, SubscribePage } from '../../../views/forms.tsx';
 import type { PageContext, PageEnv } from './context.ts';
 import { send } from './router.ts';
 
@@ -33,6 +33,7 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     const form = await c.req.parseBody();
     try {
       const r = core.subscriptions.subscribe(c.var.page, str(form.channel) || channels[0]!, str(form.target));
+      if (r.outcome === 'code') return send(c, SmsCodePage({ c: c.var.chrome, subscriber: r.subscriber.uuid }));
       const text = r.outcome === 'confirm' ? t.check_your_inbox : r.outcome === 'subscribed' ? t.subscribed_webhook : t.already_subscribed;
       return message(c, 200, t.subscribe, text);
     } catch (e) {
@@ -40,6 +41,24 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
       c.status(400);
       return send(c, SubscribePage({ c: c.var.chrome, channels, error: e.message }));
     }
+  });
+
+  // The code texted to a new SMS subscriber: right → confirmed; wrong → the form again with the
+  // tries left; expired, too many tries or not pending → a message to subscribe again.
+  app.post('/subscribe/verify', async (c) => {
+    if (!offered(c).includes('sms')) return off(c);
+    const { t } = c.var.chrome;
+    const form = await c.req.parseBody();
+    const s = str(form.s);
+    try {
+      core.subscriptions.confirmCode(c.var.page, s, str(form.code));
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      if (e.status === 404) return message(c, 404, t.invalid_link, e.message);
+      c.status(400);
+      return e.code === 'subscriptions.wrong_code' && !e.message.includes('subscribe again') ? send(c, SmsCodePage({ c: c.var.chrome, subscriber: s, error: e.message })) : message(c, 400, t.sms_code_title, e.message);
+    }
+    return message(c, 200, t.confirm_title, t.confirmed);
   });
 
   for (const purpose of ['confirm', 'unsubscribe'] as const) {

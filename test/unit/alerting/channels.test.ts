@@ -5,16 +5,18 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { ChannelConfig, ChannelType } from '../../../src/config/schema.ts';
-import { CHANNEL_FACTORIES, ChannelError, createChannel, createChannels, type AlertKind, type AlertMessage, type Channel } from '../../../src/alerting/channels/index.ts';
+import { CHANNEL_TYPES } from '../../../src/domain/channels/index.ts';
+import { CHANNELS, ChannelError, createChannel, createChannels, type AlertKind, type AlertMessage, type Channel, type ChannelPlugin } from '../../../src/alerting/channels/index.ts';
 
-// Real receivers on 127.0.0.1: an HTTP server for webhook/Slack/Teams, smtp-server for email.
+// Real receivers on 127.0.0.1: an HTTP server for the HTTP channels, smtp-server for email.
+// The contract suite runs over the registry (CHANNELS) itself: a new kind cannot skip it.
 
 const MONITOR = { uuid: 'mon_x', name: 'API', url: 'https://api.example.com', protocol: 'http' };
 const CAUSE = 'Expected 200, got 503';
 const STARTED = '2025-03-04T05:06:07.000Z';
-const LINK = 'https://status.example.com/outages/out_1';
+const LINK = 'https://pharos.example.com/outages/out_1';
+const DELIVERY = { deliveryId: 'dlv_test1' };
 const SECRET_PATH = '/services/SECRET123';
-const SMTP_PASSWORD = 'hunter2-SECRET-pw';
 
 function message(kind: AlertKind = 'alert', over: Partial<AlertMessage> = {}): AlertMessage {
   return {
@@ -31,7 +33,7 @@ function message(kind: AlertKind = 'alert', over: Partial<AlertMessage> = {}): A
       durationMs: 250_000,
       monitor: MONITOR,
     },
-    escalation: { policyUuid: 'ep_default', policyName: 'Default', step: 1, totalSteps: 2 },
+    escalation: { policyUuid: 'ep_default', policyName: 'Default', step: 1, totalSteps: 2, repeat: 0 },
     link: LINK,
     createdAt: '2025-03-04T05:07:00.000Z',
     ...over,
@@ -123,88 +125,86 @@ function reset() {
 /** Undoes quoted-printable soft breaks and `=XX` escapes (fixtures are ASCII). */
 const decodeQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
-// ---- the contract, for every kind ------------------------------------------------------------
+// ---- the contract, for every kind of the registry ----------------------------------------------
 
-interface KindUnderTest {
-  type: ChannelType;
-  config(port: number): ChannelConfig;
-  /** Makes the receiver fail the next delivery: `retryable` (HTTP 500 / SMTP 451) or `permanent` (HTTP 400 / SMTP 550). */
-  fail(how: 'retryable' | 'permanent'): void;
-  /** What arrived, decoded to text. */
-  deliveries(): string[];
-  /** Strings that must never appear in an error message. */
-  secrets: string[];
+/** What a receiver got, decoded to text (form bodies decoded; mails undone of quoted-printable). */
+function deliveries(plugin: ChannelPlugin<ChannelType>): string[] {
+  if (plugin.transport === 'smtp') return smtp.mails.map((m) => decodeQp(m.raw));
+  return http.requests.map((r) => (String(r.headers['content-type']).startsWith('application/x-www-form-urlencoded') ? [...new URLSearchParams(r.body).values()].join('\n') : r.body));
 }
+const baseOf = (plugin: ChannelPlugin<ChannelType>, port?: number) =>
+  plugin.transport === 'smtp' ? `smtp://127.0.0.1:${port ?? smtpPort}` : `http://127.0.0.1:${port ?? httpPort}`;
+const fail = (plugin: ChannelPlugin<ChannelType>, how: 'retryable' | 'permanent') => {
+  if (plugin.transport === 'smtp') smtp.reject = () => (how === 'retryable' ? 451 : 550);
+  else http.status = how === 'retryable' ? 500 : 400;
+};
 
-const httpUrl = (port: number) => `http://127.0.0.1:${port}${SECRET_PATH}?sig=SECRET456`;
-const httpKind = (type: 'webhook' | 'slack' | 'teams'): KindUnderTest => ({
-  type,
-  config: (port) =>
-    type === 'webhook'
-      ? { name: `ops-${type}`, type, url: httpUrl(port), headers: {}, timeout_seconds: 5 }
-      : { name: `ops-${type}`, type, url: httpUrl(port), timeout_seconds: 5 },
-  fail: (how) => void (http.status = how === 'retryable' ? 500 : 400),
-  deliveries: () => http.requests.map((r) => r.body),
-  secrets: [SECRET_PATH, 'SECRET123', 'SECRET456'],
+test('the contract suite covers every kind of the schema registry', () => {
+  assert.deepEqual(Object.keys(CHANNELS), CHANNEL_TYPES);
 });
 
-const KINDS: KindUnderTest[] = [
-  httpKind('webhook'),
-  httpKind('slack'),
-  httpKind('teams'),
-  {
-    type: 'email',
-    config: (port) => ({
-      name: 'ops-email',
-      type: 'email',
-      from: 'Pharos <pharos@example.com>',
-      to: ['oncall@example.com', 'team@example.com'],
-      smtp: { host: '127.0.0.1', port, secure: false, require_tls: false, tls_reject_unauthorized: true, user: 'pharos', password: SMTP_PASSWORD, timeout_seconds: 5 },
-    }),
-    fail: (how) => void (smtp.reject = () => (how === 'retryable' ? 451 : 550)),
-    deliveries: () => smtp.mails.map((m) => decodeQp(m.raw)),
-    secrets: [SMTP_PASSWORD],
-  },
-];
-
-const receiverPort = (type: ChannelType) => (type === 'email' ? smtpPort : httpPort);
-
-for (const kind of KINDS) {
-  describe(`channel contract: ${kind.type}`, () => {
+for (const type of CHANNEL_TYPES) {
+  const plugin = CHANNELS[type] as unknown as ChannelPlugin<ChannelType>;
+  const config = (port?: number) => plugin.example(`ops-${type}`, baseOf(plugin, port)) as ChannelConfig;
+  describe(`channel contract: ${type}`, () => {
     const rejectsWith = async (ch: Channel, permanent: boolean) => {
       let caught: unknown;
-      await ch.send(message()).catch((e: unknown) => (caught = e));
+      await ch.send(message(), DELIVERY).catch((e: unknown) => (caught = e));
       assert.ok(caught instanceof ChannelError, `expected a ChannelError, got ${String(caught)}`);
       assert.equal(caught.permanent, permanent, caught.message);
-      for (const s of kind.secrets) assert.ok(!caught.message.includes(s), `message leaks a secret: ${caught.message}`);
+      for (const s of plugin.secrets) assert.ok(!caught.message.includes(s), `message leaks a secret: ${caught.message}`);
       return caught;
     };
 
-    test('delivers a message once, naming the monitor, cause, start time and link', async () => {
+    test('the example config is valid for its schema', async () => {
+      const { ChannelConfig: schema } = await import('../../../src/domain/channels/index.ts');
+      const parsed = schema.safeParse(config());
+      assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
+      assert.ok(plugin.secrets.length > 0, 'names its secrets');
+    });
+
+    test('delivers a message once, naming the monitor, cause and console link, with the idempotency id, and returns the answer', async () => {
       reset();
-      const ch = open(kind.config(receiverPort(kind.type)));
-      assert.equal(ch.name, `ops-${kind.type}`);
-      await ch.send(message());
-      const got = kind.deliveries();
+      const ch = open(config());
+      assert.equal(ch.name, `ops-${type}`);
+      const answer = await ch.send(message(), DELIVERY);
+      const got = deliveries(plugin);
       assert.equal(got.length, 1);
-      for (const needle of [MONITOR.name, CAUSE, STARTED, LINK]) assert.ok(got[0]!.includes(needle), `delivery lacks ${needle}`);
+      for (const needle of [MONITOR.name, CAUSE, LINK]) assert.ok(got[0]!.includes(needle), `delivery lacks ${needle}: ${got[0]}`);
+      if (plugin.transport === 'http') {
+        assert.match(String(http.requests[0]!.headers['idempotency-key']), /^dlv_test1/);
+        assert.deepEqual(answer, { status: 200, body: 'answer 200' });
+      } else {
+        assert.match(smtp.mails[0]!.raw, /^X-Pharos-Delivery: dlv_test1\r?$/m);
+        assert.equal(answer.status, 250);
+      }
+    });
+
+    test('renders every kind of message (alert, recovery, acknowledge, notice)', async () => {
+      reset();
+      const ch = open(config());
+      for (const kind of ['alert', 'recovery', 'acknowledge', 'notice'] as const) {
+        await ch.send(message(kind, kind === 'notice' ? { outage: null, escalation: null, link: null } : {}), DELIVERY);
+      }
+      assert.equal(deliveries(plugin).length, 4);
     });
 
     test('a server error is retryable', async () => {
       reset();
-      kind.fail('retryable');
-      await rejectsWith(open(kind.config(receiverPort(kind.type))), false);
+      fail(plugin, 'retryable');
+      await rejectsWith(open(config()), false);
     });
 
     test('a client error is permanent', async () => {
       reset();
-      kind.fail('permanent');
-      await rejectsWith(open(kind.config(receiverPort(kind.type))), true);
+      fail(plugin, 'permanent');
+      const err = await rejectsWith(open(config()), true);
+      if (plugin.transport === 'http') assert.deepEqual(err.answer, { status: 400, body: 'answer 400' });
     });
 
     test('connection refused is retryable and names no secret', async () => {
       reset();
-      const err = await rejectsWith(open(kind.config(closedPort)), false);
+      const err = await rejectsWith(open(config(closedPort)), false);
       assert.match(err.message, /connection refused/);
       assert.ok(err.message.includes('127.0.0.1'), err.message);
     });
@@ -226,21 +226,42 @@ describe('webhook channel', () => {
   test('payload: event per kind, the message fields as is', async () => {
     reset();
     const ch = open(config());
-    const events = { alert: 'outage.alert', recovery: 'outage.recovery', notice: 'pharos.notice' } as const;
-    for (const kind of ['alert', 'recovery', 'notice'] as const) {
+    const events = { alert: 'outage.alert', recovery: 'outage.recovery', acknowledge: 'outage.acknowledged', notice: 'pharos.notice' } as const;
+    for (const kind of ['alert', 'recovery', 'acknowledge', 'notice'] as const) {
       const m = message(kind, kind === 'notice' ? { outage: null, escalation: null, link: null } : {});
-      await ch.send(m);
+      await ch.send(m, DELIVERY);
       const r = http.requests.at(-1)!;
       assert.equal(r.method, 'POST');
       assert.equal(r.headers['content-type'], 'application/json');
       assert.equal(r.headers['user-agent'], 'Pharos');
-      assert.deepEqual(JSON.parse(r.body), { event: events[kind], title: m.title, text: m.text, outage: m.outage, escalation: m.escalation, link: m.link, createdAt: m.createdAt });
+      assert.equal(r.headers['idempotency-key'], DELIVERY.deliveryId);
+      assert.deepEqual(JSON.parse(r.body), { event: events[kind], deliveryId: DELIVERY.deliveryId, title: m.title, text: m.text, outage: m.outage, escalation: m.escalation, link: m.link, createdAt: m.createdAt });
     }
+  });
+
+  test('a Mustache body template: variables escaped as JSON, sections by kind, nothing inherited', async () => {
+    reset();
+    const template = '{"text":"{{title}} ({{outage.description}})","id":"{{deliveryId}}"{{#isRecovery}},"ok":true{{/isRecovery}},"x":"{{constructor}}{{title.constructor}}{{#constructor.constructor}}boom{{/constructor.constructor}}"}';
+    const ch = open(config({ body_template: template }));
+    const m = message('alert');
+    await ch.send({ ...m, outage: { ...m.outage!, description: 'say "hi"\n<b>' } }, DELIVERY);
+    const r = http.requests[0]!;
+    assert.equal(r.headers['content-type'], 'application/json');
+    assert.deepEqual(JSON.parse(r.body), { text: `${m.title} (say "hi"\n<b>)`, id: DELIVERY.deliveryId, x: '' });
+    await ch.send(message('recovery'), DELIVERY);
+    assert.equal(JSON.parse(http.requests[1]!.body).ok, true);
+  });
+
+  test('a template with another content type escapes HTML', async () => {
+    reset();
+    await open(config({ body_template: 'alert={{title}}&x={{{title}}}', content_type: 'text/plain' })).send(message('alert', { title: 'a<b' }), DELIVERY);
+    assert.equal(http.requests[0]!.headers['content-type'], 'text/plain');
+    assert.equal(http.requests[0]!.body, 'alert=a&lt;b&x=a<b');
   });
 
   test('signs the raw body with HMAC-SHA256 when a secret is set', async () => {
     reset();
-    await open(config({ secret: 'shh', headers: { Authorization: 'Bearer t0k' } })).send(message());
+    await open(config({ secret: 'shh', headers: { Authorization: 'Bearer t0k' } })).send(message(), DELIVERY);
     const r = http.requests[0]!;
     const ts = String(r.headers['x-pharos-timestamp']);
     assert.match(ts, /^\d+$/);
@@ -252,7 +273,7 @@ describe('webhook channel', () => {
 
   test('no signature headers without a secret', async () => {
     reset();
-    await open(config()).send(message());
+    await open(config()).send(message(), DELIVERY);
     assert.equal(http.requests[0]!.headers['x-pharos-signature'], undefined);
     assert.equal(http.requests[0]!.headers['x-pharos-timestamp'], undefined);
   });
@@ -262,7 +283,7 @@ describe('webhook channel', () => {
     for (const [status, outcome] of [[301, 'ok'], [408, 'retry'], [429, 'retry'], [503, 'retry'], [401, 'permanent'], [404, 'permanent']] as const) {
       reset();
       http.status = status;
-      const err = await ch.send(message()).then(() => null, (e: unknown) => e);
+      const err = await ch.send(message(), DELIVERY).then(() => null, (e: unknown) => e);
       if (outcome === 'ok') assert.equal(err, null, `HTTP ${status}`);
       else {
         assert.ok(err instanceof ChannelError, `HTTP ${status}`);
@@ -275,7 +296,7 @@ describe('webhook channel', () => {
   test('a receiver that never answers is a retryable timeout', async () => {
     reset();
     http.hang = true;
-    const err = await open(config({ timeout_seconds: 1 })).send(message()).then(() => null, (e: unknown) => e);
+    const err = await open(config({ timeout_seconds: 1 })).send(message(), DELIVERY).then(() => null, (e: unknown) => e);
     assert.ok(err instanceof ChannelError);
     assert.equal(err.permanent, false);
     assert.equal(err.message, `webhook hook: timeout after 1 s (127.0.0.1:${httpPort})`);
@@ -289,7 +310,7 @@ describe('slack channel', () => {
     reset();
     const ch = open({ name: 's', type: 'slack', url: `http://127.0.0.1:${httpPort}${SECRET_PATH}`, timeout_seconds: 5 });
     const m = message('alert');
-    await ch.send({ ...m, outage: { ...m.outage!, description: 'a < b & c > d' } });
+    await ch.send({ ...m, outage: { ...m.outage!, description: 'a < b & c > d' } }, DELIVERY);
     const body = JSON.parse(http.requests[0]!.body) as { text: string; blocks: { type: string; text?: { text: string }; fields?: { text: string }[] }[] };
     assert.equal(body.text, 'DOWN: API (https://api.example.com)');
     assert.deepEqual(body.blocks[0], { type: 'header', text: { type: 'plain_text', text: 'DOWN: API (https://api.example.com)', emoji: true } });
@@ -301,7 +322,7 @@ describe('slack channel', () => {
 
   test('no link block when link is null', async () => {
     reset();
-    await open({ name: 's', type: 'slack', url: `http://127.0.0.1:${httpPort}/x`, timeout_seconds: 5 }).send(message('notice', { outage: null, escalation: null, link: null }));
+    await open({ name: 's', type: 'slack', url: `http://127.0.0.1:${httpPort}/x`, timeout_seconds: 5 }).send(message('notice', { outage: null, escalation: null, link: null }), DELIVERY);
     const body = JSON.parse(http.requests[0]!.body) as { blocks: { type: string }[] };
     assert.deepEqual(body.blocks.map((b) => b.type), ['header', 'section']);
   });
@@ -311,7 +332,7 @@ describe('teams channel', () => {
   type Card = { contentType: string; contentUrl: null; content: { type: string; version: string; body: { type: string; color?: string; facts?: { title: string; value: string }[] }[]; actions: unknown[] } };
   const send = async (m: AlertMessage) => {
     reset();
-    await open({ name: 't', type: 'teams', url: `http://127.0.0.1:${httpPort}/workflows?sig=x`, timeout_seconds: 5 }).send(m);
+    await open({ name: 't', type: 'teams', url: `http://127.0.0.1:${httpPort}/workflows?sig=x`, timeout_seconds: 5 }).send(m, DELIVERY);
     return JSON.parse(http.requests[0]!.body) as { type: string; attachments: Card[] };
   };
 
@@ -344,16 +365,16 @@ describe('teams channel', () => {
 // ---- email -----------------------------------------------------------------------------------
 
 describe('email channel', () => {
-  const config = KINDS.find((k) => k.type === 'email')!.config;
+  const config = (port: number) => CHANNELS.email.example('ops-email', `smtp://127.0.0.1:${port}`);
 
   test('mails every recipient with subject, text and escaped HTML, after logging in', async () => {
     reset();
     const m = message('alert');
-    await open(config(smtpPort)).send({ ...m, outage: { ...m.outage!, description: `<script>alert("x's")</script> & co` } });
+    await open(config(smtpPort)).send({ ...m, outage: { ...m.outage!, description: `<script>alert("x's")</script> & co` } }, DELIVERY);
     assert.equal(smtp.mails.length, 1);
     const mail = smtp.mails[0]!;
     assert.deepEqual(mail.rcptTo, ['oncall@example.com', 'team@example.com']);
-    assert.deepEqual(smtp.passwords, [SMTP_PASSWORD]);
+    assert.deepEqual(smtp.passwords, CHANNELS.email.secrets);
     const raw = decodeQp(mail.raw);
     assert.match(raw, /^Subject: \[Pharos\] DOWN: API \(https:\/\/api\.example\.com\)\r?$/m);
     assert.match(raw, /^To: oncall@example\.com, team@example\.com\r?$/m);
@@ -366,7 +387,7 @@ describe('email channel', () => {
   test('a partly rejected recipient list is a permanent error naming the rejected address', async () => {
     reset();
     smtp.reject = (address) => (address === 'team@example.com' ? 550 : 0);
-    const err = await open(config(smtpPort)).send(message()).then(() => null, (e: unknown) => e);
+    const err = await open(config(smtpPort)).send(message(), DELIVERY).then(() => null, (e: unknown) => e);
     assert.ok(err instanceof ChannelError);
     assert.equal(err.permanent, true);
     assert.match(err.message, /delivered to 1 of 2 recipients; rejected team@example\.com/);
@@ -377,15 +398,30 @@ describe('email channel', () => {
 // ---- registry --------------------------------------------------------------------------------
 
 describe('channel registry', () => {
-  test('has one factory per channel type and builds channels by name', async () => {
-    assert.deepEqual(Object.keys(CHANNEL_FACTORIES).sort(), ['email', 'slack', 'teams', 'webhook']);
-    const channels = createChannels(KINDS.map((k) => k.config(receiverPort(k.type))));
-    assert.deepEqual([...channels.keys()], ['ops-webhook', 'ops-slack', 'ops-teams', 'ops-email']);
+  test('builds channels by name', async () => {
+    const channels = createChannels(CHANNEL_TYPES.map((t) => (CHANNELS[t] as unknown as ChannelPlugin<ChannelType>).example(`ops-${t}`, `http://127.0.0.1:${httpPort}`) as ChannelConfig));
+    assert.deepEqual([...channels.keys()], CHANNEL_TYPES.map((t) => `ops-${t}`));
     await Promise.all([...channels.values()].map((c) => c.close()));
   });
 
   test('refuses two channels with one name', () => {
-    const c = KINDS[0]!.config(httpPort);
+    const c = CHANNELS.webhook.example('hook', `http://127.0.0.1:${httpPort}`);
     assert.throws(() => createChannels([c, c]), /used twice/);
+  });
+});
+
+// ---- documentation ---------------------------------------------------------------------------
+
+describe('channel documentation', () => {
+  test('docs/operations.md has a config example for every kind of the registry, valid for its schema', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const { ChannelConfig: schema } = await import('../../../src/domain/channels/index.ts');
+    const doc = readFileSync(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Alert channels'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!.replace(/\$\{(\w+)\}/g, (_, v: string) => (v.includes('URL') ? 'https://example.com/x' : v.endsWith('_SID') ? `AC${'0'.repeat(32)}` : `${v.toLowerCase()}-value`));
+    const entries = (parse(yaml) as { channels: unknown[] }).channels;
+    const types = entries.map((e) => schema.parse(e).type);
+    assert.deepEqual([...types].sort(), [...CHANNEL_TYPES].sort());
   });
 });

@@ -1,9 +1,10 @@
-import type { ChannelConfig } from '../../config/schema.ts';
-import { createJsonPoster } from './http-post.ts';
-import type { AlertKind, AlertMessage, Channel } from './types.ts';
+import { escalationLine } from '../../../domain/alert.ts';
+import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
+import { createHttpSender } from '../http.ts';
+import type { AlertKind, AlertMessage, Channel, ChannelPlugin } from '../types.ts';
 
 /** A `type: teams` channel as parsed from config.yaml (defaults applied). */
-export type TeamsConfig = Extract<ChannelConfig, { type: 'teams' }>;
+export type TeamsConfig = ChannelConfigOf<'teams'>;
 
 /** The Adaptive Card elements Pharos sends. */
 export type TeamsCardElement =
@@ -28,7 +29,7 @@ export interface TeamsPayload {
   ];
 }
 
-const COLORS: Record<AlertKind, 'Attention' | 'Good' | 'Warning'> = { alert: 'Attention', recovery: 'Good', notice: 'Warning' };
+const COLORS: Record<AlertKind, 'Attention' | 'Good' | 'Warning'> = { alert: 'Attention', recovery: 'Good', acknowledge: 'Warning', notice: 'Warning' };
 
 /**
  * Renders a message as a Teams Adaptive Card message:
@@ -64,7 +65,7 @@ export function teamsPayload(message: AlertMessage): TeamsPayload {
     if (o.endDate) facts.push({ title: 'Resolved', value: o.endDate });
   }
   const e = message.escalation;
-  if (e) facts.push({ title: 'Escalation', value: `${e.policyName}, step ${e.step} of ${e.totalSteps}` });
+  if (e) facts.push({ title: 'Escalation', value: escalationLine(e) });
   if (facts.length > 0) body.push({ type: 'FactSet', facts });
   return {
     type: 'message',
@@ -86,18 +87,25 @@ export function teamsPayload(message: AlertMessage): TeamsPayload {
 
 /**
  * A Microsoft Teams channel (Workflows "post to a channel when a webhook request is received", or a
- * legacy incoming webhook): each message is one `POST <url>` (`content-type: application/json`,
- * `user-agent: Pharos`) with the body of {@link teamsPayload}.
+ * legacy incoming webhook): each message is one `POST <url>` (`content-type: application/json`)
+ * with the body of {@link teamsPayload}.
  *
- * `send` throws ChannelError as described in `http-post.ts` (5xx/408/429/network: retryable; other
+ * `send` throws ChannelError as described in `http.ts` (5xx/408/429/network: retryable; other
  * 4xx: permanent); messages name only the host, never the secret path or query (`sig=`).
  */
 export function createTeamsChannel(config: TeamsConfig): Channel {
-  const poster = createJsonPoster({ label: `teams ${config.name}`, url: config.url, timeoutSeconds: config.timeout_seconds });
-  const headers = { 'content-type': 'application/json', 'user-agent': 'Pharos' };
+  const http = createHttpSender({ label: `teams ${config.name}`, timeoutSeconds: config.timeout_seconds });
   return {
     name: config.name,
-    send: (message) => poster.post(JSON.stringify(teamsPayload(message)), headers),
-    close: () => poster.close(),
+    send: (message, delivery) => http.request({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(teamsPayload(message)) }, delivery),
+    close: () => http.close(),
   };
 }
+
+/** The Teams plugin. */
+export const teams: ChannelPlugin<'teams'> = {
+  create: createTeamsChannel,
+  transport: 'http',
+  example: (name, base) => ({ name, type: 'teams', url: `${base}/workflows/SECRET123?sig=SECRET456`, timeout_seconds: 5 }),
+  secrets: ['SECRET123', 'SECRET456'],
+};

@@ -1,9 +1,12 @@
 import nodemailer from 'nodemailer';
-import type { ChannelConfig } from '../../config/schema.ts';
-import { ChannelError, type AlertMessage, type Channel } from './types.ts';
+import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
+import { escapeHtml, facts } from '../render.ts';
+import { ChannelError, type AlertMessage, type Channel, type ChannelPlugin } from '../types.ts';
+
+export { escapeHtml } from '../render.ts';
 
 /** A `type: email` channel as parsed from config.yaml (defaults applied). */
-export type EmailConfig = Extract<ChannelConfig, { type: 'email' }>;
+export type EmailConfig = ChannelConfigOf<'email'>;
 
 /** The rendered parts of one mail. */
 export interface EmailContent {
@@ -15,34 +18,12 @@ export interface EmailContent {
   html: string;
 }
 
-/** Escapes `& < > " '` for HTML text and attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
-
-/** Label/value lines shared by the text and HTML bodies; `href` marks a value that is a link. */
-function facts(message: AlertMessage): { label: string; value: string; href?: string }[] {
-  const out: { label: string; value: string; href?: string }[] = [];
-  const o = message.outage;
-  if (o) {
-    if (o.monitor) out.push({ label: 'Monitor', value: o.monitor.url ? `${o.monitor.name} (${o.monitor.url})` : o.monitor.name });
-    out.push({ label: 'Cause', value: o.description });
-    out.push({ label: 'Started', value: o.startDate });
-    if (o.endDate) out.push({ label: 'Resolved', value: o.endDate });
-    out.push({ label: 'Incident', value: `INC-${o.incidentNumber} (${o.severity})` });
-  }
-  const e = message.escalation;
-  if (e) out.push({ label: 'Escalation', value: `${e.policyName}, step ${e.step} of ${e.totalSteps}` });
-  if (message.link) out.push({ label: 'Link', value: message.link, href: message.link });
-  return out;
-}
-
 /**
  * Renders a message as a mail:
  * - subject `[Pharos] <title>` (line breaks become spaces);
  * - text: the title, a blank line, the text, a blank line, then `Monitor: API (https://…)`,
  *   `Cause: …`, `Started: <ISO>`, `Resolved: <ISO>` (once ended), `Incident: INC-42 (major)`,
- *   `Escalation: <policy>, step 1 of 3`, `Link: https://…`, each only when known;
+ *   `Escalation: <policy>, step 1 of 3[, repeat 2]`, `Link: https://…`, each only when known;
  * - html: the same as `<h2>`, `<p>` and a `<table>`, the link as an `<a href>`, all escaped.
  */
 export function emailContent(message: AlertMessage): EmailContent {
@@ -143,9 +124,9 @@ export function createEmailChannel(config: EmailConfig): Channel {
 
   return {
     name: config.name,
-    async send(message) {
+    async send(message, delivery) {
       const content = emailContent(message);
-      let info: { accepted?: unknown[]; rejected?: unknown[] };
+      let info: { accepted?: unknown[]; rejected?: unknown[]; response?: unknown };
       try {
         info = await transport.sendMail({
           from: config.from,
@@ -153,7 +134,7 @@ export function createEmailChannel(config: EmailConfig): Channel {
           subject: content.subject,
           text: content.text,
           html: content.html,
-          headers: { 'Auto-Submitted': 'auto-generated' },
+          headers: { 'Auto-Submitted': 'auto-generated', 'X-Pharos-Delivery': delivery.deliveryId },
         });
       } catch (e) {
         throw mapEmailError(e, label, where, smtp.timeout_seconds, smtp.password);
@@ -163,9 +144,28 @@ export function createEmailChannel(config: EmailConfig): Channel {
         const accepted = info.accepted?.length ?? 0;
         throw new ChannelError(`${label}: delivered to ${accepted} of ${accepted + rejected.length} recipients; rejected ${rejected.join(', ')}`, true);
       }
+      const reply = typeof info.response === 'string' ? info.response : '250 OK';
+      return { status: Number.parseInt(reply, 10) || 250, body: reply.slice(0, 2_000) };
     },
     async close() {
       transport.close();
     },
   };
 }
+
+/** The email plugin. */
+export const email: ChannelPlugin<'email'> = {
+  create: createEmailChannel,
+  transport: 'smtp',
+  example: (name, base) => {
+    const url = new URL(base);
+    return {
+      name,
+      type: 'email',
+      from: 'Pharos <pharos@example.com>',
+      to: ['oncall@example.com', 'team@example.com'],
+      smtp: { host: url.hostname, port: Number(url.port), secure: false, require_tls: false, tls_reject_unauthorized: true, user: 'pharos', password: 'hunter2-SECRET-pw', timeout_seconds: 5 },
+    };
+  },
+  secrets: ['hunter2-SECRET-pw'],
+};

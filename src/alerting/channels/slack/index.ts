@@ -1,9 +1,10 @@
-import type { ChannelConfig } from '../../config/schema.ts';
-import { createJsonPoster } from './http-post.ts';
-import type { AlertMessage, Channel } from './types.ts';
+import { escalationLine } from '../../../domain/alert.ts';
+import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
+import { createHttpSender } from '../http.ts';
+import type { AlertMessage, Channel, ChannelPlugin } from '../types.ts';
 
 /** A `type: slack` channel as parsed from config.yaml (defaults applied). */
-export type SlackConfig = Extract<ChannelConfig, { type: 'slack' }>;
+export type SlackConfig = ChannelConfigOf<'slack'>;
 
 /** A Block Kit text object. */
 export type SlackText = { type: 'plain_text'; text: string; emoji: boolean } | { type: 'mrkdwn'; text: string };
@@ -82,25 +83,32 @@ export function slackPayload(message: AlertMessage): SlackPayload {
     blocks.push({ type: 'section', fields });
   }
   const e = message.escalation;
-  if (e) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Escalation: ${slackEscape(e.policyName)}, step ${e.step} of ${e.totalSteps}` }] });
+  if (e) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Escalation: ${slackEscape(escalationLine(e))}` }] });
   if (message.link) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: link(message.link, 'Open in Pharos') } });
   return { text: slackEscape(cut(message.title || 'Pharos', SECTION_MAX)), blocks };
 }
 
 /**
  * A Slack incoming-webhook channel: each message is one `POST <url>` (`content-type:
- * application/json`, `user-agent: Pharos`) with the body of {@link slackPayload}.
+ * application/json`) with the body of {@link slackPayload}.
  *
- * `send` throws ChannelError as described in `http-post.ts` (5xx/408/429/network: retryable; other
+ * `send` throws ChannelError as described in `http.ts` (5xx/408/429/network: retryable; other
  * 4xx, e.g. Slack's 404 `no_service` or 410 `channel_is_archived`: permanent); messages name only
  * the host, never the secret path.
  */
 export function createSlackChannel(config: SlackConfig): Channel {
-  const poster = createJsonPoster({ label: `slack ${config.name}`, url: config.url, timeoutSeconds: config.timeout_seconds });
-  const headers = { 'content-type': 'application/json', 'user-agent': 'Pharos' };
+  const http = createHttpSender({ label: `slack ${config.name}`, timeoutSeconds: config.timeout_seconds });
   return {
     name: config.name,
-    send: (message) => poster.post(JSON.stringify(slackPayload(message)), headers),
-    close: () => poster.close(),
+    send: (message, delivery) => http.request({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(message)) }, delivery),
+    close: () => http.close(),
   };
 }
+
+/** The Slack plugin. */
+export const slack: ChannelPlugin<'slack'> = {
+  create: createSlackChannel,
+  transport: 'http',
+  example: (name, base) => ({ name, type: 'slack', url: `${base}/services/SECRET123?sig=SECRET456`, timeout_seconds: 5 }),
+  secrets: ['SECRET123', 'SECRET456'],
+};

@@ -1,46 +1,52 @@
 import { Agent, request } from 'undici';
-import { ChannelError } from './types.ts';
+import { ChannelError, type Delivery, type ProviderAnswer } from './types.ts';
 
 /**
- * The HTTP side shared by the webhook, Slack and Teams channels: POST a JSON body to one URL and
- * turn whatever happens into success or a {@link ChannelError}.
+ * The HTTP side shared by every HTTP channel: send one request and turn whatever happens into the
+ * provider's answer or a {@link ChannelError}.
  *
- * Error messages name the channel and the URL's host only: Slack and Teams put their secret token
- * in the path, so neither the path, the query, userinfo nor the raw error text (which may quote
+ * Error messages name the channel and the URL's host only: Slack, Teams, Discord and Telegram put
+ * their secret token in the path, so neither the path, the query, userinfo nor the raw error text (which may quote
  * the URL) ever reaches a message.
  */
 
-/** Settings of a {@link JsonPoster}. */
-export interface JsonPosterOptions {
+/** Settings of an {@link HttpSender}. */
+export interface HttpSenderOptions {
   /** Prefix of error messages, e.g. `slack ops-slack` (channel type and name). */
   label: string;
-  /** The target URL (http or https); may carry a secret in its path or query. */
-  url: string;
   /** Limit for connecting, for the response headers and for body inactivity, each, in seconds. */
   timeoutSeconds: number;
 }
 
-/** POSTs JSON to one fixed URL over its own connection pool. */
-export interface JsonPoster {
+/** One request of a channel. */
+export interface HttpRequest {
+  /** The target (http or https); may carry a secret in its path or query. */
+  url: string;
+  /** Default POST. */
+  method?: 'POST' | 'PUT';
+  /** Names are lower case; `user-agent: Pharos` and `idempotency-key` are added unless given. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends a channel's HTTP requests over its own connection pool. */
+export interface HttpSender {
   /**
-   * POSTs `body` (already serialized JSON) with `headers` (names are case-insensitive; pass
-   * `content-type` yourself). The response body is read and discarded.
-   * Resolves on any 2xx or 3xx answer (redirects are not followed).
+   * Sends one request for `delivery`, adding `idempotency-key: <deliveryId>`. Resolves with the
+   * answer on any 2xx or 3xx (redirects are not followed).
    * @throws ChannelError retryable (`permanent: false`) on network errors, timeouts, HTTP 408, 429
-   *   and 5xx; permanent on any other 4xx
+   *   and 5xx; permanent on any other 4xx; the error carries the answer when there was one
    */
-  post(body: string, headers: Record<string, string>): Promise<void>;
-  /** Closes the pooled connections; later posts fail. */
+  request(req: HttpRequest, delivery: Delivery): Promise<ProviderAnswer>;
+  /** Closes the pooled connections; later requests fail. */
   close(): Promise<void>;
 }
 
-/**
- * Creates a {@link JsonPoster} with one undici Agent (keep-alive pool) for `options.url`.
- * @throws TypeError when the URL does not parse (config validation prevents this)
- */
-export function createJsonPoster(options: JsonPosterOptions): JsonPoster {
-  const url = new URL(options.url);
-  const host = url.host;
+/** Longest part of an answer's body kept (for `pharos alert test` and logs of failures). */
+const ANSWER_MAX = 2_000;
+
+/** Creates an {@link HttpSender} with one undici Agent (keep-alive pool). */
+export function createHttpSender(options: HttpSenderOptions): HttpSender {
   const timeoutMs = options.timeoutSeconds * 1000;
   const agent = new Agent({
     headersTimeout: timeoutMs,
@@ -51,23 +57,40 @@ export function createJsonPoster(options: JsonPosterOptions): JsonPoster {
   });
 
   return {
-    async post(body, headers) {
-      let statusCode: number;
+    async request(req, delivery) {
+      const url = new URL(req.url);
+      const headers: Record<string, string> = { 'user-agent': 'Pharos', 'idempotency-key': delivery.deliveryId, ...req.headers };
+      let answer: ProviderAnswer;
       try {
-        const res = await request(url, { dispatcher: agent, method: 'POST', headers, body });
-        statusCode = res.statusCode;
+        const res = await request(url, { dispatcher: agent, method: req.method ?? 'POST', headers, body: req.body });
         // The status decides; a body that fails to arrive after a 2xx does not undo the delivery.
-        await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        const text = await readStart(res.body).catch(() => '');
+        answer = { status: res.statusCode, body: text.slice(0, ANSWER_MAX) };
       } catch (e) {
-        throw new ChannelError(`${options.label}: ${describeHttpFailure(e, host, options.timeoutSeconds)}`, false);
+        throw new ChannelError(`${options.label}: ${describeHttpFailure(e, url.host, options.timeoutSeconds)}`, false);
       }
-      if (statusCode < 400) return;
-      throw new ChannelError(`${options.label}: HTTP ${statusCode}`, !isRetryableStatus(statusCode));
+      if (answer.status < 400) return answer;
+      throw new ChannelError(`${options.label}: HTTP ${answer.status}`, !isRetryableStatus(answer.status), answer);
     },
     async close() {
       await agent.close();
     },
   };
+}
+
+/** Reads the first {@link ANSWER_MAX} characters of a body (as UTF-8) and drops the rest. */
+async function readStart(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= ANSWER_MAX * 4) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, ANSWER_MAX);
 }
 
 /** True for the HTTP statuses worth retrying: 408, 429 and every 5xx. */

@@ -1,0 +1,56 @@
+import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
+import { createHttpSender, type HttpRequest } from '../http.ts';
+import { cut, facts, joinUrl, jsonRequest, plainBody } from '../render.ts';
+import type { AlertMessage, Channel, ChannelPlugin } from '../types.ts';
+
+const PRIORITY = { critical: 'P1', major: 'P2', minor: 'P3' } as const;
+
+/**
+ * The Alert API request for a message, by alias (the outage's uuid):
+ * - alert: `POST /v2/alerts` `{message (≤130), alias, description, priority, source: "Pharos",
+ *   entity, details, responders}` (critical → P1, major → P2, minor → P3; a notice is P5 with its
+ *   delivery id as alias);
+ * - acknowledge: `POST /v2/alerts/<alias>/acknowledge?identifierType=alias` `{source, note}`;
+ * - recovery: `POST /v2/alerts/<alias>/close?identifierType=alias` `{source, note}`.
+ */
+export function opsgenieRequest(message: AlertMessage, config: Pick<ChannelConfigOf<'opsgenie'>, 'api_url' | 'teams'>, deliveryId: string): Omit<HttpRequest, 'headers'> & { headers: Record<string, string> } {
+  const o = message.outage;
+  if (o && (message.kind === 'recovery' || message.kind === 'acknowledge')) {
+    const action = message.kind === 'recovery' ? 'close' : 'acknowledge';
+    return jsonRequest(joinUrl(config.api_url, `v2/alerts/${encodeURIComponent(o.uuid)}/${action}?identifierType=alias`), { source: 'Pharos', note: cut(message.text, 25_000) });
+  }
+  return jsonRequest(joinUrl(config.api_url, 'v2/alerts'), {
+    message: cut(message.title || 'Pharos', 130),
+    alias: o?.uuid ?? deliveryId,
+    description: cut(plainBody(message), 15_000),
+    priority: o ? PRIORITY[o.severity] : 'P5',
+    source: 'Pharos',
+    ...(o?.monitor ? { entity: cut(o.monitor.name, 512) } : {}),
+    details: Object.fromEntries(facts(message).map((f) => [f.label.toLowerCase(), cut(f.value, 8_000)])),
+    ...(config.teams.length > 0 ? { responders: config.teams.map((name) => ({ type: 'team', name })) } : {}),
+  });
+}
+
+/**
+ * An Opsgenie channel (header `Authorization: GenieKey <api_key>`). Opsgenie answers 202
+ * `{result, took, requestId}`; 4xx (bad key, invalid alert) is permanent, 429 and 5xx are retried.
+ */
+export function createOpsgenieChannel(config: ChannelConfigOf<'opsgenie'>): Channel {
+  const http = createHttpSender({ label: `opsgenie ${config.name}`, timeoutSeconds: config.timeout_seconds });
+  return {
+    name: config.name,
+    send(message, delivery) {
+      const req = opsgenieRequest(message, config, delivery.deliveryId);
+      return http.request({ ...req, headers: { ...req.headers, authorization: `GenieKey ${config.api_key}` } }, delivery);
+    },
+    close: () => http.close(),
+  };
+}
+
+/** The Opsgenie plugin. */
+export const opsgenie: ChannelPlugin<'opsgenie'> = {
+  create: createOpsgenieChannel,
+  transport: 'http',
+  example: (name, base) => ({ name, type: 'opsgenie', api_key: 'key-SECRET123', api_url: base, teams: ['ops'], timeout_seconds: 5 }),
+  secrets: ['SECRET123'],
+};

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { channelName, timeoutSeconds } from './common.ts';
+
+/** Mail through an SMTP server (nodemailer). */
+export const schema = z.strictObject({
+  name: channelName,
+  type: z.literal('email'),
+  from: z.string().min(3),
+  to: z.array(z.string().min(3)).min(1),
+  smtp: z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65535).default(587),
+    /** true: TLS from the first byte (port 465); false: plain, upgraded by STARTTLS when offered. */
+    secure: z.boolean().default(false),
+    /** Refuse to send unless the server offers STARTTLS. */
+    require_tls: z.boolean().default(false),
+    /** false accepts self-signed server certificates (lab setups only). */
+    tls_reject_unauthorized: z.boolean().default(true),
+    user: z.string().optional(),
+    password: z.string().optional(),
+    timeout_seconds: timeoutSeconds,
+  }),
+});
+export const lifecycle = false;

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { channelSchema, httpUrl, secret } from './common.ts';
+
+/** A Gotify server: `POST /message` with an application token. */
+export const schema = channelSchema('gotify', {
+  server: httpUrl,
+  /** Application token (header `X-Gotify-Key`). */
+  token: secret,
+  /** Priority of alerts (0-10); recoveries use half of it. */
+  priority: z.number().int().min(0).max(10).default(8),
+});
+export const lifecycle = false;

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { channelSchema, httpUrl, secret } from './common.ts';
+
+/** A Matrix room, through the client-server API of a homeserver (`m.room.message`, `m.text`). */
+export const schema = channelSchema('matrix', {
+  homeserver: httpUrl,
+  /** Room id, `!abc:example.org` (the bot's user must have joined it). */
+  room_id: z.string().regex(/^![^:\s]+:\S+$/, 'must be a room id such as !abc:example.org'),
+  access_token: secret,
+});
+export const lifecycle = false;

@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { channelSchema, httpUrl } from './common.ts';
+
+/** A Mattermost incoming webhook (`https://chat.example.com/hooks/<key>`), messages as attachments. */
+export const schema = channelSchema('mattermost', {
+  url: httpUrl,
+  /** Overrides the webhook's channel (when the webhook allows it). */
+  channel: z.string().min(1).optional(),
+  username: z.string().min(1).optional(),
+});
+export const lifecycle = false;

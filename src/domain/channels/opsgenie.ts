@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { apiBase, channelSchema, secret } from './common.ts';
+
+/** Opsgenie Alert API: create, acknowledge and close an alert by alias (the outage's uuid). */
+export const schema = channelSchema('opsgenie', {
+  /** An API integration key (`Authorization: GenieKey …`). */
+  api_key: secret,
+  /** `https://api.eu.opsgenie.com` for EU accounts. */
+  api_url: apiBase('https://api.opsgenie.com'),
+  /** Responders (teams by name), optional; the integration's own routing applies otherwise. */
+  teams: z.array(z.string().min(1)).default([]),
+});
+/** Receives acknowledgements (the outbox queues them for this channel). */
+export const lifecycle = true;

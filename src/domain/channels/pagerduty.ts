@@ -1,0 +1,13 @@
+import { apiBase, channelSchema, secret } from './common.ts';
+
+/**
+ * PagerDuty Events API v2: trigger on alert, acknowledge when acknowledged in Pharos, resolve on
+ * recovery, all with the outage's uuid as `dedup_key`.
+ */
+export const schema = channelSchema('pagerduty', {
+  /** The integration (routing) key of an Events API v2 integration. */
+  routing_key: secret,
+  api_url: apiBase('https://events.pagerduty.com'),
+});
+/** Receives acknowledgements (the outbox queues them for this channel). */
+export const lifecycle = true;

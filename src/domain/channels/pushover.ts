@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { apiBase, channelSchema, secret } from './common.ts';
+
+/** Pushover: `POST /1/messages.json` with an application token and a user (or group) key. */
+export const schema = channelSchema('pushover', {
+  user_key: secret,
+  app_token: secret,
+  /** Only this device of the user; default all. */
+  device: z.string().min(1).optional(),
+  /** Priority of alerts, -2 to 1 (2, emergency, needs receipts Pharos does not poll); recoveries 0. */
+  priority: z.number().int().min(-2).max(1).default(1),
+  sound: z.string().min(1).optional(),
+  api_url: apiBase('https://api.pushover.net'),
+});
+export const lifecycle = false;

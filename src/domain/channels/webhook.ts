@@ -1,0 +1,32 @@
+import Mustache from 'mustache';
+import { z } from 'zod';
+import { channelSchema, httpUrl } from './common.ts';
+
+/**
+ * Checks that a body template parses as Mustache (variables and sections only: Mustache has no
+ * expressions, and Pharos passes no partials and no functions, so a template cannot run code).
+ */
+function parses(template: string): boolean {
+  try {
+    Mustache.parse(template);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON POST to any URL, optionally signed with HMAC-SHA256 (header `X-Pharos-Signature`). */
+export const schema = channelSchema('webhook', {
+  url: httpUrl,
+  /** HMAC-SHA256 key; when set, requests carry `X-Pharos-Signature: sha256=<hex>` over the raw body. */
+  secret: z.string().min(1).optional(),
+  /** Extra request headers (e.g. an Authorization header, usually from `${ENV}`). */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** Mustache body template replacing the JSON payload (docs/operations.md lists the variables). */
+  body_template: z.string().min(1).refine(parses, 'must be a valid Mustache template (variables and sections only)').optional(),
+  /** Content type of a templated body (default application/json: values escaped as JSON string content). */
+  content_type: z.string().min(1).optional(),
+});
+
+/** Receives acknowledgements? No: a webhook gets alerts and recoveries. */
+export const lifecycle = false;

@@ -1,0 +1,76 @@
+import Database from 'better-sqlite3';
+import { kumaMonitor, kumaNotification, type KumaData, type KumaMaintenance, type KumaStatusPage } from '../domain/kuma/types.ts';
+import type { Db } from './db.ts';
+
+/**
+ * Reads an Uptime Kuma `kuma.db` (SQLite), schema 1.23 (the bundled template plus its patches) or
+ * 2.x (the same plus knex migrations, told apart by the `knex_migrations` table), read-only: the
+ * file is opened with `readonly` and `fileMustExist`, and nothing is written. Columns added by
+ * later versions (`json_path_operator`, `timezone`, …) are read when present.
+ * @throws Error naming the file when it is not a Kuma database
+ */
+export function readKumaDb(file: string, nativeBinding?: object): KumaData {
+  const kuma = new Database(file, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) } as Database.Options);
+  try {
+    const tables = new Set((kuma.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
+    if (!tables.has('monitor') || !tables.has('notification')) throw new Error(`${file} is not an Uptime Kuma database (no monitor/notification tables)`);
+    const columns = (table: string) => new Set((kuma.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name));
+    const links = kuma.prepare('SELECT monitor_id, notification_id FROM monitor_notification ORDER BY notification_id').all() as { monitor_id: number; notification_id: number }[];
+    const byMonitor = new Map<number, number[]>();
+    for (const l of links) byMonitor.set(l.monitor_id, [...(byMonitor.get(l.monitor_id) ?? []), l.notification_id]);
+    const monitors = (kuma.prepare('SELECT * FROM monitor ORDER BY id').all() as Record<string, unknown>[]).map((r) => kumaMonitor(r, byMonitor.get(r.id as number) ?? []));
+    const notifications = (kuma.prepare('SELECT * FROM notification ORDER BY id').all() as Record<string, unknown>[]).map(kumaNotification);
+
+    const statusPages: KumaStatusPage[] = [];
+    if (tables.has('status_page')) {
+      const groups = kuma.prepare('SELECT id, name FROM "group" WHERE status_page_id = ? ORDER BY weight, id');
+      const members = kuma.prepare('SELECT monitor_id FROM monitor_group WHERE group_id = ? ORDER BY weight, id');
+      for (const p of kuma.prepare('SELECT id, slug, title, description FROM status_page ORDER BY id').all() as { id: number; slug: string; title: string; description: string | null }[]) {
+        statusPages.push({
+          ...p,
+          groups: (groups.all(p.id) as { id: number; name: string }[]).map((g) => ({ name: g.name, monitorIds: (members.all(g.id) as { monitor_id: number }[]).map((m) => m.monitor_id) })),
+        });
+      }
+    }
+
+    const maintenance: KumaMaintenance[] = [];
+    if (tables.has('maintenance')) {
+      const hasZone = columns('maintenance').has('timezone');
+      const ofWindow = (table: string, column: string) => kuma.prepare(`SELECT ${column} AS id FROM ${table} WHERE maintenance_id = ? ORDER BY ${column}`);
+      const mons = ofWindow('monitor_maintenance', 'monitor_id');
+      const pages = tables.has('maintenance_status_page') ? ofWindow('maintenance_status_page', 'status_page_id') : null;
+      const rows = kuma.prepare(`SELECT id, title, description, strategy, active, start_date, end_date${hasZone ? ', timezone' : ''} FROM maintenance ORDER BY id`).all() as Record<string, unknown>[];
+      for (const w of rows) {
+        maintenance.push({
+          id: w.id as number,
+          title: String(w.title),
+          description: String(w.description ?? ''),
+          strategy: String(w.strategy),
+          active: w.active === 1 || w.active === true,
+          startDate: (w.start_date as string | null) ?? null,
+          endDate: (w.end_date as string | null) ?? null,
+          timezone: (w.timezone as string | null | undefined) ?? null,
+          monitorIds: (mons.all(w.id) as { id: number }[]).map((r) => r.id),
+          statusPageIds: pages ? (pages.all(w.id) as { id: number }[]).map((r) => r.id) : [],
+        });
+      }
+    }
+    return { source: tables.has('knex_migrations') ? '2.x' : '1.23', monitors, notifications, statusPages, maintenance };
+  } finally {
+    kuma.close();
+  }
+}
+
+/** The id map of `pharos import kuma` (table `kuma_imports`). */
+export function kumaImportsStore(db: Db) {
+  const get = db.prepare<[string, number], { uuid: string }>('SELECT uuid FROM kuma_imports WHERE kind = ? AND kuma_id = ?');
+  const put = db.prepare('INSERT INTO kuma_imports(kind, kuma_id, uuid, imported_at) VALUES (?, ?, ?, ?)');
+  return {
+    /** The Pharos uuid a Kuma object of `kind` became, or undefined when never imported. */
+    uuidOf: (kind: string, kumaId: number): string | undefined => get.get(kind, kumaId)?.uuid,
+    /** Records an import. Call inside the importing transaction. */
+    remember(kind: string, kumaId: number, uuid: string, at: number): void {
+      put.run(kind, kumaId, uuid, at);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mapMaintenanceTimes, mapMonitor, wallTimeToEpoch, type PharosCapabilities } from '../../../src/domain/kuma/map.ts';
+import { kumaChannelName, mapNotification } from '../../../src/domain/kuma/notifications.ts';
+import { kumaMonitor, parseKumaBackup } from '../../../src/domain/kuma/types.ts';
+
+// Kuma → Pharos mapping rules, including the protocols other work adds (given as capabilities).
+const WITH_DNS_AND_ASSERTIONS: PharosCapabilities = { protocols: ['http', 'port', 'icmp', 'dns'], monitorFields: new Set(['name', 'url', 'dns_record_type', 'dns_resolver', 'assertions']) };
+const row = (over: Record<string, unknown>) => kumaMonitor({ id: 1, name: 'm', active: 1, interval: 60, retry_interval: 60, maxretries: 0, accepted_statuscodes_json: '["200-299"]', maxredirects: 10, ...over }, []);
+
+test('DNS monitors map to protocol dns with the agreed field names when the protocol exists', () => {
+  const m = mapMonitor(row({ type: 'dns', hostname: 'example.com', dns_resolve_type: 'MX', dns_resolve_server: '9.9.9.9', port: 5353 }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.equal(m.kind, 'monitor');
+  assert.deepEqual(m.kind === 'monitor' && { ...m.body }, { name: 'm', url: 'example.com', protocol: 'dns', check_frequency: 60, paused: false, alerts_wait: 0, dns_record_type: 'MX', dns_resolver: '9.9.9.9:5353' });
+  const without = mapMonitor(row({ type: 'dns', hostname: 'example.com' }), { protocols: ['http'], monitorFields: new Set() }, null);
+  assert.deepEqual(without, { kind: 'skipped', reason: 'DNS monitors need the dns protocol, which this Pharos does not have' });
+});
+
+test('JSON-query monitors become a json assertion with the Kuma operator when assertions exist', () => {
+  const m = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: '3', json_path_operator: '>=' }), WITH_DNS_AND_ASSERTIONS, 'ep_kuma_1');
+  assert.equal(m.kind, 'monitor');
+  const body = m.kind === 'monitor' ? (m.body as Record<string, unknown>) : {};
+  assert.deepEqual(body.assertions, [{ source: 'json', path: '$.a', op: '>=', value: '3' }]);
+  assert.equal(body.escalation_policy, 'ep_kuma_1');
+});
+
+test('push: period = interval, grace = retries × retry interval (at least 60 s)', () => {
+  const m = mapMonitor(row({ type: 'push', interval: 300, maxretries: 2, retry_interval: 120 }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.deepEqual(m.kind === 'healthcheck' && m.body, { name: 'm', period_value: 300, period_type: 'seconds', grace_period_value: 240, grace_period_type: 'seconds' });
+});
+
+test('intervals round to the nearest check frequency; retries become alerts_wait; timeouts clamp to 1–60 s', () => {
+  const m = mapMonitor(row({ type: 'http', url: 'https://x.example', interval: 25, maxretries: 5, retry_interval: 90, timeout: 70 }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.equal(m.kind, 'monitor');
+  if (m.kind !== 'monitor') return;
+  assert.equal(m.body.check_frequency, 30);
+  assert.equal(m.body.alerts_wait, 10, '450 s → 8 min → the next allowed value, 10');
+  assert.equal(m.body.timeout, 60);
+  assert.deepEqual(m.notes, ['interval 25 s → 30 s (Pharos\'s check frequencies)', '5 retries (450 s) → alerts_wait 10 min', 'timeout 70 s → 60 s']);
+});
+
+test('fixed-time maintenance reads wall times in its zone, across DST', () => {
+  assert.equal(wallTimeToEpoch('2030-01-15 12:00:00', 'Europe/Berlin'), Date.parse('2030-01-15T11:00:00Z'));
+  assert.equal(wallTimeToEpoch('2030-07-15 12:00', 'Europe/Berlin'), Date.parse('2030-07-15T10:00:00Z'));
+  assert.equal(wallTimeToEpoch('2030-03-31 03:30:00', 'Europe/Berlin'), Date.parse('2030-03-31T01:30:00Z'), 'just after the spring change');
+  const w = { id: 1, title: 't', description: '', strategy: 'single', active: true, startDate: '2030-01-01 00:00', endDate: '2030-01-01 01:00', timezone: 'SAME_AS_SERVER', monitorIds: [], statusPageIds: [] };
+  assert.deepEqual(mapMaintenanceTimes(w), { kind: 'window', startAt: Date.parse('2030-01-01T00:00:00Z'), endAt: Date.parse('2030-01-01T01:00:00Z'), notes: ["Kuma's server time zone is unknown here: times read as UTC"] });
+  assert.deepEqual(mapMaintenanceTimes({ ...w, strategy: 'cron' }), { kind: 'skipped', reason: 'strategy "cron" (only windows with a fixed start and end are imported)' });
+});
+
+test('notifications: every supported provider maps to a valid channel; secrets become placeholders', () => {
+  const n = (type: string, config: Record<string, unknown>) => ({ id: 7, name: 'Ops Team!', active: true, isDefault: false, config: { type, ...config } });
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['telegram', { telegramBotToken: '1:A', telegramChatID: '-100', telegramMessageThreadID: '3' }, 'telegram'],
+    ['gotify', { gotifyserverurl: 'https://g.example', gotifyapplicationToken: 'A', gotifyPriority: 5 }, 'gotify'],
+    ['pushover', { pushoveruserkey: 'u', pushoverapptoken: 'a', pushoverpriority: '2' }, 'pushover'],
+    ['matrix', { homeserverUrl: 'https://m.example', internalRoomId: '!r:m.example', accessToken: 't' }, 'matrix'],
+    ['mattermost', { mattermostWebhookUrl: 'https://mm.example/hooks/x' }, 'mattermost'],
+    ['GoogleChat', { googleChatWebhookURL: 'https://chat.googleapis.com/v1/spaces/x/messages?key=k' }, 'googlechat'],
+    ['Opsgenie', { opsgenieApiKey: 'k', opsgenieRegion: 'eu' }, 'opsgenie'],
+    ['twilio', { twilioAccountSID: `AC${'a'.repeat(32)}`, twilioAuthToken: 't', twilioFromNumber: '+15550001111', twilioToNumber: '+15550002222' }, 'twilio'],
+    ['slack', { slackwebhookURL: 'https://hooks.slack.com/services/a' }, 'slack'],
+    ['teams', { webhookUrl: 'https://x.webhook.office.com/a' }, 'teams'],
+    ['webhook', { webhookURL: 'https://h.example/in', webhookContentType: 'json' }, 'webhook'],
+    ['smtp', { smtpHost: 'smtp.example', smtpPort: 465, smtpSecure: 'secure', smtpUsername: 'u', smtpPassword: 'p', smtpFrom: 'a@example.com', smtpTo: 'b@example.com, c@example.com' }, 'email'],
+    ['apprise', { appriseURL: 'tgram://1:A/2' }, 'telegram'],
+  ];
+  for (const [type, config, expected] of cases) {
+    const m = mapNotification(n(type, config), true);
+    assert.equal(m.kind, 'channel', `${type}: ${m.kind === 'skipped' ? m.reason : ''}`);
+    if (m.kind === 'channel') assert.equal(m.entry.type ?? 'apprise', expected === 'telegram' && type === 'apprise' ? 'apprise' : expected, type);
+  }
+  const hidden = mapNotification(n('smtp', cases.at(-2)![1]), false);
+  assert.equal(hidden.kind === 'channel' && (hidden.entry.smtp as { password: string }).password, '${KUMA_7_SMTP_PASSWORD}');
+  assert.equal(kumaChannelName(n('x', {})), 'kuma-7-ops-team');
+  const pushover = mapNotification(n('pushover', { pushoveruserkey: 'u', pushoverapptoken: 'a', pushoverpriority: '2' }), true);
+  assert.equal(pushover.kind === 'channel' && pushover.entry.priority, 1, 'emergency priority 2 → 1');
+  assert.deepEqual(mapNotification(n('twilio', { twilioAccountSID: 'bad', twilioAuthToken: 't', twilioFromNumber: '+15550001111', twilioToNumber: '+15550002222' }), true), { kind: 'skipped', reason: 'account_sid: must be an account SID (AC + 32 hex digits)' });
+});
+
+test('a JSON backup that is not one is refused with the reason', () => {
+  assert.throws(() => parseKumaBackup('{"hello":1}'), /not a Kuma JSON backup: no monitorList array/);
+  assert.throws(() => parseKumaBackup('nope'), /not a Kuma JSON backup/);
+});
