@@ -45,7 +45,7 @@ escalation_policies:
     assert.throws(() => loadConfig({}, file), /: config: channels\[0\]\.url: environment variable SLACK_WEBHOOK_URL is not set$/);
     const config = loadConfig({ HOOK_TOKEN: 't0ken' }, file, { unsetVariables: 'placeholder' });
     assert.deepEqual(
-      config.channels.map((c) => [c.name, c.url, 'secret' in c ? c.secret : undefined, 'headers' in c ? c.headers : undefined]),
+      config.channels.map((c) => [c.name, 'url' in c ? c.url : undefined, 'secret' in c ? c.secret : undefined, 'headers' in c ? c.headers : undefined]),
       [
         ['ops-slack', 'https://unset.invalid/SLACK_WEBHOOK_URL', undefined, undefined],
         ['hook', 'https://hooks.example.com/x', 'https://unset.invalid/HOOK_SECRET', { Authorization: 'Bearer t0ken' }],
