@@ -1,44 +1,59 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/pharos.ts';
+import { prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
-import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import { httpTarget } from '../support/targets.ts';
 
-// The single executable (issue 6 smoke test): build.sh makes dist/pharos; a copy in an empty
-// directory, with no node_modules and a PATH without node, serves the API, checks a local target and
-// stops cleanly on SIGTERM.
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// The single executable for this machine (issue 6 smoke test, issue 20 addon folders): build.sh
+// makes dist/pharos; a copy in an empty directory, with no node_modules and a PATH without node,
+// serves the API, checks a local target and stops cleanly on SIGTERM. test/build/binary-arm64.test.ts
+// does the same for the arm64 binary under qemu.
 const dir = tempDir('pharos-binary-');
-const bin = join(dir, 'pharos');
 const TOKEN = 'binary-smoke-token-0123456789';
-let target: HttpTarget;
-
-/** An environment with only HOME and a PATH holding `ping` (no node anywhere). */
-function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { HOME: join(dir, 'home'), PATH: join(dir, 'bin'), ...extra };
-}
+let b: BinaryUnderTest;
+let bin: string;
+const bareEnv = (extra: Record<string, string> = {}) => b.env(extra);
 
 before(() => {
-  execFileSync('bash', [join(ROOT, 'build.sh')], { cwd: ROOT, stdio: 'ignore' });
-  copyFileSync(join(ROOT, 'dist/pharos'), bin);
-  mkdirSync(join(dir, 'home'));
-  mkdirSync(join(dir, 'bin'));
-  const ping = execFileSync('sh', ['-c', 'command -v ping'], { encoding: 'utf8' }).trim();
-  symlinkSync(ping, join(dir, 'bin', 'ping'));
+  b = prepareBinary(dir);
+  bin = b.bin;
+  chmodSync(dir, 0o755); // the tests run as a system user too (uid 65534)
 });
-after(async () => {
-  await target?.stop();
+after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('pharos version prints the Pharos, Node and SQLite versions without node or node_modules', () => {
+test('pharos version prints the Pharos, Node and SQLite versions and the target without node or node_modules', () => {
   const out = execFileSync(bin, ['version'], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
-  assert.match(out, /^pharos \d+\.\d+\.\d+\nnode v24\.\d+\.\d+\nsqlite 3\.\d+\.\d+\n$/);
-  assert.ok(existsSync(join(dir, 'home', '.cache', 'pharos')), 'the SQLite addon is cached under ~/.cache/pharos');
+  assert.match(out, /^pharos \d+\.\d+\.\d+\nnode v24\.\d+\.\d+\nsqlite 3\.\d+\.\d+\ntarget linux-x64 \(single executable\)\n$/);
+  assert.ok(existsSync(join(dir, 'home', '.cache', 'pharos')), 'without a data dir the SQLite addon is cached under ~/.cache/pharos');
+});
+
+test('a system user without a home runs pharos version: the addon goes to $TMPDIR/pharos-<uid>', () => {
+  const tmp = join(dir, 'tmp-nobody');
+  mkdirSync(tmp);
+  chmodSync(tmp, 0o1777);
+  const r = spawnSync(bin, ['version'], { cwd: tmp, uid: 65534, gid: 65534, env: { HOME: '/nonexistent', PATH: join(dir, 'bin'), TMPDIR: tmp }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^pharos .*\nsqlite 3\./s);
+  assert.equal(readdirSync(join(tmp, 'pharos-65534')).filter((f) => /^better_sqlite3-[0-9a-f]{16}\.node$/.test(f)).length, 1);
+});
+
+test('no folder can hold the addon: one line naming the folders tried, exit 1', () => {
+  const r = spawnSync(bin, ['token', 'list'], {
+    cwd: dir,
+    uid: 65534,
+    gid: 65534,
+    env: { HOME: '/nonexistent', PATH: join(dir, 'bin'), TMPDIR: '/proc', PHAROS_DATA_DIR: '/sys/pharos' },
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^pharos: cannot load the SQLite addon: tried \/sys\/pharos\/native \(not writable: .*\); \/nonexistent\/\.cache\/pharos \(not writable: .*\); \/proc\/pharos-65534 \(not writable: .*\); set PHAROS_DATA_DIR, XDG_CACHE_HOME or TMPDIR/);
 });
 
 test('bad start-up input: one clear line and a non-zero exit', () => {
@@ -55,39 +70,7 @@ test('bad start-up input: one clear line and a non-zero exit', () => {
 });
 
 test('serve: the API answers, a local HTTP target is checked, a status page renders, SIGTERM exits 0 with the WAL checkpointed', { timeout: 60_000 }, async () => {
-  target = await httpTarget();
-  const port = await freePort();
-  const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' } });
-  try {
-    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok);
-    const created = await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'local', url: `${target.url}/health`, check_frequency: 10 }) });
-    assert.equal(created.status, 201);
-    await waitFor('a check of the local target', async () => target.hits > 0, 20_000);
-    await waitFor('the check to be counted', async () => /pharos_checks_total\{protocol="http",result="up"\} [1-9]/.test(await (await api('/metrics')).text()), 20_000);
-    assert.equal((await (await fetch(`${url}/docs/assets/swagger-ui.css`)).text()).length > 1000, true, '/docs assets are served from inside the binary');
-    const monitor = (await created.json()) as { uuid: string };
-    const page = await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'Binary Status', subdomain: 'bin', font: 'Roboto', sections: [{ name: 'Site', services: [{ monitor_uuid: monitor.uuid }] }] }) });
-    assert.equal(page.status, 201);
-    // Results are group-committed (every 100 ms): the page shows "no data yet" until the first is stored.
-    let html = '';
-    await waitFor('the page to show the checked service', async () => /data-status="operational"/.test((html = await (await fetch(`${url}/status/bin`)).text())), 10_000);
-    assert.match(html, /Binary Status[\s\S]*data-service="local"[\s\S]*data-status="operational"/, 'the status page renders with its service');
-    assert.match(html, /class="bar l-ok"/);
-    const font = await fetch(`${url}/_pharos/fonts/roboto-latin-400-normal.woff2`);
-    assert.equal(font.status, 200);
-    assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('latin1'), 'wOF2', 'fonts are served from inside the binary');
-  } finally {
-    child.kill('SIGTERM');
-  }
-  assert.equal(await exited, 0, stderr);
-  const wal = join(dir, 'data', 'pharos.db-wal');
-  assert.ok(!existsSync(wal) || statSync(wal).size === 0, 'the WAL was checkpointed');
-  assert.ok(statSync(join(dir, 'data', 'pharos.db')).size > 0);
+  await serveSmoke(b, dir);
 });
 
 test('agent: the same binary runs a remote probe that checks from its own source address; SIGTERM exits 0', { timeout: 60_000 }, async () => {
