@@ -94,7 +94,7 @@ fi
 
 node_modules/.bin/tsc --noEmit -p tsconfig.json
 mkdir -p dist
-if [ $RELEASE -eq 1 ]; then rm -rf dist/*; fi
+if [ $RELEASE -eq 1 ]; then rm -rf dist/.stage dist/pharos-*.tar.gz dist/pharos-*.cdx.json dist/SHA256SUMS; fi
 
 # build_target TARGET: dist/TARGET/pharos. Works in its own folder so two builds can run at once.
 build_target() {
@@ -180,7 +180,7 @@ for t in "${TARGETS[@]}"; do
   cp "dist/$t/pharos" LICENSE README.md config.example.yaml "$stage/"
   cp "$UNIT" "$stage/pharos.service"
   chmod 0755 "$stage/pharos"; chmod 0644 "$stage"/{LICENSE,README.md,config.example.yaml,pharos.service}
-  tar -C dist/.stage --owner=0 --group=0 --numeric-owner --mtime="@$EPOCH" --sort=name -cf - "$name" | gzip -n -9 >"dist/$name.tar.gz"
+  tar -C dist/.stage --owner=0 --group=0 --numeric-owner --mtime="@$EPOCH" --sort=name -cf - "$name" | gzip -n >"dist/$name.tar.gz"
 done
 rm -rf dist/.stage "$UNIT"
 # CycloneDX SBOM of what the binaries carry (production and optional dependencies: the Node runtime

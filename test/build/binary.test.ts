@@ -4,14 +4,14 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/pharos.ts';
-import { prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
+import { buildBinary, prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
 
 // The single executable for this machine (issue 6 smoke test, issue 20 addon folders): build.sh
 // makes dist/pharos; a copy in an empty directory, with no node_modules and a PATH without node,
-// serves the API, checks a local target and stops cleanly on SIGTERM. test/build/binary-arm64.test.ts
-// does the same for the arm64 binary under qemu.
+// serves the API, checks a local target and stops cleanly on SIGTERM. test/build/release.test.ts
+// does the same for the arm64 binary of the release, under qemu.
 const dir = tempDir('pharos-binary-');
 const TOKEN = 'binary-smoke-token-0123456789';
 let b: BinaryUnderTest;
@@ -19,7 +19,7 @@ let bin: string;
 const bareEnv = (extra: Record<string, string> = {}) => b.env(extra);
 
 before(() => {
-  b = prepareBinary(dir);
+  b = prepareBinary(dir, buildBinary());
   bin = b.bin;
   chmodSync(dir, 0o755); // the tests run as a system user too (uid 65534)
 });

@@ -22,13 +22,21 @@ export interface BinaryUnderTest {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Runs build.sh for `target` (default: this machine) and sets the binary up in `dir`.
+ * Runs build.sh for `target` (default: this machine).
+ * @returns the built binary's path (dist/pharos, or dist/<target>/pharos)
+ */
+export function buildBinary(target?: 'linux-x64' | 'linux-arm64'): string {
+  execFileSync('bash', [join(ROOT, 'build.sh'), ...(target ? ['--target', target] : [])], { cwd: ROOT, stdio: 'ignore' });
+  return join(ROOT, 'dist', target ?? '', 'pharos');
+}
+
+/**
+ * Copies a built binary alone into `dir` and gives it a home and a PATH with only `ping`.
  * @param emulator argv prefix for a binary this machine cannot run itself (qemu-user)
  */
-export function prepareBinary(dir: string, target?: 'linux-x64' | 'linux-arm64', emulator: string[] = []): BinaryUnderTest {
-  execFileSync('bash', [join(ROOT, 'build.sh'), ...(target ? ['--target', target] : [])], { cwd: ROOT, stdio: 'ignore' });
+export function prepareBinary(dir: string, built: string, emulator: string[] = []): BinaryUnderTest {
   const bin = join(dir, 'pharos');
-  copyFileSync(join(ROOT, 'dist', target ?? '', 'pharos'), bin);
+  copyFileSync(built, bin);
   mkdirSync(join(dir, 'home'));
   mkdirSync(join(dir, 'bin'));
   const ping = execFileSync('sh', ['-c', 'command -v ping'], { encoding: 'utf8' }).trim();
