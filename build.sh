@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-usage() { sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//'; }
 TARGETS=()
 RELEASE=0
 while [ $# -gt 0 ]; do

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -146,7 +146,7 @@ export class Steps {
     const real = this.path(p);
     mkdirSync(dirname(real), { recursive: true, mode: 0o755 });
     copyFileSync(from, `${real}.tmp`);
-    execFileSync('chmod', [mode.toString(8), `${real}.tmp`]);
+    chmodSync(`${real}.tmp`, mode);
     renameSync(`${real}.tmp`, real);
   }
 
