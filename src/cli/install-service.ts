@@ -48,7 +48,8 @@ Run it again to upgrade: the binary and unit are replaced, config.yaml and the d
 
     if (isSea()) {
       const self = realpathSync(process.execPath);
-      if (!existsSync(layout.binary) || realpathSync(layout.binary) !== self) steps.copy(self, layout.binary, 0o755);
+      const installed = steps.path(layout.binary);
+      if (!existsSync(installed) || realpathSync(installed) !== self) steps.copy(self, layout.binary, 0o755);
       else steps.say(`${layout.binary} is this binary: kept`);
     } else {
       steps.say(`running from source: no binary copied; the unit runs ${layout.binary}`);

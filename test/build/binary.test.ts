@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/pharos.ts';
 import { buildBinary, prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
@@ -71,6 +71,17 @@ test('bad start-up input: one clear line and a non-zero exit', () => {
 
 test('serve: the API answers, a local HTTP target is checked, a status page renders, SIGTERM exits 0 with the WAL checkpointed', { timeout: 60_000 }, async () => {
   await serveSmoke(b, dir);
+});
+
+test('install-service --root: the binary copies itself to /usr/local/bin/pharos and writes the unit; run again from there it keeps itself', () => {
+  const root = join(dir, 'root');
+  const first = execFileSync(bin, ['install-service', '--root', root], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
+  assert.match(first, new RegExp(`^copy ${bin} → /usr/local/bin/pharos$`, 'm'));
+  const installed = join(root, 'usr/local/bin/pharos');
+  assert.match(execFileSync(installed, ['version'], { cwd: dir, env: bareEnv(), encoding: 'utf8' }), /target linux-x64 \(single executable\)/);
+  assert.match(readFileSync(join(root, 'etc/systemd/system/pharos.service'), 'utf8'), /^ExecStart=\/usr\/local\/bin\/pharos serve$/m);
+  const again = execFileSync(installed, ['install-service', '--root', root], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
+  assert.match(again, /^\/usr\/local\/bin\/pharos is this binary: kept$/m);
 });
 
 test('agent: the same binary runs a remote probe that checks from its own source address; SIGTERM exits 0', { timeout: 60_000 }, async () => {
