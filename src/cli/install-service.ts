@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load.ts';
 import { AppError } from '../lib/errors.ts';
 import { isSea } from '../lib/sea.ts';
 import { parse, type CliCommand } from './command.ts';
-import { DEFAULT_LAYOUT, INITIAL_CONFIG, serviceUnit, Steps, UNIT_NAME, type ServiceLayout } from './service-unit.ts';
+import { DEFAULT_LAYOUT, firstStartLinesIn, INITIAL_CONFIG, serviceUnit, Steps, UNIT_NAME, type ServiceLayout } from './service-unit.ts';
 
 /** How long install-service waits for the first start's admin token/setup line in the journal. */
 const FIRST_START_WAIT_MS = 20_000;
@@ -98,8 +98,8 @@ function configuredPublicUrl(steps: Steps, layout: ServiceLayout, env: Record<st
 }
 
 /**
- * Lines of the service's journal since `since` (Unix s) that carry the first start's admin token
- * (the line after "Admin API token") or a setup link (`/setup/`), waiting up to FIRST_START_WAIT_MS.
+ * The first-start lines (firstStartLinesIn) of the service's journal since `since` (Unix s), waiting
+ * up to FIRST_START_WAIT_MS, or none once the service logged that it listens without them.
  */
 async function firstStartLines(since: number): Promise<string[]> {
   const { execFileSync } = await import('node:child_process');
@@ -111,8 +111,7 @@ async function firstStartLines(since: number): Promise<string[]> {
     } catch {
       /* journal not readable yet */
     }
-    const lines = log.split('\n');
-    const found = lines.flatMap((l, i) => (/\/setup\//.test(l) ? [l.trim()] : /^Admin API token/.test(l) && lines[i + 1] ? [`admin API token ${lines[i + 1]!.trim()}`] : []));
+    const found = firstStartLinesIn(log);
     if (found.length > 0) return found;
     if (/pharos listening/.test(log)) return [];
     await new Promise((r) => setTimeout(r, 500));

@@ -106,6 +106,21 @@ listen: "0.0.0.0:8080"
 `;
 
 /**
+ * The lines of a `pharos serve` output that an operator needs after the first start: a setup link
+ * (any line with `/setup/`, printed whole) and the admin API token (the line after `Admin API token
+ * …:`, printed as `admin API token <token>`).
+ * @param log the service's output (journalctl -o cat)
+ */
+export function firstStartLinesIn(log: string): string[] {
+  const lines = log.split('\n');
+  return lines.flatMap((l, i) => {
+    if (/\/setup\//.test(l)) return [l.trim()];
+    const next = lines[i + 1]?.trim();
+    return /^Admin API token/.test(l) && next ? [`admin API token ${next}`] : [];
+  });
+}
+
+/**
  * Performs or prints an install's steps. With `root`, paths are written below that folder and
  * commands are printed as skipped; with `dryRun`, nothing is written or run, every step is printed.
  */
