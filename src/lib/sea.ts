@@ -87,11 +87,13 @@ export function loadAddon(bytes: Buffer, dirs: readonly string[], name: string):
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
+      step = 'refused';
       const st = lstatSync(dir);
       const uid = process.getuid?.();
       if (!st.isDirectory()) throw new Error('not a directory');
       if (uid !== undefined && st.uid !== uid) throw new Error(`owned by uid ${st.uid}, not ${uid}`);
       if ((st.mode & 0o022) !== 0) throw new Error('writable by group or others');
+      step = 'not writable';
       if (!matches(file, hash)) {
         tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
         writeFileSync(tmp, bytes, { mode: 0o700 });
