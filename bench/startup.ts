@@ -2,7 +2,11 @@
  * Bench: the single executable's size, start-up time to the first API answer (empty database, and
  * 10,000 monitors), and idle RSS. Medians of several runs; whole processes; see docs/PERFORMANCE.md.
  *
- *   npm run bench:startup -- [--runs 5] [--monitors 10000] [--pharos dist|<path to a binary>]
+ *   npm run bench:startup -- [--runs 5] [--monitors 10000] [--pharos dist|<path to a binary>] [--emulator CMD]
+ *
+ * --emulator runs the binary through CMD (e.g. `qemu-aarch64-static -L /usr/aarch64-linux-gnu` for
+ * dist/linux-arm64/pharos on x86-64); the database with N monitors is then made by this machine's
+ * dist/pharos. Times and RSS under emulation are the emulator's, not an arm64 machine's.
  */
 import { cpSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +20,7 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '5' },
     monitors: { type: 'string', default: '10000' },
     pharos: { type: 'string', default: 'dist' },
+    emulator: { type: 'string' },
   },
 });
 const RUNS = Number(opt.runs);
@@ -29,7 +34,8 @@ async function startOnce(bin: string, dataDir: string | null): Promise<{ ms: num
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = startChild(bin, ['serve'], { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: join(dir, 'data'), PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: join(dir, 'config.yaml') });
+  const [cmd, ...prefix] = [...(opt.emulator?.split(' ').filter(Boolean) ?? []), bin];
+  const child = startChild(cmd!, [...prefix, 'serve'], { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: join(dir, 'data'), PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: join(dir, 'config.yaml') });
   try {
     for (;;) {
       if (child.proc.exitCode !== null) throw new Error(`pharos exited: ${child.stderr()}`);
@@ -51,7 +57,7 @@ const bin = opt.pharos === 'dist' ? join(ROOT, 'dist/pharos') : opt.pharos!;
 const targetPort = await freePort();
 const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
 await target.nextLine();
-const seed = await startBenchPharos(opt.pharos!);
+const seed = await startBenchPharos(opt.emulator ? 'dist' : opt.pharos!);
 await forEachConcurrent(N, 8, async (i) => {
   const res = await seed.api('/v1/monitors', 'POST', { name: `m${i}`, url: `http://127.0.0.1:${targetPort}/m/${i}`, check_frequency: 60 });
   if (res.status !== 201) throw new Error(`create monitor: ${res.status}`);
@@ -74,7 +80,7 @@ for (let i = 0; i < RUNS; i++) {
 await seed.cleanup();
 await stop(target);
 const sizeMb = statSync(bin).size / 2 ** 20;
-console.log(`\nbinary ${bin}: ${sizeMb.toFixed(1)} MiB; medians of ${RUNS} runs\n`);
+console.log(`\nbinary ${bin}: ${sizeMb.toFixed(1)} MiB; medians of ${RUNS} runs${opt.emulator ? ` under ${opt.emulator}` : ''}\n`);
 console.log('| database | start → first API answer (ms) | RSS 5 s after start (MB) |');
 console.log('|---|---:|---:|');
 console.log(`| empty | ${median(empty).toFixed(0)} | ${median(idleEmpty).toFixed(0)} |`);

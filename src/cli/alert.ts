@@ -1,3 +1,5 @@
+import { loadConfig } from '../config/load.ts';
+import { parse, type CliCommand } from './command.ts';
 import type { Config } from '../config/schema.ts';
 import { createChannels } from '../alerting/channels/index.ts';
 import { createChannelTester } from '../alerting/test-alert.ts';
@@ -40,3 +42,16 @@ export async function runAlertCommand(sub: string | undefined, name: string | un
     await Promise.all([...channels.values()].map((c) => c.close()));
   }
 }
+
+const stdio: CliOutput = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') };
+
+/** `pharos alert test CHANNEL` as a CLI command (src/main.ts table). */
+export const command: CliCommand = {
+  help: `Usage: pharos alert test [--config FILE] CHANNEL
+Delivers a sample alert through one channel of config.yaml (and, for PagerDuty/Opsgenie, its resolve)
+and prints the provider's answer. Exit 1 when the provider refused or could not be reached.`,
+  async run(args, env) {
+    const { values, positionals } = parse(args, {});
+    return runAlertCommand(positionals[0], positionals[1], loadConfig(env, values.config), stdio);
+  },
+};

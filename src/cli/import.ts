@@ -12,6 +12,8 @@ import { openDb } from '../store/db.ts';
 import { createStore } from '../store/index.ts';
 import { readKumaDb } from '../store/kuma.ts';
 import type { CliOutput } from './alert.ts';
+import { maintenanceConfig, parse, type CliCommand } from './command.ts';
+import { sqliteNativeBinding } from '../lib/sea.ts';
 
 /**
  * Reads Kuma data from `path`: a data directory (its `kuma.db`), a `kuma.db` file, or a JSON
@@ -77,3 +79,20 @@ export async function runImportCommand(
   io.out(`wrote ${report.config.channels.length} channels and ${report.config.escalation_policies.length} escalation policies to ${output}`);
   return 0;
 }
+
+/** `pharos import kuma PATH` as a CLI command (src/main.ts table). */
+export const command: CliCommand = {
+  help: `Usage: pharos import kuma [--config FILE] [--with-secrets] [--output FILE] PATH
+Imports an Uptime Kuma data directory, its kuma.db (1.23 or 2.x) or a JSON backup into this Pharos's
+database (run it with Pharos stopped). Monitors, push monitors (as healthchecks), status pages and
+fixed-time maintenance are created in one transaction; a second run with the same input changes nothing.
+Notifications are written as channels to --output (default config.kuma.yaml) for review; secrets are
+\${KUMA_<id>_<FIELD>} placeholders unless --with-secrets. What cannot be mapped is listed with the reason.`,
+  async run(args, env) {
+    const { values, positionals } = parse(args, { 'with-secrets': { type: 'boolean' }, output: { type: 'string' } });
+    const config = maintenanceConfig(env, values.config);
+    const nativeBinding = sqliteNativeBinding(env, config.data_dir);
+    const io: CliOutput = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') };
+    return runImportCommand(positionals[0], positionals[1], { withSecrets: values['with-secrets'] ?? false, output: values.output, nativeBinding }, config, io);
+  },
+};

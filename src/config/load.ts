@@ -16,7 +16,7 @@ const ENV_KEYS = {
  * @throws AppError `config.invalid` whose message names the key and the rule, e.g. `probe.region: …`
  */
 export function parseConfig(raw: unknown): Readonly<Config> {
-  const r = ConfigSchema.safeParse(raw ?? {});
+  const r = ConfigSchema.safeParse(withPublicUrl(raw ?? {}));
   if (!r.success) {
     const first = r.error.issues[0]!;
     const key = first.code === 'unrecognized_keys' ? [...first.path, first.keys[0]].join('.') : first.path.join('.');
@@ -27,13 +27,40 @@ export function parseConfig(raw: unknown): Readonly<Config> {
 }
 
 /**
+ * `public_url` follows `listen` when it is not set (issue #20): `http://<host>:<port>` with the
+ * listen host, or `localhost` for a wildcard host (`0.0.0.0`, `::`, empty). A listen port of 0 (a
+ * free port picked at bind time, as in tests) cannot be named before binding: the schema's default,
+ * `http://localhost:8080`, stays.
+ */
+function withPublicUrl(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const r = raw as Record<string, unknown>;
+  if (r.public_url !== undefined) return raw;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):(\d{1,5})$/.exec(typeof r.listen === 'string' ? r.listen : '');
+  if (!m || Number(m[2]) === 0) return raw;
+  const host = m[1] === '' || m[1] === '0.0.0.0' || m[1] === '[::]' ? 'localhost' : m[1];
+  return { ...r, public_url: `http://${host}:${Number(m[2])}` };
+}
+
+/** How loadConfig treats a `${NAME}` whose variable is not set. */
+export interface LoadOptions {
+  /**
+   * `fail` (default, `pharos serve`): refuse to start, naming the key. `placeholder` (maintenance
+   * commands: backup, token, user, import, which never send alerts): put the inert
+   * `https://unset.invalid/NAME` in its place so a missing secret does not block them.
+   */
+  unsetVariables?: 'fail' | 'placeholder';
+}
+
+/**
  * Reads `config.yaml` (path from `PHAROS_CONFIG`, else `./config.yaml` when it exists), applies the
  * environment overrides and validates. Nothing else in Pharos reads env or config files.
  * @param env environment (process.env in production)
  * @param explicitPath a path given on the command line, wins over PHAROS_CONFIG
+ * @param options what an unset `${NAME}` does (LoadOptions)
  * @throws AppError `config.unreadable` / `config.invalid`
  */
-export function loadConfig(env: Record<string, string | undefined>, explicitPath?: string): Readonly<Config> {
+export function loadConfig(env: Record<string, string | undefined>, explicitPath?: string, options: LoadOptions = {}): Readonly<Config> {
   const path = explicitPath ?? env.PHAROS_CONFIG;
   let raw: Record<string, unknown> = {};
   const candidate = path ?? 'config.yaml';
@@ -53,7 +80,7 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
     }
     if (typeof raw !== 'object' || Array.isArray(raw)) throw new AppError(400, 'config.invalid', `config: ${candidate} must hold a mapping of keys`);
   }
-  raw = substituteEnv(raw, env, '') as Record<string, unknown>;
+  raw = substituteEnv(raw, env, '', options.unsetVariables === 'placeholder' ? (name) => `https://unset.invalid/${name}` : undefined) as Record<string, unknown>;
   for (const [envName, key] of Object.entries(ENV_KEYS)) {
     const v = env[envName];
     if (v !== undefined && v !== '') raw[key] = v;
@@ -65,20 +92,21 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
  * Replaces `${NAME}` in every string value of the config with the environment variable NAME, so
  * secrets (webhook URLs, SMTP passwords, HMAC keys) stay out of config.yaml. `$${` escapes a literal
  * `${`. The message of a missing variable names the key, never a value.
- * @throws AppError `config.invalid` when a referenced variable is not set
+ * @param unset the value for a variable that is not set; without it, an unset variable throws
+ * @throws AppError `config.invalid` when a referenced variable is not set (and no `unset` is given)
  */
-export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string): unknown {
+export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string, unset?: (name: string) => string): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) => {
       if (m.startsWith('$$')) return m.slice(1);
-      const v = env[name];
+      const v = env[name] ?? unset?.(name);
       if (v === undefined) throw new AppError(400, 'config.invalid', `config: ${key}: environment variable ${name} is not set`);
       return v;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`));
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`, unset));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k, unset)]));
   }
   return value;
 }

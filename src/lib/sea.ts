@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import sea from 'node:sea';
 
 /**
@@ -17,6 +17,14 @@ export function isSea(): boolean {
 }
 
 /**
+ * What `pharos version` prints as the target: `linux-arm64`, `linux-x64`, … and whether this is the
+ * single executable or a run from source.
+ */
+export function buildTarget(): string {
+  return `${process.platform}-${process.arch} (${isSea() ? 'single executable' : 'from source'})`;
+}
+
+/**
  * Bytes of a file that is a SEA asset in the binary and a package file in the source tree.
  * @param assetKey key in the SEA config's `assets`
  * @param packageFile `<package>/<path>` resolved with `require.resolve` from source
@@ -27,32 +35,113 @@ export function bundledFile(assetKey: string, packageFile: string): Buffer {
 }
 
 /**
- * The better-sqlite3 addon for `new Database(file, { nativeBinding })`, or undefined when running
- * from source (better-sqlite3 then finds its own prebuilt addon).
- *
- * In the binary, the addon (asset `better_sqlite3.node`) is written once to a per-user cache folder
- * (`$XDG_CACHE_HOME/pharos` or `~/.cache/pharos`, mode 0700) under a content-hashed name via a temp
- * file and a rename, never to a predictable path in a shared /tmp, then loaded with
- * `process.dlopen`.
- * @throws Error naming the folder when the addon cannot be written or loaded (e.g. a noexec mount)
+ * Folders the SQLite addon may be written to and loaded from, in the order tried (issue #20):
+ * `<data_dir>/native` (when the command has a data dir), `$XDG_CACHE_HOME/pharos` (XDG's default
+ * `~/.cache/pharos` when unset and there is a home), `$TMPDIR/pharos-<uid>` (`/tmp` when unset).
+ * @param env environment (process.env in production)
+ * @param dataDir the configured data dir, or undefined for commands without one (`version`)
  */
-export function sqliteNativeBinding(env: Record<string, string | undefined>): object | undefined {
+export function addonDirs(env: Record<string, string | undefined>, dataDir?: string): string[] {
+  const dirs: string[] = [];
+  if (dataDir) dirs.push(resolve(dataDir, 'native'));
+  const home = env.HOME ?? safeHomedir();
+  if (env.XDG_CACHE_HOME) dirs.push(resolve(env.XDG_CACHE_HOME, 'pharos'));
+  else if (home) dirs.push(resolve(home, '.cache', 'pharos'));
+  dirs.push(resolve(env.TMPDIR || tmpdir(), `pharos-${process.getuid?.() ?? 'user'}`));
+  return dirs;
+}
+
+function safeHomedir(): string | undefined {
+  try {
+    return homedir() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes a native addon to the first usable folder of `dirs` and loads it with `process.dlopen`.
+ * Per folder: create it (mode 0700); refuse it unless it is a real directory owned by this user and
+ * not writable by group or others (a shared /tmp cannot hand us someone else's file); the file name
+ * is content-addressed (`<name>-<sha256 prefix>.node`), written through a temp file and a rename when
+ * missing; its bytes are hashed again and compared before `dlopen`, so a damaged or replaced file is
+ * rewritten rather than loaded. A folder that fails (read-only, not ours, a `noexec` mount where
+ * `dlopen` fails) is skipped for the next one.
+ * @param bytes the addon's bytes
+ * @param dirs folders to try, in order (see addonDirs)
+ * @param name file name stem, e.g. `better_sqlite3`
+ * @returns the addon's exports and the file it was loaded from
+ * @throws Error with a one-line message naming every folder tried and why each failed
+ */
+export function loadAddon(bytes: Buffer, dirs: readonly string[], name: string): { exports: object; file: string } {
+  const hash = sha256(bytes);
+  const failures: string[] = [];
+  for (const dir of dirs) {
+    const file = join(dir, `${name}-${hash.slice(0, 16)}.node`);
+    let step = 'not writable';
+    let tmp: string | null = null;
+    try {
+      mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
+      try {
+        mkdirSync(dir, { mode: 0o700 }); // not recursive: EROFS/EACCES rather than ENOENT on a read-only parent
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      step = 'refused';
+      const st = lstatSync(dir);
+      const uid = process.getuid?.();
+      if (!st.isDirectory()) throw new Error('not a directory');
+      if (uid !== undefined && st.uid !== uid) throw new Error(`owned by uid ${st.uid}, not ${uid}`);
+      if ((st.mode & 0o022) !== 0) throw new Error('writable by group or others');
+      step = 'not writable';
+      if (!matches(file, hash)) {
+        tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+        writeFileSync(tmp, bytes, { mode: 0o700 });
+        renameSync(tmp, file);
+        tmp = null;
+        if (!matches(file, hash)) throw new Error('content changed after writing');
+      }
+      step = 'cannot load (noexec?)';
+      const module = { exports: {} as object };
+      process.dlopen(module, file);
+      return { exports: module.exports, file };
+    } catch (e) {
+      if (tmp) rmSync(tmp, { force: true });
+      failures.push(`${dir} (${step}: ${reason(e as Error, file)})`);
+    }
+  }
+  throw new Error(
+    `cannot load the SQLite addon: tried ${failures.join('; ')}; set PHAROS_DATA_DIR, XDG_CACHE_HOME or TMPDIR to a folder this user can write that is not mounted noexec`,
+  );
+}
+
+function matches(file: string, hash: string): boolean {
+  try {
+    return sha256(readFileSync(file)) === hash;
+  } catch {
+    return false;
+  }
+}
+
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+/** An error message on one line without the paths it repeats (`EROFS: read-only file system`). */
+const reason = (e: Error, file: string): string =>
+  e.message
+    .replace(`${file}: `, '')
+    .replace(/, \w+ '[^']*'$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
+ * The better-sqlite3 addon for `new Database(file, { nativeBinding })`, or undefined when running
+ * from source (better-sqlite3 then finds its own prebuilt addon). In the binary the addon (asset
+ * `better_sqlite3.node`) goes through loadAddon with the folders of addonDirs.
+ * @param env environment (process.env in production)
+ * @param dataDir the configured data dir, when the command has one
+ * @throws Error (one line) naming the folders tried when none could hold and load the addon
+ */
+export function sqliteNativeBinding(env: Record<string, string | undefined>, dataDir?: string): object | undefined {
   if (!isSea()) return undefined;
   const bytes = Buffer.from(sea.getRawAsset('better_sqlite3.node') as ArrayBuffer);
-  const dir = join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pharos');
-  const file = join(dir, `better_sqlite3-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.node`);
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!existsSync(file)) {
-      writeFileSync(tmp, bytes, { mode: 0o700 });
-      renameSync(tmp, file);
-    }
-    const module = { exports: {} as object };
-    process.dlopen(module, file);
-    return module.exports;
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw new Error(`cannot load the SQLite addon from ${file}: ${(e as Error).message} (a noexec mount? set XDG_CACHE_HOME to a folder that allows executables)`);
-  }
+  return loadAddon(bytes, addonDirs(env, dataDir), 'better_sqlite3').exports;
 }

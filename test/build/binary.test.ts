@@ -1,45 +1,60 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/pharos.ts';
+import { buildBinary, prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
-import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import { httpTarget } from '../support/targets.ts';
 import { Walker, samlKeys, startOidcProvider } from '../support/idp.ts';
 
-// The single executable (issue 6 smoke test): build.sh makes dist/pharos; a copy in an empty
-// directory, with no node_modules and a PATH without node, serves the API, checks a local target and
-// stops cleanly on SIGTERM.
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// The single executable for this machine (issue 6 smoke test, issue 20 addon folders): build.sh
+// makes dist/pharos; a copy in an empty directory, with no node_modules and a PATH without node,
+// serves the API, checks a local target and stops cleanly on SIGTERM. test/build/release.test.ts
+// does the same for the arm64 binary of the release, under qemu.
 const dir = tempDir('pharos-binary-');
-const bin = join(dir, 'pharos');
 const TOKEN = 'binary-smoke-token-0123456789';
-let target: HttpTarget;
-
-/** An environment with only HOME and a PATH holding `ping` (no node anywhere). */
-function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { HOME: join(dir, 'home'), PATH: join(dir, 'bin'), ...extra };
-}
+let b: BinaryUnderTest;
+let bin: string;
+const bareEnv = (extra: Record<string, string> = {}) => b.env(extra);
 
 before(() => {
-  execFileSync('bash', [join(ROOT, 'build.sh')], { cwd: ROOT, stdio: 'ignore' });
-  copyFileSync(join(ROOT, 'dist/pharos'), bin);
-  mkdirSync(join(dir, 'home'));
-  mkdirSync(join(dir, 'bin'));
-  const ping = execFileSync('sh', ['-c', 'command -v ping'], { encoding: 'utf8' }).trim();
-  symlinkSync(ping, join(dir, 'bin', 'ping'));
+  b = prepareBinary(dir, buildBinary());
+  bin = b.bin;
+  chmodSync(dir, 0o755); // the tests run as a system user too (uid 65534)
 });
-after(async () => {
-  await target?.stop();
+after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('pharos version prints the Pharos, Node and SQLite versions without node or node_modules', () => {
+test('pharos version prints the Pharos, Node and SQLite versions and the target without node or node_modules', () => {
   const out = execFileSync(bin, ['version'], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
-  assert.match(out, /^pharos \d+\.\d+\.\d+\nnode v24\.\d+\.\d+\nsqlite 3\.\d+\.\d+\n$/);
-  assert.ok(existsSync(join(dir, 'home', '.cache', 'pharos')), 'the SQLite addon is cached under ~/.cache/pharos');
+  assert.match(out, /^pharos \d+\.\d+\.\d+\nnode v24\.\d+\.\d+\nsqlite 3\.\d+\.\d+\ntarget linux-x64 \(single executable\)\n$/);
+  assert.ok(existsSync(join(dir, 'home', '.cache', 'pharos')), 'without a data dir the SQLite addon is cached under ~/.cache/pharos');
+});
+
+test('a system user without a home runs pharos version: the addon goes to $TMPDIR/pharos-<uid>', () => {
+  const tmp = join(dir, 'tmp-nobody');
+  mkdirSync(tmp);
+  chmodSync(tmp, 0o1777);
+  const r = spawnSync(bin, ['version'], { cwd: tmp, uid: 65534, gid: 65534, env: { HOME: '/nonexistent', PATH: join(dir, 'bin'), TMPDIR: tmp }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^pharos .*\nsqlite 3\./s);
+  assert.equal(readdirSync(join(tmp, 'pharos-65534')).filter((f) => /^better_sqlite3-[0-9a-f]{16}\.node$/.test(f)).length, 1);
+});
+
+test('no folder can hold the addon: one line naming the folders tried, exit 1', () => {
+  const r = spawnSync(bin, ['token', 'list'], {
+    cwd: dir,
+    uid: 65534,
+    gid: 65534,
+    env: { HOME: '/nonexistent', PATH: join(dir, 'bin'), TMPDIR: '/proc', PHAROS_DATA_DIR: '/sys/pharos' },
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^pharos: cannot load the SQLite addon: tried \/sys\/pharos\/native \(not writable: .*\); \/nonexistent\/\.cache\/pharos \(not writable: .*\); \/proc\/pharos-65534 \(not writable: .*\); set PHAROS_DATA_DIR, XDG_CACHE_HOME or TMPDIR/);
 });
 
 test('bad start-up input: one clear line and a non-zero exit', () => {
@@ -56,48 +71,18 @@ test('bad start-up input: one clear line and a non-zero exit', () => {
 });
 
 test('serve: the API answers, a local HTTP target is checked, a status page renders, SIGTERM exits 0 with the WAL checkpointed', { timeout: 60_000 }, async () => {
-  target = await httpTarget();
-  const port = await freePort();
-  const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' } });
-  try {
-    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok);
-    const created = await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'local', url: `${target.url}/health`, check_frequency: 10 }) });
-    assert.equal(created.status, 201);
-    await waitFor('a check of the local target', async () => target.hits > 0, 20_000);
-    await waitFor('the check to be counted', async () => /pharos_checks_total\{protocol="http",result="up"\} [1-9]/.test(await (await api('/metrics')).text()), 20_000);
-    assert.equal((await (await fetch(`${url}/docs/assets/swagger-ui.css`)).text()).length > 1000, true, '/docs assets are served from inside the binary');
-    const monitor = (await created.json()) as { uuid: string };
-    const page = await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'Binary Status', subdomain: 'bin', font: 'Roboto', sections: [{ name: 'Site', services: [{ monitor_uuid: monitor.uuid }] }] }) });
-    assert.equal(page.status, 201);
-    // Results are group-committed (every 100 ms): the page shows "no data yet" until the first is stored.
-    let html = '';
-    await waitFor('the page to show the checked service', async () => /data-status="operational"/.test((html = await (await fetch(`${url}/status/bin`)).text())), 10_000);
-    assert.match(html, /Binary Status[\s\S]*data-service="local"[\s\S]*data-status="operational"/, 'the status page renders with its service');
-    assert.match(html, /class="bar l-ok"/);
-    const font = await fetch(`${url}/_pharos/fonts/roboto-latin-400-normal.woff2`);
-    assert.equal(font.status, 200);
-    assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('latin1'), 'wOF2', 'fonts are served from inside the binary');
-    // Single sign-on libraries work inside the bundle: a SAML connection's SP metadata and an AuthnRequest.
-    const conn = await api('/v1/sso-connections', { method: 'POST', body: JSON.stringify({ name: 'IdP', entry_point: 'https://idp.example/sso', issuer: 'https://idp.example', idp_certificate: samlKeys().cert }) });
-    assert.equal(conn.status, 201);
-    const { uuid, metadata_url } = (await conn.json()) as { uuid: string; metadata_url: string };
-    assert.match(await (await fetch(metadata_url.replace('http://localhost:8080', url))).text(), /AssertionConsumerService[^>]+\/acs"/);
-    assert.equal((await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'SSO', subdomain: 'sso-bin', authentication: { saml_sso: true, sso_connection_uuid: uuid } }) })).status, 201);
-    const start = await fetch(`${url}/status/sso-bin/sso/saml`, { redirect: 'manual' });
-    const begin = await fetch(start.headers.get('location')!.replace('http://localhost:8080', url), { redirect: 'manual' });
-    assert.match(begin.headers.get('location') ?? '', /^https:\/\/idp\.example\/sso\?SAMLRequest=/);
-  } finally {
-    child.kill('SIGTERM');
-  }
-  assert.equal(await exited, 0, stderr);
-  const wal = join(dir, 'data', 'pharos.db-wal');
-  assert.ok(!existsSync(wal) || statSync(wal).size === 0, 'the WAL was checkpointed');
-  assert.ok(statSync(join(dir, 'data', 'pharos.db')).size > 0);
+  await serveSmoke(b, dir);
+});
+
+test('install-service --root: the binary copies itself to /usr/local/bin/pharos and writes the unit; run again from there it keeps itself', () => {
+  const root = join(dir, 'root');
+  const first = execFileSync(bin, ['install-service', '--root', root], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
+  assert.match(first, new RegExp(`^copy ${bin} → /usr/local/bin/pharos$`, 'm'));
+  const installed = join(root, 'usr/local/bin/pharos');
+  assert.match(execFileSync(installed, ['version'], { cwd: dir, env: bareEnv(), encoding: 'utf8' }), /target linux-x64 \(single executable\)/);
+  assert.match(readFileSync(join(root, 'etc/systemd/system/pharos.service'), 'utf8'), /^ExecStart=\/usr\/local\/bin\/pharos serve$/m);
+  const again = execFileSync(installed, ['install-service', '--root', root], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
+  assert.match(again, /^\/usr\/local\/bin\/pharos is this binary: kept$/m);
 });
 
 test('agent: the same binary runs a remote probe that checks from its own source address; SIGTERM exits 0', { timeout: 60_000 }, async () => {
@@ -131,7 +116,7 @@ test('agent: the same binary runs a remote probe that checks from its own source
   }
 });
 
-test('serve: a status page sign-in through OIDC (openid-client inside the bundle) against oidc-provider', { timeout: 60_000 }, async () => {
+test('serve: a status page sign-in through OIDC (openid-client inside the bundle) against oidc-provider, and SAML metadata and AuthnRequest (node-saml inside the bundle)', { timeout: 60_000 }, async () => {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const idp = await startOidcProvider([{ client_id: 'pharos', client_secret: 'binary-secret-0123456789', redirect_uris: [`${url}/sso/oidc/callback`] }]);
@@ -151,6 +136,16 @@ test('serve: a status page sign-in through OIDC (openid-client inside the bundle
     const done = await w.follow(`${url}/status/intra/sso/oidc`);
     assert.equal(done.res.status, 200, stderr);
     assert.match(await done.res.text(), /Binary Intranet/);
+    // SAML inside the bundle too: a connection's SP metadata and an AuthnRequest redirect.
+    const api = (path: string, body: unknown) => fetch(url + path, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const conn = await api('/v1/sso-connections', { name: 'IdP', entry_point: 'https://idp.example/sso', issuer: 'https://idp.example', idp_certificate: samlKeys().cert });
+    assert.equal(conn.status, 201);
+    const { uuid, metadata_url } = (await conn.json()) as { uuid: string; metadata_url: string };
+    assert.match(await (await fetch(metadata_url)).text(), /AssertionConsumerService[^>]+\/acs"/);
+    assert.equal((await api('/v2/statuspages', { name: 'SSO', subdomain: 'sso-bin', authentication: { saml_sso: true, sso_connection_uuid: uuid } })).status, 201);
+    const start = await fetch(`${url}/status/sso-bin/sso/saml`, { redirect: 'manual' });
+    const begin = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    assert.match(begin.headers.get('location') ?? '', /^https:\/\/idp\.example\/sso\?SAMLRequest=/);
   } finally {
     child.kill('SIGTERM');
     await idp.close();

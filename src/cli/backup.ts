@@ -1,0 +1,26 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../lib/errors.ts';
+import { maintenanceConfig, parse, withDb, type CliCommand } from './command.ts';
+
+/** `pharos backup FILE`: an online SQLite backup (the server may keep running). */
+export const command: CliCommand = {
+  help: `Usage: pharos backup [--config FILE] DEST
+Writes an online backup of the database (<data_dir>/pharos.db) to DEST while Pharos may keep running.
+Refuses to overwrite DEST. Unset \${VARIABLES} in config.yaml do not matter here.`,
+  async run(args, env) {
+    const { values, positionals } = parse(args, {});
+    const dest = positionals[0];
+    if (!dest) throw new AppError(400, 'cli.invalid', 'backup: give the destination FILE');
+    if (existsSync(dest)) throw new AppError(409, 'cli.exists', `backup: ${dest} already exists; refusing to overwrite`);
+    const config = maintenanceConfig(env, values.config);
+    return withDb(config, env, async (db) => {
+      const tmp = `${dest}.partial`;
+      rmSync(tmp, { force: true });
+      await db.backup(tmp);
+      renameSync(tmp, dest);
+      process.stdout.write(`backup written to ${dest} (from ${join(config.data_dir, 'pharos.db')})\n`);
+      return 0;
+    });
+  },
+};
