@@ -74,12 +74,14 @@ export const HealthcheckBody = z.object({
   escalation_policy: z.string({ error: 'must be a policy uuid or "none"' }).nullable().optional(),
 });
 
-/** Parsed healthcheck body. */
-export type HealthcheckBodyInput = z.infer<typeof HealthcheckBody>;
+/** Parsed healthcheck body; on update `name` and the grace period may be left out (partial PUT). */
+export type HealthcheckBodyInput = Omit<z.infer<typeof HealthcheckBody>, 'name' | 'grace_period_value' | 'grace_period_type'> &
+  Partial<Pick<z.infer<typeof HealthcheckBody>, 'name' | 'grace_period_value' | 'grace_period_type'>>;
 
 /**
- * Turns a validated body into settings, enforcing the cross-field rules. On update, `current` is the
- * stored healthcheck: a body naming neither mode keeps the current mode; naming one mode switches to it.
+ * Turns a validated body into settings, enforcing the cross-field rules on the merged result. On
+ * update, `current` is the stored healthcheck: fields left out keep their values, a body naming
+ * neither mode keeps the current mode, naming one mode switches to it.
  * @throws AppError 400 naming the field: both or neither mode (`period_value`/`cron`), a half-given
  *   simple mode, malformed `cron`, unknown `timezone`, `grace_period_value` under 60 s, values over 365 days
  */
@@ -92,14 +94,23 @@ export function resolveHealthcheckSettings(
   const cronMode = body.cron != null && body.cron !== '';
   if (simple && cronMode) throw invalid('cron', 'give either period_value + period_type (simple mode) or cron + timezone (cron mode), not both');
   if (!simple && !cronMode && !current) throw invalid('period_value', 'is required: give period_value + period_type (simple mode) or cron + timezone (cron mode)');
-  if (simple && body.period_value == null) throw invalid('period_value', 'is required with period_type');
-  if (simple && body.period_type == null) throw invalid('period_type', 'is required with period_value');
+  // Partial update: half of simple mode given over a healthcheck already in simple mode takes the other half from it.
+  const periodValue = body.period_value ?? (current?.cron === null ? current.periodValue : null);
+  const periodType = body.period_type ?? (current?.cron === null ? current.periodType : null);
+  if (simple && periodValue == null) throw invalid('period_value', 'is required with period_type');
+  if (simple && periodType == null) throw invalid('period_type', 'is required with period_value');
+  const name = body.name ?? current?.name;
+  if (name === undefined) throw invalid('name', 'is required and must be a string');
+  const graceValue = body.grace_period_value ?? current?.graceValue;
+  if (graceValue === undefined) throw invalid('grace_period_value', 'is required: a positive integer (a number of grace_period_type units)');
+  const graceType = body.grace_period_type ?? current?.graceType;
+  if (graceType === undefined) throw invalid('grace_period_type', `must be one of ${PERIOD_UNITS.join(', ')}`);
 
   const timezone = body.timezone ?? current?.timezone ?? 'UTC';
   if (!isIanaTimeZone(timezone)) throw invalid('timezone', `"${timezone}" is not an IANA time zone name (such as UTC or Europe/Berlin)`);
 
   let mode: Pick<HealthcheckSettings, 'periodValue' | 'periodType' | 'cron'>;
-  if (simple) mode = { periodValue: body.period_value!, periodType: body.period_type!, cron: null };
+  if (simple) mode = { periodValue: periodValue!, periodType: periodType!, cron: null };
   else if (cronMode) mode = { periodValue: null, periodType: null, cron: body.cron! };
   else mode = { periodValue: current!.periodValue, periodType: current!.periodType, cron: current!.cron };
 
@@ -109,12 +120,12 @@ export function resolveHealthcheckSettings(
   } else if (mode.periodValue! * UNIT_SECONDS[mode.periodType!] > MAX_PERIOD_S) {
     throw invalid('period_value', 'must be at most 365 days');
   }
-  const graceS = body.grace_period_value * UNIT_SECONDS[body.grace_period_type];
+  const graceS = graceValue * UNIT_SECONDS[graceType];
   if (graceS < MIN_GRACE_S) throw invalid('grace_period_value', `must be at least ${MIN_GRACE_S} seconds (got ${graceS} s)`);
   if (graceS > MAX_PERIOD_S) throw invalid('grace_period_value', 'must be at most 365 days');
 
   const escalationPolicyUuid = resolvePolicyRef(body.escalation_policy, current?.escalationPolicyUuid ?? null, knownPolicy);
-  return { name: body.name, ...mode, timezone, graceValue: body.grace_period_value, graceType: body.grace_period_type, escalationPolicyUuid };
+  return { name, ...mode, timezone, graceValue, graceType, escalationPolicyUuid };
 }
 
 /** Period in seconds (simple mode), or null in cron mode. */

@@ -81,9 +81,9 @@ export function createApp(deps: HttpDeps) {
     const allowed = [...new Set(known.filter((r) => r.re.test(c.req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
       c.header('Allow', allowed.join(', '));
-      return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`), 405);
+      return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`, undefined, 'request.method_not_allowed'), 405);
     }
-    return c.json(errorBody(`no route for ${c.req.method} ${c.req.path}`), 404);
+    return c.json(errorBody(`no route for ${c.req.method} ${c.req.path}`, undefined, 'request.not_found'), 404);
   });
   app.onError(errorHandler(logger));
   return app;

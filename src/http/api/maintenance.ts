@@ -58,7 +58,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     (c) => c.json(out(core.maintenance.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
-    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Replace a maintenance window', request: { ...item, ...jsonBody(MaintenanceBody) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
+    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a maintenance window (partial: fields left out keep their values; the merged window is validated)', request: { ...item, ...jsonBody(MaintenanceBody.partial()) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
     (c) => c.json(out(core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
