@@ -34,7 +34,9 @@ describe('incidents', () => {
     const created = await res.json();
     assert.equal(created.message, 'Incident created');
     assert.match(created.uuid, /^inci_/);
-    assert.deepEqual(created.updates, [{ date: new Date(t0).toISOString(), text: { en: 'We are looking into it' }, type: 'investigating' }]);
+    assert.match(created.updates[0].uuid, /^upd_[0-9A-Za-z]{22}$/, 'each update has its own uuid');
+    assert.deepEqual(created.updates, [{ uuid: created.updates[0].uuid, date: new Date(t0).toISOString(), text: { en: 'We are looking into it' }, type: 'investigating' }]);
+    assert.equal(created.date, new Date(t0).toISOString(), 'date: when it started (its creation when none is given)');
     assert.equal(created.isResolved, false);
 
     const base = `/v3/incidents/${created.uuid}`;
@@ -49,7 +51,7 @@ describe('incidents', () => {
     assert.equal(put.status, 200);
     const replaced = await put.json();
     assert.equal(replaced.type, 'incident');
-    assert.deepEqual(replaced.affectedComponents, []);
+    assert.equal(replaced.affectedComponents.length, 3, 'a partial PUT keeps the fields it leaves out');
     assert.equal(replaced.updates.length, 3, 'a PUT without updates keeps the timeline');
     assert.equal((await (await p.api('/v3/incidents')).json()).length, 1);
     assert.deepEqual(await (await p.api(base, { method: 'DELETE' })).json(), { message: 'Incident deleted' });

@@ -21,6 +21,8 @@ export const MaintenanceSchema = z
     notificationOption: z.enum(['none', 'immediate', 'scheduled']),
     notificationMinutes: z.number().int(),
     status: z.enum(['upcoming', 'ongoing', 'completed']),
+    timezone: z.string().openapi({ description: 'always UTC: dates carry their zone' }),
+    createdAt: z.string(),
   })
   .openapi('MaintenanceWindow');
 
@@ -42,6 +44,8 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     notificationOption: w.notificationOption,
     notificationMinutes: w.notificationMinutes,
     status: maintenanceStatus(w, clock.now()),
+    timezone: 'UTC',
+    createdAt: iso(w.createdAt),
   });
   const item = { params: UuidParam };
 
