@@ -10,6 +10,7 @@ import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
 import { statuspagesRouter } from './api/statuspages.ts';
+import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
 import { hostedDomain } from './api/statuspages.ts';
@@ -60,6 +61,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v3/incidents', incidentsRouter(deps));
   app.route('/v1/components', componentsRouter(deps));
   app.route('/v2/statuspages', statuspagesRouter(deps));
+  app.route('/v2/statuspages', subscribersRouter(deps));
   app.route('/v1/probes', probesRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
