@@ -38,8 +38,11 @@ const tags = ['Reports'];
 const ms = (s: string | undefined) => (s === undefined ? undefined : Date.parse(s));
 const Hosted = z.object({ period: z.object({ from: z.string(), to: z.string() }), monitors: z.array(Report) }).openapi('ReportList');
 
-/** Report → API shape. `hosted`: an ongoing outage's `endDate` is the end of its counted time (the hosted clients read a string). */
-function toReportJson(r: MonitorReport, hosted: boolean): z.infer<typeof Report> {
+/**
+ * Report → API shape at `now` (epoch ms). `hosted`: an ongoing outage's `endDate` is the end of its
+ * counted time, min(to, now) (the hosted clients read a string there).
+ */
+function toReportJson(r: MonitorReport, hosted: boolean, now: number): z.infer<typeof Report> {
   return {
     uuid: r.monitor.uuid,
     name: r.monitor.name,
@@ -52,7 +55,7 @@ function toReportJson(r: MonitorReport, hosted: boolean): z.infer<typeof Report>
       totalDowntimeFormatted: r.totalDowntimeFormatted,
       longestOutage: r.longestOutage,
       longestOutageFormatted: r.longestOutageFormatted,
-      details: hosted ? r.details.map((d) => ({ ...d, endDate: d.endDate ?? iso(Math.min(r.to, Date.parse(d.startDate) + d.duration * 1000)) })) : r.details,
+      details: hosted ? r.details.map((d) => ({ ...d, endDate: d.endDate ?? iso(Math.min(r.to, now)) })) : r.details,
     },
     mttr: r.mttr,
     mttrFormatted: r.mttrFormatted,
@@ -63,8 +66,8 @@ function toReportJson(r: MonitorReport, hosted: boolean): z.infer<typeof Report>
  * /v2/reporting/monitor-reports (API.md §4.6, CONTRACT.md "Reports"); window default: the last 7
  * days. With `api.compatibility: hosted` the list is the hosted service's `{period, monitors}`.
  */
-export function reportsRouter(deps: Pick<HttpDeps, 'core'>) {
-  const { core } = deps;
+export function reportsRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
+  const { core, clock } = deps;
   // Read per request: the setting follows the config the core holds.
   const hosted = () => core.config.api.compatibility === 'hosted';
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -81,7 +84,7 @@ export function reportsRouter(deps: Pick<HttpDeps, 'core'>) {
       const q = c.req.valid('query');
       if (hosted()) {
         const all = core.reports.reports(ms(q.from), ms(q.to));
-        return c.json({ period: { from: iso(all.from), to: iso(all.to) }, monitors: all.reports.map((r) => toReportJson(r, true)) }, 200);
+        return c.json({ period: { from: iso(all.from), to: iso(all.to) }, monitors: all.reports.map((r) => toReportJson(r, true, clock.now())) }, 200);
       }
       return c.json(core.reports.summaries(ms(q.from), ms(q.to)).map((s) => ({ uuid: s.monitor.uuid, name: s.monitor.name, sla: s.sla })), 200);
     },
@@ -90,7 +93,7 @@ export function reportsRouter(deps: Pick<HttpDeps, 'core'>) {
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'A monitor report over [from, to)', request: { params: UuidParam, query: Window }, responses: { 200: json(Report, 'The report'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     (c) => {
       const q = c.req.valid('query');
-      return c.json(toReportJson(core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to)), hosted()), 200);
+      return c.json(toReportJson(core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to)), hosted(), clock.now()), 200);
     },
   );
   return app;
