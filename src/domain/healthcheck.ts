@@ -65,8 +65,13 @@ const positiveInt = (what: string) =>
  */
 export const HealthcheckBody = z.object({
   name: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
-  grace_period_value: positiveInt('a number of grace_period_type units'),
-  grace_period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }),
+  // Required on create (checked by resolveHealthcheckSettings, which also takes `grace`).
+  grace_period_value: positiveInt('a number of grace_period_type units').optional(),
+  grace_period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }).optional(),
+  /** Seconds: the Python SDK's create body (`{name, period, grace}`); read as period_value + `seconds`. */
+  period: positiveInt('seconds').optional(),
+  /** Seconds: as `period`, for the grace period. */
+  grace: positiveInt('seconds').optional(),
   period_value: positiveInt('a number of period_type units').nullable().optional(),
   period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }).nullable().optional(),
   cron: z.string({ error: 'must be a cron expression string' }).trim().max(200, 'must be at most 200 characters').nullable().optional(),
@@ -74,9 +79,8 @@ export const HealthcheckBody = z.object({
   escalation_policy: z.string({ error: 'must be a policy uuid or "none"' }).nullable().optional(),
 });
 
-/** Parsed healthcheck body; on update `name` and the grace period may be left out (partial PUT). */
-export type HealthcheckBodyInput = Omit<z.infer<typeof HealthcheckBody>, 'name' | 'grace_period_value' | 'grace_period_type'> &
-  Partial<Pick<z.infer<typeof HealthcheckBody>, 'name' | 'grace_period_value' | 'grace_period_type'>>;
+/** Parsed healthcheck body; on update `name` may be left out too (partial PUT). */
+export type HealthcheckBodyInput = Omit<z.infer<typeof HealthcheckBody>, 'name'> & Partial<Pick<z.infer<typeof HealthcheckBody>, 'name'>>;
 
 /**
  * Turns a validated body into settings, enforcing the cross-field rules on the merged result. On
@@ -86,10 +90,14 @@ export type HealthcheckBodyInput = Omit<z.infer<typeof HealthcheckBody>, 'name' 
  *   simple mode, malformed `cron`, unknown `timezone`, `grace_period_value` under 60 s, values over 365 days
  */
 export function resolveHealthcheckSettings(
-  body: HealthcheckBodyInput,
+  input: HealthcheckBodyInput,
   current: HealthcheckSettings | null,
   knownPolicy: (uuid: string) => boolean,
 ): HealthcheckSettings {
+  // `period` / `grace` in seconds (the Python SDK's body) stand for value + `seconds` when the unit fields are absent.
+  const body = { ...input };
+  if (body.period != null && body.period_value == null && body.period_type == null) Object.assign(body, { period_value: body.period, period_type: 'seconds' });
+  if (body.grace != null && body.grace_period_value == null && body.grace_period_type == null) Object.assign(body, { grace_period_value: body.grace, grace_period_type: 'seconds' });
   const simple = body.period_value != null || body.period_type != null;
   const cronMode = body.cron != null && body.cron !== '';
   if (simple && cronMode) throw invalid('cron', 'give either period_value + period_type (simple mode) or cron + timezone (cron mode), not both');

@@ -128,6 +128,19 @@ describe('healthchecks (Go Healthcheck on /v2, Python Healthcheck)', () => {
     }
   });
 
+  test('the Python SDK\'s create body {name, period, grace} (seconds) is read as simple mode', async () => {
+    const p = await setup();
+    const created = await json(p, '/v2/healthchecks', 'POST', { name: 'py', period: 3600, grace: 300 });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assertDecodes(created.body, py.Healthcheck, 'Python Healthcheck');
+    assert.deepEqual([created.body.period, created.body.periodType, created.body.grace, created.body.gracePeriodType], [3600, 'seconds', 300, 'seconds']);
+    const updated = await json(p, `/v2/healthchecks/${created.body.uuid}`, 'PUT', { grace: 600 });
+    assert.deepEqual([updated.status, updated.body.gracePeriod, updated.body.period], [200, 600, 3600]);
+    const short = await json(p, '/v2/healthchecks', 'POST', { name: 'py', period: 3600, grace: 30 });
+    assert.equal(short.status, 400);
+    assert.match(short.body.error, /^grace_period_value: must be at least 60 seconds/);
+  });
+
   test('a cron healthcheck decodes in Go (period null); the pings endpoint lists the last 100, newest first', async () => {
     const p = await setup();
     const cron = await json(p, '/v2/healthchecks', 'POST', { name: 'cron', cron: '0 3 * * *', timezone: 'Europe/Berlin', grace_period_value: 1, grace_period_type: 'hours' });

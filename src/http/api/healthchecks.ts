@@ -96,7 +96,7 @@ const Done = z.object({ message: z.string(), uuid: z.string() });
 /** v2 answers: the healthcheck's own fields, `healthcheck` holding the same object, and `message` on writes. */
 const Both = HealthcheckSchema.extend({ healthcheck: HealthcheckSchema, message: z.string().optional() });
 /** PUT body: every field optional, merged into the stored healthcheck (CONTRACT.md "Errors and validation"). */
-const UpdateBody = HealthcheckBody.partial({ name: true, grace_period_value: true, grace_period_type: true });
+const UpdateBody = HealthcheckBody.partial({ name: true });
 
 /**
  * /v1/healthchecks (API.md §4.2) or /v2/healthchecks for the hosted service's clients (CONTRACT.md
