@@ -115,10 +115,10 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
         return store.tx(() => store.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now()));
       },
       /** Fields left out keep their values. @throws AppError 404 */
-      update(uuid: string, b: ComponentBodyInput): Component {
+      update(uuid: string, b: Partial<ComponentBodyInput>): Component {
         return store.tx(() => {
           const c = mustGetComponent(uuid);
-          return store.incidents.components.update(uuid, { name: b.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
+          return store.incidents.components.update(uuid, { name: b.name ?? c.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
         });
       },
       /** @throws AppError 404 */

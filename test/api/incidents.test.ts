@@ -88,6 +88,8 @@ describe('components', () => {
     const c = await (await p.api('/v1/components', { method: 'POST', json: { name: 'DNS', status: 'degraded' } })).json();
     const updated = await (await p.api(`/v1/components/${c.uuid}`, { method: 'PUT', json: { name: 'DNS provider' } })).json();
     assert.deepEqual(updated, { uuid: c.uuid, name: 'DNS provider', description: null, status: 'degraded' });
+    const statusOnly = await (await p.api(`/v1/components/${c.uuid}`, { method: 'PUT', json: { status: 'operational' } })).json();
+    assert.deepEqual(statusOnly, { uuid: c.uuid, name: 'DNS provider', description: null, status: 'operational' }, 'a partial PUT needs no name');
     assert.equal((await p.api('/v1/components', { method: 'POST', json: { name: 'x', status: 'on fire' } })).status, 400);
     assert.equal((await (await p.api('/v1/components')).json()).length, 1);
     assert.equal((await p.api(`/v1/components/${c.uuid}`, { method: 'DELETE' })).status, 200);

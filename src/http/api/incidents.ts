@@ -100,7 +100,7 @@ export function componentsRouter(deps: Pick<HttpDeps, 'core'>) {
     (c) => c.json(toComponentJson(core.incidents.components.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
-    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a component (fields left out keep their values)', request: { ...item, ...jsonBody(ComponentBody) }, responses: { 200: json(ComponentSchema, 'The component'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
+    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a component (partial: fields left out keep their values)', request: { ...item, ...jsonBody(ComponentBody.partial()) }, responses: { 200: json(ComponentSchema, 'The component'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
     (c) => c.json(toComponentJson(core.incidents.components.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
