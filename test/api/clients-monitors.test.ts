@@ -76,6 +76,25 @@ describe('monitors (Go Monitor, Python Monitor)', () => {
     const missing = await json(p, '/v1/monitors/mon_nope');
     assert.deepEqual(missing.body, { error: 'Monitor not found', message: 'Monitor not found', code: 'monitors.not_found' });
   });
+
+  test('every error answer carries a dotted code beside error and message', async () => {
+    const p = await setup();
+    const cases: Array<[Promise<Response>, number, string]> = [
+      [p.api('/v1/monitors', { token: null }), 401, 'auth.'],
+      [p.api('/v1/monitors', { method: 'PATCH' }), 405, 'request.method_not_allowed'],
+      [p.api('/v1/nothing'), 404, 'request.not_found'],
+      [p.api('/v1/monitors', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' }), 400, 'request.'],
+      [p.api('/v1/monitors', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'x' }), 415, 'request.unsupported_media_type'],
+      [p.api('/v1/monitors', { method: 'POST', json: { name: 'x' } }), 400, 'validation.invalid'],
+    ];
+    for (const [pending, status, code] of cases) {
+      const res = await pending;
+      const body = await res.json();
+      assert.equal(res.status, status, JSON.stringify(body));
+      assert.equal(body.error, body.message);
+      assert.ok(typeof body.code === 'string' && body.code.startsWith(code), `${status}: ${JSON.stringify(body)}`);
+    }
+  });
 });
 
 describe('healthchecks (Go Healthcheck on /v2, Python Healthcheck)', () => {
