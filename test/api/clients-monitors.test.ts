@@ -89,7 +89,7 @@ describe('monitors (Go Monitor, Python Monitor)', () => {
     ];
     for (const [pending, status, code] of cases) {
       const res = await pending;
-      const body = await res.json();
+      const body = (await res.json()) as { error: string; message: string; code?: unknown };
       assert.equal(res.status, status, JSON.stringify(body));
       assert.equal(body.error, body.message);
       assert.ok(typeof body.code === 'string' && body.code.startsWith(code), `${status}: ${JSON.stringify(body)}`);
