@@ -61,7 +61,10 @@ describe('status pages (Go StatusPage, Python StatusPage)', () => {
     const page = await p.api('/status/acme');
     assert.equal(page.status, 200, 'the public page renders a group without a monitor');
     const html = await page.text();
-    assert.ok(html.includes('Primary DB') && html.includes('Storage') && html.includes('Everything we run'));
+    assert.ok(html.includes('Primary DB') && html.includes('Storage') && html.includes('Everything we run') && html.includes('Others'));
+    const german = await (await p.api('/status/acme?lang=de')).text();
+    assert.ok(german.includes('Primäre DB') && german.includes('Andere'), 'a localized map shows the visitor\'s language');
+    assert.ok(german.includes('Everything we run'), 'a plain string shows in every language');
 
     // Partial PUT as the clients send it; default_language reorders the languages.
     const put = await json(p, `/v2/statuspages/${sp.uuid}`, 'PUT', { description: { en: 'All of it', de: 'Alles' }, default_language: 'de' });
