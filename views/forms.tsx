@@ -3,22 +3,32 @@ import { href, Layout, pathOf, type Chrome } from './layout.tsx';
 import type { UiKey } from './i18n/index.ts';
 
 /** The password wall: a form posting to `<base>/login` with the page path to return to. */
-export function PasswordPage(props: { c: Chrome; next: string; error?: 'wrong' | 'too_many' }) {
+export function PasswordPage(props: { c: Chrome; next: string; error?: 'wrong' | 'too_many'; password?: boolean; doors?: Array<{ href: string; label: string }> }) {
   const { c } = props;
   const { t } = c;
+  const doors = props.doors ?? [];
   return (
     <Layout c={c} title={t.password_title}>
       <section class="card center">
         <h2>{t.password_title}</h2>
         {props.error ? <p class="msg err" role="alert">{props.error === 'wrong' ? t.wrong_password : t.too_many_attempts}</p> : null}
-        <form class="box" method="post" action={href(c, '/login')}>
-          <input type="hidden" name="next" value={props.next} />
-          <label>
-            {t.password_label}
-            <input type="password" name="password" required autocomplete="current-password" autofocus />
-          </label>
-          <button type="submit">{t.password_button}</button>
-        </form>
+        {doors.map((d) => (
+          <p>
+            <a class="button" href={d.href} data-sign-in="">
+              {d.label}
+            </a>
+          </p>
+        ))}
+        {props.password === false ? null : (
+          <form class="box" method="post" action={href(c, '/login')}>
+            <input type="hidden" name="next" value={props.next} />
+            <label>
+              {t.password_label}
+              <input type="password" name="password" required autocomplete="current-password" autofocus />
+            </label>
+            <button type="submit">{t.password_button}</button>
+          </form>
+        )}
       </section>
     </Layout>
   );

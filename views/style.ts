@@ -69,7 +69,8 @@ footer a{color:var(--muted)}
 form.box{display:grid;gap:12px;padding:20px}
 label{display:grid;gap:4px;font-size:.9rem}
 input[type=email],input[type=url],input[type=password]{font:inherit;padding:9px 12px;border-radius:8px;border:1px solid var(--border);background:var(--bg);color:var(--text)}
-button{font:inherit;font-weight:600;padding:10px 16px;border-radius:8px;border:0;background:var(--accent);color:#fff;cursor:pointer;justify-self:start}
+button,a.button{font:inherit;font-weight:600;padding:10px 16px;border-radius:8px;border:0;background:var(--accent);color:#fff;cursor:pointer;justify-self:start}
+a.button{display:inline-block;text-decoration:none}
 .radios{display:flex;gap:16px;flex-wrap:wrap}.radios label{display:flex;gap:6px;align-items:center}
 .msg{padding:16px 20px}.msg.err{color:var(--major)}
 .empty{padding:16px 20px;color:var(--muted)}

@@ -64,6 +64,44 @@ export const ChannelConfig = z.discriminatedUnion('type', [WebhookChannelConfig,
 export type ChannelConfig = z.infer<typeof ChannelConfig>;
 export type ChannelType = ChannelConfig['type'];
 
+/** Google's issuer: the default of the identity provider named `google`. */
+export const GOOGLE_ISSUER = 'https://accounts.google.com';
+
+/**
+ * An OpenID Connect identity provider (issue 19, docs/operations.md "Single sign-on"). Status pages
+ * with `google_sso` use the one named `google` (issuer https://accounts.google.com unless another is
+ * given, so Authentik, Keycloak, Authelia or Zitadel can stand in for it). The redirect URI to
+ * register at the provider is `<public_url>/sso/oidc/callback`.
+ */
+export const IdentityProviderConfig = z
+  .strictObject({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1-64 lower-case letters, digits, _ or -'),
+    type: z.literal('oidc'),
+    /** The issuer URL; discovery reads `<issuer>/.well-known/openid-configuration`. Required except for `google`. */
+    issuer: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    client_id: z.string().min(1),
+    /** Usually `${ENV_VAR}`. Sent with client_secret_basic (or what the provider's discovery asks for). */
+    client_secret: z.string().min(1),
+    /**
+     * Accept an `http://` issuer: only for an identity provider on the same machine or a lab network
+     * (a local Keycloak/Authentik without TLS). Tokens and keys then travel unencrypted.
+     */
+    allow_http: z.boolean().default(false),
+  })
+  .transform((p, ctx) => {
+    const issuer = p.issuer ?? (p.name === 'google' ? GOOGLE_ISSUER : undefined);
+    if (!issuer) {
+      ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'is required (only the provider named google defaults to https://accounts.google.com)' });
+      return z.NEVER;
+    }
+    if (issuer.startsWith('http:') && !p.allow_http) {
+      ctx.addIssue({ code: 'custom', path: ['issuer'], message: 'must be https (set allow_http: true only for a local identity provider without TLS)' });
+      return z.NEVER;
+    }
+    return { ...p, issuer };
+  });
+export type IdentityProviderConfig = z.infer<typeof IdentityProviderConfig>;
+
 /**
  * The whole configuration (config.yaml + environment). Every key is documented, with its default,
  * in config.example.yaml; a test parses that file against this schema (house rule 7).
@@ -123,6 +161,8 @@ export const ConfigSchema = z.strictObject({
       password_attempts: z.number().int().min(1).max(1000).default(5),
       /** Behind a reverse proxy: count wrong passwords per X-Forwarded-For client (its last entry, the one the proxy added). */
       trust_proxy: z.boolean().default(false),
+      /** Single sign-on requests (starts and answers from identity providers) per client address per minute before 429. */
+      sign_in_per_minute: z.number().int().min(1).max(10_000).default(20),
     })
     .prefault({}),
   /** The REST API (docs/api.md "Clients"). */
@@ -162,7 +202,14 @@ export const ConfigSchema = z.strictObject({
   /** Notification channels; escalation policy steps name them. Strings may use `${ENV_VAR}`. */
   channels: z.array(ChannelConfig).default([]),
   escalation_policies: z.array(EscalationPolicyConfig).default([]),
+  /** OpenID Connect identity providers for status-page sign-in (`google_sso` uses the one named `google`). */
+  identity_providers: z.array(IdentityProviderConfig).default([]),
 }).superRefine((c, ctx) => {
+  const idps = new Set<string>();
+  c.identity_providers.forEach((p, i) => {
+    if (idps.has(p.name)) ctx.addIssue({ code: 'custom', path: ['identity_providers', i, 'name'], message: `identity provider name "${p.name}" is used twice` });
+    idps.add(p.name);
+  });
   const names = new Set<string>();
   c.channels.forEach((ch, i) => {
     if (names.has(ch.name)) ctx.addIssue({ code: 'custom', path: ['channels', i, 'name'], message: `channel name "${ch.name}" is used twice` });

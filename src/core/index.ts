@@ -14,6 +14,7 @@ import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
 import { pageAccessService } from './page-access.ts';
+import { identityService } from './identity.ts';
 import { subscriptionsService } from './subscriptions.ts';
 import { subscribersService } from './subscribers.ts';
 import { statusViewService } from './status-view.ts';
@@ -34,13 +35,15 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
       holds: (o, now) => gates.some((g) => g.holds(o, now)),
     },
   });
-  const pageAccess = pageAccessService({ store, clock, config });
+  const identity = identityService({ store, clock, config });
+  const pageAccess = pageAccessService({ store, clock, config, identity });
   const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
   const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation });
   const probes = probesService({ store, clock, bus, logger, config });
   return {
     bus,
     pageAccess,
+    identity,
     subscriptions,
     statusView: statusViewService({ store, clock }),
     config,

@@ -6,13 +6,21 @@ import { AppError } from '../lib/errors.ts';
 import { verifyPassword } from '../lib/password.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
+import type { IdentityService } from './identity.ts';
 
 const DAY_MS = 86_400_000;
 /** Window of the wrong-password counter, seconds. */
 const ATTEMPT_WINDOW_S = 15 * 60;
 
-/** How a page may be seen: open, behind the password wall, or closed (SSO without an identity provider). */
-export type PageGate = 'open' | 'password' | 'closed';
+/**
+ * How a page may be seen: open; behind the password wall; behind single sign-on (the wall offers the
+ * page's working SSO doors, and the password too when one is set); or closed (SSO switched on but
+ * no working identity provider or connection, and no password: fail closed).
+ */
+export type PageGate = 'open' | 'password' | 'sso' | 'closed';
+
+/** How long the hand-over ticket from an identity provider's answer to the page lives, ms. */
+const TICKET_MS = 60_000;
 
 /**
  * Access to public status pages (issue "Status pages", docs/api.md "Status pages"): the password
@@ -20,22 +28,54 @@ export type PageGate = 'open' | 'password' | 'closed';
  * Everything is signed with HMAC-SHA256 under one random 256-bit install key kept in the store
  * (`app_secrets`, created on first use), so sessions and links survive restarts.
  */
-export function pageAccessService(deps: { store: Store; clock: Clock; config: Readonly<Config> }) {
-  const { store, clock, config } = deps;
+export function pageAccessService(deps: { store: Store; clock: Clock; config: Readonly<Config>; identity: Pick<IdentityService, 'pageMethods'> }) {
+  const { store, clock, config, identity } = deps;
+  const usedTickets = new Map<string, number>();
   let key: Buffer | null = null;
   const secret = () => (key ??= Buffer.from(store.subscribers.secret('page-key', () => randomBytes(32).toString('base64url')), 'base64url'));
   const sign = (data: string) => createHmac('sha256', secret()).update(data).digest('base64url');
   const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-  // The cookie names the password's hash by a digest: a new password makes every old cookie invalid.
-  const passwordTag = (page: Statuspage) => createHash('sha256').update(page.passwordHash ?? '').digest('base64url').slice(0, 16);
+  // The cookie names the page's authentication (password hash and every authentication setting) by
+  // a digest: a new password, or any change to SSO, allowed domains or the connection, makes every
+  // old cookie invalid.
+  const passwordTag = (page: Statuspage) =>
+    createHash('sha256')
+      .update(JSON.stringify([page.passwordHash ?? '', page.settings.authentication]))
+      .digest('base64url')
+      .slice(0, 16);
   const limiter = new RateLimiterMemory({ points: config.status_pages.password_attempts, duration: ATTEMPT_WINDOW_S });
 
   return {
-    /** `closed` for google_sso/saml_sso (no identity provider is configured: fail closed), `password` with a password set, else `open`. */
+    /** See {@link PageGate}. */
     gate(page: Statuspage): PageGate {
       const a = page.settings.authentication;
-      if (a.google_sso || a.saml_sso) return 'closed';
-      return a.password_protection && page.passwordHash ? 'password' : 'open';
+      const password = a.password_protection && page.passwordHash !== null;
+      if (a.google_sso || a.saml_sso) {
+        const m = identity.pageMethods(page);
+        return m.oidc || m.saml || password ? 'sso' : 'closed';
+      }
+      return password ? 'password' : 'open';
+    },
+    /** True when the wall of `page` takes its password (password protection on with a password set). */
+    acceptsPassword: (page: Statuspage): boolean => page.settings.authentication.password_protection && page.passwordHash !== null,
+    /**
+     * A one-use ticket `<expiry>.<id>.<signature>` (60 s) handing a sign-in that an identity provider
+     * confirmed over to the page's own origin, which turns it into the session cookie.
+     */
+    issueTicket(page: Statuspage): string {
+      const exp = clock.now() + TICKET_MS;
+      const id = randomBytes(16).toString('base64url');
+      return `${exp}.${id}.${sign(`ticket:${page.uuid}:${exp}:${id}:${passwordTag(page)}`)}`;
+    },
+    /** True (once) for a ticket {@link issueTicket} made for this page, unexpired, while its authentication is unchanged. */
+    redeemTicket(page: Statuspage, ticket: string): boolean {
+      const m = /^(\d{1,16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(ticket);
+      const now = clock.now();
+      if (!m || Number(m[1]) <= now || usedTickets.has(m[2]!)) return false;
+      if (!same(m[3]!, sign(`ticket:${page.uuid}:${m[1]}:${m[2]}:${passwordTag(page)}`))) return false;
+      for (const [k, exp] of usedTickets) if (exp <= now) usedTickets.delete(k);
+      usedTickets.set(m[2]!, Number(m[1]));
+      return true;
     },
     /** Session length, ms. */
     sessionMs: (): number => config.status_pages.session_days * DAY_MS,
@@ -44,7 +84,7 @@ export function pageAccessService(deps: { store: Store; clock: Clock; config: Re
       const exp = clock.now() + config.status_pages.session_days * DAY_MS;
       return `${exp}.${sign(`session:${page.uuid}:${exp}:${passwordTag(page)}`)}`;
     },
-    /** True when `value` was issued for this page, has not expired and the password has not changed since. */
+    /** True when `value` was issued for this page, has not expired and its authentication (password, SSO settings) has not changed since. */
     validSession(page: Statuspage, value: string | undefined): boolean {
       const m = value ? /^(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(value) : null;
       if (!m || Number(m[1]) <= clock.now()) return false;

@@ -22,6 +22,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     return s;
   };
   const knownService = (uuid: string) => isServiceUuid(store, uuid);
+  const knownConnection = (uuid: string) => store.ssoConnections.get(uuid) !== undefined;
   const freeSubdomain = (wanted: string | undefined, name: string, self: string | null): string => {
     const taken = (s: string) => {
       const other = store.statuspages.bySubdomain(s);
@@ -73,7 +74,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     },
     /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
     async create(body: StatuspageBodyInput): Promise<Statuspage> {
-      const r = resolveStatuspage(body, null, knownService);
+      const r = resolveStatuspage(body, null, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : null;
       return store.tx(() => {
         const subdomain = freeSubdomain(r.subdomain, r.name, null);
@@ -88,7 +89,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
      */
     async update(uuid: string, body: StatuspagePatchInput): Promise<Statuspage> {
       const current = mustGet(uuid);
-      const r = resolveStatuspage(body, current, knownService);
+      const r = resolveStatuspage(body, current, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
       return store.tx(() => {
         mustGet(uuid);

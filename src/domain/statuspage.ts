@@ -203,13 +203,15 @@ type ChildIn = z.infer<typeof ChildService>;
  * Body → page fields, over `current` (update) or the defaults (create). PUT keeps what it leaves
  * out; `sections`, when given, replace all sections (CONTRACT.md "Status pages").
  * @param knownService true for an existing monitor, healthcheck or component uuid
- * @throws AppError 400 naming the field (unknown service, SAML without a connection, password
- *   protection without a password)
+ * @param knownConnection true for an existing SAML SSO connection uuid (`sso_…`)
+ * @throws AppError 400 naming the field (unknown service, SAML without a connection or with an
+ *   unknown one, password protection without a password)
  */
 export function resolveStatuspage(
   body: StatuspagePatchInput,
   current: Pick<Statuspage, 'name' | 'settings' | 'sections' | 'subdomain' | 'hostname' | 'passwordHash'> | null,
   knownService: (uuid: string) => boolean,
+  knownConnection: (uuid: string) => boolean = () => false,
 ): { name: string; subdomain: string | undefined; hostname: string | null; settings: PageSettings; sections: PageSection[] } {
   const base = current?.settings ?? DEFAULT_SETTINGS;
   const name = body.name ?? current?.name;
@@ -244,7 +246,7 @@ export function resolveStatuspage(
   };
   const auth = settings.authentication;
   if (auth.saml_sso && !auth.sso_connection_uuid) throw invalid('authentication.sso_connection_uuid', 'is required when saml_sso is true');
-  if (auth.sso_connection_uuid) throw invalid('authentication.sso_connection_uuid', `unknown SSO connection "${auth.sso_connection_uuid}" (none is configured)`);
+  if (auth.sso_connection_uuid && !knownConnection(auth.sso_connection_uuid)) throw invalid('authentication.sso_connection_uuid', `unknown SSO connection "${auth.sso_connection_uuid}"`);
   if (auth.password_protection && !body.password && !current?.passwordHash) throw invalid('password', 'is required when authentication.password_protection is true');
 
   const service = (s: ServiceIn | ChildIn, path: string, nested: boolean): PageService => {

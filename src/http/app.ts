@@ -13,6 +13,8 @@ import { statuspagesRouter } from './api/statuspages.ts';
 import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
+import { ssoConnectionsRouter } from './api/sso-connections.ts';
+import { ssoRouter } from './sso/router.ts';
 import { hostedDomain } from './api/statuspages.ts';
 import { pageAssetsRouter } from './pages/assets.ts';
 import { statusPagesRouter } from './pages/router.ts';
@@ -63,6 +65,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v2/statuspages', statuspagesRouter(deps));
   app.route('/v2/statuspages', subscribersRouter(deps));
   app.route('/v1/probes', probesRouter(deps));
+  app.route('/v1/sso-connections', ssoConnectionsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {
@@ -73,6 +76,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/docs', docsRouter());
   app.route('/_pharos', pageAssetsRouter());
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
+  app.route('/sso', ssoRouter(deps));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
   app.get('/healthz', (c) => c.json({ status: 'ok', version: deps.version }));
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/pharos.ts';
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import { Walker, samlKeys, startOidcProvider } from '../support/idp.ts';
 
 // The single executable (issue 6 smoke test): build.sh makes dist/pharos; a copy in an empty
 // directory, with no node_modules and a PATH without node, serves the API, checks a local target and
@@ -81,6 +82,15 @@ test('serve: the API answers, a local HTTP target is checked, a status page rend
     const font = await fetch(`${url}/_pharos/fonts/roboto-latin-400-normal.woff2`);
     assert.equal(font.status, 200);
     assert.equal(Buffer.from(await font.arrayBuffer()).subarray(0, 4).toString('latin1'), 'wOF2', 'fonts are served from inside the binary');
+    // Single sign-on libraries work inside the bundle: a SAML connection's SP metadata and an AuthnRequest.
+    const conn = await api('/v1/sso-connections', { method: 'POST', body: JSON.stringify({ name: 'IdP', entry_point: 'https://idp.example/sso', issuer: 'https://idp.example', idp_certificate: samlKeys().cert }) });
+    assert.equal(conn.status, 201);
+    const { uuid, metadata_url } = (await conn.json()) as { uuid: string; metadata_url: string };
+    assert.match(await (await fetch(metadata_url.replace('http://localhost:8080', url))).text(), /AssertionConsumerService[^>]+\/acs"/);
+    assert.equal((await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'SSO', subdomain: 'sso-bin', authentication: { saml_sso: true, sso_connection_uuid: uuid } }) })).status, 201);
+    const start = await fetch(`${url}/status/sso-bin/sso/saml`, { redirect: 'manual' });
+    const begin = await fetch(start.headers.get('location')!.replace('http://localhost:8080', url), { redirect: 'manual' });
+    assert.match(begin.headers.get('location') ?? '', /^https:\/\/idp\.example\/sso\?SAMLRequest=/);
   } finally {
     child.kill('SIGTERM');
   }
@@ -119,4 +129,31 @@ test('agent: the same binary runs a remote probe that checks from its own source
     await serverExited;
     await agentTarget.stop();
   }
+});
+
+test('serve: a status page sign-in through OIDC (openid-client inside the bundle) against oidc-provider', { timeout: 60_000 }, async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const idp = await startOidcProvider([{ client_id: 'pharos', client_secret: 'binary-secret-0123456789', redirect_uris: [`${url}/sso/oidc/callback`] }]);
+  idp.accounts = { alice: { email: 'alice@good.test', email_verified: true } };
+  idp.signInAs = 'alice';
+  const config = join(dir, 'sso.yaml');
+  writeFileSync(config, `data_dir: ${join(dir, 'sso-data')}\nidentity_providers:\n  - name: google\n    type: oidc\n    issuer: ${idp.issuer}\n    client_id: pharos\n    client_secret: binary-secret-0123456789\n    allow_http: true\n`);
+  const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_CONFIG: config, PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_PUBLIC_URL: url, PHAROS_ADMIN_TOKEN: TOKEN }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  try {
+    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok);
+    const page = await fetch(`${url}/v2/statuspages`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Binary Intranet', subdomain: 'intra', authentication: { google_sso: true, google_allowed_domains: ['good.test'] } }) });
+    assert.equal(page.status, 201);
+    const w = new Walker();
+    const done = await w.follow(`${url}/status/intra/sso/oidc`);
+    assert.equal(done.res.status, 200, stderr);
+    assert.match(await done.res.text(), /Binary Intranet/);
+  } finally {
+    child.kill('SIGTERM');
+    await idp.close();
+  }
+  assert.equal(await exited, 0, stderr);
 });

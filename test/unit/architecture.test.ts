@@ -25,7 +25,7 @@ const ALLOWED: Record<string, string[]> = {
 // http may name engine types only for metrics wiring (EngineMetrics); it never calls the engine.
 const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'], views: ['core', 'store', 'http'] };
 // Packages that belong to one layer only.
-const PACKAGE_OWNERS: Record<string, string[]> = { 'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'], undici: ['engine', 'alerting'], ping: ['engine'], nodemailer: ['alerting'] };
+const PACKAGE_OWNERS: Record<string, string[]> = { 'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'], undici: ['engine', 'alerting'], ping: ['engine'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'] };
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

@@ -60,6 +60,8 @@ export const de: UiStrings = {
   wrong_password: 'Falsches Passwort.',
   too_many_attempts: 'Zu viele falsche Passwörter. Bitte versuchen Sie es später erneut.',
   sso_required: 'Diese Statusseite erfordert Single Sign-on (SSO), das auf diesem Server nicht eingerichtet ist.',
+  sign_in_with: 'Anmelden mit {name}',
+  sign_in_expired: 'Dieser Anmeldelink ist abgelaufen oder wurde bereits verwendet. Bitte melden Sie sich erneut an.',
   powered_by: 'Betrieben mit Pharos',
   language: 'Sprache',
   updated_at: 'Aktualisiert: {time}',

@@ -61,6 +61,8 @@ export const en = {
   wrong_password: 'Wrong password.',
   too_many_attempts: 'Too many wrong passwords. Try again later.',
   sso_required: 'This status page needs single sign-on, which is not set up on this server.',
+  sign_in_with: 'Sign in with {name}',
+  sign_in_expired: 'This sign-in link has expired or was already used. Sign in again.',
   powered_by: 'Powered by Pharos',
   language: 'Language',
   updated_at: 'Updated {time}',

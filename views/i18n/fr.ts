@@ -60,6 +60,8 @@ export const fr: UiStrings = {
   wrong_password: 'Mot de passe incorrect.',
   too_many_attempts: 'Trop de mots de passe incorrects. Réessayez plus tard.',
   sso_required: 'Cette page de statut nécessite l’authentification unique (SSO), qui n’est pas configurée sur ce serveur.',
+  sign_in_with: 'Se connecter avec {name}',
+  sign_in_expired: 'Ce lien de connexion a expiré ou a déjà été utilisé. Connectez-vous à nouveau.',
   powered_by: 'Propulsé par Pharos',
   language: 'Langue',
   updated_at: 'Mis à jour : {time}',

@@ -60,6 +60,8 @@ export const nl: UiStrings = {
   wrong_password: 'Onjuist wachtwoord.',
   too_many_attempts: 'Te veel onjuiste wachtwoorden. Probeer het later opnieuw.',
   sso_required: 'Deze statuspagina vereist single sign-on (SSO), maar dat is niet ingesteld op deze server.',
+  sign_in_with: 'Inloggen met {name}',
+  sign_in_expired: 'Deze inloglink is verlopen of al gebruikt. Log opnieuw in.',
   powered_by: 'Mogelijk gemaakt door Pharos',
   language: 'Taal',
   updated_at: 'Bijgewerkt: {time}',

@@ -60,6 +60,8 @@ export const pl: UiStrings = {
   wrong_password: 'Nieprawidłowe hasło.',
   too_many_attempts: 'Zbyt wiele błędnych haseł. Spróbuj ponownie później.',
   sso_required: 'Ta strona statusu wymaga logowania jednokrotnego (SSO), które nie jest skonfigurowane na tym serwerze.',
+  sign_in_with: 'Zaloguj się przez {name}',
+  sign_in_expired: 'Ten link logowania wygasł lub został już użyty. Zaloguj się ponownie.',
   powered_by: 'Obsługiwane przez Pharos',
   language: 'Język',
   updated_at: 'Zaktualizowano: {time}',

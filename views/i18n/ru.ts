@@ -60,6 +60,8 @@ export const ru: UiStrings = {
   wrong_password: 'Неверный пароль.',
   too_many_attempts: 'Слишком много неверных паролей. Повторите попытку позже.',
   sso_required: 'Для этой страницы статуса нужен единый вход (SSO), но на этом сервере он не настроен.',
+  sign_in_with: 'Войти через {name}',
+  sign_in_expired: 'Эта ссылка для входа устарела или уже использована. Войдите снова.',
   powered_by: 'Работает на Pharos',
   language: 'Язык',
   updated_at: 'Обновлено: {time}',

@@ -60,6 +60,8 @@ export const sv: UiStrings = {
   wrong_password: 'Fel lösenord.',
   too_many_attempts: 'För många felaktiga lösenord. Försök igen senare.',
   sso_required: 'Den här statussidan kräver enkel inloggning (SSO), som inte är konfigurerad på den här servern.',
+  sign_in_with: 'Logga in med {name}',
+  sign_in_expired: 'Den här inloggningslänken har gått ut eller redan använts. Logga in igen.',
   powered_by: 'Drivs av Pharos',
   language: 'Språk',
   updated_at: 'Uppdaterad: {time}',

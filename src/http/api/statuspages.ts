@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { StatuspageBody, StatuspagePatchBody, textMap, type PageService, type Statuspage } from '../../domain/statuspage.ts';
 import { iso } from '../../domain/time.ts';
+import type { SsoConnection } from '../../domain/sso-connection.ts';
 import type { Config } from '../../config/schema.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
@@ -46,9 +47,17 @@ export function hostedDomain(config: Pick<Config, 'status_pages' | 'public_url'>
 
 /**
  * Domain status page → API shape. Texts come as localized maps (docs/api.md "Clients"); a string
- * given on input is the page's first language. `nameOf` gives a service's own name (for `name`).
+ * given on input is the page's first language. `settings.authentication.sso_connection` is `{uuid,
+ * name, provider}` of the page's SAML connection (looked up with `connection`), or null. `nameOf`
+ * gives a service's own name (for `name`).
  */
-export function toStatuspageJson(s: Statuspage, config: Pick<Config, 'status_pages' | 'public_url'>, nameOf: (uuid: string) => string | undefined = () => undefined): z.infer<typeof StatuspageSchema> {
+export function toStatuspageJson(
+  s: Statuspage,
+  config: Pick<Config, 'status_pages' | 'public_url'>,
+  connection: (uuid: string) => SsoConnection | undefined = () => undefined,
+  nameOf: (uuid: string) => string | undefined = () => undefined,
+): z.infer<typeof StatuspageSchema> {
+  const conn = s.settings.authentication.sso_connection_uuid ? connection(s.settings.authentication.sso_connection_uuid) : undefined;
   const lang = s.settings.languages[0] ?? 'en';
   const service = (v: PageService): ServiceJson => ({
     id: v.monitor_uuid || null,
@@ -76,7 +85,7 @@ export function toStatuspageJson(s: Statuspage, config: Pick<Config, 'status_pag
       name: s.name,
       default_language: lang,
       description: textMap(s.settings.description, description_i18n, lang),
-      authentication: { ...s.settings.authentication, sso_connection: null },
+      authentication: { ...s.settings.authentication, sso_connection: conn ? { uuid: conn.uuid, name: conn.name, provider: conn.provider } : null },
     },
     sections: s.sections.map((sec) => ({ name: textMap(sec.name, sec.name_i18n, lang)!, is_split: false, services: sec.services.map(service) })),
     createdAt: iso(s.createdAt),
@@ -95,7 +104,7 @@ const Wrapped = StatuspageSchema.extend({ statuspage: StatuspageSchema, message:
 export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (s: Statuspage) => toStatuspageJson(s, core.config, (u) => core.statuspages.serviceName(u));
+  const out = (s: Statuspage) => toStatuspageJson(s, core.config, core.identity.connections.find, (u) => core.statuspages.serviceName(u));
   const both = (s: Statuspage, message?: string) => {
     const o = out(s);
     return message === undefined ? { ...o, statuspage: o } : { ...o, statuspage: o, message };

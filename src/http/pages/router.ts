@@ -1,5 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { getCookie } from 'hono/cookie';
 import { AppError } from '../../lib/errors.ts';
 import type { Statuspage } from '../../domain/statuspage.ts';
 import type { HttpDeps } from '../context.ts';
@@ -12,10 +12,8 @@ import { pathOf, type Chrome } from '../../../views/layout.tsx';
 import { chromeFor, contentSecurityPolicy, htmlDocument, type PageContext, type PageEnv } from './context.ts';
 import { feedRoutes } from './feeds.ts';
 import { subscribeRoutes } from './subscribe.ts';
-
-const COOKIE = 'pharos_page';
-/** `next` after the password wall: a path (and query) inside the page, never another site. */
-const SAFE_NEXT = /^\/(?![/\\])[A-Za-z0-9/._~?&=%+-]*$/;
+import { clientAddress } from './client.ts';
+import { PAGE_COOKIE, SAFE_NEXT, isSignInRoute, setSessionCookie, signInDoors, signInRoutes } from './sign-in.ts';
 
 /** Paths answered with HTML (the wall shows its form there); others get a bare 401. */
 const htmlPath = (p: string) => !/\.(atom|json|svg)$/.test(p);
@@ -26,9 +24,10 @@ const htmlPath = (p: string) => !/\.(atom|json|svg)$/.test(p);
  * `mode: 'path'` serves them under `/status/:subdomain`; `mode: 'host'` at the root of the page's
  * own host (`<subdomain>.<hosted_domain>` or its custom `hostname`).
  *
- * Every route sits behind the page's gate: SSO pages are closed (403, no identity provider is
- * configured), password pages need the signed session cookie, and nothing of the page (not even its
- * name) is sent before. Every response carries a strict CSP with a per-response nonce.
+ * Every route sits behind the page's gate: password and SSO pages need the signed session cookie
+ * (the wall offers the password form and the page's working SSO doors), SSO pages with no working
+ * door are closed (403), and nothing of the page (not even its name) is sent before. Every response
+ * carries a strict CSP with a per-response nonce.
  */
 export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
   const { core } = deps;
@@ -46,11 +45,13 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
     const gate = core.pageAccess.gate(page);
     const path = pagePath(c, base);
     if (gate === 'closed') return deny(c, 403, chrome.t.sso_required);
-    if (gate === 'password' && !(c.req.method === 'POST' && path === '/login') && !core.pageAccess.validSession(page, getCookie(c, COOKIE))) {
+    const opening = (c.req.method === 'POST' && path === '/login' && core.pageAccess.acceptsPassword(page)) || (gate === 'sso' && isSignInRoute(c.req.method, path));
+    if (gate !== 'open' && !opening && !core.pageAccess.validSession(page, getCookie(c, PAGE_COOKIE))) {
       if (!htmlPath(path) || c.req.method !== 'GET') return deny(c, 401, chrome.t.password_title);
       const url = new URL(c.req.url);
+      const next = path + url.search;
       c.status(401);
-      return send(c, PasswordPage({ c: anonymous(chrome), next: path + url.search }));
+      return send(c, PasswordPage({ c: anonymous(chrome), next, password: core.pageAccess.acceptsPassword(page), doors: gate === 'sso' ? signInDoors(c, deps, next) : [] }));
     }
     await next();
   };
@@ -67,27 +68,23 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
     const { page, chrome } = c.var;
     const form = await c.req.parseBody();
     const next = typeof form.next === 'string' && SAFE_NEXT.test(form.next) ? form.next : '/';
-    if (core.pageAccess.gate(page) !== 'password') return c.redirect(pathOf(chrome, next), 303);
+    if (!core.pageAccess.acceptsPassword(page)) return c.redirect(pathOf(chrome, next), 303);
+    const wall = (error: 'wrong' | 'too_many') => PasswordPage({ c: anonymous(chrome), next, error, password: true, doors: core.pageAccess.gate(page) === 'sso' ? signInDoors(c, deps, next) : [] });
     try {
       if (await core.pageAccess.checkPassword(page, typeof form.password === 'string' ? form.password : '', clientAddress(c, core.config.status_pages.trust_proxy))) {
-        setCookie(c, COOKIE, core.pageAccess.issueSession(page), {
-          path: chrome.base || '/',
-          httpOnly: true,
-          sameSite: 'Lax',
-          secure: isHttps(c),
-          maxAge: Math.floor(core.pageAccess.sessionMs() / 1000),
-        });
+        setSessionCookie(c, deps, page);
         return c.redirect(next === '/' ? pathOf(chrome, '/') : chrome.base + next, 303);
       }
       c.status(401);
-      return send(c, PasswordPage({ c: anonymous(chrome), next, error: 'wrong' }));
+      return send(c, wall('wrong'));
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
       c.status(429);
-      return send(c, PasswordPage({ c: anonymous(chrome), next, error: 'too_many' }));
+      return send(c, wall('too_many'));
     }
   });
 
+  signInRoutes(app, deps, mode);
   feedRoutes(app, deps);
   subscribeRoutes(app, deps);
   return app;
@@ -104,7 +101,8 @@ function pageHeaders(c: PageContext): void {
   const { page, chrome } = c.var;
   c.header('Content-Security-Policy', contentSecurityPolicy(chrome.nonce, page.settings.google_analytics !== null));
   if (page.settings.hide_from_search_engines) c.header('X-Robots-Tag', 'noindex, nofollow');
-  c.header('Cache-Control', page.settings.authentication.password_protection ? 'private, no-store' : 'no-cache');
+  const a = page.settings.authentication;
+  c.header('Cache-Control', a.password_protection || a.google_sso || a.saml_sso ? 'private, no-store' : 'no-cache');
   c.header('Referrer-Policy', 'same-origin');
 }
 
@@ -122,27 +120,11 @@ function deny(c: PageContext, status: 401 | 403, message: string): Response {
 }
 
 /** The chrome of a gated page: nothing of it (name, logo, description, website, analytics) is shown before the gate opens. */
-function anonymous(chrome: Chrome): Chrome {
+export function anonymous(chrome: Chrome): Chrome {
   const page: Statuspage = { ...chrome.page, name: chrome.t.password_title, settings: { ...chrome.page.settings, logo: null, description: null, description_i18n: null, website: null, favicon: null, google_analytics: null } };
   return { ...chrome, page };
 }
 
 function notFoundHtml(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title><link rel="stylesheet" href="/_pharos/status.css"></head><body><div class="wrap"><p class="empty">${UI_STRINGS.en.not_found}</p></div></body></html>`;
-}
-
-/**
- * The caller's address for the wrong-password limit: the socket's, or with
- * `status_pages.trust_proxy` the last X-Forwarded-For entry (the one the proxy itself added; the
- * entries before it are whatever the client sent).
- */
-function clientAddress(c: PageContext, trustProxy: boolean): string {
-  const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
-  if (forwarded) return forwarded;
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
-}
-
-function isHttps(c: PageContext): boolean {
-  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 }

@@ -6,7 +6,8 @@ import { sql as incidents } from './0005_incidents.ts';
 import { sql as statuspages } from './0006_statuspages.ts';
 import { sql as pages } from './0007_pages.ts';
 import { sql as probes } from './0008_probes.ts';
-import { sql as clients } from './0009_clients.ts';
+import { sql as ssoConnections } from './0009_sso_connections.ts';
+import { sql as clients } from './0010_clients.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -25,5 +26,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'statuspages', sql: statuspages },
   { version: 7, name: 'pages', sql: pages },
   { version: 8, name: 'probes', sql: probes },
-  { version: 9, name: 'clients', sql: clients },
+  { version: 9, name: 'sso_connections', sql: ssoConnections },
+  { version: 10, name: 'clients', sql: clients },
 ];

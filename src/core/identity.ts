@@ -1,0 +1,211 @@
+import { X509Certificate, randomBytes } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config, IdentityProviderConfig } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, conflict, invalid, notFound } from '../lib/errors.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { emailAllowed, type SsoConnection, type SsoConnectionBodyInput, type SsoConnectionFields } from '../domain/sso-connection.ts';
+import type { Statuspage } from '../domain/statuspage.ts';
+import type { Store } from '../store/index.ts';
+
+/** How long a sign-in may take from the start to the identity provider's answer, ms. */
+export const SIGN_IN_TTL_MS = 10 * 60_000;
+/** Sign-ins pending at once; beyond it the oldest is dropped (anonymous visitors start them). */
+const MAX_PENDING = 10_000;
+
+/** Where a sign-in goes once the identity provider has answered: a status page, or the console (issue 16). */
+export type SignInPurpose =
+  | {
+      kind: 'page';
+      pageUuid: string;
+      /** The page's absolute base URL as the visitor reached it (`https://status.acme.com`, `<public_url>/status/acme`). */
+      returnBase: string;
+      /** Path inside the page to land on. */
+      next: string;
+    }
+  | { kind: 'console'; next: string };
+
+/** The door used: an OIDC provider from config, or a SAML connection. */
+export type SignInMethod = { type: 'oidc'; provider: string } | { type: 'saml'; connection: string };
+
+/** One sign-in in flight (kept in memory: a restart only makes visitors start again). */
+export interface SignInTransaction {
+  /** Random 256-bit id: the OIDC `state`, the SAML `RelayState`. */
+  id: string;
+  purpose: SignInPurpose;
+  method: SignInMethod;
+  /** Random value also set in the visitor's browser (cookie), checked on the OIDC callback (login CSRF). */
+  binding: string;
+  expiresAt: number;
+  /** Protocol data the adapter keeps between the redirect and the answer (PKCE verifier, nonce, AuthnRequest id). */
+  protocol: Record<string, string>;
+}
+
+/** Who the identity provider says signed in. */
+export interface VerifiedIdentity {
+  method: SignInMethod;
+  /** OIDC `sub` or SAML NameID. */
+  subject: string;
+  email: string | undefined;
+  /** OIDC `email_verified`; SAML: true (the IdP vouches for its own users). */
+  emailVerified: boolean;
+}
+
+/**
+ * Identity (issue 19, docs/api.md "Single sign-on"): SAML SSO connections (`/v1/sso-connections`),
+ * the OIDC identity providers of config.yaml, the sign-ins in flight and the rules deciding who may
+ * see a page. Protocol work (openid-client, node-saml) stays in `src/http/sso/`; this module never
+ * parses a token or an assertion.
+ */
+export function identityService(deps: { store: Store; clock: Clock; config: Readonly<Config> }) {
+  const { store, clock, config } = deps;
+  const pending = new Map<string, SignInTransaction>();
+  const seenAssertions = new Map<string, number>();
+  const limiter = new RateLimiterMemory({ points: config.status_pages.sign_in_per_minute, duration: 60 });
+  const mustGet = (uuid: string): SsoConnection => {
+    const c = store.ssoConnections.get(uuid);
+    if (!c) throw notFound('sso_connections', 'SSO connection');
+    return c;
+  };
+  // Maps iterate in insertion order. Pending sign-ins all live SIGN_IN_TTL_MS, so the expired ones
+  // are at the front (`ordered`); assertion ids expire in any order and are scanned whole. Past
+  // MAX_PENDING entries the oldest go.
+  const prune = <V>(m: Map<string, V>, expiry: (v: V) => number, ordered: boolean) => {
+    const now = clock.now();
+    for (const [k, v] of m) {
+      if (expiry(v) <= now) m.delete(k);
+      else if (ordered) break;
+    }
+    for (const k of m.keys()) {
+      if (m.size <= MAX_PENDING) break;
+      m.delete(k);
+    }
+  };
+  const pageMethods = (page: Statuspage): { oidc: string | null; saml: SsoConnection | null } => {
+    const a = page.settings.authentication;
+    const oidc = a.google_sso && config.identity_providers.some((p) => p.name === 'google') ? 'google' : null;
+    const saml = a.saml_sso && a.sso_connection_uuid ? (store.ssoConnections.get(a.sso_connection_uuid) ?? null) : null;
+    return { oidc, saml };
+  };
+  const peek = (id: string): SignInTransaction | undefined => {
+    const t = pending.get(id);
+    return t && t.expiresAt > clock.now() ? t : undefined;
+  };
+
+  return {
+    /** OIDC identity providers from config.yaml. */
+    providers: (): readonly IdentityProviderConfig[] => config.identity_providers,
+    /** The OIDC provider named `name`, or undefined. */
+    provider: (name: string): IdentityProviderConfig | undefined => config.identity_providers.find((p) => p.name === name),
+
+    connections: {
+      list: (): SsoConnection[] => store.ssoConnections.list(),
+      /** @throws AppError 404 `sso_connections.not_found` */
+      get: mustGet,
+      /** Undefined for an unknown uuid. */
+      find: (uuid: string): SsoConnection | undefined => store.ssoConnections.get(uuid),
+      /** @throws AppError 400 naming a missing or broken field */
+      create(body: SsoConnectionBodyInput): SsoConnection {
+        const f = fields(body, null);
+        return store.tx(() => store.ssoConnections.insert(newId(ID_PREFIX.sso), f, clock.now()));
+      },
+      /** Fields left out keep their values. @throws AppError 404 / 400 */
+      update(uuid: string, body: SsoConnectionBodyInput): SsoConnection {
+        return store.tx(() => store.ssoConnections.update(uuid, fields(body, mustGet(uuid)), clock.now()));
+      },
+      /** @throws AppError 404, 409 `sso_connections.in_use` while a status page names it */
+      delete(uuid: string): void {
+        store.tx(() => {
+          mustGet(uuid);
+          const pages = store.ssoConnections.pagesUsing(uuid);
+          if (pages.length > 0) throw conflict('sso_connections.in_use', `SSO connection is used by status page(s) ${pages.map((p) => `"${p}"`).join(', ')}; change their authentication first`);
+          store.ssoConnections.delete(uuid);
+        });
+      },
+    },
+
+    /**
+     * The sign-in doors a page offers now: `oidc` = the `google` provider when `google_sso` is on and
+     * that provider is configured; `saml` = the page's connection when `saml_sso` is on and it exists.
+     * A door switched on but not working is simply absent (the page fails closed without it).
+     */
+    pageMethods,
+
+    /**
+     * Whether a signed-in identity may see `page` (docs/api.md "Single sign-on"): through its OIDC door,
+     * only a verified email whose domain is in `google_allowed_domains` (empty = any verified email);
+     * through its SAML connection, whoever that IdP signed in (the IdP decides who has an account).
+     */
+    admits(page: Statuspage, who: VerifiedIdentity): boolean {
+      const m = pageMethods(page);
+      if (who.method.type === 'oidc') return m.oidc === who.method.provider && emailAllowed(who.email, who.emailVerified, page.settings.authentication.google_allowed_domains);
+      return m.saml !== null && m.saml.uuid === who.method.connection;
+    },
+
+    /**
+     * Counts one anonymous sign-in request (a start, an identity provider's answer) from `client`.
+     * @throws AppError 429 `sso.too_many_requests` beyond `status_pages.sign_in_per_minute` a minute
+     */
+    async throttle(client: string): Promise<void> {
+      try {
+        await limiter.consume(client);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        throw new AppError(429, 'sso.too_many_requests', `too many sign-in requests; try again in ${Math.max(1, Math.ceil(e.msBeforeNext / 1000))} s`);
+      }
+    },
+    /** Records a new sign-in (expires after {@link SIGN_IN_TTL_MS}). */
+    begin(purpose: SignInPurpose, method: SignInMethod): SignInTransaction {
+      prune(pending, (t) => t.expiresAt, true);
+      const t: SignInTransaction = { id: randomBytes(32).toString('base64url'), purpose, method, binding: randomBytes(32).toString('base64url'), expiresAt: clock.now() + SIGN_IN_TTL_MS, protocol: {} };
+      pending.set(t.id, t);
+      return t;
+    },
+    /** The pending sign-in `id` (not consumed), or undefined when unknown or expired. */
+    peek,
+    /** Removes and returns the pending sign-in `id`: each answer is used once. */
+    take(id: string): SignInTransaction | undefined {
+      const t = peek(id);
+      pending.delete(id);
+      return t;
+    },
+    /**
+     * Records a SAML assertion id as used until `untilMs` (its NotOnOrAfter); false when it was
+     * already seen (a replay).
+     */
+    firstUse(assertionId: string, untilMs: number): boolean {
+      prune(seenAssertions, (until) => until, false);
+      if (seenAssertions.has(assertionId)) return false;
+      seenAssertions.set(assertionId, Math.max(untilMs, clock.now() + SIGN_IN_TTL_MS));
+      return true;
+    },
+  };
+
+  function fields(body: SsoConnectionBodyInput, current: SsoConnection | null): SsoConnectionFields {
+    const f = {
+      name: body.name ?? current?.name,
+      provider: body.provider ?? current?.provider ?? 'generic',
+      entryPoint: body.entry_point ?? current?.entryPoint,
+      issuer: body.issuer ?? current?.issuer,
+      idpCertificate: body.idp_certificate === undefined ? current?.idpCertificate : pem(body.idp_certificate),
+    };
+    for (const [k, key] of [['name', 'name'], ['entryPoint', 'entry_point'], ['issuer', 'issuer'], ['idpCertificate', 'idp_certificate']] as const) {
+      if (f[k] === undefined) throw invalid(key, 'is required');
+    }
+    return f as SsoConnectionFields;
+  }
+}
+
+/** A certificate given as PEM or bare base64 DER → normalised PEM. @throws AppError 400 `idp_certificate` */
+function pem(text: string): string {
+  const body = text.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
+  try {
+    const cert = new X509Certificate(Buffer.from(body, 'base64'));
+    return cert.toString().trim();
+  } catch {
+    throw invalid('idp_certificate', 'must be an X.509 certificate (PEM or base64 DER)');
+  }
+}
+
+/** The identity service's interface. */
+export type IdentityService = ReturnType<typeof identityService>;
