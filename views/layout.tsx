@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
 import type { Statuspage } from '../src/domain/statuspage.ts';
+import { localize } from '../src/domain/localized.ts';
 import { LANGUAGE_NAMES, type PageLanguage, type UiStrings } from './i18n/index.ts';
 
 /** What every page template gets: the page, the visitor's language and strings, and link building. */
@@ -83,7 +84,7 @@ export function Layout(props: { c: Chrome; title: string; children?: Child; refr
               ) : null}
             </nav>
           </header>
-          {s.description ? <p class="desc">{s.description}</p> : null}
+          {s.description ? <p class="desc">{localize(s.description_i18n, c.lang) || s.description}</p> : null}
           {props.children}
           <footer>
             {s.languages.length > 1 ? (

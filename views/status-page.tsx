@@ -95,8 +95,8 @@ function ServiceRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
     <div class="service" data-service={s.name}>
       <div class="svc-head">
         <div>
-          <div class="svc-name">{s.name}</div>
-          {s.description ? <div class="svc-desc">{s.description}</div> : null}
+          <div class="svc-name">{localize(s.nameI18n, c.lang) || s.name}</div>
+          {s.description ? <div class="svc-desc">{localize(s.descriptionI18n, c.lang) || s.description}</div> : null}
         </div>
         <StatusLabel c={c} status={s.status} />
       </div>
@@ -132,8 +132,8 @@ function GroupRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
       <summary>
         <div class="svc-head">
           <div>
-            <div class="svc-name">{s.name}</div>
-            <div class="svc-desc">{s.description ?? fmt(c.t.services_count, { count: s.children.length })}</div>
+            <div class="svc-name">{localize(s.nameI18n, c.lang) || s.name}</div>
+            <div class="svc-desc">{s.description ? localize(s.descriptionI18n, c.lang) || s.description : fmt(c.t.services_count, { count: s.children.length })}</div>
           </div>
           <StatusLabel c={c} status={s.status} />
         </div>
@@ -195,7 +195,7 @@ export function StatusPage(props: { c: Chrome; view: PageView; range: LatencyRan
       ) : null}
       {view.sections.map((sec) => (
         <section class="card section">
-          <h2>{sec.name}</h2>
+          <h2>{localize(sec.nameI18n, c.lang) || sec.name}</h2>
           {sec.services.map((s) => (s.kind === 'group' ? <GroupRow c={c} s={s} range={range} /> : <ServiceRow c={c} s={s} range={range} />))}
         </section>
       ))}

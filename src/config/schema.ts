@@ -128,6 +128,16 @@ export const ConfigSchema = z.strictObject({
       sign_in_per_minute: z.number().int().min(1).max(10_000).default(20),
     })
     .prefault({}),
+  /** The REST API (docs/api.md "Clients"). */
+  api: z
+    .strictObject({
+      /**
+       * `api`: API.md's shapes where API.md and the hosted service differ in a way JSON cannot
+       * serve both; `hosted`: the hosted service's (the monitor-report list as `{period, monitors}`).
+       */
+      compatibility: z.enum(['api', 'hosted']).default('api'),
+    })
+    .prefault({}),
   /** Delivery of queued alerts (the outbox). */
   alerting: z
     .strictObject({

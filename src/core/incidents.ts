@@ -8,6 +8,7 @@ import {
   type ComponentBodyInput,
   type Incident,
   type IncidentBodyInput,
+  type IncidentPatchInput,
   type IncidentUpdateInput,
 } from '../domain/incident.ts';
 import { incidentChange } from '../domain/page-notice.ts';
@@ -46,7 +47,18 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
   };
   const knownAffected = (uuid: string) => isServiceUuid(store, uuid);
   const knownStatuspage = (uuid: string) => store.statuspages.get(uuid) !== undefined;
-  const fields = (b: IncidentBodyInput) => ({ title: b.title, type: b.type, affectedComponents: [...new Set(b.affectedComponents ?? [])], statuspages: [...new Set(b.statuspages ?? [])] });
+  const dateOf = (d: string | null | undefined, now: number): number | null => (d ? Date.parse(d) : d === '' ? now : null);
+  const fields = (b: IncidentBodyInput, startedAt: number | null) => ({
+    title: b.title,
+    type: b.type,
+    affectedComponents: [...new Set(b.affectedComponents ?? [])],
+    statuspages: [...new Set(b.statuspages ?? [])],
+    startedAt,
+  });
+  const newUpdate = (u: IncidentUpdateInput, now: number) => toIncidentUpdate(u, now, newId(ID_PREFIX.incidentUpdate));
+  /** `updates` given, or a first `investigating` update from `text` (the hosted clients' initial message). */
+  const timeline = (b: Pick<IncidentBodyInput, 'updates' | 'text' | 'date'>, now: number) =>
+    b.updates ? b.updates.map((u) => newUpdate(u, now)) : b.text ? [newUpdate({ text: b.text, type: 'investigating', date: b.date }, now)] : undefined;
 
   return {
     /** Newest first. */
@@ -57,15 +69,27 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
     create(body: IncidentBodyInput): Incident {
       checkIncidentRefs(body, knownAffected, knownStatuspage);
       const now = clock.now();
-      return notifying(true, () => store.incidents.insert(newId(ID_PREFIX.incident), fields(body), (body.updates ?? []).map((u) => toIncidentUpdate(u, now)), now));
+      return notifying(true, () => store.incidents.insert(newId(ID_PREFIX.incident), fields(body, dateOf(body.date, now)), timeline(body, now) ?? [], now));
     },
-    /** Replaces the fields; `updates`, when given, replace the timeline. @throws AppError 404 / 400 */
-    update(uuid: string, body: IncidentBodyInput): Incident {
-      checkIncidentRefs(body, knownAffected, knownStatuspage);
+    /**
+     * Partial update: the fields given are merged into the stored incident (fields left out keep
+     * their values) and the result is checked as a whole; `updates`, when given, replace the
+     * timeline. Nothing is stored when it breaks a rule. @throws AppError 404 / 400
+     */
+    update(uuid: string, body: IncidentPatchInput): Incident {
       const now = clock.now();
       return notifying(false, () => {
-        mustGet(uuid);
-        return store.incidents.update(uuid, fields(body), body.updates?.map((u) => toIncidentUpdate(u, now)), now);
+        const cur = mustGet(uuid);
+        const merged: IncidentBodyInput = {
+          title: body.title ?? cur.title,
+          type: body.type ?? cur.type,
+          affectedComponents: body.affectedComponents ?? cur.affectedComponents,
+          statuspages: body.statuspages ?? cur.statuspages,
+          updates: body.updates,
+        };
+        checkIncidentRefs(merged, knownAffected, knownStatuspage);
+        const startedAt = body.date === undefined ? cur.startedAt : dateOf(body.date, now);
+        return store.incidents.update(uuid, fields(merged, startedAt), timeline(body.updates ? body : { text: undefined }, now), now);
       });
     },
     /** Appends an update (date defaults to now). @throws AppError 404 */
@@ -73,7 +97,7 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
       const now = clock.now();
       return notifying(false, () => {
         mustGet(uuid);
-        return store.incidents.addUpdate(uuid, toIncidentUpdate(u, now), now);
+        return store.incidents.addUpdate(uuid, newUpdate(u, now), now);
       });
     },
     /** @throws AppError 404 */
@@ -91,10 +115,10 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
         return store.tx(() => store.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now()));
       },
       /** Fields left out keep their values. @throws AppError 404 */
-      update(uuid: string, b: ComponentBodyInput): Component {
+      update(uuid: string, b: Partial<ComponentBodyInput>): Component {
         return store.tx(() => {
           const c = mustGetComponent(uuid);
-          return store.incidents.components.update(uuid, { name: b.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
+          return store.incidents.components.update(uuid, { name: b.name ?? c.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
         });
       },
       /** @throws AppError 404 */

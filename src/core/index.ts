@@ -17,6 +17,7 @@ import { usersService } from './users.ts';
 import { pageAccessService } from './page-access.ts';
 import { identityService } from './identity.ts';
 import { subscriptionsService } from './subscriptions.ts';
+import { subscribersService } from './subscribers.ts';
 import { statusViewService } from './status-view.ts';
 import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
@@ -61,6 +62,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     reports: reportsService({ store, clock }),
     incidents: incidentsService({ store, clock, bus, subscriptions }),
     statuspages: statuspagesService({ store, clock }),
+    subscribers: subscribersService({ store, clock }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;

@@ -43,11 +43,27 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
       bus.emit('maintenance.changed', { window: w });
       return w;
     },
-    /** @throws AppError 404 / 400 */
-    update(uuid: string, body: MaintenanceBodyInput): MaintenanceWindow {
+    /**
+     * Partial update: the fields given are merged into the stored window and the result is checked
+     * as a whole; nothing is stored when it breaks a rule (CONTRACT.md "Errors and validation").
+     * @throws AppError 404 / 400
+     */
+    update(uuid: string, body: Partial<MaintenanceBodyInput>): MaintenanceWindow {
       const w = store.tx(() => {
-        mustGet(uuid);
-        return notifyNow(store.maintenance.update(uuid, resolveMaintenance(body, knownMonitor, knownStatuspage), clock.now()));
+        const cur = mustGet(uuid);
+        const merged: MaintenanceBodyInput = {
+          name: cur.name,
+          start_date: new Date(cur.startAt).toISOString(),
+          end_date: new Date(cur.endAt).toISOString(),
+          monitors: cur.monitors,
+          statuspages: cur.statuspages,
+          title: cur.title,
+          updates: cur.updates.map((u) => ({ text: u.text, date: new Date(u.date).toISOString() })),
+          notificationOption: cur.notificationOption,
+          notificationMinutes: cur.notificationMinutes,
+          ...definedOnly(body),
+        };
+        return notifyNow(store.maintenance.update(uuid, resolveMaintenance(merged, knownMonitor, knownStatuspage), clock.now()));
       });
       wake();
       bus.emit('maintenance.changed', { window: w });
@@ -76,6 +92,11 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
     /** True when the monitor is in an ongoing window at `at` (epoch ms). */
     activeForMonitor: (monitorId: number, at: number): boolean => store.maintenance.activeForMonitor(monitorId, at),
   };
+}
+
+/** `o` without the keys whose value is undefined (a body's left-out fields). */
+export function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The maintenance service's interface. */

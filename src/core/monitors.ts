@@ -31,13 +31,15 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
       return monitor;
     },
     /**
-     * Replaces a monitor's settings; fields left out of the body keep their values (CONTRACT.md).
+     * Partial update: the fields given are merged into the stored monitor, fields left out keep their
+     * values, and the merged settings are checked as a whole; nothing is stored when they break a rule
+     * (CONTRACT.md "Errors and validation").
      * @throws AppError 404 / 400
      */
-    update(uuid: string, body: MonitorBodyInput): Monitor {
+    update(uuid: string, body: Partial<MonitorBodyInput>): Monitor {
       const monitor = store.tx(() => {
         const current = mustGet(uuid);
-        const settings = resolveMonitorSettings(body, current, knownPolicy);
+        const settings = resolveMonitorSettings({ ...body, name: body.name ?? current.name, url: body.url ?? current.url }, current, knownPolicy);
         return store.monitors.update(uuid, settings, clock.now())!;
       });
       bus.emit('monitor.updated', { monitor });

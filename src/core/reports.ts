@@ -39,6 +39,19 @@ export function reportsService(deps: { store: Store; clock: Clock }) {
       const maintenance = store.maintenance.windowsBetween(w.from, w.to);
       return store.monitors.list().map((m) => ({ monitor: m, sla: reportSla(outages.get(m.id) ?? [], maintenance.get(m.id) ?? [], w.from, w.to, w.now) }));
     },
+    /** Every monitor's full report over one window (the hosted service's list shape). @throws AppError 400 bad window */
+    reports(from?: number, to?: number): { from: number; to: number; reports: MonitorReport[] } {
+      const w = windowOf(from, to);
+      const outages = store.maintenance.outagesBetween(w.from, w.to);
+      const maintenance = store.maintenance.windowsBetween(w.from, w.to);
+      const reports = store.monitors.list().map((monitor) => ({
+        monitor,
+        from: w.from,
+        to: w.to,
+        ...reportFigures(outages.get(monitor.id) ?? [], maintenance.get(monitor.id) ?? [], w.from, w.to, w.now),
+      }));
+      return { from: w.from, to: w.to, reports };
+    },
     /** One monitor's full report. @throws AppError 404 unknown monitor, 400 bad window */
     report(uuid: string, from?: number, to?: number): MonitorReport {
       const monitor = store.monitors.get(uuid);

@@ -1,3 +1,4 @@
+import type { LocalizedText } from '../domain/localized.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isIncidentResolved, type Incident } from '../domain/incident.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
@@ -27,6 +28,9 @@ export interface ServiceView {
   kind: 'monitor' | 'healthcheck' | 'component' | 'group';
   name: string;
   description: string | null;
+  /** The name and description as given in languages (a localized map), or null: then `name`/`description`. */
+  nameI18n: LocalizedText | null;
+  descriptionI18n: LocalizedText | null;
   status: ServiceStatus;
   /** 90 daily bars (oldest first), when `show_uptime` and the service has history (not components). */
   days: DayUptime[] | null;
@@ -43,7 +47,7 @@ export interface PageView {
   page: Statuspage;
   now: number;
   overall: OverallStatus;
-  sections: Array<{ name: string; services: ServiceView[] }>;
+  sections: Array<{ name: string; nameI18n: LocalizedText | null; services: ServiceView[] }>;
   /** Unresolved incidents of this page, newest first. */
   activeIncidents: Incident[];
   /** Windows ongoing now that cover this page (listed on it or covering one of its monitors). */
@@ -89,7 +93,7 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
   type Windows = Map<number, Interval[]>;
   const service = (s: PageService, now: number, range: LatencyRange, windows: Windows): ServiceView | null => {
     const from = now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS;
-    const base = { name: s.name_shown ?? '', description: s.description };
+    const base = { name: s.name_shown ?? '', description: s.description, nameI18n: s.name_i18n ?? null, descriptionI18n: s.description_i18n ?? null };
     if (s.is_group) {
       const children = s.services.map((c) => service(c, now, range, windows)).filter((c): c is ServiceView => c !== null);
       return { ...base, name: s.name_shown ?? '', kind: 'group', status: worstStatus(children.map((c) => c.status)), days: null, uptime: null, latency: null, children };
@@ -128,7 +132,7 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
     page(page: Statuspage, range: LatencyRange = '24h'): PageView {
       const now = clock.now();
       const intervals = store.maintenance.windowsBetween(now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS, now + 1);
-      const sections = page.sections.map((sec) => ({ name: sec.name, services: sec.services.map((s) => service(s, now, range, intervals)).filter((s): s is ServiceView => s !== null) }));
+      const sections = page.sections.map((sec) => ({ name: sec.name, nameI18n: sec.name_i18n ?? null, services: sec.services.map((s) => service(s, now, range, intervals)).filter((s): s is ServiceView => s !== null) }));
       const leaves: ServiceStatus[] = [];
       const collect = (list: ServiceView[]) => list.forEach((s) => (s.kind === 'group' ? collect(s.children) : leaves.push(s.status)));
       sections.forEach((s) => collect(s.services));

@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { hashPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
-import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput } from '../domain/statuspage.ts';
+import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput, type StatuspagePatchInput } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
 import { isServiceUuid } from './references.ts';
 
@@ -41,11 +41,18 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     const other = hostname ? store.statuspages.byHostname(hostname) : undefined;
     if (other && other.uuid !== self) throw conflict('statuspages.hostname_taken', `hostname "${hostname}" is used by another status page`);
   };
+  /** Stores a resolved new page in one transaction (subdomain made free, hostname unique). */
+  const insertPage = (r: ReturnType<typeof resolveStatuspage>, passwordHash: string | null): Statuspage =>
+    store.tx(() => {
+      const subdomain = freeSubdomain(r.subdomain, r.name, null);
+      checkHostname(r.hostname, null);
+      return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
+    });
 
   return {
-    /** A page (0-indexed) of status pages. */
-    list(page: number) {
-      const { items, total } = store.statuspages.list(STATUSPAGES_PER_PAGE, page * STATUSPAGES_PER_PAGE);
+    /** A page (0-indexed) of status pages; `search` keeps those whose name, subdomain or hostname contains it. */
+    list(page: number, search?: string) {
+      const { items, total } = store.statuspages.list(STATUSPAGES_PER_PAGE, page * STATUSPAGES_PER_PAGE, search);
       return { statuspages: items, hasNextPage: (page + 1) * STATUSPAGES_PER_PAGE < total, total, page, resultsPerPage: STATUSPAGES_PER_PAGE };
     },
     /** @throws AppError 404 `statuspages.not_found` */
@@ -68,15 +75,14 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     },
     /** True when a status page uuid exists (maintenance windows, incidents). */
     exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
+    /** The name a page shows for a service uuid (monitor, healthcheck or component), or undefined. */
+    serviceName(uuid: string): string | undefined {
+      return (store.monitors.get(uuid) ?? store.healthchecks.get(uuid) ?? store.healthchecks.getByPublicUuid(uuid) ?? store.incidents.components.get(uuid))?.name;
+    },
     /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
     async create(body: StatuspageBodyInput): Promise<Statuspage> {
       const r = resolveStatuspage(body, null, knownService, knownConnection);
-      const passwordHash = body.password ? await hashPassword(body.password) : null;
-      return store.tx(() => {
-        const subdomain = freeSubdomain(r.subdomain, r.name, null);
-        checkHostname(r.hostname, null);
-        return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
-      });
+      return insertPage(r, body.password ? await hashPassword(body.password) : null);
     },
     /**
      * Like {@link create} without a password, synchronously, so an importer can create pages inside
@@ -84,15 +90,14 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
      */
     createWithoutPassword(body: StatuspageBodyInput): Statuspage {
       if (body.password) throw new AppError(400, 'statuspages.invalid', 'password: cannot be set here');
-      const r = resolveStatuspage(body, null, knownService);
-      return store.tx(() => {
-        const subdomain = freeSubdomain(r.subdomain, r.name, null);
-        checkHostname(r.hostname, null);
-        return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: null }, clock.now());
-      });
+      return insertPage(resolveStatuspage(body, null, knownService, knownConnection), null);
     },
-    /** Fields left out keep their values; `sections`, when given, replace all. @throws AppError 404 / 400 / 409 */
-    async update(uuid: string, body: StatuspageBodyInput): Promise<Statuspage> {
+    /**
+     * Partial update: fields left out keep their values, `sections`, when given, replace all; the
+     * merged page is checked as a whole and nothing is stored when it breaks a rule.
+     * @throws AppError 404 / 400 / 409
+     */
+    async update(uuid: string, body: StatuspagePatchInput): Promise<Statuspage> {
       const current = mustGet(uuid);
       const r = resolveStatuspage(body, current, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;

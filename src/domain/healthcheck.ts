@@ -65,8 +65,13 @@ const positiveInt = (what: string) =>
  */
 export const HealthcheckBody = z.object({
   name: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
-  grace_period_value: positiveInt('a number of grace_period_type units'),
-  grace_period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }),
+  // Required on create (checked by resolveHealthcheckSettings, which also takes `grace`).
+  grace_period_value: positiveInt('a number of grace_period_type units').optional(),
+  grace_period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }).optional(),
+  /** Seconds: the Python SDK's create body (`{name, period, grace}`); read as period_value + `seconds`. */
+  period: positiveInt('seconds').optional(),
+  /** Seconds: as `period`, for the grace period. */
+  grace: positiveInt('seconds').optional(),
   period_value: positiveInt('a number of period_type units').nullable().optional(),
   period_type: z.enum(PERIOD_UNITS, { error: oneOf(PERIOD_UNITS) }).nullable().optional(),
   cron: z.string({ error: 'must be a cron expression string' }).trim().max(200, 'must be at most 200 characters').nullable().optional(),
@@ -74,32 +79,46 @@ export const HealthcheckBody = z.object({
   escalation_policy: z.string({ error: 'must be a policy uuid or "none"' }).nullable().optional(),
 });
 
-/** Parsed healthcheck body. */
-export type HealthcheckBodyInput = z.infer<typeof HealthcheckBody>;
+/** Parsed healthcheck body; on update `name` may be left out too (partial PUT). */
+export type HealthcheckBodyInput = Omit<z.infer<typeof HealthcheckBody>, 'name'> & Partial<Pick<z.infer<typeof HealthcheckBody>, 'name'>>;
 
 /**
- * Turns a validated body into settings, enforcing the cross-field rules. On update, `current` is the
- * stored healthcheck: a body naming neither mode keeps the current mode; naming one mode switches to it.
+ * Turns a validated body into settings, enforcing the cross-field rules on the merged result. On
+ * update, `current` is the stored healthcheck: fields left out keep their values, a body naming
+ * neither mode keeps the current mode, naming one mode switches to it.
  * @throws AppError 400 naming the field: both or neither mode (`period_value`/`cron`), a half-given
  *   simple mode, malformed `cron`, unknown `timezone`, `grace_period_value` under 60 s, values over 365 days
  */
 export function resolveHealthcheckSettings(
-  body: HealthcheckBodyInput,
+  input: HealthcheckBodyInput,
   current: HealthcheckSettings | null,
   knownPolicy: (uuid: string) => boolean,
 ): HealthcheckSettings {
+  // `period` / `grace` in seconds (the Python SDK's body) stand for value + `seconds` when the unit fields are absent.
+  const body = { ...input };
+  if (body.period != null && body.period_value == null && body.period_type == null) Object.assign(body, { period_value: body.period, period_type: 'seconds' });
+  if (body.grace != null && body.grace_period_value == null && body.grace_period_type == null) Object.assign(body, { grace_period_value: body.grace, grace_period_type: 'seconds' });
   const simple = body.period_value != null || body.period_type != null;
   const cronMode = body.cron != null && body.cron !== '';
   if (simple && cronMode) throw invalid('cron', 'give either period_value + period_type (simple mode) or cron + timezone (cron mode), not both');
   if (!simple && !cronMode && !current) throw invalid('period_value', 'is required: give period_value + period_type (simple mode) or cron + timezone (cron mode)');
-  if (simple && body.period_value == null) throw invalid('period_value', 'is required with period_type');
-  if (simple && body.period_type == null) throw invalid('period_type', 'is required with period_value');
+  // Partial update: half of simple mode given over a healthcheck already in simple mode takes the other half from it.
+  const periodValue = body.period_value ?? (current?.cron === null ? current.periodValue : null);
+  const periodType = body.period_type ?? (current?.cron === null ? current.periodType : null);
+  if (simple && periodValue == null) throw invalid('period_value', 'is required with period_type');
+  if (simple && periodType == null) throw invalid('period_type', 'is required with period_value');
+  const name = body.name ?? current?.name;
+  if (name === undefined) throw invalid('name', 'is required and must be a string');
+  const graceValue = body.grace_period_value ?? current?.graceValue;
+  if (graceValue === undefined) throw invalid('grace_period_value', 'is required: a positive integer (a number of grace_period_type units)');
+  const graceType = body.grace_period_type ?? current?.graceType;
+  if (graceType === undefined) throw invalid('grace_period_type', `must be one of ${PERIOD_UNITS.join(', ')}`);
 
   const timezone = body.timezone ?? current?.timezone ?? 'UTC';
   if (!isIanaTimeZone(timezone)) throw invalid('timezone', `"${timezone}" is not an IANA time zone name (such as UTC or Europe/Berlin)`);
 
   let mode: Pick<HealthcheckSettings, 'periodValue' | 'periodType' | 'cron'>;
-  if (simple) mode = { periodValue: body.period_value!, periodType: body.period_type!, cron: null };
+  if (simple) mode = { periodValue: periodValue!, periodType: periodType!, cron: null };
   else if (cronMode) mode = { periodValue: null, periodType: null, cron: body.cron! };
   else mode = { periodValue: current!.periodValue, periodType: current!.periodType, cron: current!.cron };
 
@@ -109,12 +128,12 @@ export function resolveHealthcheckSettings(
   } else if (mode.periodValue! * UNIT_SECONDS[mode.periodType!] > MAX_PERIOD_S) {
     throw invalid('period_value', 'must be at most 365 days');
   }
-  const graceS = body.grace_period_value * UNIT_SECONDS[body.grace_period_type];
+  const graceS = graceValue * UNIT_SECONDS[graceType];
   if (graceS < MIN_GRACE_S) throw invalid('grace_period_value', `must be at least ${MIN_GRACE_S} seconds (got ${graceS} s)`);
   if (graceS > MAX_PERIOD_S) throw invalid('grace_period_value', 'must be at most 365 days');
 
   const escalationPolicyUuid = resolvePolicyRef(body.escalation_policy, current?.escalationPolicyUuid ?? null, knownPolicy);
-  return { name: body.name, ...mode, timezone, graceValue: body.grace_period_value, graceType: body.grace_period_type, escalationPolicyUuid };
+  return { name, ...mode, timezone, graceValue, graceType, escalationPolicyUuid };
 }
 
 /** Period in seconds (simple mode), or null in cron mode. */

@@ -9,6 +9,7 @@ export const ID_PREFIX = {
   healthcheck: 'tok_',
   healthcheckPublic: 'hc_',
   incident: 'inci_',
+  incidentUpdate: 'upd_',
   outage: 'outage_',
   maintenance: 'mw_',
   statuspage: 'sp_',

@@ -24,8 +24,9 @@ export interface Component {
   updatedAt: number;
 }
 
-/** One update of an incident's timeline. `at` is epoch ms. */
+/** One update of an incident's timeline. `at` is epoch ms; `uuid` (`upd_…`) names it (the hosted service's clients need one). */
 export interface IncidentUpdate {
+  uuid: string;
   at: number;
   text: LocalizedText;
   type: UpdateType;
@@ -40,6 +41,8 @@ export interface Incident {
   affectedComponents: string[];
   statuspages: string[];
   updates: IncidentUpdate[];
+  /** When the incident started (the `date` clients give), or null: its creation. Epoch ms. */
+  startedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -48,23 +51,39 @@ const isoDate = z
   .string({ error: 'must be an ISO 8601 date-time such as 2026-05-01T22:00:00Z' })
   .refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time such as 2026-05-01T22:00:00Z');
 
+/** An optional date: an ISO 8601 date-time, or `""` / null for "now" (the hosted service's clients send `""`). */
+const optionalDate = z
+  .string({ error: 'must be an ISO 8601 date-time such as 2026-05-01T22:00:00Z' })
+  .refine((s) => s === '' || (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s))), 'must be an ISO 8601 date-time such as 2026-05-01T22:00:00Z')
+  .nullable()
+  .optional();
+
 /** Body of POST /v3/incidents/{uuid}/updates, and of each entry of `updates` (API.md §2.5). */
 export const IncidentUpdateBody = z.object({
-  date: isoDate.optional(),
+  date: optionalDate,
   text: LocalizedTextSchema,
   type: z.enum(UPDATE_TYPES, { error: `must be one of ${UPDATE_TYPES.join(', ')}` }),
 });
 export type IncidentUpdateInput = z.infer<typeof IncidentUpdateBody>;
 
-/** Body of POST/PUT /v3/incidents: `title` and `type` required (API.md §2.5). */
+/**
+ * Body of POST/PUT /v3/incidents: `title` and `type` required on create (API.md §2.5); PUT takes any
+ * subset ({@link IncidentPatchBody}). `date` is when it started; `text` (the hosted service's
+ * clients send it) becomes the first update, `investigating`, when no `updates` are given.
+ */
 export const IncidentBody = z.object({
   title: LocalizedTextSchema,
   type: z.enum(INCIDENT_TYPES, { error: `must be one of ${INCIDENT_TYPES.join(', ')}` }),
+  date: optionalDate,
+  text: LocalizedTextSchema.nullable().optional(),
   affectedComponents: z.array(z.string({ error: 'must be uuids' }), { error: 'must be an array of monitor, healthcheck or component uuids' }).max(1000).optional(),
   statuspages: z.array(z.string({ error: 'must be status page uuids' }), { error: 'must be an array of status page uuids' }).max(1000).optional(),
   updates: z.array(IncidentUpdateBody, { error: 'must be an array of {date, text, type}' }).max(1000).optional(),
 });
 export type IncidentBodyInput = z.infer<typeof IncidentBody>;
+/** PUT body: every field optional, merged into the stored incident (CONTRACT.md "Errors and validation"). */
+export const IncidentPatchBody = IncidentBody.partial();
+export type IncidentPatchInput = z.infer<typeof IncidentPatchBody>;
 
 /** Body of POST/PUT /v1/components (CONTRACT.md "Components"). */
 export const ComponentBody = z.object({
@@ -74,9 +93,9 @@ export const ComponentBody = z.object({
 });
 export type ComponentBodyInput = z.infer<typeof ComponentBody>;
 
-/** An update input → stored shape; the date defaults to `now` (epoch ms). */
-export function toIncidentUpdate(u: IncidentUpdateInput, now: number): IncidentUpdate {
-  return { at: u.date ? Date.parse(u.date) : now, text: u.text, type: u.type };
+/** An update input → stored shape with a new `uuid`; the date defaults to `now` (epoch ms). */
+export function toIncidentUpdate(u: IncidentUpdateInput, now: number, uuid: string): IncidentUpdate {
+  return { uuid, at: u.date ? Date.parse(u.date) : now, text: u.text, type: u.type };
 }
 
 /**

@@ -29,7 +29,7 @@ export interface RequestHeader {
 
 /** A monitor as the core and store see it. Units are in the names (house rule 9). */
 export interface Monitor {
-  /** Internal integer id (SQLite rowid), never shown in the API. */
+  /** Integer id (SQLite rowid); shown as `id` and `sort_order` for the hosted service's clients. */
   id: number;
   uuid: string;
   name: string;

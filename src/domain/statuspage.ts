@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalid } from '../lib/errors.ts';
+import { LocalizedTextSchema, localize, type LocalizedText } from './localized.ts';
 
 /** Page languages (API.md §2.9). */
 export const PAGE_LANGUAGES = ['en', 'fr', 'de', 'ru', 'nl', 'pl', 'sv'] as const;
@@ -23,29 +24,56 @@ const httpUrl = z
   }, 'must be an http(s) URL');
 const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
-/** A service (or group) of a section (API.md §2.9 `sections[].services[]`). */
+/**
+ * A service (or group) of a section (API.md §2.9 `sections[].services[]`). Texts given as
+ * localized maps keep the map in `*_i18n` (answered as given); the plain field holds the page's
+ * first language, which the public page shows. A group may have no `monitor_uuid` (`''`).
+ */
 export interface PageService {
   monitor_uuid: string;
   name_shown: string | null;
+  name_i18n?: LocalizedText | null;
   show_uptime: boolean;
   show_response_times: boolean;
   description: string | null;
+  description_i18n?: LocalizedText | null;
   is_group: boolean;
   services: PageService[];
 }
 
-/** A section of a page. */
+/** A section of a page; `name_i18n` as in {@link PageService}. */
 export interface PageSection {
   name: string;
+  name_i18n?: LocalizedText | null;
   services: PageService[];
 }
 
+/** A text given as a plain string (the page's first language) or a localized map `{en: "…"}` (the hosted service's shape). */
+const textOrMap = (max: number) =>
+  z.union([z.string().max(max, `must be at most ${max} characters`), LocalizedTextSchema], { error: `must be a string or an object of texts by language, such as {"en": "…"}` });
+type TextIn = string | LocalizedText;
+/** The plain text (first language) and the map of a string-or-map input; null stays null. */
+export function splitText(v: TextIn | null | undefined, lang: string): { text: string | null; i18n: LocalizedText | null } {
+  if (v === null || v === undefined) return { text: null, i18n: null };
+  if (typeof v === 'string') return { text: v, i18n: null };
+  return { text: localize(v, lang), i18n: v };
+}
+/** The localized map of a stored text: its map, or `{<lang>: text}`; null when there is no text. */
+export function textMap(text: string | null, i18n: LocalizedText | null | undefined, lang: string): LocalizedText | null {
+  if (i18n) return i18n;
+  return text === null ? null : { [lang]: text };
+}
+
 const leafFields = {
-  monitor_uuid: z.string({ error: 'is required: a monitor, healthcheck or component uuid' }).min(1, 'is required: a monitor, healthcheck or component uuid'),
+  // Required for services, optional for groups (checked in resolveStatuspage so the 400 names it).
+  monitor_uuid: z.string({ error: 'is required: a monitor, healthcheck or component uuid' }).min(1, 'is required: a monitor, healthcheck or component uuid').optional(),
+  /** Nested children of the hosted service's clients name their monitor `uuid` and their text `name` (a map). */
+  uuid: z.string({ error: 'must be a monitor, healthcheck or component uuid' }).min(1, 'must be a monitor, healthcheck or component uuid').optional(),
   name_shown: z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters').nullable().optional(),
+  name: textOrMap(255).nullable().optional(),
   show_uptime: bool.optional(),
   show_response_times: bool.optional(),
-  description: z.string({ error: 'must be a string' }).max(2000, 'must be at most 2000 characters').nullable().optional(),
+  description: textOrMap(2000).nullable().optional(),
   is_group: bool.optional(),
 };
 /** A service inside a group: groups nest one level (a group of services, not of groups). */
@@ -62,8 +90,10 @@ export const StatuspageBody = z.object({
   subdomain: z.string({ error: 'must be a string' }).regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be 1-63 letters, digits and hyphens, not starting or ending with a hyphen').optional(),
   hostname: z.string({ error: 'must be a host name' }).regex(HOSTNAME, 'must be a host name such as status.example.com').nullable().optional(),
   website: httpUrl.nullable().optional(),
-  description: z.string({ error: 'must be a string' }).max(2000, 'must be at most 2000 characters').nullable().optional(),
+  description: textOrMap(2000).nullable().optional(),
   languages: z.array(z.enum(PAGE_LANGUAGES, { error: oneOf(PAGE_LANGUAGES) }), { error: 'must be an array of languages' }).min(1, 'must name at least one language').optional(),
+  /** The page's first language (the hosted service's clients send it beside `languages`). */
+  default_language: z.enum(PAGE_LANGUAGES, { error: oneOf(PAGE_LANGUAGES) }).optional(),
   theme: z.enum(THEMES, { error: oneOf(THEMES) }).optional(),
   font: z.enum(FONTS, { error: oneOf(FONTS) }).optional(),
   accent_color: z.string({ error: 'must be a hex colour such as #36b27e' }).regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as #36b27e').optional(),
@@ -92,18 +122,23 @@ export const StatuspageBody = z.object({
     )
     .optional(),
   sections: z
-    .array(z.object({ name: z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(255), services: z.array(ServiceInput, { error: 'must be an array of services' }).max(200).default([]) }, { error: 'must be a section {name, services}' }), {
+    .array(z.object({ name: textOrMap(255), is_split: bool.optional(), services: z.array(ServiceInput, { error: 'must be an array of services' }).max(200).default([]) }, { error: 'must be a section {name, services}' }), {
       error: 'must be an array of sections',
     })
     .max(50, 'must have at most 50 sections')
     .optional(),
 });
 export type StatuspageBodyInput = z.infer<typeof StatuspageBody>;
+/** PUT body: every field optional (partial update, CONTRACT.md "Errors and validation"). */
+export const StatuspagePatchBody = StatuspageBody.partial();
+export type StatuspagePatchInput = z.infer<typeof StatuspagePatchBody>;
 
 /** Everything of a page but identity, name, subdomain, hostname and sections (stored as JSON). */
 export interface PageSettings {
   website: string | null;
   description: string | null;
+  /** `description` as the localized map it was given as, or absent. */
+  description_i18n?: LocalizedText | null;
   languages: string[];
   theme: (typeof THEMES)[number];
   font: (typeof FONTS)[number];
@@ -173,18 +208,25 @@ type ChildIn = z.infer<typeof ChildService>;
  *   unknown one, password protection without a password)
  */
 export function resolveStatuspage(
-  body: StatuspageBodyInput,
-  current: Pick<Statuspage, 'settings' | 'sections' | 'subdomain' | 'hostname' | 'passwordHash'> | null,
+  body: StatuspagePatchInput,
+  current: Pick<Statuspage, 'name' | 'settings' | 'sections' | 'subdomain' | 'hostname' | 'passwordHash'> | null,
   knownService: (uuid: string) => boolean,
   knownConnection: (uuid: string) => boolean = () => false,
 ): { name: string; subdomain: string | undefined; hostname: string | null; settings: PageSettings; sections: PageSection[] } {
   const base = current?.settings ?? DEFAULT_SETTINGS;
+  const name = body.name ?? current?.name;
+  if (name === undefined) throw invalid('name', 'is required and must be a string');
   const pick = <K extends keyof PageSettings>(k: K, v: PageSettings[K] | null | undefined, nullable = false): PageSettings[K] =>
     v === undefined || (v === null && !nullable) ? base[k] : (v as PageSettings[K]);
+  let languages = body.languages ? [...new Set(body.languages)] : base.languages;
+  if (body.default_language) languages = [body.default_language, ...languages.filter((l) => l !== body.default_language)];
+  const lang = languages[0] ?? 'en';
+  const description = body.description === undefined ? { text: base.description, i18n: base.description_i18n ?? null } : splitText(body.description, lang);
   const settings: PageSettings = {
     website: pick('website', body.website, true),
-    description: pick('description', body.description, true),
-    languages: body.languages ? [...new Set(body.languages)] : base.languages,
+    description: description.text,
+    description_i18n: description.i18n,
+    languages,
     theme: pick('theme', body.theme),
     font: pick('font', body.font),
     accent_color: pick('accent_color', body.accent_color),
@@ -207,22 +249,34 @@ export function resolveStatuspage(
   if (auth.sso_connection_uuid && !knownConnection(auth.sso_connection_uuid)) throw invalid('authentication.sso_connection_uuid', `unknown SSO connection "${auth.sso_connection_uuid}"`);
   if (auth.password_protection && !body.password && !current?.passwordHash) throw invalid('password', 'is required when authentication.password_protection is true');
 
-  const service = (s: ServiceIn | ChildIn, path: string): PageService => {
-    if (!knownService(s.monitor_uuid)) throw invalid(`${path}.monitor_uuid`, `unknown monitor, healthcheck or component "${s.monitor_uuid}"`);
+  const service = (s: ServiceIn | ChildIn, path: string, nested: boolean): PageService => {
+    const uuid = s.monitor_uuid ?? s.uuid ?? '';
     const children = 'services' in s ? (s.services ?? []) : [];
     if (children.length > 0 && !s.is_group) throw invalid(`${path}.services`, 'only a group (is_group: true) has nested services');
+    if (nested && s.is_group) throw invalid(`${path}.is_group`, 'groups nest one level: a group holds services, not groups');
+    if (uuid === '' && !s.is_group) throw invalid(`${path}.monitor_uuid`, 'is required: a monitor, healthcheck or component uuid');
+    if (uuid !== '' && !knownService(uuid)) throw invalid(`${path}.${s.monitor_uuid !== undefined ? 'monitor_uuid' : 'uuid'}`, `unknown monitor, healthcheck or component "${uuid}"`);
+    const shown = s.name_shown ?? null;
+    const named = splitText(s.name, lang);
+    const desc = splitText(s.description, lang);
     return {
-      monitor_uuid: s.monitor_uuid,
-      name_shown: s.name_shown ?? null,
+      monitor_uuid: uuid,
+      name_shown: shown ?? named.text,
+      name_i18n: named.i18n,
       show_uptime: s.show_uptime ?? true,
       show_response_times: s.show_response_times ?? true,
-      description: s.description ?? null,
+      description: desc.text,
+      description_i18n: desc.i18n,
       is_group: s.is_group ?? false,
-      services: children.map((c, i) => service(c, `${path}.services.${i}`)),
+      services: children.map((c, i) => service(c, `${path}.services.${i}`, true)),
     };
   };
   const sections = body.sections
-    ? body.sections.map((sec, i) => ({ name: sec.name, services: sec.services.map((s, j) => service(s, `sections.${i}.services.${j}`)) }))
+    ? body.sections.map((sec, i) => {
+        const n = splitText(sec.name, lang);
+        if (!n.text?.trim()) throw invalid(`sections.${i}.name`, 'must not be empty');
+        return { name: n.text.trim(), name_i18n: n.i18n, services: sec.services.map((s, j) => service(s, `sections.${i}.services.${j}`, false)) };
+      })
     : (current?.sections ?? []);
-  return { name: body.name, subdomain: body.subdomain?.toLowerCase(), hostname: body.hostname === undefined ? (current?.hostname ?? null) : (body.hostname?.toLowerCase() ?? null), settings, sections };
+  return { name, subdomain: body.subdomain?.toLowerCase(), hostname: body.hostname === undefined ? (current?.hostname ?? null) : (body.hostname?.toLowerCase() ?? null), settings, sections };
 }

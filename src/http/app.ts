@@ -10,6 +10,7 @@ import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
 import { statuspagesRouter } from './api/statuspages.ts';
+import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
 import { ssoConnectionsRouter } from './api/sso-connections.ts';
@@ -62,6 +63,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v3/incidents', incidentsRouter(deps));
   app.route('/v1/components', componentsRouter(deps));
   app.route('/v2/statuspages', statuspagesRouter(deps));
+  app.route('/v2/statuspages', subscribersRouter(deps));
   app.route('/v1/probes', probesRouter(deps));
   app.route('/v1/sso-connections', ssoConnectionsRouter(deps));
 
@@ -85,9 +87,9 @@ export function createApp(deps: HttpDeps) {
     const allowed = [...new Set(known.filter((r) => r.re.test(c.req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
       c.header('Allow', allowed.join(', '));
-      return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`), 405);
+      return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`, undefined, 'request.method_not_allowed'), 405);
     }
-    return c.json(errorBody(`no route for ${c.req.method} ${c.req.path}`), 404);
+    return c.json(errorBody(`no route for ${c.req.method} ${c.req.path}`, undefined, 'request.not_found'), 404);
   });
   app.onError(errorHandler(logger));
   return app;

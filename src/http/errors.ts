@@ -5,12 +5,19 @@ import { AppError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 
 /**
- * Error body of every endpoint: `{error, message}` with the same text (API.md §7 clients read
- * `error`, the hosted service's clients read `message`), plus `details` for validation (CONTRACT.md).
+ * Error body of every endpoint: `{error, message, code}` with the same text in `error` and `message`
+ * (API.md §7 clients read `error`, the hosted service's clients read `message`), the AppError's dotted
+ * `code` (e.g. `monitors.not_found`, issue 14 point 22), plus `details` for validation (CONTRACT.md).
  */
-export function errorBody(message: string, details?: ReadonlyArray<{ path: string; message: string }>) {
-  return details && details.length ? { error: message, message, details } : { error: message, message };
+export function errorBody(message: string, details?: ReadonlyArray<{ path: string; message: string }>, code?: string) {
+  const body: { error: string; message: string; code?: string; details?: ReadonlyArray<{ path: string; message: string }> } = { error: message, message };
+  if (code) body.code = code;
+  if (details && details.length) body.details = details;
+  return body;
 }
+
+/** Dotted `code` of the errors Hono raises itself (malformed JSON, body too large, wrong media type). */
+const HTTP_CODES: Record<number, string> = { 400: 'request.malformed', 404: 'request.not_found', 405: 'request.method_not_allowed', 413: 'request.too_large', 415: 'request.unsupported_media_type' };
 
 /** A ZodError as a 400 AppError whose message names the first field and its rule, e.g. `check_frequency: must be one of …`. */
 export function fromZodError(err: ZodError, target: string): AppError {
@@ -39,16 +46,16 @@ export function errorHandler(logger: Logger) {
   return (err: Error, c: Context) => {
     if (err instanceof AppError) {
       if (err.status === 401) c.header('WWW-Authenticate', 'Bearer');
-      return c.json(errorBody(err.message, err.details), err.status as 400);
+      return c.json(errorBody(err.message, err.details, err.code), err.status as 400);
     }
     if (err instanceof HTTPException) {
       const status = err.status;
       // The unread rest of a refused body would poison a kept-alive connection: close it.
       if (status === 413) c.header('Connection', 'close');
       const message = status === 413 ? 'request body larger than 1 MiB' : err.message || 'bad request';
-      return c.json(errorBody(message), status);
+      return c.json(errorBody(message, undefined, HTTP_CODES[status] ?? 'request.invalid'), status);
     }
     logger.error('unhandled error', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack });
-    return c.json(errorBody('internal error'), 500);
+    return c.json(errorBody('internal error', undefined, 'internal'), 500);
   };
 }

@@ -9,6 +9,7 @@ interface IncidentRow {
   type: IncidentType;
   affected_components: string;
   statuspages: string;
+  started_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -28,14 +29,14 @@ const toComponent = (r: ComponentRow): Component => ({ id: r.id, uuid: r.uuid, n
 export function incidentsStore(db: Db) {
   const all = db.prepare<[], IncidentRow>('SELECT * FROM incidents ORDER BY created_at DESC, id DESC');
   const byUuid = db.prepare<[string], IncidentRow>('SELECT * FROM incidents WHERE uuid = ?');
-  const updatesOf = db.prepare<[number], { at: number; text: string; type: IncidentUpdate['type'] }>('SELECT at, text, type FROM incident_updates WHERE incident_id = ? ORDER BY at, id');
+  const updatesOf = db.prepare<[number], { uuid: string; at: number; text: string; type: IncidentUpdate['type'] }>('SELECT uuid, at, text, type FROM incident_updates WHERE incident_id = ? ORDER BY at, id');
   const insert = db.prepare(
-    'INSERT INTO incidents(uuid, title, type, affected_components, statuspages, created_at, updated_at) VALUES (@uuid, @title, @type, @affected, @pages, @now, @now)',
+    'INSERT INTO incidents(uuid, title, type, affected_components, statuspages, started_at, created_at, updated_at) VALUES (@uuid, @title, @type, @affected, @pages, @started, @now, @now)',
   );
-  const update = db.prepare('UPDATE incidents SET title=@title, type=@type, affected_components=@affected, statuspages=@pages, updated_at=@now WHERE uuid=@uuid');
+  const update = db.prepare('UPDATE incidents SET title=@title, type=@type, affected_components=@affected, statuspages=@pages, started_at=@started, updated_at=@now WHERE uuid=@uuid');
   const touch = db.prepare('UPDATE incidents SET updated_at = ? WHERE id = ?');
   const del = db.prepare('DELETE FROM incidents WHERE uuid = ?');
-  const addUpdate = db.prepare('INSERT INTO incident_updates(incident_id, at, text, type) VALUES (?, ?, ?, ?)');
+  const addUpdate = db.prepare('INSERT INTO incident_updates(incident_id, uuid, at, text, type) VALUES (?, ?, ?, ?, ?)');
   const clearUpdates = db.prepare('DELETE FROM incident_updates WHERE incident_id = ?');
 
   const compAll = db.prepare<[], ComponentRow>('SELECT * FROM components ORDER BY name, id');
@@ -51,21 +52,23 @@ export function incidentsStore(db: Db) {
     type: r.type,
     affectedComponents: JSON.parse(r.affected_components) as string[],
     statuspages: JSON.parse(r.statuspages) as string[],
-    updates: updatesOf.all(r.id).map((u) => ({ at: u.at, text: JSON.parse(u.text) as LocalizedText, type: u.type })),
+    updates: updatesOf.all(r.id).map((u) => ({ uuid: u.uuid, at: u.at, text: JSON.parse(u.text) as LocalizedText, type: u.type })),
+    startedAt: r.started_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
-  type Fields = Pick<Incident, 'title' | 'type' | 'affectedComponents' | 'statuspages'>;
+  type Fields = Pick<Incident, 'title' | 'type' | 'affectedComponents' | 'statuspages' | 'startedAt'>;
   const params = (uuid: string, f: Fields, now: number) => ({
     uuid,
     title: JSON.stringify(f.title),
     type: f.type,
     affected: JSON.stringify(f.affectedComponents),
     pages: JSON.stringify(f.statuspages),
+    started: f.startedAt,
     now,
   });
   const putUpdates = (id: number, updates: readonly IncidentUpdate[]) => {
-    for (const u of updates) addUpdate.run(id, u.at, JSON.stringify(u.text), u.type);
+    for (const u of updates) addUpdate.run(id, u.uuid, u.at, JSON.stringify(u.text), u.type);
   };
 
   return {

@@ -31,6 +31,9 @@ const toPage = (r: Row): Statuspage => ({
 export function statuspagesStore(db: Db) {
   const page = db.prepare<[number, number], Row>('SELECT * FROM statuspages ORDER BY id LIMIT ? OFFSET ?');
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM statuspages');
+  const MATCH = "(name LIKE @q ESCAPE '\\' OR subdomain LIKE @q ESCAPE '\\' OR hostname LIKE @q ESCAPE '\\')";
+  const searchPage = db.prepare<[{ q: string; limit: number; offset: number }], Row>(`SELECT * FROM statuspages WHERE ${MATCH} ORDER BY id LIMIT @limit OFFSET @offset`);
+  const searchCount = db.prepare<[{ q: string }], { n: number }>(`SELECT count(*) AS n FROM statuspages WHERE ${MATCH}`);
   const byUuid = db.prepare<[string], Row>('SELECT * FROM statuspages WHERE uuid = ?');
   const byId = db.prepare<[number], Row>('SELECT * FROM statuspages WHERE id = ?');
   const bySubdomain = db.prepare<[string], Row>('SELECT * FROM statuspages WHERE subdomain = ?');
@@ -57,8 +60,15 @@ export function statuspagesStore(db: Db) {
   });
   const one = (r: Row | undefined) => r && toPage(r);
   return {
-    /** One page of status pages (oldest first) and the total. */
-    list: (limit: number, offset: number) => ({ items: page.all(limit, offset).map(toPage), total: count.get()!.n }),
+    /**
+     * One page of status pages (oldest first) and the total; with `search`, only those whose name,
+     * subdomain or hostname contains it (case-insensitive for ASCII; `%` and `_` are literal).
+     */
+    list(limit: number, offset: number, search?: string) {
+      if (!search) return { items: page.all(limit, offset).map(toPage), total: count.get()!.n };
+      const q = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      return { items: searchPage.all({ q, limit, offset }).map(toPage), total: searchCount.get({ q })!.n };
+    },
     get: (uuid: string): Statuspage | undefined => one(byUuid.get(uuid)),
     getById: (id: number): Statuspage | undefined => one(byId.get(id)),
     bySubdomain: (subdomain: string): Statuspage | undefined => one(bySubdomain.get(subdomain)),

@@ -13,6 +13,8 @@ export interface Subscriber {
   target: string;
   /** When the double opt-in was confirmed (webhook subscriptions are confirmed at once), or null. */
   confirmedAt: number | null;
+  /** Language chosen when an operator added it through the API (`en`, …), or null: the page's first. */
+  language: string | null;
   createdAt: number;
 }
 
@@ -23,6 +25,7 @@ interface Row {
   channel: SubscriberChannel;
   target: string;
   confirmed_at: number | null;
+  language: string | null;
   created_at: number;
 }
 
@@ -33,6 +36,7 @@ const toSubscriber = (r: Row): Subscriber => ({
   channel: r.channel,
   target: r.target,
   confirmedAt: r.confirmed_at,
+  language: r.language,
   createdAt: r.created_at,
 });
 
@@ -48,6 +52,12 @@ export function subscribersStore(db: Db) {
   const codeOf = db.prepare<[string], { code_hash: string | null; code_expires_at: number | null; code_attempts: number }>('SELECT code_hash, code_expires_at, code_attempts FROM subscribers WHERE uuid = ?');
   const failCode = db.prepare('UPDATE subscribers SET code_attempts = code_attempts + 1 WHERE uuid = ?');
   const clearCode = db.prepare('UPDATE subscribers SET code_hash = NULL, code_expires_at = NULL, code_attempts = 0 WHERE uuid = ?');
+  const byId = db.prepare<[number], Row>('SELECT * FROM subscribers WHERE id = ?');
+  const pageOf = db.prepare<[{ page: number; channel: string | null; limit: number; offset: number }], Row>(
+    'SELECT * FROM subscribers WHERE statuspage_id = @page AND (@channel IS NULL OR channel = @channel) ORDER BY id LIMIT @limit OFFSET @offset',
+  );
+  const countOf = db.prepare<[{ page: number; channel: string | null }], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = @page AND (@channel IS NULL OR channel = @channel)');
+  const setLanguage = db.prepare('UPDATE subscribers SET language = ? WHERE uuid = ?');
   const secret = db.prepare<[string], { value: string }>('SELECT value FROM app_secrets WHERE name = ?');
   const putSecret = db.prepare('INSERT OR IGNORE INTO app_secrets(name, value) VALUES (?, ?)');
   return {
@@ -59,6 +69,17 @@ export function subscribersStore(db: Db) {
       const r = byTarget.get(statuspageId, channel, target);
       return r && toSubscriber(r);
     },
+    /** The subscriber with integer id `id`, or undefined. */
+    getById: (id: number): Subscriber | undefined => {
+      const r = byId.get(id);
+      return r && toSubscriber(r);
+    },
+    /** One page of a status page's subscribers (oldest first), optionally of one channel, and their total. */
+    pageOf(statuspageId: number, channel: SubscriberChannel | null, limit: number, offset: number): { items: Subscriber[]; total: number } {
+      return { items: pageOf.all({ page: statuspageId, channel, limit, offset }).map(toSubscriber), total: countOf.get({ page: statuspageId, channel })!.n };
+    },
+    /** Sets the language of a subscriber. */
+    setLanguage: (uuid: string, language: string | null): void => void setLanguage.run(language, uuid),
     /** Confirmed subscribers of a page, oldest first (a partial index: the cost follows them, not all). */
     confirmedOf: (statuspageId: number): Subscriber[] => confirmedOf.all(statuspageId).map(toSubscriber),
     insert(uuid: string, statuspageId: number, channel: SubscriberChannel, target: string, confirmedAt: number | null, now: number): Subscriber {

@@ -34,7 +34,9 @@ describe('incidents', () => {
     const created = await res.json();
     assert.equal(created.message, 'Incident created');
     assert.match(created.uuid, /^inci_/);
-    assert.deepEqual(created.updates, [{ date: new Date(t0).toISOString(), text: { en: 'We are looking into it' }, type: 'investigating' }]);
+    assert.match(created.updates[0].uuid, /^upd_[0-9A-Za-z]{22}$/, 'each update has its own uuid');
+    assert.deepEqual(created.updates, [{ uuid: created.updates[0].uuid, date: new Date(t0).toISOString(), text: { en: 'We are looking into it' }, type: 'investigating' }]);
+    assert.equal(created.date, new Date(t0).toISOString(), 'date: when it started (its creation when none is given)');
     assert.equal(created.isResolved, false);
 
     const base = `/v3/incidents/${created.uuid}`;
@@ -49,7 +51,7 @@ describe('incidents', () => {
     assert.equal(put.status, 200);
     const replaced = await put.json();
     assert.equal(replaced.type, 'incident');
-    assert.deepEqual(replaced.affectedComponents, []);
+    assert.equal(replaced.affectedComponents.length, 3, 'a partial PUT keeps the fields it leaves out');
     assert.equal(replaced.updates.length, 3, 'a PUT without updates keeps the timeline');
     assert.equal((await (await p.api('/v3/incidents')).json()).length, 1);
     assert.deepEqual(await (await p.api(base, { method: 'DELETE' })).json(), { message: 'Incident deleted' });
@@ -86,6 +88,8 @@ describe('components', () => {
     const c = await (await p.api('/v1/components', { method: 'POST', json: { name: 'DNS', status: 'degraded' } })).json();
     const updated = await (await p.api(`/v1/components/${c.uuid}`, { method: 'PUT', json: { name: 'DNS provider' } })).json();
     assert.deepEqual(updated, { uuid: c.uuid, name: 'DNS provider', description: null, status: 'degraded' });
+    const statusOnly = await (await p.api(`/v1/components/${c.uuid}`, { method: 'PUT', json: { status: 'operational' } })).json();
+    assert.deepEqual(statusOnly, { uuid: c.uuid, name: 'DNS provider', description: null, status: 'operational' }, 'a partial PUT needs no name');
     assert.equal((await p.api('/v1/components', { method: 'POST', json: { name: 'x', status: 'on fire' } })).status, 400);
     assert.equal((await (await p.api('/v1/components')).json()).length, 1);
     assert.equal((await p.api(`/v1/components/${c.uuid}`, { method: 'DELETE' })).status, 200);

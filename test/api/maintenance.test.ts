@@ -54,6 +54,8 @@ describe('maintenance windows', () => {
       notificationOption: 'none',
       notificationMinutes: 60,
       status: 'upcoming',
+      timezone: 'UTC',
+      createdAt: iso(t0),
     });
     await p.advance(MIN);
     assert.equal((await (await p.api(`/v1/maintenance-windows/${w.uuid}`)).json()).status, 'ongoing');

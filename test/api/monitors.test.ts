@@ -21,10 +21,14 @@ describe('monitors CRUD', () => {
     assert.equal(res.status, 201);
     const m = await res.json();
     assert.match(m.uuid, /^mon_[0-9A-Za-z]{22}$/);
+    assert.ok(Number.isInteger(m.id) && m.id > 0, 'numeric id for the hosted service\'s clients');
     assert.deepEqual(
-      { ...m, uuid: undefined },
+      { ...m, uuid: undefined, id: undefined, sort_order: undefined },
       {
         uuid: undefined,
+        id: undefined,
+        sort_order: undefined,
+        projectUuid: 'proj_pharos',
         name: 'Site',
         url: 'https://example.com/health',
         protocol: 'http',

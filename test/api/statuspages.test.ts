@@ -81,16 +81,34 @@ describe('status pages API', () => {
     assert.equal(JSON.stringify(s).includes('correct horse'), false, 'the password is never returned');
     const hash = (p.store.db.prepare('SELECT password_hash AS h FROM statuspages WHERE uuid = ?').get(s.uuid) as { h: string }).h;
     assert.match(hash, /^scrypt\$32768\$/);
-    for (const k of ['website', 'description', 'languages', 'theme', 'font', 'accent_color', 'auto_refresh', 'banner_header', 'logo', 'logo_height', 'favicon', 'hide_powered_by', 'hide_from_search_engines', 'google_analytics'] as const) {
+    assert.deepEqual(s.settings.description, { en: 'All of it' }, 'a string is the first language; answered as a localized map');
+    assert.equal(s.settings.default_language, 'en');
+    assert.equal(s.settings.name, 'Full');
+    for (const k of ['website', 'languages', 'theme', 'font', 'accent_color', 'auto_refresh', 'banner_header', 'logo', 'logo_height', 'favicon', 'hide_powered_by', 'hide_from_search_engines', 'google_analytics'] as const) {
       assert.deepEqual(s.settings[k], body[k], k);
     }
     assert.deepEqual(s.settings.subscribe, { enabled: true, email: true, slack: true, teams: false, sms: false });
-    assert.deepEqual(s.sections[0].services[0], { monitor_uuid: mon, name_shown: 'Public API', show_uptime: true, show_response_times: false, description: null, is_group: false, services: [] });
-    assert.equal(s.sections[1].services[0].services[0].description, 'again');
+    assert.deepEqual(s.sections[0].name, { en: 'Core' });
+    assert.deepEqual(s.sections[0].services[0], {
+      id: mon,
+      uuid: mon,
+      monitor_uuid: mon,
+      name: { en: 'Public API' },
+      name_shown: 'Public API',
+      show_uptime: true,
+      show_response_times: false,
+      description: null,
+      is_group: false,
+      services: [],
+    });
+    assert.deepEqual(s.sections[0].services[1].name, { en: 'backup' }, "without name_shown, the service's own name");
+    assert.deepEqual(s.sections[1].services[0].services[0].description, { en: 'again' });
 
     const put = await p.api(`/v2/statuspages/${s.uuid}`, { method: 'PUT', json: { name: 'Renamed', theme: 'light' } });
     assert.equal(put.status, 200);
-    const updated = (await put.json()).statuspage;
+    const answer = await put.json();
+    const updated = answer.statuspage;
+    assert.deepEqual({ ...answer, statuspage: undefined, message: undefined }, { ...updated, statuspage: undefined, message: undefined }, 'the page also at the top level');
     assert.equal(updated.name, 'Renamed');
     assert.equal(updated.settings.theme, 'light');
     assert.equal(updated.settings.font, 'DM Sans', 'fields left out keep their values');

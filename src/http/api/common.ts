@@ -8,6 +8,7 @@ export const ErrorSchema = z
   .object({
     error: z.string(),
     message: z.string(),
+    code: z.string().optional().openapi({ description: 'dotted machine-readable code, e.g. monitors.not_found' }),
     details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
   .openapi('Error');

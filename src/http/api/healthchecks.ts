@@ -35,11 +35,13 @@ export const HealthcheckSchema = z
     gracePeriod: z.number().int().openapi({ description: 'seconds' }),
     gracePeriodValue: z.number().int(),
     gracePeriodType: z.enum(PERIOD_UNITS),
+    grace: z.number().int().openapi({ description: 'seconds, the same as gracePeriod (the hosted service\'s Python SDK reads it)' }),
     cron: z.string().nullable(),
     timezone: z.string(),
+    tz: z.string().openapi({ description: 'the same as timezone (the hosted service answers reads with tz)' }),
     isDown: z.boolean(),
     isPaused: z.boolean(),
-    lastPing: PingSchema.nullable(),
+    lastPing: z.string().nullable().openapi({ description: 'date-time of the newest ping of any kind; the details are at GET …/{uuid}/pings' }),
     dueDate: z.string().nullable().openapi({ description: 'when the next ping is expected (the grace period runs after it); null while paused' }),
     createdAt: z.string(),
     escalationPolicy: z.object({ uuid: z.string(), name: z.string() }).nullable(),
@@ -64,7 +66,6 @@ export const toPingJson = (p: StoredPing): z.infer<typeof PingSchema> => ({
 /** Domain healthcheck → API shape. */
 export function toHealthcheckJson(hc: Healthcheck, core: Core): HealthcheckJson {
   const policy = hc.escalationPolicyUuid ? core.escalationPolicies().find((p) => p.uuid === hc.escalationPolicyUuid) : undefined;
-  const last = core.healthchecks.lastPing(hc);
   return {
     uuid: hc.uuid,
     publicUuid: hc.publicUuid,
@@ -76,11 +77,13 @@ export function toHealthcheckJson(hc: Healthcheck, core: Core): HealthcheckJson 
     gracePeriod: graceSeconds(hc),
     gracePeriodValue: hc.graceValue,
     gracePeriodType: hc.graceType,
+    grace: graceSeconds(hc),
     cron: hc.cron,
     timezone: hc.timezone,
+    tz: hc.timezone,
     isDown: hc.status === 'down',
     isPaused: hc.paused,
-    lastPing: last && toPingJson(last),
+    lastPing: isoOrNull(hc.lastPingAt),
     dueDate: hc.paused ? null : isoOrNull(dueAt(hc)),
     createdAt: iso(hc.createdAt),
     escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name } : null,
@@ -90,17 +93,28 @@ export function toHealthcheckJson(hc: Healthcheck, core: Core): HealthcheckJson 
 const tags = ['Healthchecks'];
 const Created = z.object({ message: z.string(), healthcheck: HealthcheckSchema });
 const Done = z.object({ message: z.string(), uuid: z.string() });
+/** v2 answers: the healthcheck's own fields, `healthcheck` holding the same object, and `message` on writes. */
+const Both = HealthcheckSchema.extend({ healthcheck: HealthcheckSchema, message: z.string().optional() });
+/** PUT body: every field optional, merged into the stored healthcheck (CONTRACT.md "Errors and validation"). */
+const UpdateBody = HealthcheckBody.partial({ name: true });
 
 /**
- * /v1/healthchecks (API.md §4.2) or /v2/healthchecks in the hosted service's shapes (CONTRACT.md
- * "Healthchecks": v2 wraps list and get in `{healthchecks}` / `{healthcheck}`). Thin handlers.
+ * /v1/healthchecks (API.md §4.2) or /v2/healthchecks for the hosted service's clients (CONTRACT.md
+ * "Healthchecks"; docs/api.md "Clients"): v2 lists as `{healthchecks}`, and answers one healthcheck
+ * with its fields at the top level *and* under `healthcheck` (the Go client reads the wrapper, the
+ * Python SDK the bare object). Thin handlers.
  */
 export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' | 'v2') {
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const out = (hc: Healthcheck) => toHealthcheckJson(hc, core);
-  const one = version === 'v1' ? HealthcheckSchema : z.object({ healthcheck: HealthcheckSchema });
-  const wrap = (hc: Healthcheck) => (version === 'v1' ? out(hc) : { healthcheck: out(hc) });
+  const one = version === 'v1' ? HealthcheckSchema : Both;
+  const both = (hc: Healthcheck, message?: string) => {
+    const o = out(hc);
+    return message === undefined ? { ...o, healthcheck: o } : { ...o, healthcheck: o, message };
+  };
+  const wrap = (hc: Healthcheck) => (version === 'v1' ? out(hc) : both(hc));
+  const done = (message: string, hc: Healthcheck) => (version === 'v1' ? { message, uuid: hc.uuid } : both(hc, message));
   const item = { params: UuidParam };
 
   app.openapi(
@@ -117,8 +131,11 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
     },
   );
   app.openapi(
-    createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(Created, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json({ message: 'Healthcheck created', healthcheck: out(core.healthchecks.create(c.req.valid('json'))) }, 201),
+    createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(version === 'v1' ? Created : Both, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
+    (c) => {
+      const hc = core.healthchecks.create(c.req.valid('json'));
+      return c.json(version === 'v1' ? { message: 'Healthcheck created', healthcheck: out(hc) } : both(hc, 'Healthcheck created'), 201);
+    },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a healthcheck (by tok_ uuid or hc_ public uuid)', request: item, responses: { 200: json(one, 'The healthcheck'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -129,23 +146,26 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       method: 'put',
       path: '/{uuid}',
       tags,
-      summary: 'Update a healthcheck (a body naming neither mode keeps the current one)',
-      request: { ...item, ...jsonBody(HealthcheckBody) },
+      summary: 'Update a healthcheck (partial: fields left out keep their values; a body naming neither mode keeps the current one)',
+      request: { ...item, ...jsonBody(UpdateBody) },
       responses: { 200: json(one, 'The updated healthcheck'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
-    (c) => c.json(wrap(core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    (c) => {
+      const hc = core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'));
+      return c.json(version === 'v1' ? out(hc) : both(hc, 'Healthcheck updated'), 200);
+    },
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a healthcheck with its pings and outages', request: item, responses: { 200: json(Done, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     (c) => c.json({ message: 'Healthcheck deleted', uuid: core.healthchecks.delete(c.req.valid('param').uuid).uuid }, 200),
   );
   app.openapi(
-    createRoute({ method: 'post', path: '/{uuid}/pause', tags, summary: 'Pause: deadlines stop (idempotent)', request: item, responses: { 200: json(Done, 'Paused'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json({ message: 'Healthcheck paused', uuid: core.healthchecks.pause(c.req.valid('param').uuid).uuid }, 200),
+    createRoute({ method: 'post', path: '/{uuid}/pause', tags, summary: 'Pause: deadlines stop (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Paused'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json(done('Healthcheck paused', core.healthchecks.pause(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
-    createRoute({ method: 'post', path: '/{uuid}/resume', tags, summary: 'Resume: the clock restarts now (idempotent)', request: item, responses: { 200: json(Done, 'Resumed'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json({ message: 'Healthcheck resumed', uuid: core.healthchecks.resume(c.req.valid('param').uuid).uuid }, 200),
+    createRoute({ method: 'post', path: '/{uuid}/resume', tags, summary: 'Resume: the clock restarts now (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Resumed'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    (c) => c.json(done('Healthcheck resumed', core.healthchecks.resume(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({

@@ -1,18 +1,20 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { COMPONENT_STATUSES, ComponentBody, IncidentBody, IncidentUpdateBody, INCIDENT_TYPES, UPDATE_TYPES, isIncidentResolved, type Component, type Incident } from '../../domain/incident.ts';
+import { COMPONENT_STATUSES, ComponentBody, IncidentBody, IncidentPatchBody, IncidentUpdateBody, INCIDENT_TYPES, UPDATE_TYPES, isIncidentResolved, type Component, type Incident } from '../../domain/incident.ts';
 import { iso } from '../../domain/time.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 
 const Localized = z.record(z.string(), z.string());
-const UpdateSchema = z.object({ date: z.string(), text: Localized, type: z.enum(UPDATE_TYPES) });
+const UpdateSchema = z.object({ uuid: z.string(), date: z.string(), text: Localized, type: z.enum(UPDATE_TYPES) });
 
 /** Incident as the API shows it (API.md §2.5 plus `isResolved`, `createdAt`, `updatedAt`). */
 export const IncidentSchema = z
   .object({
     uuid: z.string(),
+    date: z.string().openapi({ description: 'when it started: the date given, else its creation' }),
     title: Localized,
+    text: Localized.nullable().openapi({ description: 'the text of the first update (the hosted service\'s initial message), or null' }),
     type: z.enum(INCIDENT_TYPES),
     affectedComponents: z.array(z.string()),
     statuspages: z.array(z.string()),
@@ -30,11 +32,13 @@ export const ComponentSchema = z
 
 const toIncidentJson = (i: Incident): z.infer<typeof IncidentSchema> => ({
   uuid: i.uuid,
+  date: iso(i.startedAt ?? i.createdAt),
   title: i.title,
+  text: i.updates[0]?.text ?? null,
   type: i.type,
   affectedComponents: i.affectedComponents,
   statuspages: i.statuspages,
-  updates: i.updates.map((u) => ({ date: iso(u.at), text: u.text, type: u.type })),
+  updates: i.updates.map((u) => ({ uuid: u.uuid, date: iso(u.at), text: u.text, type: u.type })),
   isResolved: isIncidentResolved(i.updates),
   createdAt: iso(i.createdAt),
   updatedAt: iso(i.updatedAt),
@@ -60,7 +64,7 @@ export function incidentsRouter(deps: Pick<HttpDeps, 'core'>) {
     (c) => c.json(toIncidentJson(core.incidents.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
-    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Replace an incident (updates, when given, replace the timeline)', request: { ...item, ...jsonBody(IncidentBody) }, responses: { 200: json(IncidentSchema, 'The incident'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
+    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update an incident (partial: fields left out keep their values; updates, when given, replace the timeline)', request: { ...item, ...jsonBody(IncidentPatchBody) }, responses: { 200: json(IncidentSchema, 'The incident'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
     (c) => c.json(toIncidentJson(core.incidents.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
@@ -96,7 +100,7 @@ export function componentsRouter(deps: Pick<HttpDeps, 'core'>) {
     (c) => c.json(toComponentJson(core.incidents.components.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
-    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a component (fields left out keep their values)', request: { ...item, ...jsonBody(ComponentBody) }, responses: { 200: json(ComponentSchema, 'The component'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
+    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a component (partial: fields left out keep their values)', request: { ...item, ...jsonBody(ComponentBody.partial()) }, responses: { 200: json(ComponentSchema, 'The component'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
     (c) => c.json(toComponentJson(core.incidents.components.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(

@@ -21,6 +21,8 @@ export const MaintenanceSchema = z
     notificationOption: z.enum(['none', 'immediate', 'scheduled']),
     notificationMinutes: z.number().int(),
     status: z.enum(['upcoming', 'ongoing', 'completed']),
+    timezone: z.string().openapi({ description: 'always UTC: dates carry their zone' }),
+    createdAt: z.string(),
   })
   .openapi('MaintenanceWindow');
 
@@ -42,6 +44,8 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     notificationOption: w.notificationOption,
     notificationMinutes: w.notificationMinutes,
     status: maintenanceStatus(w, clock.now()),
+    timezone: 'UTC',
+    createdAt: iso(w.createdAt),
   });
   const item = { params: UuidParam };
 
@@ -58,7 +62,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     (c) => c.json(out(core.maintenance.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
-    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Replace a maintenance window', request: { ...item, ...jsonBody(MaintenanceBody) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
+    createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a maintenance window (partial: fields left out keep their values; the merged window is validated)', request: { ...item, ...jsonBody(MaintenanceBody.partial()) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
     (c) => c.json(out(core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(

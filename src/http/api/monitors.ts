@@ -8,7 +8,10 @@ import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, 
 /** Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body, timeout). */
 export const MonitorSchema = z
   .object({
+    id: z.number().int().openapi({ description: 'numeric id (the hosted service\'s clients read it)' }),
     uuid: z.string(),
+    projectUuid: z.string().openapi({ description: 'one project per installation: always `proj_pharos`' }),
+    sort_order: z.number().int().openapi({ description: 'order of creation' }),
     name: z.string(),
     url: z.string(),
     protocol: z.enum(['http', 'port', 'icmp']),
@@ -34,7 +37,10 @@ export const MonitorSchema = z
 export function toMonitorJson(m: Monitor, policies: Config['escalation_policies']): z.infer<typeof MonitorSchema> {
   const policy = m.escalationPolicyUuid ? policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
   return {
+    id: m.id,
     uuid: m.uuid,
+    projectUuid: PROJECT_UUID,
+    sort_order: m.id,
     name: m.name,
     url: m.url,
     protocol: m.protocol,
@@ -56,7 +62,12 @@ export function toMonitorJson(m: Monitor, policies: Config['escalation_policies'
   };
 }
 
+/** The one project of an installation (the hosted service's monitors carry their project's uuid). */
+export const PROJECT_UUID = 'proj_pharos';
+
 const Body = MonitorBody;
+/** PUT body: every field optional; merged into the stored monitor and validated as a whole (CONTRACT.md). */
+const UpdateBody = MonitorBody.partial({ name: true, url: true });
 const tags = ['Monitors'];
 
 /** /v1/monitors (API.md §4.1): thin handlers, parse → core → JSON. */
@@ -82,8 +93,8 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
       method: 'put',
       path: '/{uuid}',
       tags,
-      summary: 'Update a monitor (name and url required; fields left out keep their values)',
-      request: { params: UuidParam, ...jsonBody(Body) },
+      summary: 'Update a monitor (partial: fields left out keep their values; the merged monitor is validated)',
+      request: { params: UuidParam, ...jsonBody(UpdateBody) },
       responses: { 200: json(MonitorSchema, 'The updated monitor'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
     (c) => c.json(out(core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),

@@ -7,7 +7,7 @@ import { alertedStepsShown } from '../../domain/escalation.ts';
 import type { OutageRecord } from '../../core/outages.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
-import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { BODY_ERRORS, COMMON_ERRORS, ErrorSchema, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import type { Principal } from '../../domain/user.ts';
 
@@ -37,8 +37,14 @@ export const OutageSchema = z
     aiSummary: z.string().nullable(),
     postmortem: z.string().nullable(),
     escalationPolicyUuid: z.string().nullable(),
+    outageType: z.enum(['manual', 'automatic']).openapi({ description: 'the hosted service\'s clients read it: manual (reported) or automatic (detected)' }),
   })
   .openapi('Outage');
+
+/** The state an action leaves an outage in (`status` of action answers, read by the hosted service's Python SDK). */
+export function outageStatus(o: Pick<OutageRecord, 'endAt' | 'acknowledgedAt'>): 'resolved' | 'acknowledged' | 'ongoing' {
+  return o.endAt !== null ? 'resolved' : o.acknowledgedAt !== null ? 'acknowledged' : 'ongoing';
+}
 
 /** Stored outage → API shape at time `now` (epoch ms); `public_url` builds a healthcheck's ping URL. */
 export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 'escalation_policies' | 'public_url'>): z.infer<typeof OutageSchema> {
@@ -66,6 +72,7 @@ export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 
     aiSummary: null,
     postmortem: o.postmortem,
     escalationPolicyUuid: o.escalationPolicyUuid,
+    outageType: o.kind === 'manual' ? 'manual' : 'automatic',
   };
 }
 
@@ -102,8 +109,18 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     },
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get an outage', request: { params: UuidParam }, responses: { 200: json(OutageSchema, 'The outage'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(out(core.outages.get(c.req.valid('param').uuid)), 200),
+    createRoute({
+      method: 'get',
+      path: '/{uuid}',
+      tags,
+      summary: 'Get an outage (the bare outage, plus the same object under `outage` for the hosted service\'s clients)',
+      request: { params: UuidParam },
+      responses: { 200: json(OutageSchema.extend({ outage: OutageSchema }), 'The outage'), ...COMMON_ERRORS, ...NOT_FOUND },
+    }),
+    (c) => {
+      const o = out(core.outages.get(c.req.valid('param').uuid));
+      return c.json({ ...o, outage: o }, 200);
+    },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Report a manual outage', request: jsonBody(CreateBody), responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
@@ -137,30 +154,43 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
         path: `/{uuid}/${path}`,
         tags,
         summary,
-        request: { params: UuidParam, body: { content: { 'application/json': { schema: ActionBody } }, required: false } },
-        responses: { 200: json(schema, 'Done'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, ...CONFLICT },
+        description: 'Body: none, an empty body (with or without Content-Type: application/json), or `{message}` (≤ 2000 characters, kept on the timeline).',
+        // The body is read by optionalMessage, not by the route's validator: an empty body sent with
+        // `Content-Type: application/json` (both published clients do) must mean "no message".
+        request: { params: UuidParam },
+        responses: { 200: json(schema, 'Done'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, 409: json(ErrorSchema.extend({ uuid: z.string(), status: z.string(), outage: OutageSchema }), 'State conflict; the body also tells where the outage stands') },
       }),
       async (c) => {
         const message = optionalMessage(await c.req.text());
-        return c.json(run(c.req.valid('param').uuid, c.get('principal'), message), 200);
+        const uuid = c.req.valid('param').uuid;
+        try {
+          return c.json(run(uuid, c.get('principal'), message), 200);
+        } catch (e) {
+          // A 409 still tells the caller where the outage stands (docs/api.md "Clients").
+          if (e instanceof AppError && e.status === 409) {
+            const o = core.outages.get(uuid);
+            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: out(o) }, 409);
+          }
+          throw e;
+        }
       },
     );
   action('acknowledge', 'Acknowledge: escalation stops (409 when resolved or already acknowledged)', AckAnswer, (uuid, by, m) => {
     const o = core.outages.acknowledge(uuid, by, m);
-    return { message: 'Outage acknowledged', acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: out(o) };
+    return { message: 'Outage acknowledged', uuid, status: outageStatus(o), acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: out(o) };
   });
-  action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, (uuid, by, m) => ({
-    message: 'Outage unacknowledged',
-    outage: out(core.outages.unacknowledge(uuid, by, m)),
-  }));
+  action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, (uuid, by, m) => {
+    const o = core.outages.unacknowledge(uuid, by, m);
+    return { message: 'Outage unacknowledged', uuid, status: outageStatus(o), outage: out(o) };
+  });
   action('resolve', 'Resolve: escalation stops, recovery messages go out (409 when resolved)', ResolveAnswer, (uuid, by, m) => {
     const o = core.outages.resolve(uuid, by, m);
-    return { message: 'Outage resolved', endDate: iso(o.endAt!), outage: out(o) };
+    return { message: 'Outage resolved', uuid, status: outageStatus(o), endDate: iso(o.endAt!), outage: out(o) };
   });
-  action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, (uuid, by, m) => ({
-    message: 'Outage escalated',
-    outage: out(core.outages.escalate(uuid, by, m)),
-  }));
+  action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, (uuid, by, m) => {
+    const o = core.outages.escalate(uuid, by, m);
+    return { message: 'Outage escalated', uuid, status: outageStatus(o), outage: out(o) };
+  });
   return app;
 }
 
@@ -170,8 +200,12 @@ const CreateBody = z.object({
   escalationPolicyUuid: z.string({ error: 'must be a policy uuid' }).nullable().optional(),
   summary: z.string({ error: 'must be a string' }).max(20000, 'must be at most 20000 characters').nullable().optional(),
 });
-const ActionBody = z.object({ message: z.string().max(2000).optional() });
-const Answer = z.object({ message: z.string(), outage: OutageSchema });
+const Answer = z.object({
+  message: z.string(),
+  uuid: z.string(),
+  status: z.enum(['ongoing', 'acknowledged', 'resolved']).openapi({ description: 'where the outage stands after the action' }),
+  outage: OutageSchema,
+});
 const AckAnswer = Answer.extend({ acknowledgedAt: z.string(), acknowledgedBy: UserRef.nullable() });
 const ResolveAnswer = Answer.extend({ endDate: z.string() });
 const TimelineEntry = z.object({ date: z.string(), type: z.string(), user: UserRef.nullable(), message: z.string().nullable() });

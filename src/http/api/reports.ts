@@ -1,5 +1,6 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { iso } from '../../domain/time.ts';
+import type { MonitorReport } from '../../core/reports.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { COMMON_ERRORS, NOT_FOUND, UuidParam, json } from './common.ts';
@@ -35,15 +36,56 @@ const Report = z
 
 const tags = ['Reports'];
 const ms = (s: string | undefined) => (s === undefined ? undefined : Date.parse(s));
+const Hosted = z.object({ period: z.object({ from: z.string(), to: z.string() }), monitors: z.array(Report) }).openapi('ReportList');
 
-/** /v2/reporting/monitor-reports (API.md §4.6, CONTRACT.md "Reports"); window default: the last 7 days. */
-export function reportsRouter(deps: Pick<HttpDeps, 'core'>) {
-  const { core } = deps;
+/**
+ * Report → API shape at `now` (epoch ms). `hosted`: an ongoing outage's `endDate` is the end of its
+ * counted time, min(to, now) (the hosted clients read a string there).
+ */
+function toReportJson(r: MonitorReport, hosted: boolean, now: number): z.infer<typeof Report> {
+  return {
+    uuid: r.monitor.uuid,
+    name: r.monitor.name,
+    protocol: r.monitor.protocol,
+    period: { from: iso(r.from), to: iso(r.to) },
+    sla: r.sla,
+    outages: {
+      count: r.count,
+      totalDowntime: r.totalDowntime,
+      totalDowntimeFormatted: r.totalDowntimeFormatted,
+      longestOutage: r.longestOutage,
+      longestOutageFormatted: r.longestOutageFormatted,
+      details: hosted ? r.details.map((d) => ({ ...d, endDate: d.endDate ?? iso(Math.min(r.to, now)) })) : r.details,
+    },
+    mttr: r.mttr,
+    mttrFormatted: r.mttrFormatted,
+  };
+}
+
+/**
+ * /v2/reporting/monitor-reports (API.md §4.6, CONTRACT.md "Reports"); window default: the last 7
+ * days. With `api.compatibility: hosted` the list is the hosted service's `{period, monitors}`.
+ */
+export function reportsRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
+  const { core, clock } = deps;
+  // Read per request: the setting follows the config the core holds.
+  const hosted = () => core.config.api.compatibility === 'hosted';
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.openapi(
-    createRoute({ method: 'get', path: '/', tags, summary: 'SLA of every monitor (default: the last 7 days)', request: { query: Window }, responses: { 200: json(z.array(Summary), 'Summaries'), ...COMMON_ERRORS } }),
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags,
+      summary: 'Every monitor over one window (default: the last 7 days): [{uuid, name, sla}], or {period, monitors: [Report]} with api.compatibility: hosted',
+      request: { query: Window },
+      responses: { 200: json(z.union([z.array(Summary), Hosted]), 'Summaries, or the hosted shape'), ...COMMON_ERRORS },
+    }),
     (c) => {
       const q = c.req.valid('query');
+      if (hosted()) {
+        const all = core.reports.reports(ms(q.from), ms(q.to));
+        return c.json({ period: { from: iso(all.from), to: iso(all.to) }, monitors: all.reports.map((r) => toReportJson(r, true, clock.now())) }, 200);
+      }
       return c.json(core.reports.summaries(ms(q.from), ms(q.to)).map((s) => ({ uuid: s.monitor.uuid, name: s.monitor.name, sla: s.sla })), 200);
     },
   );
@@ -51,27 +93,7 @@ export function reportsRouter(deps: Pick<HttpDeps, 'core'>) {
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'A monitor report over [from, to)', request: { params: UuidParam, query: Window }, responses: { 200: json(Report, 'The report'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     (c) => {
       const q = c.req.valid('query');
-      const r = core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to));
-      return c.json(
-        {
-          uuid: r.monitor.uuid,
-          name: r.monitor.name,
-          protocol: r.monitor.protocol,
-          period: { from: iso(r.from), to: iso(r.to) },
-          sla: r.sla,
-          outages: {
-            count: r.count,
-            totalDowntime: r.totalDowntime,
-            totalDowntimeFormatted: r.totalDowntimeFormatted,
-            longestOutage: r.longestOutage,
-            longestOutageFormatted: r.longestOutageFormatted,
-            details: r.details,
-          },
-          mttr: r.mttr,
-          mttrFormatted: r.mttrFormatted,
-        },
-        200,
-      );
+      return c.json(toReportJson(core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to)), hosted(), clock.now()), 200);
     },
   );
   return app;

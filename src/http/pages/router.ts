@@ -121,7 +121,7 @@ function deny(c: PageContext, status: 401 | 403, message: string): Response {
 
 /** The chrome of a gated page: nothing of it (name, logo, description, website, analytics) is shown before the gate opens. */
 export function anonymous(chrome: Chrome): Chrome {
-  const page: Statuspage = { ...chrome.page, name: chrome.t.password_title, settings: { ...chrome.page.settings, logo: null, description: null, website: null, favicon: null, google_analytics: null } };
+  const page: Statuspage = { ...chrome.page, name: chrome.t.password_title, settings: { ...chrome.page.settings, logo: null, description: null, description_i18n: null, website: null, favicon: null, google_analytics: null } };
   return { ...chrome, page };
 }
 

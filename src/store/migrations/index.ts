@@ -8,6 +8,7 @@ import { sql as pages } from './0007_pages.ts';
 import { sql as probes } from './0008_probes.ts';
 import { sql as ssoConnections } from './0009_sso_connections.ts';
 import { sql as channels } from './0010_channels.ts';
+import { sql as clients } from './0011_clients.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'probes', sql: probes },
   { version: 9, name: 'sso_connections', sql: ssoConnections },
   { version: 10, name: 'channels', sql: channels },
+  { version: 11, name: 'clients', sql: clients },
 ];

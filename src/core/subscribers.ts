@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, invalid, notFound } from '../lib/errors.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { PAGE_LANGUAGES, type Statuspage } from '../domain/statuspage.ts';
+import type { Store } from '../store/index.ts';
+import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
+
+export type { Subscriber } from '../store/subscribers.ts';
+
+/** Subscribers per list page (like the status page list). */
+export const SUBSCRIBERS_PER_PAGE = 20;
+
+/** Subscriber types of the hosted service's API; `sms` is refused (Pharos sends no text messages). */
+export const SUBSCRIBER_TYPES = ['email', 'slack', 'teams', 'sms'] as const;
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+const webhookUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) incoming-webhook URL' }).max(2048, 'must be at most 2048 characters');
+
+/**
+ * Body of POST /v2/statuspages/{uuid}/subscribers (the hosted service's `AddSubscriberRequest`):
+ * `type` (default `email`), the target field of that type, optional `language`.
+ */
+export const AddSubscriberBody = z.object({
+  type: z.enum(SUBSCRIBER_TYPES, { error: oneOf(SUBSCRIBER_TYPES) }).optional(),
+  email: z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters').optional(),
+  teams_webhook_url: webhookUrl.optional(),
+  slack_webhook_url: webhookUrl.optional(),
+  phone: z.string({ error: 'must be a string' }).max(50).optional(),
+  language: z.enum(PAGE_LANGUAGES, { error: oneOf(PAGE_LANGUAGES) }).optional(),
+});
+export type AddSubscriberInput = z.infer<typeof AddSubscriberBody>;
+
+/**
+ * Subscribers managed by an operator through the API (issue 15; docs/api.md "Clients"): listed per
+ * page, added already confirmed (an operator vouches for the address: no confirmation mail), and
+ * removed by their integer `id` or `sub_…` uuid. Visitors subscribe on the page itself (core/subscriptions.ts).
+ */
+export function subscribersService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const mustPage = (uuid: string): Statuspage => {
+    const p = store.statuspages.get(uuid);
+    if (!p) throw notFound('statuspages', 'Status page');
+    return p;
+  };
+  return {
+    /** One page (0-indexed) of a status page's subscribers, optionally of one type (`sms`: none, never offered). @throws AppError 404 */
+    list(pageUuid: string, page: number, type: SubscriberChannel | 'sms' | null) {
+      const sp = mustPage(pageUuid);
+      const { items, total } =
+        type === 'sms' ? { items: [], total: 0 } : store.subscribers.pageOf(sp.id, type, SUBSCRIBERS_PER_PAGE, page * SUBSCRIBERS_PER_PAGE);
+      return { page: sp, subscribers: items, hasNextPage: (page + 1) * SUBSCRIBERS_PER_PAGE < total, total, pageNumber: page, resultsPerPage: SUBSCRIBERS_PER_PAGE };
+    },
+    /**
+     * Adds a confirmed subscriber; an existing one with the same target is confirmed and returned.
+     * @returns the subscriber and whether it was created
+     * @throws AppError 404 unknown page; 400 naming the field (missing target, `sms`)
+     */
+    add(pageUuid: string, body: AddSubscriberInput): { page: Statuspage; subscriber: Subscriber; created: boolean } {
+      const type = body.type ?? 'email';
+      if (type === 'sms') throw invalid('type', 'sms is not offered: Pharos sends no text messages (use email, slack or teams)');
+      const target = type === 'email' ? body.email?.toLowerCase() : type === 'teams' ? body.teams_webhook_url : body.slack_webhook_url;
+      const field = type === 'email' ? 'email' : `${type}_webhook_url`;
+      if (!target) throw invalid(field, `is required when type is "${type}"`);
+      const now = clock.now();
+      return store.tx(() => {
+        const sp = mustPage(pageUuid);
+        const found = store.subscribers.find(sp.id, type, target);
+        if (found) {
+          if (found.confirmedAt === null) store.subscribers.confirm(found.uuid, now);
+          if (body.language) store.subscribers.setLanguage(found.uuid, body.language);
+          return { page: sp, subscriber: store.subscribers.get(found.uuid)!, created: false };
+        }
+        const s = store.subscribers.insert(newId(ID_PREFIX.subscriber), sp.id, type, target, now, now);
+        if (body.language) store.subscribers.setLanguage(s.uuid, body.language);
+        return { page: sp, subscriber: store.subscribers.get(s.uuid)!, created: true };
+      });
+    },
+    /** Removes a subscriber of the page by integer id or `sub_…` uuid. @throws AppError 404 */
+    remove(pageUuid: string, id: string): void {
+      store.tx(() => {
+        const sp = mustPage(pageUuid);
+        const s = /^\d{1,15}$/.test(id) ? store.subscribers.getById(Number(id)) : store.subscribers.get(id);
+        if (!s || s.statuspageId !== sp.id) throw new AppError(404, 'subscribers.not_found', 'Subscriber not found');
+        store.subscribers.delete(s.uuid);
+      });
+    },
+  };
+}
+
+/** The subscribers service's interface. */
+export type SubscribersService = ReturnType<typeof subscribersService>;
