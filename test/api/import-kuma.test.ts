@@ -113,13 +113,13 @@ for (const version of ['1.23', '2.x'] as const) {
       assert.equal(hcs[0]!.period, 86400);
       assert.equal(hcs[0]!.gracePeriod, 1800, '3 retries × 600 s');
 
-      const pages = (await (await p.api('/v2/statuspages')).json()).statuspages as { uuid: string; name: string; subdomain: string; description: string; sections: { name: string; services: { monitor_uuid: string }[] }[] }[];
+      const pages = (await (await p.api('/v2/statuspages')).json()).statuspages as { uuid: string; name: string; subdomain: string; description: string; sections: { name: { en: string }; services: { monitor_uuid: string }[] }[] }[];
       assert.equal(pages.length, 1);
       const page = pages[0]!;
       assert.equal(page.name, 'Example status');
       assert.equal(page.subdomain, 'public-status');
-      assert.equal((page as unknown as { settings: { description: string } }).settings.description, 'All our services');
-      assert.deepEqual(page.sections.map((s) => [s.name, s.services.map((x) => x.monitor_uuid)]), [
+      assert.deepEqual((page as unknown as { settings: { description: unknown } }).settings.description, { en: 'All our services' }, 'a localized map in the page language (docs/api.md "Clients")');
+      assert.deepEqual(page.sections.map((s) => [s.name.en, s.services.map((x) => x.monitor_uuid)]), [
         ['Web', [shop.uuid, blog.uuid, hcs[0]!.uuid]],
         ['Infra', [monitors['Postgres port']!.uuid]],
       ]);
