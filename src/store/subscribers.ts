@@ -13,6 +13,8 @@ export interface Subscriber {
   target: string;
   /** When the double opt-in was confirmed (webhook subscriptions are confirmed at once), or null. */
   confirmedAt: number | null;
+  /** When the last confirmation mail was queued (pending email subscribers), or null. */
+  confirmSentAt: number | null;
   createdAt: number;
 }
 
@@ -23,6 +25,7 @@ interface Row {
   channel: SubscriberChannel;
   target: string;
   confirmed_at: number | null;
+  confirm_sent_at: number | null;
   created_at: number;
 }
 
@@ -33,6 +36,7 @@ const toSubscriber = (r: Row): Subscriber => ({
   channel: r.channel,
   target: r.target,
   confirmedAt: r.confirmed_at,
+  confirmSentAt: r.confirm_sent_at,
   createdAt: r.created_at,
 });
 
@@ -44,6 +48,9 @@ export function subscribersStore(db: Db) {
   const insert = db.prepare('INSERT INTO subscribers(uuid, statuspage_id, channel, target, confirmed_at, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const confirm = db.prepare('UPDATE subscribers SET confirmed_at = ? WHERE uuid = ? AND confirmed_at IS NULL');
   const del = db.prepare('DELETE FROM subscribers WHERE uuid = ?');
+  const confirmSent = db.prepare('UPDATE subscribers SET confirm_sent_at = ? WHERE uuid = ?');
+  const countConfirmed = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NOT NULL');
+  const countPending = db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NULL AND confirm_sent_at >= ?');
   const secret = db.prepare<[string], { value: string }>('SELECT value FROM app_secrets WHERE name = ?');
   const putSecret = db.prepare('INSERT OR IGNORE INTO app_secrets(name, value) VALUES (?, ?)');
   return {
@@ -64,6 +71,10 @@ export function subscribersStore(db: Db) {
     /** @returns true when it was unconfirmed and is now confirmed */
     confirm: (uuid: string, now: number): boolean => confirm.run(now, uuid).changes === 1,
     delete: (uuid: string): boolean => del.run(uuid).changes === 1,
+    /** Records that a confirmation mail was queued for a pending subscriber now. */
+    markConfirmSent: (uuid: string, now: number): void => void confirmSent.run(now, uuid),
+    /** Confirmed subscribers of a page plus those pending with a confirmation sent at or after `pendingSince` (epoch ms). */
+    countActive: (statuspageId: number, pendingSince: number): number => countConfirmed.get(statuspageId)!.n + countPending.get(statuspageId, pendingSince)!.n,
     /** The secret called `name`, created from `make()` on first use (the first writer wins). */
     secret(name: string, make: () => string): string {
       const have = secret.get(name);

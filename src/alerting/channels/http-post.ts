@@ -1,4 +1,5 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type buildConnector } from 'undici';
+import { REFUSED_ADDRESS_CODE } from '../public-connector.ts';
 import { ChannelError } from './types.ts';
 
 /**
@@ -18,6 +19,11 @@ export interface JsonPosterOptions {
   url: string;
   /** Limit for connecting, for the response headers and for body inactivity, each, in seconds. */
   timeoutSeconds: number;
+  /**
+   * Connector of the pool; default undici's. Subscriber webhooks pass `publicOnlyConnector` so only
+   * public addresses are reached (docs/api.md "Hardening (security)").
+   */
+  connect?: buildConnector.connector | undefined;
 }
 
 /** POSTs JSON to one fixed URL over its own connection pool. */
@@ -45,7 +51,7 @@ export function createJsonPoster(options: JsonPosterOptions): JsonPoster {
   const agent = new Agent({
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: { timeout: timeoutMs },
+    connect: options.connect ?? { timeout: timeoutMs },
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 10_000,
   });
@@ -59,7 +65,8 @@ export function createJsonPoster(options: JsonPosterOptions): JsonPoster {
         // The status decides; a body that fails to arrive after a 2xx does not undo the delivery.
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       } catch (e) {
-        throw new ChannelError(`${options.label}: ${describeHttpFailure(e, host, options.timeoutSeconds)}`, false);
+        // A refused (non-public) address stays refused: permanent, not retried.
+        throw new ChannelError(`${options.label}: ${describeHttpFailure(e, host, options.timeoutSeconds)}`, hasCode(e, REFUSED_ADDRESS_CODE));
       }
       if (statusCode < 400) return;
       throw new ChannelError(`${options.label}: HTTP ${statusCode}`, !isRetryableStatus(statusCode));
@@ -68,6 +75,14 @@ export function createJsonPoster(options: JsonPosterOptions): JsonPoster {
       await agent.close();
     },
   };
+}
+
+/** True when `err` or an error in its `cause` chain carries `code`. */
+function hasCode(err: unknown, code: string): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === code) return true;
+  }
+  return false;
 }
 
 /** True for the HTTP statuses worth retrying: 408, 429 and every 5xx. */
@@ -92,7 +107,8 @@ export function describeHttpFailure(err: unknown, host: string, timeoutSeconds: 
   }
   const has = (...c: string[]) => codes.some((x) => c.includes(x));
   let what: string;
-  if (has('TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT')) what = `timeout after ${timeoutSeconds} s`;
+  if (has(REFUSED_ADDRESS_CODE)) what = 'refused: not a public address';
+  else if (has('TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT')) what = `timeout after ${timeoutSeconds} s`;
   else if (has('ECONNREFUSED')) what = 'connection refused';
   else if (has('ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL')) what = 'DNS lookup failed';
   else if (has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED')) what = 'connection reset';

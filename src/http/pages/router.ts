@@ -136,7 +136,7 @@ function notFoundHtml(): string {
  * `status_pages.trust_proxy` the last X-Forwarded-For entry (the one the proxy itself added; the
  * entries before it are whatever the client sent).
  */
-function clientAddress(c: PageContext, trustProxy: boolean): string {
+export function clientAddress(c: PageContext, trustProxy: boolean): string {
   const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
   if (forwarded) return forwarded;
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
