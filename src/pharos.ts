@@ -70,6 +70,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
 
   const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
+  core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   const scheduler = new Scheduler({
     core,
