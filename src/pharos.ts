@@ -14,6 +14,7 @@ import { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createApp } from './http/app.ts';
 import { pingHandler } from './http/ping.ts';
+import { hostGuard } from './http/host.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
@@ -127,10 +128,11 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
-    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path).
+    const hostOk = hostGuard();
+    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path); an invalid Host is refused before either.
     const withPings = ((options: object, listener: RequestListener) =>
       createServer(options, (req, res) => {
-        if (!pings(req, res)) listener(req, res);
+        if (hostOk(req, res) && !pings(req, res)) listener(req, res);
       })) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
