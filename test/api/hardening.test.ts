@@ -186,10 +186,10 @@ describe('pings (point 9)', () => {
   test('a large POST to an unknown ping token is answered 404 before its body is read, and the connection closed', { timeout: 15_000 }, async () => {
     const p = await setup();
     const hc = (await (await p.api('/v1/healthchecks', { method: 'POST', json: { name: 'n', period_value: 1, period_type: 'days', grace_period_value: 1, grace_period_type: 'hours' } })).json()).healthcheck;
-    const attempt = (token: string) =>
+    const attempt = (token: string, method = 'POST') =>
       new Promise<string>((resolve, reject) => {
         const s = connect(p.port, '127.0.0.1', () => {
-          s.write(`POST /ping/${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 1073741824\r\n\r\n`);
+          s.write(`${method} /ping/${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 1073741824\r\n\r\n`);
           s.write(Buffer.alloc(64 * 1024, 97));
           // Nothing more is sent: only an answer that does not wait for the body can arrive.
         });
@@ -198,9 +198,11 @@ describe('pings (point 9)', () => {
         s.on('close', () => resolve(data));
         s.on('error', reject);
       });
-    const answer = await attempt('tok_doesnotexist0000000000');
-    assert.match(answer, /^HTTP\/1\.1 404 /);
-    assert.match(answer, /connection: close/i);
+    for (const [token, method] of [['tok_doesnotexist0000000000', 'POST'], ['tok_doesnotexist0000000000', 'GET'], ['not a token', 'POST']] as const) {
+      const answer = await attempt(encodeURIComponent(token), method);
+      assert.match(answer, /^HTTP\/1\.1 404 /, `${method} ${token}`);
+      assert.match(answer, /connection: close/i);
+    }
     assert.equal((await fetch(`${p.url}/ping/${hc.uuid}`, { method: 'POST', body: 'x'.repeat(20_000) })).status, 200, 'a known token still takes (and cuts) a body');
   });
 });
