@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, invalid } from '../lib/errors.ts';
+import { rateLimitKey } from '../lib/ip-ranges.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { AlertMessage } from '../domain/alert.ts';
 import type { Incident } from '../domain/incident.ts';
@@ -73,7 +74,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
     /**
      * Subscribes `target` (an email address or a webhook URL) on `page` for a visitor at `client`
      * (its address). Abuse limits (docs/api.md "Hardening (security)"): `per_address_per_hour`
-     * requests per client and `per_page_per_hour` per page, at most one confirmation mail per
+     * requests per client address (an IPv6 client by its /64) and `per_page_per_hour` per page, at most one confirmation mail per
      * address, page and day (a repeat answers `confirm` and sends nothing), and `max_per_page`
      * subscribers. Webhook URLs must pass {@link webhookTargetProblem}.
      * @throws AppError 400 naming `channel` (not offered on this page) or `target` (not an address/URL, or not allowed),
@@ -81,7 +82,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
      */
     async subscribe(page: Statuspage, channel: string, target: string, client: string): Promise<SubscribeResult> {
       try {
-        await perAddress.consume(client);
+        await perAddress.consume(rateLimitKey(client));
         await perPage.consume(page.uuid);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;

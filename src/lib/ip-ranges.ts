@@ -34,3 +34,15 @@ export function ipLiteralOf(hostname: string): string | null {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return ipaddr.isValid(bare) && (ipaddr.IPv4.isValidFourPartDecimal(bare) || bare.includes(':')) ? bare : null;
 }
+
+/**
+ * The key a client address is rate-limited under: an IPv4 address as is (IPv4-mapped IPv6 unwrapped),
+ * an IPv6 address by its /64 (one subscriber line holds a whole /64, so counting single addresses
+ * would let it rotate freely). Anything else (`unknown`, a proxy's odd entry) is used unchanged.
+ */
+export function rateLimitKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  return `${(ip as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+}

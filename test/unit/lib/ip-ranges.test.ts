@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ipLiteralOf, isPublicAddress } from '../../../src/lib/ip-ranges.ts';
+import { ipLiteralOf, isPublicAddress, rateLimitKey } from '../../../src/lib/ip-ranges.ts';
 
 test('only global unicast addresses are public; every special-purpose range and mapped form is not', () => {
   for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e']) assert.equal(isPublicAddress(a), true, a);
@@ -23,4 +23,12 @@ test('IP literals of URL hosts: brackets removed, names are not literals', () =>
     const literal = ipLiteralOf(new URL(`https://${host}/`).hostname);
     assert.ok(literal !== null && !isPublicAddress(literal), host);
   }
+});
+
+test('rate-limit keys: IPv4 as is, IPv4-mapped unwrapped, IPv6 by its /64', () => {
+  assert.equal(rateLimitKey('203.0.113.7'), '203.0.113.7');
+  assert.equal(rateLimitKey('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.equal(rateLimitKey('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  assert.equal(rateLimitKey('2001:db8:1:2:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
+  assert.equal(rateLimitKey('unknown'), 'unknown');
 });
