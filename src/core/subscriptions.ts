@@ -74,9 +74,9 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
     /**
      * Subscribes `target` (an email address or a webhook URL) on `page` for a visitor at `client`
      * (its address). Abuse limits (docs/api.md "Hardening (security)"): `per_address_per_hour`
-     * requests per client address (an IPv6 client by its /64) and `per_page_per_hour` per page, at most one confirmation mail per
-     * address, page and day (a repeat answers `confirm` and sends nothing), and `max_per_page`
-     * subscribers. Webhook URLs must pass {@link webhookTargetProblem}.
+     * requests per client address (an IPv6 client by its /64) and `per_page_per_hour` per page, at
+     * most one confirmation mail per address, page and day (a repeat answers `confirm` and sends
+     * nothing), and `max_per_page` subscribers. Webhook URLs must pass {@link webhookTargetProblem}.
      * @throws AppError 400 naming `channel` (not offered on this page) or `target` (not an address/URL, or not allowed),
      *   429 `subscriptions.too_many` (rate limits), 409 `subscriptions.full` (the page's cap)
      */
@@ -104,7 +104,8 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
         if (found?.confirmedAt) return { subscriber: found, outcome: 'already', queued: false };
         // One confirmation mail per address, page and day, however often it is entered (the answer is the same).
         if (found && found.confirmSentAt !== null && now - found.confirmSentAt < DAY_MS) return { subscriber: found, outcome: 'confirm', queued: false };
-        if (!found && store.subscribers.countActive(page.id, now - DAY_MS) >= limits.max_per_page) {
+        // Anything past here adds one to the count (a new row, or a pending one whose day ran out).
+        if (store.subscribers.countActive(page.id, now - DAY_MS) >= limits.max_per_page) {
           throw new AppError(409, 'subscriptions.full', 'this page takes no more subscribers');
         }
         if (ch === 'email') {
