@@ -15,6 +15,7 @@ import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createChannelTester } from './alerting/test-alert.ts';
 import { createApp } from './http/app.ts';
 import { pingHandler } from './http/ping.ts';
+import { hostGuard } from './http/host.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
@@ -73,6 +74,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
 
   const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
+  core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   const scheduler = new Scheduler({
     core,
@@ -128,10 +130,11 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
-    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path).
+    const hostOk = hostGuard();
+    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path); an invalid Host is refused before either.
     const withPings = ((options: object, listener: RequestListener) =>
       createServer(options, (req, res) => {
-        if (!pings(req, res)) listener(req, res);
+        if (hostOk(req, res) && !pings(req, res)) listener(req, res);
       })) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {

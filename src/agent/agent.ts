@@ -252,7 +252,8 @@ export class ProbeAgent {
       const batch = this.#batch;
       try {
         const res = await this.#call('/v1/probes/results', { agent: this.id, region: this.options.region, batch: batch.id, results: batch.results }, this.#stopped ? 5_000 : 30_000, false);
-        if (res.status >= 500 || res.status === 429 || res.status === 401 || res.status === 403) throw new Error(`results answered ${res.status}`);
+        // 409: the main does not know this agent yet (it restarted); the next poll registers it, so keep the batch.
+        if (res.status >= 500 || res.status === 429 || res.status === 401 || res.status === 403 || res.status === 409) throw new Error(`results answered ${res.status}`);
         if (!res.ok) {
           // The main refuses this batch as malformed: retrying cannot help.
           this.deps.logger.error('main refused a result batch; dropped', { status: res.status, error: (await res.text()).slice(0, 200), results: batch.results.length });

@@ -2,8 +2,13 @@ import type { Core } from '../core/index.ts';
 import { SUBSCRIBER_CHANNEL_PREFIX } from '../core/subscriptions.ts';
 import type { Store } from '../store/index.ts';
 import type { ChannelLookup } from './dispatcher.ts';
+import { webhookTargetProblem } from '../domain/subscriber-target.ts';
 import { createChannel } from './channels/index.ts';
+import { createHttpSender } from './channels/http.ts';
+import { slackPayload } from './channels/slack/index.ts';
+import { teamsPayload } from './channels/teams/index.ts';
 import { ChannelError, type AlertMessage, type Channel, type Delivery, type ProviderAnswer } from './channels/types.ts';
+import { publicOnlyConnector } from './public-connector.ts';
 
 /** Timeout of a subscriber's webhook, seconds. */
 const WEBHOOK_TIMEOUT_S = 10;
@@ -16,6 +21,11 @@ const WEBHOOK_TIMEOUT_S = 10;
  * with the unsubscribe link added.
  * A subscriber gone by then (unsubscribed, page deleted) fails the row permanently; nothing is sent.
  * Metrics name these channels `subscribers-email|slack|teams|sms` (not one label per subscriber).
+ *
+ * A visitor's webhook URL is checked again before each send against the current policy
+ * (`status_pages.subscriptions`), and sent through {@link publicOnlyConnector}: only public
+ * addresses, checked on the resolved address at connect time (DNS rebinding); a refusal fails the
+ * row permanently. `allow_private_targets: true` turns both off (labs and tests).
  */
 export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; store: Store; core: Core }): ChannelLookup {
   const { configured, store, core } = deps;
@@ -43,13 +53,31 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
       if (!mail || mail.type !== 'email') throw new ChannelError('no email channel is configured for subscriber mail', true);
       channel = createChannel({ ...mail, name: 'subscribers-email', to: [s.target] });
     } else {
-      channel = createChannel({ name: `subscribers-${kind}`, type: kind as 'slack' | 'teams', url: s.target, timeout_seconds: WEBHOOK_TIMEOUT_S });
+      channel = webhookChannel(kind, s.target);
     }
     try {
       return await channel.send(withLink, delivery);
     } finally {
       await channel.close();
     }
+  }
+
+  const limits = core.config.status_pages.subscriptions;
+  /** A subscriber's Slack/Teams channel: the configured channels' payloads over a guarded pool. */
+  function webhookChannel(kind: 'slack' | 'teams', url: string): Channel {
+    const problem = webhookTargetProblem(kind, url, { allowedHosts: limits.allowed_webhook_hosts, allowPrivateTargets: limits.allow_private_targets });
+    if (problem) throw new ChannelError(`subscribers-${kind}: webhook URL refused: ${problem}`, true);
+    const http = createHttpSender({
+      label: `subscribers-${kind}`,
+      timeoutSeconds: WEBHOOK_TIMEOUT_S,
+      connect: limits.allow_private_targets ? undefined : publicOnlyConnector(WEBHOOK_TIMEOUT_S * 1000),
+    });
+    const render = kind === 'slack' ? slackPayload : teamsPayload;
+    return {
+      name: `subscribers-${kind}`,
+      send: (m, delivery) => http.request({ url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(render(m)) }, delivery),
+      close: () => http.close(),
+    };
   }
 
   return {

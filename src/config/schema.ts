@@ -126,6 +126,24 @@ export const ConfigSchema = z.strictObject({
       trust_proxy: z.boolean().default(false),
       /** Single sign-on requests (starts and answers from identity providers) per client address per minute before 429. */
       sign_in_per_minute: z.number().int().min(1).max(10_000).default(20),
+      /** Visitors' subscriptions (docs/api.md "Hardening (security)"). */
+      subscriptions: z
+        .strictObject({
+          /**
+           * Hosts subscriber Slack/Teams webhooks may target besides the providers' own
+           * (hooks.slack.com; *.webhook.office.com, *.logic.azure.com, …): `host`, `*.domain` or `*` (any public host).
+           */
+          allowed_webhook_hosts: z.array(z.string().regex(/^(?:\*|(?:\*\.)?[A-Za-z0-9.-]+)$/, 'must be a host name, *.domain or *')).default([]),
+          /** UNSAFE (labs and tests only): subscriber webhooks may use http and reach any host and address, loopback and private included. */
+          allow_private_targets: z.boolean().default(false),
+          /** Subscribers a page keeps at most (confirmed, plus confirmations pending from the last day). */
+          max_per_page: z.number().int().min(1).max(10_000_000).default(10_000),
+          /** Subscribe requests per client address per hour (all pages together). */
+          per_address_per_hour: z.number().int().min(1).max(100_000).default(10),
+          /** Subscribe requests per page per hour (all clients together). */
+          per_page_per_hour: z.number().int().min(1).max(1_000_000).default(100),
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** The REST API (docs/api.md "Clients"). */

@@ -32,6 +32,12 @@ export interface PharosEvents {
   'check.unconfirmed': { monitorId: number; failures: number };
   /** A remote agent's batch of results was stored. */
   'probe.results': { agent: string; region: Region; count: number };
+  /**
+   * Results of an agent's batch were refused (issue #14 point 3): `not_assigned` — a monitor the
+   * agent does not check now (another region's, another agent's, paused or deleted); `time` — `at`
+   * outside [now − 24 h, now + 2 min].
+   */
+  'probe.refused': { agent: string; region: Region; reason: 'not_assigned' | 'time'; count: number };
   /** Messages were queued in the outbox for status-page subscribers (the dispatcher should wake). */
   'notices.queued': { count: number };
 }

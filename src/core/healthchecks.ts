@@ -188,6 +188,8 @@ export function healthchecksService(deps: Deps) {
      * @returns the stored ping, or null for an unknown token
      */
     ping: (token: string, ping: Ping): Promise<StoredPing | null> => ingest.submit(token, ping),
+    /** True when `token` names a healthcheck (one indexed read): the ping endpoint refuses other POSTs before reading their bodies. */
+    knows: (token: string): boolean => store.healthchecks.get(token) !== undefined,
     /** The newest pings, newest first. @throws AppError 404 */
     pings(uuid: string, limit: number): StoredPing[] {
       return store.healthchecks.latestPings(mustGet(uuid).id, limit);

@@ -55,7 +55,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     escalation,
     checks,
     probes,
-    results: resultsService({ store, clock, bus, checks, probes, config }),
+    results: resultsService({ store, clock, bus, logger, checks, probes, config }),
     outages: outagesService({ store, clock, bus, config, escalation }),
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
     maintenance: maintenanceService({ store, clock, bus, subscriptions }),

@@ -263,6 +263,10 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     /** An active (unpaused) monitor by id or uuid. */
     monitor: (id: number): Monitor | undefined => monitors.get(id),
     monitorIdOf: (uuid: string): number | undefined => byUuid.get(uuid),
+    /** True when agent `agentId` has polled since start (or was remembered at start). */
+    knows: (agentId: string): boolean => agents.has(agentId),
+    /** True when the plan gives monitor `monitorId` in `region` to agent `agentId` now (its results are accepted). */
+    assigned: (agentId: string, region: string, monitorId: number): boolean => plans.get(monitorId)?.agents.get(region as Region) === agentId,
     /** Notes a result's start time (grid continuity on hand-over) and counts it for the probe's rate. */
     noteResult(monitorId: number, region: string, at: number, probe: string): void {
       const key = lastKey(monitorId, region);

@@ -1,5 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { CheckResult } from '../domain/check.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import { applyCheck, type ConfirmationRules, type MonitorRuntimeState } from '../domain/monitor-state.ts';
@@ -9,14 +11,19 @@ import type { ChecksService } from './checks.ts';
 import type { EventBus } from './events.ts';
 import type { ProbesService } from './probes.ts';
 
+/** Oldest `at` accepted from an agent (its buffer while the main was unreachable), ms; batch ids are remembered as long. */
+const RESULT_MAX_AGE_MS = 86_400_000;
+/** Newest `at` accepted from an agent: clocks a little ahead of the main's, ms. */
+const RESULT_MAX_AHEAD_MS = 120_000;
+
 /**
  * Turns check results from every probe (the local one and remote agents) into monitor state:
  * keeps each monitor's confirmation state, feeds results through the pure state machine
  * (`applyCheck`, with the locations of the monitor's {@link ProbesService} plan), stores results,
  * flips and outages through the checks service, and asks probes for re-checks.
  */
-export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus; checks: ChecksService; probes: ProbesService; config: Pick<Config, 'probe'> }) {
-  const { store, clock, bus, checks, probes } = deps;
+export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; checks: ChecksService; probes: ProbesService; config: Pick<Config, 'probe'> }) {
+  const { store, clock, bus, logger, checks, probes } = deps;
   const p = deps.config.probe;
   const states = new Map<number, MonitorRuntimeState>();
   const recheckIntervalMs = p.recheck_interval_seconds * 1000;
@@ -88,19 +95,34 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     },
     /**
      * A remote agent's batch (`POST /v1/probes/results`): stored with its id in one transaction,
-     * so a retried batch is counted once. Results of monitors that are no longer active (deleted,
-     * paused) are dropped.
-     * @returns how many results were stored, and whether the batch had been stored before
+     * so a retried batch is counted once. A probe token is no licence to report on any monitor
+     * (issue #14 point 3): only results for monitors the agent checks now in its region (its
+     * plan), with `at` within [now − 24 h, now + 2 min], are accepted; the rest are refused,
+     * counted (`probe.refused`) and logged. Results of monitors no longer active count as not assigned.
+     * The 24 h match how long batch ids are remembered, so an older result cannot be a replay.
+     * @returns how many results were stored and refused, and whether the batch had been stored before
+     * @throws AppError 409 `probes.unknown_agent` when the agent has not polled this main since it
+     *   started (the agent retries after its poll registers it, so its buffer is kept)
      */
-    agentBatch(body: ResultsBody): { stored: number; duplicate: boolean } {
+    agentBatch(body: ResultsBody): { stored: number; refused: number; duplicate: boolean } {
+      if (!probes.knows(body.agent)) throw new AppError(409, 'probes.unknown_agent', `agent ${body.agent} has not polled this server since it started: poll first, then send results`);
+      const now = clock.now();
+      const refused = { not_assigned: 0, time: 0 };
       const out = checks.atomically(() => {
-        if (!store.probes.claimBatch(`${body.agent}/${body.batch}`, clock.now())) return { stored: 0, duplicate: true };
+        if (!store.probes.claimBatch(`${body.agent}/${body.batch}`, now)) return { stored: 0, refused: 0, duplicate: true };
         let stored = 0;
         for (const r of body.results) {
           const { sslExpirationDays, monitor: uuid, ...outcome } = r;
           const id = probes.monitorIdOf(uuid);
           const monitor = id === undefined ? undefined : probes.monitor(id);
-          if (!monitor) continue;
+          if (!monitor || !probes.assigned(body.agent, body.region, monitor.id)) {
+            refused.not_assigned++;
+            continue;
+          }
+          if (r.at < now - RESULT_MAX_AGE_MS || r.at > now + RESULT_MAX_AHEAD_MS) {
+            refused.time++;
+            continue;
+          }
           accept(monitor, {
             ...outcome,
             ...(sslExpirationDays !== undefined ? { sslExpirationDays } : {}),
@@ -110,9 +132,15 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
           });
           stored++;
         }
-        return { stored, duplicate: false };
+        return { stored, refused: refused.not_assigned + refused.time, duplicate: false };
       });
       if (out.stored > 0) bus.emit('probe.results', { agent: body.agent, region: body.region, count: out.stored });
+      for (const reason of ['not_assigned', 'time'] as const) {
+        if (refused[reason] > 0) bus.emit('probe.refused', { agent: body.agent, region: body.region, reason, count: refused[reason] });
+      }
+      if (out.refused > 0) {
+        logger.warn('refused results from a probe agent', { agent: body.agent, region: body.region, not_assigned: refused.not_assigned, out_of_time: refused.time });
+      }
       return out;
     },
   };

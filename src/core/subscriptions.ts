@@ -1,14 +1,17 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, invalid } from '../lib/errors.ts';
+import { rateLimitKey } from '../lib/ip-ranges.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { AlertMessage } from '../domain/alert.ts';
 import type { Incident } from '../domain/incident.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import { confirmNotice, incidentNotice, maintenanceNotice, smsCodeNotice, welcomeNotice, type IncidentChange } from '../domain/page-notice.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
+import { webhookTargetProblem } from '../domain/subscriber-target.ts';
 import type { Store } from '../store/index.ts';
 import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
 import type { EventBus } from './events.ts';
@@ -18,13 +21,14 @@ import type { PageAccessService } from './page-access.ts';
 export const SUBSCRIBER_CHANNEL_PREFIX = 'subscriber:';
 
 const Email = z.email();
-const WebhookUrl = z.url({ protocol: /^https?$/ });
 /** E.164 after removing spaces, dashes, dots and parentheses. */
 const E164 = /^\+[1-9]\d{6,14}$/;
 /** How long an SMS code is valid, and how many wrong tries end the pending subscription. */
 const CODE_TTL_MS = 15 * 60_000;
 const CODE_MAX_ATTEMPTS = 5;
 const codeHash = (uuid: string, code: string) => createHash('sha256').update(`${uuid}:${code}`).digest('hex');
+const DAY_MS = 86_400_000;
+const HOUR_S = 3600;
 
 /** What a subscribe request did. */
 export interface SubscribeResult {
@@ -52,6 +56,10 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
   const queue = (subscriber: Subscriber, message: AlertMessage, now: number) =>
     store.alerts.insert({ outageUuid: null, channel: SUBSCRIBER_CHANNEL_PREFIX + subscriber.uuid, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now });
   const enabled = (page: Statuspage) => page.settings.subscribe.enabled;
+  const limits = config.status_pages.subscriptions;
+  const perAddress = new RateLimiterMemory({ keyPrefix: 'sub-addr', points: limits.per_address_per_hour, duration: HOUR_S });
+  const perPage = new RateLimiterMemory({ keyPrefix: 'sub-page', points: limits.per_page_per_hour, duration: HOUR_S });
+  const policy = { allowedHosts: limits.allowed_webhook_hosts, allowPrivateTargets: limits.allow_private_targets };
 
   /** The twilio channel SMS subscribers are texted through, or undefined. */
   const smsChannel = () => config.channels.find((c) => c.type === 'twilio' && (config.status_pages.sms_channel === undefined || c.name === config.status_pages.sms_channel));
@@ -80,42 +88,71 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       return { page: pageUrl(page), confirm: q('confirm'), unsubscribe: q('unsubscribe') };
     },
     /**
-     * Subscribes `target` (an email address or a webhook URL) on `page`.
-     * @throws AppError 400 naming `channel` (not offered on this page) or `target` (not an address/URL)
+     * Subscribes `target` (an email address or a webhook URL) on `page` for a visitor at `client`
+     * (its address). Abuse limits (docs/api.md "Hardening (security)"): `per_address_per_hour`
+     * requests per client address (an IPv6 client by its /64) and `per_page_per_hour` per page, at
+     * most one confirmation mail per address, page and day (a repeat answers `confirm` and sends
+     * nothing), and `max_per_page` subscribers. Webhook URLs must pass {@link webhookTargetProblem}.
+     * @throws AppError 400 naming `channel` (not offered on this page) or `target` (not an address/URL, or not allowed),
+     *   429 `subscriptions.too_many` (rate limits), 409 `subscriptions.full` (the page's cap)
      */
-    subscribe(page: Statuspage, channel: string, target: string): SubscribeResult {
+    async subscribe(page: Statuspage, channel: string, target: string, client: string): Promise<SubscribeResult> {
+      try {
+        await perAddress.consume(rateLimitKey(client));
+        await perPage.consume(page.uuid);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        const s = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
+        throw new AppError(429, 'subscriptions.too_many', `too many subscribe requests; try again in ${s} s`);
+      }
       if (!(service.channels(page) as string[]).includes(channel)) throw invalid('channel', `must be one of ${service.channels(page).join(', ') || '(none: subscriptions are off)'}`);
       const ch = channel as SubscriberChannel;
       const t = ch === 'sms' ? target.replace(/[\s().-]/g, '') : target.trim();
-      if (ch === 'sms' ? !E164.test(t) : ch === 'email' ? !Email.safeParse(t).success || t.length > 254 : !WebhookUrl.safeParse(t).success || t.length > 2048) {
-        throw invalid('target', ch === 'sms' ? 'must be a phone number with its country code, such as +44 20 7946 0000' : ch === 'email' ? 'must be an email address' : 'must be an http(s) webhook URL');
+      if (ch === 'sms') {
+        if (!E164.test(t)) throw invalid('target', 'must be a phone number with its country code, such as +44 20 7946 0000');
+      } else if (ch === 'email') {
+        if (!Email.safeParse(t).success || t.length > 254) throw invalid('target', 'must be an email address');
+      } else {
+        const problem = t.length > 2048 ? 'must be at most 2048 characters' : webhookTargetProblem(ch, t, policy);
+        if (problem) throw invalid('target', problem);
       }
       const now = clock.now();
-      const r = store.tx((): SubscribeResult => {
+      const r = store.tx((): SubscribeResult & { queued: boolean } => {
         const found = store.subscribers.find(page.id, ch, ch === 'email' ? t.toLowerCase() : t);
-        if (found?.confirmedAt) return { subscriber: found, outcome: 'already' as const };
+        if (found?.confirmedAt) return { subscriber: found, outcome: 'already', queued: false };
         if (ch === 'sms') {
           // One valid code at a time per number and page: asking again within its 15 minutes
           // sends nothing more (a stranger cannot make Pharos text someone over and over).
           const pending = found && store.subscribers.code(found.uuid);
-          if (found && pending?.expiresAt && pending.expiresAt > now) return { subscriber: found, outcome: 'code' as const };
+          if (found && pending?.expiresAt && pending.expiresAt > now) return { subscriber: found, outcome: 'code', queued: false };
+        } else if (found && found.confirmSentAt !== null && now - found.confirmSentAt < DAY_MS) {
+          // One confirmation mail per address, page and day, however often it is entered (the answer is the same).
+          return { subscriber: found, outcome: 'confirm', queued: false };
+        }
+        // Anything past here adds one to the count (a new row, or a pending one whose day ran out).
+        if (store.subscribers.countActive(page.id, now - DAY_MS) >= limits.max_per_page) {
+          throw new AppError(409, 'subscriptions.full', 'this page takes no more subscribers');
+        }
+        if (ch === 'sms') {
           const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, null, now);
           const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
           store.subscribers.setCode(s.uuid, codeHash(s.uuid, code), now + CODE_TTL_MS);
+          store.subscribers.markConfirmSent(s.uuid, now);
           queue(s, smsCodeNotice(page.name, code, now), now);
-          return { subscriber: s, outcome: 'code' as const };
+          return { subscriber: s, outcome: 'code', queued: true };
         }
         if (ch === 'email') {
           const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t.toLowerCase(), null, now);
+          store.subscribers.markConfirmSent(s.uuid, now);
           queue(s, confirmNotice(page.name, service.links(page, s.uuid).confirm, now), now);
-          return { subscriber: s, outcome: 'confirm' as const };
+          return { subscriber: s, outcome: 'confirm', queued: true };
         }
         const s = store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, now, now);
         queue(s, welcomeNotice(page.name, pageUrl(page), now), now);
-        return { subscriber: s, outcome: 'subscribed' as const };
+        return { subscriber: s, outcome: 'subscribed', queued: true };
       });
-      if (r.outcome !== 'already') bus.emit('notices.queued', { count: 1 });
-      return r;
+      if (r.queued) bus.emit('notices.queued', { count: 1 });
+      return { subscriber: r.subscriber, outcome: r.outcome };
     },
     /**
      * Confirms an SMS subscription with the code texted to it. Five wrong codes, or an expired

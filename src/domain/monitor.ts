@@ -61,6 +61,8 @@ export type MonitorSettings = Omit<Monitor, 'id' | 'uuid' | 'status' | 'sslExpir
 const oneOf = (values: readonly (string | number)[]) => `must be one of ${values.join(', ')}`;
 const STATUS_PATTERN = /^(?:[1-5]\d\d|[1-5]xx)(?:-(?:[1-5]\d\d|[1-5]xx))?$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** RFC 9110 field-value: VCHAR, SP, HTAB and obs-text; what undici sends (it refuses anything else at every check). */
+const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
 
 /**
  * Body of POST and PUT /v1/monitors (API.md §2.2). Unknown fields are dropped; numbers given as
@@ -99,8 +101,12 @@ export const MonitorBody = z.object({
   request_headers: z
     .array(
       z.object({
-        name: z.string({ error: 'must be a string' }).regex(HEADER_NAME, 'must be a valid HTTP header name'),
-        value: z.string({ error: 'must be a string' }).max(8192, 'must be at most 8192 characters').refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks'),
+        name: z.string({ error: 'must be a string' }).max(256, 'must be at most 256 characters').regex(HEADER_NAME, 'must be a valid HTTP header name'),
+        value: z
+          .string({ error: 'must be a string' })
+          .max(8192, 'must be at most 8192 characters')
+          .refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks')
+          .regex(HEADER_VALUE, 'must be visible ASCII, spaces, tabs or obs-text (U+0080–U+00FF) only (RFC 9110 field-value)'),
       }, { error: 'must be an object {name, value}' }),
       { error: 'must be an array of {name, value}' },
     )

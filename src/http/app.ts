@@ -22,6 +22,7 @@ import { bearerAuth } from './auth.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
+import { wellFormedJson } from './well-formed.ts';
 
 /** Request bodies above this are refused with 413 (CONTRACT.md "Errors and validation"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,7 +52,7 @@ export function createApp(deps: HttpDeps) {
   hostPages.route('/', statusPagesRouter(deps, 'host'));
   const domain = hostedDomain(core.config);
   app.use('*', async (c, next) => (core.statuspages.byHost(c.req.header('host'), domain) ? hostPages.fetch(c.req.raw, c.env) : next()));
-  for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
+  for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth, wellFormedJson);
 
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
@@ -85,7 +86,9 @@ export function createApp(deps: HttpDeps) {
   app.notFound((c) => {
     known ??= routes();
     const allowed = [...new Set(known.filter((r) => r.re.test(c.req.path)).map((r) => r.method))];
-    if (allowed.length > 0) {
+    // A route of this method matched and found nothing (`/docs/assets/<unknown>`): 404, not 405.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (allowed.length > 0 && !allowed.includes(method)) {
       c.header('Allow', allowed.join(', '));
       return c.json(errorBody(`method ${c.req.method} not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`, undefined, 'request.method_not_allowed'), 405);
     }

@@ -100,6 +100,10 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
     },
   };
   /** Results stored from a remote agent's batch. */
-  const probes = { agentResults: (region: string, count: number) => agentResults.inc({ region }, count) };
+  const refusedResults = new Counter({ name: 'pharos_agent_results_refused_total', help: 'Check results refused from remote agents: not_assigned (a monitor the agent does not check now) or time (at outside [now - 24 h, now + 2 min])', labelNames: ['reason'] as const, registers: [registry] });
+  const probes = {
+    agentResults: (region: string, count: number) => agentResults.inc({ region }, count),
+    refusedResults: (reason: string, count: number) => refusedResults.inc({ reason }, count),
+  };
   return { registry, engine, alerts, probes, text: () => registry.metrics(), contentType: registry.contentType };
 }

@@ -15,6 +15,8 @@ export interface Subscriber {
   confirmedAt: number | null;
   /** Language chosen when an operator added it through the API (`en`, …), or null: the page's first. */
   language: string | null;
+  /** When the last confirmation mail was queued (pending email subscribers), or null. */
+  confirmSentAt: number | null;
   createdAt: number;
 }
 
@@ -26,6 +28,7 @@ interface Row {
   target: string;
   confirmed_at: number | null;
   language: string | null;
+  confirm_sent_at: number | null;
   created_at: number;
 }
 
@@ -37,6 +40,7 @@ const toSubscriber = (r: Row): Subscriber => ({
   target: r.target,
   confirmedAt: r.confirmed_at,
   language: r.language,
+  confirmSentAt: r.confirm_sent_at,
   createdAt: r.created_at,
 });
 
@@ -58,6 +62,9 @@ export function subscribersStore(db: Db) {
   );
   const countOf = db.prepare<[{ page: number; channel: string | null }], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = @page AND (@channel IS NULL OR channel = @channel)');
   const setLanguage = db.prepare('UPDATE subscribers SET language = ? WHERE uuid = ?');
+  const confirmSent = db.prepare('UPDATE subscribers SET confirm_sent_at = ? WHERE uuid = ?');
+  const countConfirmed = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NOT NULL');
+  const countPending = db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NULL AND confirm_sent_at >= ?');
   const secret = db.prepare<[string], { value: string }>('SELECT value FROM app_secrets WHERE name = ?');
   const putSecret = db.prepare('INSERT OR IGNORE INTO app_secrets(name, value) VALUES (?, ?)');
   return {
@@ -106,6 +113,10 @@ export function subscribersStore(db: Db) {
     clearCode(uuid: string): void {
       clearCode.run(uuid);
     },
+    /** Records that a confirmation mail was queued for a pending subscriber now. */
+    markConfirmSent: (uuid: string, now: number): void => void confirmSent.run(now, uuid),
+    /** Confirmed subscribers of a page plus those pending with a confirmation sent at or after `pendingSince` (epoch ms). */
+    countActive: (statuspageId: number, pendingSince: number): number => countConfirmed.get(statuspageId)!.n + countPending.get(statuspageId, pendingSince)!.n,
     /** The secret called `name`, created from `make()` on first use (the first writer wins). */
     secret(name: string, make: () => string): string {
       const have = secret.get(name);

@@ -4,17 +4,15 @@ import { execFile } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { tempDir } from '../support/pharos.ts';
-import { freePort, spawnPharos } from '../support/process.ts';
+import { freePort, isolatedCwd, isolatedEnv, PHAROS_FROM_SOURCE, spawnPharos } from '../support/process.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
-/** Runs `pharos <args>` from source; resolves with stdout/stderr and the exit code. */
+/** Runs `pharos <args>` from source (isolated: no config.yaml, no PHAROS_* but `env`); resolves with stdout/stderr and the exit code. */
 async function pharos(args: string[], env: Record<string, string>) {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const r = await run(process.execPath, [...PHAROS_FROM_SOURCE, ...args], { cwd: isolatedCwd(), env: isolatedEnv(env) });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

@@ -135,9 +135,9 @@ describe('assignments', () => {
 
     const t0 = p.clock.now();
     let res = await push('1', [result(m.uuid, t0, true), result(m.uuid, t0 + 10_000, true)]);
-    assert.deepEqual(await res.json(), { stored: 2, duplicate: false });
+    assert.deepEqual(await res.json(), { stored: 2, refused: 0, duplicate: false });
     res = await push('1', [result(m.uuid, t0, true), result(m.uuid, t0 + 10_000, true)]);
-    assert.deepEqual(await res.json(), { stored: 0, duplicate: true }, 'a retried batch is acknowledged, not stored again');
+    assert.deepEqual(await res.json(), { stored: 0, refused: 0, duplicate: true }, 'a retried batch is acknowledged, not stored again');
     assert.equal(p.store.checks.countResults(id), 2);
     assert.deepEqual(
       p.store.checks.latestResults(id, 5).map((r) => [r.region, r.probe]),
@@ -226,5 +226,59 @@ describe('confirmation across regions', () => {
     // The first passing check from any region resolves it.
     await push('3', [result(m.uuid, p.clock.now() + 1, true)]);
     assert.equal((await outages())[0].isResolved, true);
+  });
+});
+
+describe('a probe token does not forge results (issue #14 point 3)', () => {
+  test('results for monitors not assigned to the agent (another region, another agent, a lied region) are refused and counted; no outage opens', async () => {
+    await setup();
+    const TOKYO = 'prb_' + 'T'.repeat(22);
+    await poll(null);
+    const tokyoPoll = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { ...hello(null, 'tokyo'), agent: TOKYO } });
+    assert.equal(tokyoPoll.status, 200);
+    const london = await createMonitor({ name: 'london only', url: 'http://127.0.0.1:9/', regions: ['london'] });
+    const tokyo = await createMonitor({ name: 'tokyo only', url: 'http://127.0.0.1:9/', regions: ['tokyo'] });
+    const now = p.clock.now();
+    const fails = (uuid: string) => [result(uuid, now, false), result(uuid, now + 1, false), result(uuid, now + 2, false)];
+    let res = await push('1', [...fails(london.uuid), ...fails(tokyo.uuid)]);
+    assert.deepEqual(await res.json(), { stored: 0, refused: 6, duplicate: false });
+    res = await push('2', fails(london.uuid), probeToken, 'london');
+    assert.deepEqual(await res.json(), { stored: 0, refused: 3, duplicate: false }, 'claiming another region does not help');
+    await p.advance(10_000);
+    assert.deepEqual(await outages(), []);
+    p.core.checks.flush();
+    for (const m of [london, tokyo]) assert.equal(p.store.checks.latestResults(p.store.monitors.get(m.uuid)!.id, 50).filter((r) => r.probe === AGENT).length, 0, `nothing of ${AGENT} stored for ${m.name}`);
+    assert.match(await (await p.api('/metrics')).text(), /^pharos_agent_results_refused_total\{reason="not_assigned"\} 9$/m);
+  });
+
+  test('results dated more than 2 min ahead or more than 24 h back are refused; within the window they are stored', async () => {
+    await setup();
+    let a = await poll(null);
+    const m = await createMonitor({ name: 'paris', url: 'http://127.0.0.1:9/', regions: ['paris'] });
+    a = await poll(a.assignment);
+    assert.equal(a.checks?.length, 1);
+    const now = p.clock.now();
+    const DAY = 86_400_000;
+    const res = await push('1', [
+      result(m.uuid, now + 115 * DAY, true),
+      result(m.uuid, now + 121_000, true),
+      result(m.uuid, now - DAY - 1, true),
+      result(m.uuid, now + 120_000, true),
+      result(m.uuid, now - DAY + 60_000, true),
+    ]);
+    assert.deepEqual(await res.json(), { stored: 2, refused: 3, duplicate: false });
+    p.core.checks.flush();
+    const stored = p.store.checks.latestResults(p.store.monitors.get(m.uuid)!.id, 10).map((r) => r.at);
+    assert.ok(stored.every((at) => at >= now - DAY && at <= now + 120_000), `stored: ${stored.map((x) => new Date(x).toISOString())}`);
+    assert.match(await (await p.api('/metrics')).text(), /^pharos_agent_results_refused_total\{reason="time"\} 3$/m);
+  });
+
+  test('an agent that has not polled since the server started gets 409 (it keeps its batch and retries after polling)', async () => {
+    await setup();
+    const res = await push('1', []);
+    assert.equal(res.status, 409);
+    assert.match((await res.json()).error, /has not polled this server since it started/);
+    await poll(null);
+    assert.equal((await push('1', [])).status, 200);
   });
 });

@@ -12,7 +12,8 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 async function setup(page: Record<string, unknown> = {}): Promise<StatusFixture> {
-  const f = await statusFixture(page, { public_url: 'https://status.example.com' });
+  // Subscriber webhooks go to a loopback receiver here: the unsafe switch allows it (subscription-hardening.test.ts shows the default refuses).
+  const f = await statusFixture(page, { public_url: 'https://status.example.com', status_pages: { subscriptions: { allow_private_targets: true } } });
   cleanups.push(() => f.close());
   return f;
 }

@@ -1,9 +1,30 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * How tests run Pharos from source, isolated from the checkout and the developer's shell (issue #14
+ * point 23): an absolute entry point and tsx loader, the repo's tsconfig named explicitly, and a
+ * working directory of its own, so a `config.yaml` in the checkout (or wherever the tests run) is
+ * never read; {@link isolatedEnv} drops every PHAROS_* variable of the runner's environment.
+ */
+export const PHAROS_FROM_SOURCE = ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/main.ts')];
+let cwd: string | undefined;
+/** An empty folder made once per test process: the working directory of every Pharos process a test starts. */
+export function isolatedCwd(): string {
+  return (cwd ??= mkdtempSync(join(tmpdir(), 'pharos-cwd-')));
+}
+/** The runner's environment without any PHAROS_* variable, plus `env` (what the test means to set). */
+export function isolatedEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PHAROS_')));
+  return { ...clean, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), ...env };
+}
 
 /** A free TCP port on 127.0.0.1 (bound, read, released). */
 export async function freePort(): Promise<number> {
@@ -25,13 +46,14 @@ export interface PharosProcess {
 }
 
 /**
- * Spawns `node --import tsx src/main.ts serve` with `env` and waits until /healthz answers.
+ * Spawns `node --import tsx src/main.ts serve` with `env` (and no other PHAROS_* variable, from an
+ * empty working directory: see {@link PHAROS_FROM_SOURCE}) and waits until /healthz answers.
  * @param env PHAROS_* variables; PHAROS_LISTEN must name a port
  */
 export async function spawnPharos(env: Record<string, string>, args: string[] = ['serve']): Promise<PharosProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
+  const child = spawn(process.execPath, [...PHAROS_FROM_SOURCE, ...args], {
+    cwd: isolatedCwd(),
+    env: isolatedEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -68,9 +90,9 @@ export interface AgentProcess {
  * @param flags e.g. `['--server', url, '--region', 'paris', '--source-address', '127.0.0.2']`
  */
 export async function spawnAgent(token: string, flags: string[]): Promise<AgentProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'agent', ...flags], {
-    cwd: ROOT,
-    env: { ...process.env, PHAROS_AGENT_TOKEN: token },
+  const child = spawn(process.execPath, [...PHAROS_FROM_SOURCE, 'agent', ...flags], {
+    cwd: isolatedCwd(),
+    env: isolatedEnv({ PHAROS_AGENT_TOKEN: token }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

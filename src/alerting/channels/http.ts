@@ -1,4 +1,5 @@
-import { Agent, request } from 'undici';
+import { Agent, request, type buildConnector } from 'undici';
+import { REFUSED_ADDRESS_CODE } from '../public-connector.ts';
 import { ChannelError, type Delivery, type ProviderAnswer } from './types.ts';
 
 /**
@@ -16,6 +17,11 @@ export interface HttpSenderOptions {
   label: string;
   /** Limit for connecting, for the response headers and for body inactivity, each, in seconds. */
   timeoutSeconds: number;
+  /**
+   * Connector of the pool; default undici's. Subscriber webhooks pass `publicOnlyConnector` so only
+   * public addresses are reached (docs/api.md "Hardening (security)").
+   */
+  connect?: buildConnector.connector | undefined;
 }
 
 /** One request of a channel. */
@@ -51,7 +57,7 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
   const agent = new Agent({
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: { timeout: timeoutMs },
+    connect: options.connect ?? { timeout: timeoutMs },
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 10_000,
   });
@@ -67,7 +73,8 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
         const text = await readStart(res.body).catch(() => '');
         answer = { status: res.statusCode, body: text.slice(0, ANSWER_MAX) };
       } catch (e) {
-        throw new ChannelError(`${options.label}: ${describeHttpFailure(e, url.host, options.timeoutSeconds)}`, false);
+        // A refused (non-public) address stays refused: permanent, not retried.
+        throw new ChannelError(`${options.label}: ${describeHttpFailure(e, url.host, options.timeoutSeconds)}`, hasCode(e, REFUSED_ADDRESS_CODE));
       }
       if (answer.status < 400) return answer;
       throw new ChannelError(`${options.label}: HTTP ${answer.status}`, !isRetryableStatus(answer.status), answer);
@@ -93,6 +100,14 @@ async function readStart(body: AsyncIterable<Buffer> & { destroy(): unknown }): 
   return Buffer.concat(chunks).toString('utf8').slice(0, ANSWER_MAX);
 }
 
+/** True when `err` or an error in its `cause` chain carries `code`. */
+function hasCode(err: unknown, code: string): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === code) return true;
+  }
+  return false;
+}
+
 /** True for the HTTP statuses worth retrying: 408, 429 and every 5xx. */
 export function isRetryableStatus(statusCode: number): boolean {
   return statusCode === 408 || statusCode === 429 || statusCode >= 500;
@@ -115,7 +130,8 @@ export function describeHttpFailure(err: unknown, host: string, timeoutSeconds: 
   }
   const has = (...c: string[]) => codes.some((x) => c.includes(x));
   let what: string;
-  if (has('TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT')) what = `timeout after ${timeoutSeconds} s`;
+  if (has(REFUSED_ADDRESS_CODE)) what = 'refused: not a public address';
+  else if (has('TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT')) what = `timeout after ${timeoutSeconds} s`;
   else if (has('ECONNREFUSED')) what = 'connection refused';
   else if (has('ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL')) what = 'DNS lookup failed';
   else if (has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED')) what = 'connection reset';

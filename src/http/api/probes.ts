@@ -3,7 +3,7 @@ import { pollBodySchema, resultsBodySchema } from '../../domain/probe.ts';
 import { iso } from '../../domain/time.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
-import { BODY_ERRORS, COMMON_ERRORS, json, jsonBody } from './common.ts';
+import { BODY_ERRORS, COMMON_ERRORS, ErrorSchema, json, jsonBody } from './common.ts';
 
 const Probe = z
   .object({
@@ -65,7 +65,12 @@ export function probesRouter(deps: Pick<HttpDeps, 'core' | 'version'>) {
       tags,
       summary: 'Agent result batch; a batch id already stored is acknowledged without storing it again',
       request: jsonBody(resultsBodySchema),
-      responses: { 200: json(z.object({ stored: z.number().int(), duplicate: z.boolean() }), 'Stored (or a retried batch)'), ...COMMON_ERRORS, ...BODY_ERRORS },
+      responses: {
+        200: json(z.object({ stored: z.number().int(), refused: z.number().int().openapi({ description: 'results for monitors not assigned to this agent, or with `at` outside [now − 24 h, now + 2 min]' }), duplicate: z.boolean() }), 'Stored (or a retried batch)'),
+        409: json(ErrorSchema, 'The agent has not polled since the server started: poll, then retry'),
+        ...COMMON_ERRORS,
+        ...BODY_ERRORS,
+      },
     }),
     (c) => c.json(core.results.agentBatch(c.req.valid('json')), 200),
   );

@@ -5,10 +5,18 @@ import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { COMMON_ERRORS, NOT_FOUND, UuidParam, json } from './common.ts';
 
+/** Strict ISO 8601: a date-time with `Z` or an offset (seconds optional), or a date (UTC midnight). */
+const STRICT_ISO = z.union([z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, precision: -1 }), z.iso.date()]);
+/** Report windows lie within years 1970–9999 (4-digit years; JavaScript dates reach further and then break formatting). */
+const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const isoParam = (name: string) =>
   z
     .string()
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z')
+    .refine((s) => STRICT_ISO.safeParse(s).success, 'must be an ISO 8601 date-time with Z or an offset, such as 2026-03-01T00:00:00Z, or a date such as 2026-03-01')
+    .refine((s) => {
+      const ms = Date.parse(s);
+      return ms >= 0 && ms <= MAX_MS;
+    }, 'must lie between 1970-01-01 and 9999-12-31')
     .optional()
     .openapi({ param: { name, in: 'query' } });
 const Window = z.object({ from: isoParam('from'), to: isoParam('to') });

@@ -1,17 +1,17 @@
 import type { Hono } from 'hono';
 import { makeBadge } from 'badge-maker';
-import { Feed } from 'feed';
 import { localize } from '../../domain/localized.ts';
 import type { MaintenanceWindow } from '../../domain/maintenance.ts';
 import type { ServiceView } from '../../core/status-view.ts';
 import type { HttpDeps } from '../context.ts';
 import type { PageEnv } from './context.ts';
+import { atomXml, type AtomEntry } from './atom.ts';
 
 const BADGE_COLOURS = { operational: 'brightgreen', maintenance: 'blue', degraded: 'yellow', partial_outage: 'orange', major_outage: 'red' } as const;
 
 /**
  * Machine-readable routes of a page, behind the same gate as its HTML: `feed.atom` (incident
- * history, Atom 1.0 via the `feed` package), `summary.json` (overall and per-service status, no
+ * history, Atom 1.0 with text constructs as `type="text"`, see atom.ts), `summary.json` (overall and per-service status, no
  * uuids, no URLs of monitors) and `badge.svg` (overall status, via shields.io's `badge-maker`).
  */
 export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
@@ -23,28 +23,29 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     const pageUrl = `${publicUrl}/status/${page.subdomain}`;
     const view = core.statusView.history(page);
     const updated = Math.max(page.updatedAt, ...view.incidents.map((i) => i.updatedAt));
-    const feed = new Feed({
-      title: `${page.name} · ${chrome.t.incident_history}`,
-      id: `${pageUrl}/feed.atom`,
-      link: pageUrl,
-      language: chrome.lang,
-      updated: new Date(updated),
-      generator: 'Pharos',
-      copyright: '',
-    });
-    for (const i of view.incidents) {
+    const entries = view.incidents.map((i): AtomEntry => {
       const text = [...i.updates].reverse().map((u) => `${chrome.t[`update_${u.type}`]} (${new Date(u.at).toISOString()}): ${localize(u.text, chrome.lang)}`);
-      feed.addItem({
+      return {
         title: localize(i.title, chrome.lang),
         id: `urn:pharos:incident:${i.uuid}`,
         link: `${pageUrl}/history#${i.uuid}`,
-        date: new Date(i.updatedAt),
-        published: new Date(i.createdAt),
-        description: text[0] ?? '',
+        updatedAt: i.updatedAt,
+        publishedAt: i.createdAt,
+        summary: text[0] ?? '',
         content: text.join('\n'),
-      });
-    }
-    return c.body(feed.atom1(), 200, { 'Content-Type': 'application/atom+xml; charset=utf-8' });
+      };
+    });
+    const xml = atomXml({
+      title: `${page.name} · ${chrome.t.incident_history}`,
+      id: `${pageUrl}/feed.atom`,
+      link: pageUrl,
+      self: `${pageUrl}/feed.atom`,
+      language: chrome.lang,
+      author: page.name,
+      updatedAt: updated,
+      entries,
+    });
+    return c.body(xml, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8' });
   });
 
   app.get('/summary.json', (c) => {

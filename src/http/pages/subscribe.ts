@@ -3,6 +3,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
 import { LinkActionPage, MessagePage, SmsCodePage, SubscribePage } from '../../../views/forms.tsx';
 import type { PageContext, PageEnv } from './context.ts';
+import { clientAddress } from './client.ts';
 import { send } from './router.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -32,13 +33,15 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     const { t } = c.var.chrome;
     const form = await c.req.parseBody();
     try {
-      const r = core.subscriptions.subscribe(c.var.page, str(form.channel) || channels[0]!, str(form.target));
+      const client = clientAddress(c, core.config.status_pages.trust_proxy);
+      const r = await core.subscriptions.subscribe(c.var.page, str(form.channel) || channels[0]!, str(form.target), client);
       if (r.outcome === 'code') return send(c, SmsCodePage({ c: c.var.chrome, subscriber: r.subscriber.uuid }));
       const text = r.outcome === 'confirm' ? t.check_your_inbox : r.outcome === 'subscribed' ? t.subscribed_webhook : t.already_subscribed;
       return message(c, 200, t.subscribe, text);
     } catch (e) {
-      if (!(e instanceof AppError) || e.status !== 400) throw e;
-      c.status(400);
+      // 400 a broken rule, 409 the page is full, 429 a rate limit: the form again, with the reason.
+      if (!(e instanceof AppError) || ![400, 409, 429].includes(e.status)) throw e;
+      c.status(e.status as 400 | 409 | 429);
       return send(c, SubscribePage({ c: c.var.chrome, channels, error: e.message }));
     }
   });

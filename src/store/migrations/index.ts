@@ -9,6 +9,7 @@ import { sql as probes } from './0008_probes.ts';
 import { sql as ssoConnections } from './0009_sso_connections.ts';
 import { sql as channels } from './0010_channels.ts';
 import { sql as clients } from './0011_clients.ts';
+import { sql as subscriberLimits } from './0012_subscriber_limits.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'sso_connections', sql: ssoConnections },
   { version: 10, name: 'channels', sql: channels },
   { version: 11, name: 'clients', sql: clients },
+  { version: 12, name: 'subscriber_limits', sql: subscriberLimits },
 ];
