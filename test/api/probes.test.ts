@@ -236,8 +236,12 @@ describe('a probe token does not forge results (issue #14 point 3)', () => {
     await poll(null);
     const tokyoPoll = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { ...hello(null, 'tokyo'), agent: TOKYO } });
     assert.equal(tokyoPoll.status, 200);
-    const london = await createMonitor({ name: 'london only', url: 'http://127.0.0.1:9/', regions: ['london'] });
-    const tokyo = await createMonitor({ name: 'tokyo only', url: 'http://127.0.0.1:9/', regions: ['tokyo'] });
+    // The target is up: the local probe's own checks (london, and tokyo once its agent is offline)
+    // pass, so an outage could only come from the forged failures.
+    const target = await httpTarget();
+    cleanups.push(() => target.stop());
+    const london = await createMonitor({ name: 'london only', url: target.url, regions: ['london'] });
+    const tokyo = await createMonitor({ name: 'tokyo only', url: target.url, regions: ['tokyo'] });
     const now = p.clock.now();
     const fails = (uuid: string) => [result(uuid, now, false), result(uuid, now + 1, false), result(uuid, now + 2, false)];
     let res = await push('1', [...fails(london.uuid), ...fails(tokyo.uuid)]);
