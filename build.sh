@@ -37,7 +37,8 @@ cat > dist/sea-config.json <<JSON
   "assets": {
     "better_sqlite3.node": "node_modules/better-sqlite3/prebuilds/linux-x64.node",
     "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
-    "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js"
+    "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
+    "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js"
   }
 }
 JSON

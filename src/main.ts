@@ -17,6 +17,7 @@ import { PHAROS_VERSION } from './version.ts';
 import { ProbeAgent } from './agent/agent.ts';
 import { REGIONS, type Region } from './domain/regions.ts';
 import { DEFAULT_USER_AGENT } from './domain/probe.ts';
+import { USER_USAGE, runUserCommand } from './cli/user.ts';
 
 const USAGE = `Usage: pharos <command>
   serve [--config FILE]                                   run the monitor, API and status pages
@@ -26,12 +27,14 @@ const USAGE = `Usage: pharos <command>
   token create --email E --name N --scope read|write|probe create an API token (prints only the token)
   token list                                              list tokens (never their secrets)
   token revoke ID                                         revoke a token by its id (key_…)
+${USER_USAGE}
   backup FILE                                             online backup of the database to FILE
   version                                                 print versions
 Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN, PHAROS_AGENT_TOKEN`;
 
 /** Runs one CLI command; returns the process exit code. */
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'user') return runUserCommand(argv.slice(1), process.env, sqliteNativeBinding(process.env));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

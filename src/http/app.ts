@@ -16,6 +16,7 @@ import { hostedDomain } from './api/statuspages.ts';
 import { pageAssetsRouter } from './pages/assets.ts';
 import { statusPagesRouter } from './pages/router.ts';
 import { bearerAuth } from './auth.ts';
+import { CONSOLE_PATH, consoleRouter } from './console/router.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
@@ -48,6 +49,9 @@ export function createApp(deps: HttpDeps) {
   hostPages.route('/', statusPagesRouter(deps, 'host'));
   const domain = hostedDomain(core.config);
   app.use('*', async (c, next) => (core.statuspages.byHost(c.req.header('host'), domain) ? hostPages.fetch(c.req.raw, c.env) : next()));
+  // The web console (issue 16) answers its own paths (`/`, `/monitors/…`, `/login`, …) before the API.
+  const consoleApp = consoleRouter(deps).app;
+  app.use('*', async (c, next) => (CONSOLE_PATH.test(c.req.path) ? consoleApp.fetch(c.req.raw, c.env) : next()));
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
 
   app.route('/v1/monitors', monitorsRouter(deps));

@@ -11,6 +11,7 @@ import { usersStore } from './users.ts';
 import { subscribersStore } from './subscribers.ts';
 import { pageReadsStore } from './page-reads.ts';
 import { probesStore } from './probes.ts';
+import { sessionsStore } from './sessions.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -28,6 +29,7 @@ export function createStore(db: Db) {
     subscribers: subscribersStore(db),
     pageReads: pageReadsStore(db),
     probes: probesStore(db),
+    sessions: sessionsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -17,6 +17,8 @@ const ALLOWED: Record<string, string[]> = {
   engine: ['engine', 'core', 'domain', 'lib'],
   // `pharos agent`: the engine's wheel and probes, talking to the main over HTTP only.
   agent: ['agent', 'engine', 'domain', 'lib'],
+  // CLI commands of their own (`src/cli/<command>.ts`): open the store and call the core, like main.
+  cli: ['cli', 'config', 'core', 'store', 'domain', 'lib'],
   alerting: ['alerting', 'core', 'domain', 'store', 'lib', 'config'],
   http: ['http', 'core', 'domain', 'lib', 'config', 'engine', 'views'],
   // Templates render what http hands them: domain values and view-model types, never a store handle.

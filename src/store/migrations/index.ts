@@ -6,6 +6,7 @@ import { sql as incidents } from './0005_incidents.ts';
 import { sql as statuspages } from './0006_statuspages.ts';
 import { sql as pages } from './0007_pages.ts';
 import { sql as probes } from './0008_probes.ts';
+import { sql as console } from './0010_console.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'statuspages', sql: statuspages },
   { version: 7, name: 'pages', sql: pages },
   { version: 8, name: 'probes', sql: probes },
+  { version: 9, name: 'console', sql: console }, // file 0010 (reserved number); renumbered at merge
 ];

@@ -1,0 +1,82 @@
+import type { Clock } from '../lib/clock.ts';
+import type { Healthcheck } from '../domain/healthcheck.ts';
+import type { Monitor } from '../domain/monitor.ts';
+import type { Store } from '../store/index.ts';
+
+const HOUR_MS = 3_600_000;
+
+/** A line of the console's overview: a monitor or a healthcheck. */
+export interface OverviewRow {
+  kind: 'monitor' | 'healthcheck';
+  uuid: string;
+  name: string;
+  /** The monitor's URL or host; a healthcheck's schedule kind (`period` or `cron`). */
+  target: string;
+  /** `http`, `port`, `icmp` or `healthcheck`. */
+  protocol: string;
+  status: 'up' | 'down' | 'paused' | 'new';
+  /** Percentage of passing checks over the last 24 h (monitors, from the hourly rollups), or null without checks. */
+  uptime24h: number | null;
+  /** Last check (monitor) or last ping (healthcheck), epoch ms, or null. */
+  lastAt: number | null;
+  regions: string[];
+}
+
+/**
+ * The reads behind the console's screens that the API has no single call for. Cost per monitor is
+ * two index reads (newest result, 24 hourly rollups), so the overview costs the same with a week or
+ * with years of history.
+ */
+export function consoleViewService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const monitorRow = (m: Monitor, since: number): OverviewRow => {
+    let checks = 0;
+    let failures = 0;
+    for (const h of store.pageReads.rollupsSince(m.id, since)) {
+      checks += h.checks;
+      failures += h.failures;
+    }
+    const lastAt = store.checks.lastCheckAt(m.id);
+    return {
+      kind: 'monitor',
+      uuid: m.uuid,
+      name: m.name,
+      target: m.url,
+      protocol: m.protocol,
+      status: m.paused ? 'paused' : lastAt === null && m.status === 'up' ? 'new' : m.status,
+      uptime24h: checks > 0 ? (100 * (checks - failures)) / checks : null,
+      lastAt,
+      regions: m.regions,
+    };
+  };
+  const healthcheckRow = (h: Healthcheck): OverviewRow => ({
+    kind: 'healthcheck',
+    uuid: h.uuid,
+    name: h.name,
+    target: h.cron ? `cron ${h.cron} ${h.timezone}` : `every ${h.periodValue} ${h.periodType}`,
+    protocol: 'healthcheck',
+    status: h.paused ? 'paused' : h.status === 'down' ? 'down' : h.lastPingAt === null ? 'new' : 'up',
+    uptime24h: null,
+    lastAt: h.lastPingAt,
+    regions: [],
+  });
+  return {
+    /** Every monitor and healthcheck, down first, then by name. */
+    overview(): OverviewRow[] {
+      const since = clock.now() - 24 * HOUR_MS;
+      const rows = [...store.monitors.list().map((m) => monitorRow(m, since)), ...store.healthchecks.list().map(healthcheckRow)];
+      const rank = { down: 0, new: 1, up: 2, paused: 3 } as const;
+      return rows.sort((a, b) => rank[a.status] - rank[b.status] || a.name.localeCompare(b.name));
+    },
+    /** One monitor's overview row (live updates). */
+    monitorRow: (m: Monitor): OverviewRow => monitorRow(m, clock.now() - 24 * HOUR_MS),
+    healthcheckRow,
+    /** Alerts queued for an outage (channel, delivered or failed and why), oldest first. */
+    alertsOf: (outageUuid: string) => store.alerts.forOutage(outageUuid),
+    /** A monitor's newest raw check results, newest first. */
+    recentChecks: (m: Monitor, limit: number) => store.checks.latestResults(m.id, limit),
+  };
+}
+
+/** The console view service's interface. */
+export type ConsoleViewService = ReturnType<typeof consoleViewService>;

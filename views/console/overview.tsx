@@ -1,0 +1,118 @@
+import type { OverviewRow } from '../../src/core/console-view.ts';
+import type { Shell } from './model.ts';
+import { canWrite } from './model.ts';
+import { ago, Layout } from './layout.tsx';
+
+/** Overview filters (query string `status`, `protocol`, `q`). */
+export interface OverviewFilter {
+  status: string;
+  protocol: string;
+  q: string;
+}
+
+const pct = (v: number | null) => (v === null ? '—' : `${(Math.floor(v * 100) / 100).toFixed(2)} %`);
+
+/** One line of the overview; also sent alone over SSE when it changes (id `row-<uuid>`). */
+export function OverviewLine(props: { row: OverviewRow; now: number }) {
+  const r = props.row;
+  const href = r.kind === 'monitor' ? `/monitors/${r.uuid}` : `/healthchecks/${r.uuid}`;
+  return (
+    <tr id={`row-${r.uuid}`} data-kind={r.kind} data-status={r.status}>
+      <td>
+        <span class="status" data-status={r.status}>
+          {r.status}
+        </span>
+      </td>
+      <td>
+        <a href={href}>{r.name}</a>
+        <div class="muted small">{r.target}</div>
+      </td>
+      <td class="hide-sm">{r.protocol}</td>
+      <td class="num">{pct(r.uptime24h)}</td>
+      <td class="num hide-sm" data-at={r.lastAt ?? ''}>
+        {ago(r.lastAt, props.now)}
+      </td>
+      <td class="hide-sm small">{r.regions.join(', ')}</td>
+    </tr>
+  );
+}
+
+/** The overview: counts, filters and every monitor and healthcheck (live over SSE; meta refresh without JS). */
+export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: OverviewRow[]; filter: OverviewFilter; now: number }) {
+  const { s, rows, all, filter } = props;
+  const count = (st: string) => all.filter((r) => r.status === st).length;
+  return (
+    <Layout s={s} title="Overview" refresh live>
+      <h1>Overview</h1>
+      <div class="counts" id="counts">
+        {(['up', 'down', 'paused', 'new'] as const).map((st) => (
+          <a href={`/?status=${st}`} data-count={st}>
+            <b>{count(st)}</b>
+            {st}
+          </a>
+        ))}
+      </div>
+      <div class="actions">
+        {canWrite(s) ? (
+          <>
+            <a class="button" href="/monitors/new">
+              New monitor
+            </a>
+            <a class="button secondary" href="/healthchecks/new">
+              New healthcheck
+            </a>
+          </>
+        ) : null}
+      </div>
+      <form class="filters" method="get" action="/" role="search">
+        <input type="search" name="q" value={filter.q} placeholder="Filter by name or URL" aria-label="Text" />
+        <select name="status" aria-label="Status">
+          {['', 'up', 'down', 'paused', 'new'].map((v) => (
+            <option value={v} selected={filter.status === v}>
+              {v || 'any status'}
+            </option>
+          ))}
+        </select>
+        <select name="protocol" aria-label="Protocol">
+          {['', 'http', 'port', 'icmp', 'healthcheck'].map((v) => (
+            <option value={v} selected={filter.protocol === v}>
+              {v || 'any kind'}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+      </form>
+      <div class="card">
+        {rows.length === 0 ? (
+          <p class="muted">{all.length === 0 ? 'Nothing is monitored yet.' : 'Nothing matches the filter.'}</p>
+        ) : (
+          <table class="rows" id="overview">
+            <thead>
+              <tr>
+                <th>Status</th>
+                <th>Name</th>
+                <th class="hide-sm">Kind</th>
+                <th>Uptime 24 h</th>
+                <th class="hide-sm">Last check / ping</th>
+                <th class="hide-sm">Regions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <OverviewLine row={row} now={props.now} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+/** Applies the overview filters. */
+export function filterRows(rows: OverviewRow[], f: OverviewFilter): OverviewRow[] {
+  const q = f.q.trim().toLowerCase();
+  return rows.filter((r) => (!f.status || r.status === f.status) && (!f.protocol || r.protocol === f.protocol) && (!q || r.name.toLowerCase().includes(q) || r.target.toLowerCase().includes(q)));
+}

@@ -1,0 +1,295 @@
+import type { Account, SessionInfo, TokenInfo } from '../../src/domain/user.ts';
+import type { ProbeListing } from '../../src/domain/probe.ts';
+import type { FormErrors, Shell } from './model.ts';
+import { isAdmin } from './model.ts';
+import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
+
+/** Everything the settings screen shows; admin-only parts are absent for others. */
+export interface SettingsView {
+  sessions: SessionInfo[];
+  currentRef: string;
+  users: Account[];
+  tokens: TokenInfo[];
+  probes: ProbeListing[];
+  channels: Array<{ name: string; type: string }>;
+  policies: Array<{ uuid: string; name: string; steps: number }>;
+  about: { version: string; dataDir: string; dbBytes: number | null; publicUrl: string };
+  /** A token just created: shown this once. */
+  newToken?: string | undefined;
+  notice?: string | undefined;
+  errors?: { form: 'password' | 'user' | 'token'; errors: FormErrors } | undefined;
+  now: number;
+}
+
+const errs = (v: SettingsView, form: 'password' | 'user' | 'token') => (v.errors?.form === form ? v.errors.errors : undefined);
+
+/** Settings: your account and sessions; for admins users and API tokens; probes, channels and about. */
+export function SettingsPage(props: { s: Shell; v: SettingsView }) {
+  const { s, v } = props;
+  return (
+    <Layout s={s} title="Settings">
+      <h1>Settings</h1>
+      {v.notice ? <p class="notice">{v.notice}</p> : null}
+      {v.newToken ? (
+        <div class="notice" id="new-token">
+          <p>New API token (shown once, keep it safe):</p>
+          <p class="secret">{v.newToken}</p>
+          <button type="button" class="secondary" data-copy={v.newToken}>
+            Copy
+          </button>
+        </div>
+      ) : null}
+      <h2 id="sessions">Your sessions</h2>
+      <div class="card">
+        <table class="rows">
+          <thead>
+            <tr>
+              <th>Browser</th>
+              <th>Address</th>
+              <th>Signed in</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {v.sessions.map((x) => (
+              <tr data-session={x.ref}>
+                <td class="small">{x.userAgent || 'unknown'}</td>
+                <td class="small">{x.address}</td>
+                <td class="small">{when(x.createdAt)}</td>
+                <td class="small">{ago(x.lastSeenAt, v.now)}</td>
+                <td>
+                  {x.ref === v.currentRef ? (
+                    <span class="muted">this one</span>
+                  ) : (
+                    <form method="post" action={`/settings/sessions/${x.ref}/end`}>
+                      <Csrf s={s} />
+                      <button type="submit" class="secondary">
+                        Sign out
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <form method="post" action="/settings/sessions/end-all" class="actions">
+          <Csrf s={s} />
+          <button type="submit" class="danger">
+            Sign out everywhere
+          </button>
+        </form>
+      </div>
+      <h2>Your password</h2>
+      <form class="card stack" method="post" action="/settings/password">
+        <Csrf s={s} />
+        <FormAlert errors={errs(v, 'password')} />
+        <label>
+          Current password
+          <input type="password" name="current_password" autocomplete="current-password" required />
+          <FieldError errors={errs(v, 'password')} name="current_password" />
+        </label>
+        <label>
+          New password (at least 10 characters; every session ends)
+          <input type="password" name="password" autocomplete="new-password" required />
+          <FieldError errors={errs(v, 'password')} name="password" />
+        </label>
+        <button type="submit">Change password</button>
+      </form>
+      {isAdmin(s) ? <Admin s={s} v={v} /> : null}
+      <h2>Remote probes</h2>
+      <div class="card">
+        <table class="rows" id="probes">
+          <thead>
+            <tr>
+              <th>Probe</th>
+              <th>Region</th>
+              <th>Status</th>
+              <th>Monitors</th>
+              <th class="hide-sm">Checks/s</th>
+              <th class="hide-sm">Last seen</th>
+            </tr>
+          </thead>
+          <tbody>
+            {v.probes.map((p) => (
+              <tr>
+                <td>{p.name}</td>
+                <td>{p.region}</td>
+                <td>
+                  <span class="status" data-status={p.status === 'online' ? 'up' : 'down'}>
+                    {p.status}
+                  </span>
+                </td>
+                <td class="num">{p.monitors}</td>
+                <td class="num hide-sm">{p.checksPerSecond.toFixed(1)}</td>
+                <td class="hide-sm small">{ago(p.lastSeen, v.now)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>Alert channels and escalation policies</h2>
+      <div class="card">
+        <p class="muted small">Declared in config.yaml.</p>
+        <ul>
+          {v.channels.map((ch) => (
+            <li>
+              {ch.name} <span class="muted">({ch.type})</span>
+            </li>
+          ))}
+          {v.channels.length === 0 ? <li class="muted">No channel is configured.</li> : null}
+        </ul>
+        <ul>
+          {v.policies.map((p) => (
+            <li>
+              {p.name} <span class="muted">({p.uuid}, {p.steps} steps)</span>
+            </li>
+          ))}
+        </ul>
+      </div>
+      <h2>About</h2>
+      <div class="card">
+        <dl class="props">
+          <dt>Version</dt>
+          <dd>{v.about.version}</dd>
+          <dt>Public URL</dt>
+          <dd>{v.about.publicUrl}</dd>
+          <dt>Data folder</dt>
+          <dd>{v.about.dataDir}</dd>
+          <dt>Database size</dt>
+          <dd>{v.about.dbBytes === null ? '—' : `${(v.about.dbBytes / 1_048_576).toFixed(1)} MiB`}</dd>
+        </dl>
+      </div>
+    </Layout>
+  );
+}
+
+function Admin(props: { s: Shell; v: SettingsView }) {
+  const { s, v } = props;
+  return (
+    <>
+      <h2 id="users">Users</h2>
+      <div class="card">
+        <table class="rows" id="users-table">
+          <thead>
+            <tr>
+              <th>Person</th>
+              <th>Role</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {v.users.map((u) => (
+              <tr data-user={u.email}>
+                <td>
+                  {u.name}
+                  <div class="muted small">{u.email}</div>
+                </td>
+                <td>{u.role}</td>
+                <td>{u.disabledAt ? 'disabled' : 'active'}</td>
+                <td>
+                  {u.email === s.user.email ? null : (
+                    <form method="post" action={`/settings/users/${u.uuid}/${u.disabledAt ? 'enable' : 'disable'}`}>
+                      <Csrf s={s} />
+                      <button type="submit" class="secondary">
+                        {u.disabledAt ? 'Enable' : 'Disable'}
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3>Add a person</h3>
+        <form class="stack" method="post" action="/settings/users">
+          <Csrf s={s} />
+          <FormAlert errors={errs(v, 'user')} />
+          <label>
+            Email
+            <input type="email" name="email" required />
+            <FieldError errors={errs(v, 'user')} name="email" />
+          </label>
+          <label>
+            Name
+            <input type="text" name="name" />
+          </label>
+          <label>
+            Role
+            <select name="role">
+              <option value="viewer">viewer (sees everything, changes nothing)</option>
+              <option value="editor">editor (monitors, outages, pages)</option>
+              <option value="admin">admin (also users and API tokens)</option>
+            </select>
+            <FieldError errors={errs(v, 'user')} name="role" />
+          </label>
+          <label>
+            Password (at least 10 characters)
+            <input type="password" name="password" autocomplete="new-password" required />
+            <FieldError errors={errs(v, 'user')} name="password" />
+          </label>
+          <button type="submit">Add person</button>
+        </form>
+      </div>
+      <h2 id="tokens">API tokens</h2>
+      <div class="card">
+        <table class="rows" id="tokens-table">
+          <thead>
+            <tr>
+              <th>Token</th>
+              <th>Scope</th>
+              <th>Owner</th>
+              <th class="hide-sm">Created</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {v.tokens.map((t) => (
+              <tr data-token={t.id}>
+                <td>
+                  {t.name}
+                  <div class="muted small">{t.id}</div>
+                </td>
+                <td>{t.scope}</td>
+                <td class="small">{t.user.email}</td>
+                <td class="hide-sm small">{when(t.createdAt)}</td>
+                <td>
+                  {t.revokedAt ? (
+                    <span class="muted">revoked</span>
+                  ) : (
+                    <form method="post" action={`/settings/tokens/${t.id}/revoke`}>
+                      <Csrf s={s} />
+                      <button type="submit" class="secondary">
+                        Revoke
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3>New token</h3>
+        <form class="stack" method="post" action="/settings/tokens">
+          <Csrf s={s} />
+          <FormAlert errors={errs(v, 'token')} />
+          <label>
+            Name
+            <input type="text" name="name" required maxlength={100} />
+          </label>
+          <label>
+            Scope
+            <select name="scope">
+              <option value="read">read</option>
+              <option value="write">write</option>
+              <option value="probe">probe (pharos agent)</option>
+            </select>
+          </label>
+          <button type="submit">Create token</button>
+        </form>
+      </div>
+    </>
+  );
+}
