@@ -71,6 +71,10 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     /** One monitor's overview row (live updates). */
     monitorRow: (m: Monitor): OverviewRow => monitorRow(m, clock.now() - 24 * HOUR_MS),
     healthcheckRow,
+    /** A monitor's newest outages (at most `limit`), newest first. */
+    monitorOutages: (m: Monitor, limit: number) => store.consoleReads.monitorOutageUuids(m.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
+    /** A healthcheck's newest outages (at most `limit`), newest first. */
+    healthcheckOutages: (h: Healthcheck, limit: number) => store.consoleReads.healthcheckOutageUuids(h.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
     /** Alerts queued for an outage (channel, delivered or failed and why), oldest first. */
     alertsOf: (outageUuid: string) => store.alerts.forOutage(outageUuid),
     /** A monitor's newest raw check results, newest first. */

@@ -12,6 +12,7 @@ import { subscribersStore } from './subscribers.ts';
 import { pageReadsStore } from './page-reads.ts';
 import { probesStore } from './probes.ts';
 import { sessionsStore } from './sessions.ts';
+import { consoleReadsStore } from './console-reads.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -30,6 +31,7 @@ export function createStore(db: Db) {
     pageReads: pageReadsStore(db),
     probes: probesStore(db),
     sessions: sessionsStore(db),
+    consoleReads: consoleReadsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

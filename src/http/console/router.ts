@@ -13,6 +13,7 @@ import { monitorRoutes } from './routes-monitors.ts';
 import { healthcheckRoutes } from './routes-healthchecks.ts';
 import { settingsRoutes } from './routes-settings.ts';
 import { statuspageRoutes } from './routes-statuspages.ts';
+import { extraRoutes } from './routes-extras.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
@@ -88,6 +89,7 @@ export function consoleRouter(deps: HttpDeps) {
   healthcheckRoutes(app, deps);
   statuspageRoutes(app, deps);
   settingsRoutes(app, deps);
+  extraRoutes(app, deps);
   app.onError((err, c) => {
     if (err instanceof AppError && err.status < 500) {
       const status = ([400, 403, 404, 409, 429] as const).find((x) => x === err.status) ?? 400;
