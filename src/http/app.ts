@@ -34,7 +34,9 @@ export function createApp(deps: HttpDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const auth = bearerAuth(core);
 
-  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
+  // overwrite: false keeps what a router chose itself (the console's and status pages' Referrer-Policy
+  // same-origin: with no-referrer, Chromium sends `Origin: null` on form posts and the console's Origin check fails).
+  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin', overwrite: false }));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {

@@ -40,7 +40,7 @@ export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (
                 </td>
                 <td class="small">{p.sections.map((x) => `${x.name} (${x.services.length})`).join(', ')}</td>
                 <td>
-                  <a href={`/status/${p.subdomain}`} class="button secondary">
+                  <a href={`/status/${p.subdomain}`} class="button secondary" hx-boost="false">
                     View page
                   </a>
                 </td>

@@ -58,8 +58,10 @@ ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
 .auth{max-width:24rem;margin:8vh auto}
 @media (max-width:640px){
  main{padding:.6rem}
+ header.bar nav{order:3;flex-basis:100%;flex-wrap:nowrap;overflow-x:auto;white-space:nowrap}
+ header.bar .me{margin-left:auto}
  table.rows thead{display:none}
- table.rows tr{display:grid;grid-template-columns:1fr auto;gap:.1rem .5rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
+ table.rows tr{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem;padding:.5rem 0;border-bottom:1px solid var(--line)}
  table.rows td{border:0;padding:.05rem 0}
  table.rows td.hide-sm{display:none}
  dl.props{grid-template-columns:1fr}
