@@ -29,14 +29,17 @@ export interface OverviewRow {
  */
 export function consoleViewService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
-  const monitorRow = (m: Monitor, since: number): OverviewRow => {
+  const oneMonitorStats = (m: Monitor, since: number) => {
     let checks = 0;
     let failures = 0;
     for (const h of store.pageReads.rollupsSince(m.id, since)) {
       checks += h.checks;
       failures += h.failures;
     }
-    const lastAt = store.checks.lastCheckAt(m.id);
+    return { lastAt: store.checks.lastCheckAt(m.id), checks, failures };
+  };
+  const monitorRow = (m: Monitor, st: { lastAt: number | null; checks: number; failures: number }): OverviewRow => {
+    const { lastAt, checks, failures } = st;
     return {
       kind: 'monitor',
       uuid: m.uuid,
@@ -63,18 +66,23 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
   return {
     /** Every monitor and healthcheck, down first, then by name. */
     overview(): OverviewRow[] {
-      const since = clock.now() - 24 * HOUR_MS;
-      const rows = [...store.monitors.list().map((m) => monitorRow(m, since)), ...store.healthchecks.list().map(healthcheckRow)];
+      const stats = store.consoleReads.monitorStats(clock.now() - 24 * HOUR_MS);
+      const none = { lastAt: null, checks: 0, failures: 0 };
+      const rows = [...store.monitors.list().map((m) => monitorRow(m, stats.get(m.id) ?? none)), ...store.healthchecks.list().map(healthcheckRow)];
       const rank = { down: 0, new: 1, up: 2, paused: 3 } as const;
-      return rows.sort((a, b) => rank[a.status] - rank[b.status] || a.name.localeCompare(b.name));
+      // Plain code-unit order of lower-cased names: localeCompare costs ~1 µs a call, 10,000 calls at 1,000 rows.
+      const key = new Map(rows.map((r) => [r, r.name.toLowerCase()]));
+      return rows.sort((a, b) => rank[a.status] - rank[b.status] || (key.get(a)! < key.get(b)! ? -1 : key.get(a)! > key.get(b)! ? 1 : 0));
     },
-    /** One monitor's overview row (live updates). */
-    monitorRow: (m: Monitor): OverviewRow => monitorRow(m, clock.now() - 24 * HOUR_MS),
+    /** One monitor's overview row (live updates): two index reads. */
+    monitorRow: (m: Monitor): OverviewRow => monitorRow(m, oneMonitorStats(m, clock.now() - 24 * HOUR_MS)),
     healthcheckRow,
     /** A monitor's newest outages (at most `limit`), newest first. */
     monitorOutages: (m: Monitor, limit: number) => store.consoleReads.monitorOutageUuids(m.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
     /** A healthcheck's newest outages (at most `limit`), newest first. */
     healthcheckOutages: (h: Healthcheck, limit: number) => store.consoleReads.healthcheckOutageUuids(h.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
+    /** `[hour start, mean latency ms]` of a monitor's hourly rollups from `since` (epoch ms), oldest first. */
+    latencySince: (m: Monitor, since: number): Array<[number, number]> => store.pageReads.rollupsSince(m.id, since - (since % HOUR_MS)).map((h) => [h.hourStart, h.latencyAvgMs]),
     /** Alerts queued for an outage (channel, delivered or failed and why), oldest first. */
     alertsOf: (outageUuid: string) => store.alerts.forOutage(outageUuid),
     /** A monitor's newest raw check results, newest first. */

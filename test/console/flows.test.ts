@@ -74,6 +74,9 @@ describe('console flows without JavaScript', () => {
     await nextCheck(monitorUuid);
     await p.advance(RECHECK_MS);
     await p.advance(RECHECK_MS);
+    const week = await admin.get(`/monitors/${monitorUuid}?range=7d`);
+    assert.match(week.html, /aria-current="page" class="button">7d</);
+    assert.match(week.html, /SLA <b data-sla="">\d+\.\d\d %<\/b> · 1 outages/);
     const home = await admin.get('/?status=down');
     assert.match(home.html, new RegExp(`id="row-${monitorUuid}" data-kind="monitor" data-status="down"`));
     const inbox = await admin.get('/outages');

@@ -6,6 +6,7 @@ import type { FormErrors, FormValues, Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
 import { OutageLine } from './outages.tsx';
+import { ResponseGraph } from '../graph.tsx';
 
 /** A stored check result as the monitor page lists it. */
 export interface CheckLine {
@@ -20,8 +21,24 @@ export interface CheckLine {
 
 const freqWords = (s: number) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`);
 
+/** The monitor page's chosen period: the response-time chart and the SLA. */
+export const MONITOR_RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+export type MonitorRange = keyof typeof MONITOR_RANGES;
+
+/** Response times (hourly means from the rollups) and the SLA over the chosen period. */
+export interface MonitorPeriod {
+  range: MonitorRange;
+  points: Array<[number, number]>;
+  from: number;
+  to: number;
+  sla: number;
+  downtime: string;
+  mttr: string;
+  outages: number;
+}
+
 /** A monitor: its settings, actions, recent checks with the reason of each failure and the region that ran it, and its outages. */
-export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; outages: OutageRecord[]; policy: string | null; uptime24h: number | null; now: number }) {
+export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; outages: OutageRecord[]; policy: string | null; uptime24h: number | null; period: MonitorPeriod; now: number }) {
   const { s, m } = props;
   const status = m.paused ? 'paused' : m.status;
   return (
@@ -88,6 +105,22 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; 
             </>
           ) : null}
         </dl>
+      </div>
+      <h2>Response time and SLA</h2>
+      <div class="card" id="period">
+        <nav class="actions" aria-label="Period">
+          {(Object.keys(MONITOR_RANGES) as MonitorRange[]).map((r) => (
+            <a href={`/monitors/${m.uuid}?range=${r}`} aria-current={props.period.range === r ? 'page' : undefined} class={props.period.range === r ? 'button' : 'button secondary'}>
+              {r}
+            </a>
+          ))}
+        </nav>
+        <div class="graph">
+          {props.period.points.length > 1 ? <ResponseGraph points={props.period.points} from={props.period.from} to={props.period.to} label={`Response time over ${props.period.range}`} /> : <p class="muted">Not enough checks for a graph yet.</p>}
+        </div>
+        <p>
+          SLA <b data-sla="">{props.period.sla.toFixed(2)} %</b> · {props.period.outages} outages · downtime {props.period.downtime} · MTTR {props.period.mttr}
+        </p>
       </div>
       <h2>Recent checks</h2>
       <div class="card">

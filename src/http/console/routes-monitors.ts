@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MonitorBody } from '../../domain/monitor.ts';
 import type { HttpDeps } from '../context.ts';
-import { MonitorFormPage, MonitorPage, monitorFormValues } from '../../../views/console/monitor.tsx';
+import { MONITOR_RANGES, MonitorFormPage, MonitorPage, monitorFormValues, type MonitorRange } from '../../../views/console/monitor.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, numberish, parseWith, text } from './forms.ts';
@@ -72,7 +72,13 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     if (!m) return c.notFound();
     const policy = core.escalationPolicies().find((p) => p.uuid === m.escalationPolicyUuid)?.name ?? null;
     const row = core.consoleView.monitorRow(m);
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, uptime24h: row.uptime24h, now: clock.now() }));
+    const q = c.req.query('range');
+    const range: MonitorRange = q === '7d' || q === '30d' ? q : '24h';
+    const to = clock.now();
+    const from = to - MONITOR_RANGES[range];
+    const report = core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to);
+    const period = { range, from, to, points: core.consoleView.latencySince(m, from), sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, uptime24h: row.uptime24h, period, now: to }));
   });
   app.get('/monitors/:uuid/edit', (c) => {
     const m = found(c.req.param('uuid'));
