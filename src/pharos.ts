@@ -124,7 +124,20 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   });
   maintenanceGate.start();
 
-  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION });
+  const testAlert = async (name: string, by: string): Promise<string | null> => {
+    const channel = channels.get(name);
+    if (!channel) return `no channel named ${name}`;
+    try {
+      const at = new Date(clock.now()).toISOString();
+      await channel.send({ kind: 'notice', title: 'Test alert from Pharos', text: `${by} sent this from the console to check that channel "${name}" delivers.`, outage: null, escalation: null, link: config.public_url, createdAt: at });
+      logger.info('test alert delivered', { channel: name, by });
+      return null;
+    } catch (e) {
+      logger.warn('test alert failed', { channel: name, by, error: (e as Error).message });
+      return (e as Error).message;
+    }
+  };
+  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert });
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
 import { setupAdmin, signIn, type ConsoleClient } from '../support/console.ts';
+import { httpReceiver } from '../support/receivers.ts';
 
 // The console's screens over plain HTTP, as a browser with JavaScript off uses them: forms post and
 // redirect (303). A real Pharos on a manual clock checks a real loopback target.
@@ -11,14 +12,23 @@ let p: TestPharos;
 let admin: ConsoleClient;
 let viewer: ConsoleClient;
 let target: HttpTarget;
+let hooks: Awaited<ReturnType<typeof httpReceiver>>;
 before(async () => {
-  p = await startTestPharos();
+  hooks = await httpReceiver();
+  hooks.state.answer = (path) => (path === '/broken' ? 500 : 200);
+  p = await startTestPharos({
+    channels: [
+      { name: 'ops-hook', type: 'webhook', url: `${hooks.url}/ops` },
+      { name: 'broken-hook', type: 'webhook', url: `${hooks.url}/broken` },
+    ],
+  });
   target = await httpTarget(200);
   admin = await setupAdmin(p);
   await p.core.accounts.create({ email: 'vic@example.com', role: 'viewer', password: 'viewer password' });
   viewer = await signIn(p, 'vic@example.com', 'viewer password');
 });
 after(async () => {
+  await hooks.close();
   await target.stop();
   await p.cleanup();
 });
@@ -167,6 +177,18 @@ describe('console flows without JavaScript', () => {
     const uuid = p.core.accounts.byEmail('eddie@example.com')!.uuid;
     assert.equal((await admin.post(`/settings/users/${uuid}/disable`, {})).status, 303);
     assert.equal((await again.get('/outages')).status, 303);
+  });
+
+  test('send test alert: the delivery result of each channel is shown', async () => {
+    const ok = await admin.post('/settings/channels/ops-hook/test', {});
+    assert.equal(ok.status, 200);
+    assert.match(ok.html, /id="channel-result" role="status">Test alert delivered to ops-hook\.</);
+    const [msg] = hooks.delivered('/ops');
+    assert.equal(msg.title, 'Test alert from Pharos');
+    const bad = await admin.post('/settings/channels/broken-hook/test', {});
+    assert.match(bad.html, /Test alert to broken-hook failed: [^<]*500/);
+    assert.doesNotMatch((await viewer.get('/settings')).html, /Send test alert/);
+    assert.equal((await viewer.post('/settings/channels/ops-hook/test', {})).status, 403);
   });
 
   test('maintenance, incidents and components screens create through the API schemas', async () => {

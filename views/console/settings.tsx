@@ -1,7 +1,7 @@
 import type { Account, SessionInfo, TokenInfo } from '../../src/domain/user.ts';
 import type { ProbeListing } from '../../src/domain/probe.ts';
 import type { FormErrors, Shell } from './model.ts';
-import { isAdmin } from './model.ts';
+import { canWrite, isAdmin } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
 
 /** Everything the settings screen shows; admin-only parts are absent for others. */
@@ -17,6 +17,8 @@ export interface SettingsView {
   /** A token just created: shown this once. */
   newToken?: string | undefined;
   notice?: string | undefined;
+  /** The answer of "send test alert": the channel and null when delivered, else why not. */
+  channelResult?: { name: string; error: string | null } | undefined;
   errors?: { form: 'password' | 'user' | 'token'; errors: FormErrors } | undefined;
   now: number;
 }
@@ -132,14 +134,33 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
       <h2>Alert channels and escalation policies</h2>
       <div class="card">
         <p class="muted small">Declared in config.yaml.</p>
-        <ul>
-          {v.channels.map((ch) => (
-            <li>
-              {ch.name} <span class="muted">({ch.type})</span>
-            </li>
-          ))}
-          {v.channels.length === 0 ? <li class="muted">No channel is configured.</li> : null}
-        </ul>
+        {v.channelResult ? (
+          <p class={v.channelResult.error ? 'alert' : 'notice'} id="channel-result" role="status">
+            {v.channelResult.error ? `Test alert to ${v.channelResult.name} failed: ${v.channelResult.error}` : `Test alert delivered to ${v.channelResult.name}.`}
+          </p>
+        ) : null}
+        <table class="rows" id="channels">
+          <tbody>
+            {v.channels.map((ch) => (
+              <tr data-channel={ch.name}>
+                <td>
+                  {ch.name} <span class="muted">({ch.type})</span>
+                </td>
+                <td>
+                  {canWrite(s) ? (
+                    <form method="post" action={`/settings/channels/${ch.name}/test`}>
+                      <Csrf s={s} />
+                      <button type="submit" class="secondary">
+                        Send test alert
+                      </button>
+                    </form>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {v.channels.length === 0 ? <p class="muted">No channel is configured.</p> : null}
         <ul>
           {v.policies.map((p) => (
             <li>

@@ -101,6 +101,13 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
 
+  app.post('/settings/channels/:name/test', async (c) => {
+    const name = c.req.param('name');
+    if (!cfg.channels.some((ch) => ch.name === name)) return c.notFound();
+    const error = deps.testAlert ? await deps.testAlert(name, c.var.session!.account.email) : 'test alerts are not available here';
+    return show(c, { channelResult: { name, error } });
+  });
+
   app.post('/settings/tokens/:id/revoke', (c) => {
     adminOnly(c);
     core.users.revokeToken(c.req.param('id'));
