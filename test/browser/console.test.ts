@@ -144,8 +144,13 @@ describe('the console in Chromium', () => {
     await admin.fill('input[name=section_1_name]', 'Jobs');
     await admin.locator('[data-section="1"] label:has-text("Nightly backup") input').check();
     await admin.click('button:has-text("Create status page")');
-    await admin.locator('tr[data-page=acme]').waitFor();
-    await admin.click('tr[data-page=acme] >> text=View page');
+    await admin.waitForURL(/\/statuspages\/[a-z]+_/);
+    // Up/down buttons order the sections (a plain form each).
+    await admin.click('[data-section-name="Jobs"] button[title="↑ move section up"]');
+    await admin.locator('[data-section-name]').first().getByText('Jobs').waitFor();
+    await admin.click('[data-section-name="Jobs"] button[title="↓ move section down"]');
+    await admin.locator('[data-section-name]').first().getByText('Website').waitFor();
+    await admin.click('text=View page');
     await admin.waitForURL(`${p.url}/status/acme`);
     assert.deepEqual(await admin.locator('section.section > h2').allInnerTexts(), ['Website', 'Jobs']);
   });

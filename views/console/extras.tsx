@@ -1,6 +1,6 @@
 import type { Component, Incident } from '../../src/domain/incident.ts';
 import { COMPONENT_STATUSES, INCIDENT_TYPES, UPDATE_TYPES } from '../../src/domain/incident.ts';
-import type { LocalizedText } from '../../src/domain/localized.ts';
+import { LANGUAGES, type LocalizedText } from '../../src/domain/localized.ts';
 import type { MaintenanceWindow } from '../../src/domain/maintenance.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { canWrite } from './model.ts';
@@ -113,6 +113,25 @@ export function IncidentsPage(props: { s: Shell; incidents: Incident[]; statuspa
               </li>
             ))}
           </ol>
+          {canWrite(s) ? (
+            <form method="post" action={`/incidents/${i.uuid}/updates`} class="actions">
+              <Csrf s={s} />
+              <select name="lang" aria-label="Language">
+                {LANGUAGES.map((l) => (
+                  <option value={l}>{l}</option>
+                ))}
+              </select>
+              <select name="type" aria-label="Update kind">
+                {UPDATE_TYPES.map((t) => (
+                  <option value={t}>{t}</option>
+                ))}
+              </select>
+              <input type="text" name="text" aria-label="Update" placeholder="What changed" required />
+              <button type="submit" class="secondary">
+                Post update
+              </button>
+            </form>
+          ) : null}
         </div>
       ))}
       {props.incidents.length === 0 ? <p class="muted">No incident.</p> : null}

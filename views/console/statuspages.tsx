@@ -35,7 +35,7 @@ export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (
             {props.pages.map((p) => (
               <tr data-page={p.subdomain}>
                 <td>
-                  {p.name}
+                  <a href={`/statuspages/${p.uuid}`}>{p.name}</a>
                   <div class="muted small">{props.urlOf(p)}</div>
                 </td>
                 <td class="small">{p.sections.map((x) => `${x.name} (${x.services.length})`).join(', ')}</td>

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MaintenanceBody } from '../../domain/maintenance.ts';
-import { ComponentBody, IncidentBody } from '../../domain/incident.ts';
+import { ComponentBody, IncidentBody, IncidentUpdateBody } from '../../domain/incident.ts';
 import type { HttpDeps } from '../context.ts';
 import { ComponentsPage, IncidentsPage, MaintenancePage } from '../../../views/console/extras.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
@@ -52,6 +52,17 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return c.redirect('/incidents', 303);
     } catch (e) {
       return incidents(c, f, e);
+    }
+  });
+
+  app.post('/incidents/:uuid/updates', async (c) => {
+    const f = await formOf(c);
+    try {
+      core.incidents.addUpdate(c.req.param('uuid'), parseWith(IncidentUpdateBody, { text: { [text(f, 'lang')]: text(f, 'text') }, type: text(f, 'type') }));
+      return c.redirect('/incidents', 303);
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return c.notFound();
+      return incidents(c, {}, e);
     }
   });
 
