@@ -208,6 +208,11 @@ describe('console flows without JavaScript', () => {
     assert.equal((await admin.post('/maintenance', { name: 'DB upgrade', start_date: '2030-01-01T02:00', end_date: '2030-01-01T01:00', monitors: [mon] })).status, 400);
     assert.equal((await admin.post('/maintenance', { name: 'DB upgrade', start_date: '2030-01-01T02:00', end_date: '2030-01-01T03:00', monitors: [mon] })).status, 303);
     assert.match((await admin.get('/maintenance')).html, /DB upgrade/);
+    const nowIso = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+    assert.equal((await admin.post('/maintenance', { name: 'Now', start_date: nowIso(p.clock.now() - 60_000), end_date: nowIso(p.clock.now() + 3_600_000), monitors: [mon] })).status, 303);
+    const home = await admin.get('/?status=maintenance');
+    assert.match(home.html, new RegExp(`id="row-${mon}" data-kind="monitor" data-status="[a-z]+" data-maintenance=""`));
+    assert.match(home.html, /data-count="maintenance"><b>1<\/b>in maintenance/);
     assert.equal((await admin.post('/components', { name: 'Payments' })).status, 303);
     const comp = p.core.incidents.components.list()[0]!;
     assert.equal((await admin.post(`/components/${comp.uuid}`, { status: 'degraded' })).status, 303);

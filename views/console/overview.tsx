@@ -29,7 +29,8 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
   const href = r.kind === 'monitor' ? `/monitors/${r.uuid}` : `/healthchecks/${r.uuid}`;
   const st = escape(r.status);
   return (
-    `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"><td><span class="status" data-status="${st}">${st}</span></td>` +
+    `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"${r.maintenance ? ' data-maintenance=""' : ''}><td><span class="status" data-status="${st}">${st}</span>` +
+    `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
     `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
     `<td class="hide-sm">${escape(r.protocol)}</td><td class="num">${pct(r.uptime24h)}</td>` +
     `<td class="num hide-sm">${ago(r.lastAt, now)}</td><td class="hide-sm small">${escape(r.regions.join(', '))}</td></tr>`
@@ -55,6 +56,10 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
             {st}
           </a>
         ))}
+        <a href="/?status=maintenance" data-count="maintenance">
+          <b>{all.filter((r) => r.maintenance).length}</b>
+          in maintenance
+        </a>
       </div>
       <div class="actions">
         {canWrite(s) ? (
@@ -71,7 +76,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
       <form class="filters" method="get" action="/" role="search">
         <input type="search" name="q" value={filter.q} placeholder="Filter by name or URL" aria-label="Text" />
         <select name="status" aria-label="Status">
-          {['', 'up', 'down', 'paused', 'new'].map((v) => (
+          {['', 'up', 'down', 'paused', 'new', 'maintenance'].map((v) => (
             <option value={v} selected={filter.status === v}>
               {v || 'any status'}
             </option>
@@ -114,5 +119,5 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
 /** Applies the overview filters. */
 export function filterRows(rows: OverviewRow[], f: OverviewFilter): OverviewRow[] {
   const q = f.q.trim().toLowerCase();
-  return rows.filter((r) => (!f.status || r.status === f.status) && (!f.protocol || r.protocol === f.protocol) && (!q || r.name.toLowerCase().includes(q) || r.target.toLowerCase().includes(q)));
+  return rows.filter((r) => (!f.status || r.status === f.status || (f.status === 'maintenance' && r.maintenance)) && (!f.protocol || r.protocol === f.protocol) && (!q || r.name.toLowerCase().includes(q) || r.target.toLowerCase().includes(q)));
 }

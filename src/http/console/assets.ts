@@ -24,7 +24,8 @@ const CONSOLE_JS = `(function () {
     if (location.pathname !== '/' || location.search) return;
     document.querySelectorAll('[data-count]').forEach(function (a) {
       var st = a.getAttribute('data-count');
-      a.querySelector('b').textContent = document.querySelectorAll('#overview tr[data-status="' + st + '"]').length;
+      var sel = st === 'maintenance' ? '#overview tr[data-maintenance]' : '#overview tr[data-status="' + st + '"]';
+      a.querySelector('b').textContent = document.querySelectorAll(sel).length;
     });
   }
   function live() {
