@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Secret, TOTP } from 'otpauth';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, invalid } from '../lib/errors.ts';
@@ -20,6 +21,13 @@ const TOUCH_EVERY_MS = MINUTE_MS;
 /** Password rules of the console and the CLI. */
 export const PASSWORD_MIN = 10;
 const PASSWORD_MAX = 200;
+/** A signed-in password waits this long for its second factor. */
+const SECOND_FACTOR_MS = 5 * MINUTE_MS;
+/** Recovery codes made when TOTP is set up (each works once). */
+const RECOVERY_CODES = 10;
+
+/** The TOTP of a base32 secret (RFC 6238: SHA-1, 6 digits, 30 s, what every authenticator app reads). */
+const totpOf = (secret: string, label: string) => new TOTP({ issuer: 'Pharos', label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
 
 /** SHA-256 of a random secret (session ids, setup tokens: ≥ 128 random bits, so a fast hash suffices). */
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -68,11 +76,26 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     if (!a) throw new AppError(404, 'users.not_found', 'User not found');
     return a;
   };
-  const openSession = (userUuid: string, client: { userAgent: string; address: string }) => {
+  const openSession = (userUuid: string, client: { userAgent: string; address: string }, pending = false) => {
     const id = randomBytes(32).toString('base64url');
     const csrf = randomBytes(32).toString('base64url');
-    store.sessions.insertSession({ idHash: sha256(id), ref: randomBase62(16), userUuid, csrf, userAgent: client.userAgent.slice(0, 300), address: client.address }, clock.now());
+    store.sessions.insertSession({ idHash: sha256(id), ref: randomBase62(16), userUuid, csrf, userAgent: client.userAgent.slice(0, 300), address: client.address, pending }, clock.now());
     return id;
+  };
+  /** Throws 429 when the account or the address used up its wrong tries. */
+  const throttled = async (email: string, address: string) => {
+    for (const [limiter, key, points] of [[perAccount, email, cfg.login_attempts], [perAddress, address, ADDRESS_ATTEMPTS]] as const) {
+      const seen = await limiter.get(key);
+      if (seen && seen.consumedPoints >= points) throw tooMany(seen);
+    }
+  };
+  const countWrong = async (email: string, address: string) => {
+    try {
+      await perAccount.consume(email);
+      await perAddress.consume(address);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+    }
   };
   const insertAccount = (input: NewAccount, passwordHash: string): Account => {
     const email = normEmail(input.email);
@@ -186,27 +209,77 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * @returns the new session id, or null for a wrong email/password or a disabled account
      * @throws AppError 429 `auth.too_many_attempts`
      */
-    async login(emailRaw: string, password: string, client: { userAgent: string; address: string }): Promise<string | null> {
+    async login(emailRaw: string, password: string, client: { userAgent: string; address: string }): Promise<{ id: string; pending: boolean } | null> {
       const email = emailRaw.trim().toLowerCase().slice(0, 254);
-      for (const [limiter, key] of [[perAccount, email], [perAddress, client.address]] as const) {
-        const seen = await limiter.get(key);
-        if (seen && seen.consumedPoints >= (limiter === perAccount ? cfg.login_attempts : ADDRESS_ATTEMPTS)) throw tooMany(seen);
-      }
+      await throttled(email, client.address);
       const account = store.sessions.accountByEmail(email);
       const stored = account ? store.sessions.passwordHash(account.uuid) : null;
       // A missing account costs the same scrypt as a wrong password (no timing hint that an email exists).
       const ok = await verifyPassword(password, stored ?? 'scrypt$32768$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
       if (ok && stored && account && account.disabledAt === null) {
-        await perAccount.delete(email);
-        return store.tx(() => openSession(account.uuid, client));
+        if (!account.totp) await perAccount.delete(email);
+        // With TOTP the session opens nothing until the code is given (within 5 minutes).
+        return store.tx(() => ({ id: openSession(account.uuid, client, account.totp), pending: account.totp }));
       }
-      try {
-        await perAccount.consume(email);
-        await perAddress.consume(client.address);
-      } catch (e) {
-        if (!(e instanceof RateLimiterRes)) throw e;
-      }
+      await countWrong(email, client.address);
       return null;
+    },
+    /** The account a half-signed-in session (password given, TOTP code not yet) belongs to, or null. */
+    pendingAccount(id: string | undefined): Account | null {
+      const s = id && id.length <= 100 ? store.sessions.session(sha256(id)) : undefined;
+      if (!s || !s.pending || clock.now() - s.createdAt > SECOND_FACTOR_MS) return null;
+      const a = store.sessions.account(s.userUuid);
+      return a && a.disabledAt === null ? a : null;
+    },
+    /**
+     * The second factor of a half-signed-in session: a 6-digit TOTP code (±30 s) or a recovery code
+     * (spent). Wrong codes count against the same throttle as wrong passwords.
+     * @returns true when the session now opens the console
+     * @throws AppError 429 `auth.too_many_attempts`
+     */
+    async secondFactor(id: string | undefined, code: string, address: string): Promise<boolean> {
+      const account = this.pendingAccount(id);
+      if (!account) return false;
+      await throttled(account.email, address);
+      const t = store.sessions.totp(account.uuid);
+      const c = code.replace(/\s+/g, '');
+      const codeHash = createHash('sha256').update(c.toLowerCase()).digest('hex');
+      const byTotp = t !== null && /^\d{6}$/.test(c) && totpOf(t.secret, account.email).validate({ token: c, timestamp: clock.now(), window: 1 }) !== null;
+      const byRecovery = t !== null && !byTotp && t.recovery.includes(codeHash);
+      if (!byTotp && !byRecovery) {
+        await countWrong(account.email, address);
+        return false;
+      }
+      await perAccount.delete(account.email);
+      store.tx(() => {
+        if (byRecovery) store.sessions.setTotp(account.uuid, t!.secret, t!.recovery.filter((h) => h !== codeHash));
+        store.sessions.clearPending(sha256(id!));
+      });
+      return true;
+    },
+    /** A new TOTP secret for `account` to scan: base32 secret and its otpauth:// URI (nothing is stored yet). */
+    totpProposal(account: Account): { secret: string; uri: string } {
+      const secret = new Secret({ size: 20 }).base32;
+      return { secret, uri: totpOf(secret, account.email).toString() };
+    },
+    /**
+     * Turns TOTP on once a code from the app matches the proposed secret.
+     * @returns the recovery codes, shown once (stored only as SHA-256)
+     * @throws AppError 400 `code` when the code does not match
+     */
+    enableTotp(uuid: string, secret: string, code: string): string[] {
+      const a = mustGet(uuid);
+      if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
+      if (totpOf(secret, a.email).validate({ token: code.replace(/\s+/g, ''), timestamp: clock.now(), window: 1 }) === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
+      const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
+      store.tx(() => store.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex'))));
+      return codes;
+    },
+    /** Turns TOTP off after checking the password. @throws AppError 400 `current_password` */
+    async disableTotp(uuid: string, password: string): Promise<void> {
+      const stored = store.sessions.passwordHash(uuid);
+      if (!stored || !(await verifyPassword(password, stored))) throw invalid('current_password', 'is not your current password');
+      store.tx(() => store.sessions.setTotp(uuid, null, null));
     },
     /**
      * The live session with this id, or null when unknown, idle too long, too old or its account is
@@ -216,7 +289,7 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       if (!id || id.length > 100) return null;
       const h = sha256(id);
       const s = store.sessions.session(h);
-      if (!s) return null;
+      if (!s || s.pending) return null;
       const now = clock.now();
       if (now - s.lastSeenAt > idleMs || now - s.createdAt > maxMs) {
         store.sessions.deleteSession(h);

@@ -42,6 +42,8 @@ export interface Account extends User {
   /** Epoch ms the account was disabled, or null. */
   disabledAt: number | null;
   hasPassword: boolean;
+  /** A TOTP second factor is set up. */
+  totp: boolean;
   createdAt: number;
 }
 

@@ -8,6 +8,7 @@ interface AccountRow {
   role: Role;
   disabled_at: number | null;
   password_hash: string | null;
+  totp: number;
   created_at: number;
 }
 
@@ -19,12 +20,15 @@ interface SessionRow {
   last_seen_at: number;
   user_agent: string;
   address: string;
+  pending: number;
 }
 
 /** A stored session with what the console needs to check it (the id hash itself stays here). */
 export interface StoredSession extends SessionInfo {
   userUuid: string;
   csrf: string;
+  /** The second factor is still to be given. */
+  pending: boolean;
 }
 
 const toAccount = (r: AccountRow): Account => ({
@@ -34,6 +38,7 @@ const toAccount = (r: AccountRow): Account => ({
   role: r.role,
   disabledAt: r.disabled_at,
   hasPassword: r.password_hash !== null,
+  totp: r.totp === 1,
   createdAt: r.created_at,
 });
 const toSession = (r: SessionRow): StoredSession => ({
@@ -44,6 +49,7 @@ const toSession = (r: SessionRow): StoredSession => ({
   lastSeenAt: r.last_seen_at,
   userAgent: r.user_agent,
   address: r.address,
+  pending: r.pending === 1,
 });
 
 /**
@@ -51,7 +57,7 @@ const toSession = (r: SessionRow): StoredSession => ({
  * the SHA-256 of their id (32 bytes), and first-start setup tokens (also by hash).
  */
 export function sessionsStore(db: Db) {
-  const cols = 'uuid, email, name, role, disabled_at, password_hash, created_at';
+  const cols = 'uuid, email, name, role, disabled_at, password_hash, totp_secret IS NOT NULL AS totp, created_at';
   const byUuid = db.prepare<[string], AccountRow>(`SELECT ${cols} FROM users WHERE uuid = ?`);
   const byEmail = db.prepare<[string], AccountRow>(`SELECT ${cols} FROM users WHERE email = ?`);
   const list = db.prepare<[], AccountRow>(`SELECT ${cols} FROM users ORDER BY created_at, email`);
@@ -61,13 +67,16 @@ export function sessionsStore(db: Db) {
   const setPassword = db.prepare('UPDATE users SET password_hash = ? WHERE uuid = ?');
   const setRole = db.prepare('UPDATE users SET role = ? WHERE uuid = ?');
   const setDisabled = db.prepare('UPDATE users SET disabled_at = ? WHERE uuid = ?');
-  const insertSession = db.prepare('INSERT INTO console_sessions(id_hash, ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  const sessionByHash = db.prepare<[Buffer], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address FROM console_sessions WHERE id_hash = ?');
+  const insertSession = db.prepare('INSERT INTO console_sessions(id_hash, ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const sessionByHash = db.prepare<[Buffer], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending FROM console_sessions WHERE id_hash = ?');
+  const clearPending = db.prepare('UPDATE console_sessions SET pending = 0 WHERE id_hash = ?');
+  const totpOf = db.prepare<[string], { totp_secret: string | null; totp_recovery: string | null }>('SELECT totp_secret, totp_recovery FROM users WHERE uuid = ?');
+  const setTotp = db.prepare('UPDATE users SET totp_secret = ?, totp_recovery = ? WHERE uuid = ?');
   const touch = db.prepare('UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?');
   const deleteByHash = db.prepare('DELETE FROM console_sessions WHERE id_hash = ?');
   const deleteByRef = db.prepare('DELETE FROM console_sessions WHERE ref = ? AND user_uuid = ?');
   const deleteOfUser = db.prepare('DELETE FROM console_sessions WHERE user_uuid = ?');
-  const sessionsOfUser = db.prepare<[string], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address FROM console_sessions WHERE user_uuid = ? ORDER BY last_seen_at DESC');
+  const sessionsOfUser = db.prepare<[string], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending FROM console_sessions WHERE user_uuid = ? AND pending = 0 ORDER BY last_seen_at DESC');
   const deleteStale = db.prepare('DELETE FROM console_sessions WHERE last_seen_at < ? OR created_at < ?');
   const insertSetup = db.prepare('INSERT INTO setup_tokens(token_hash, created_at) VALUES (?, ?)');
   const dropUnusedSetup = db.prepare('DELETE FROM setup_tokens WHERE used_at IS NULL');
@@ -94,9 +103,18 @@ export function sessionsStore(db: Db) {
     setPassword: (uuid: string, hash: string): void => void setPassword.run(hash, uuid),
     setRole: (uuid: string, role: Role): void => void setRole.run(role, uuid),
     setDisabled: (uuid: string, at: number | null): void => void setDisabled.run(at, uuid),
-    insertSession(s: { idHash: Buffer; ref: string; userUuid: string; csrf: string; userAgent: string; address: string }, now: number): void {
-      insertSession.run(s.idHash, s.ref, s.userUuid, s.csrf, now, now, s.userAgent, s.address);
+    insertSession(s: { idHash: Buffer; ref: string; userUuid: string; csrf: string; userAgent: string; address: string; pending: boolean }, now: number): void {
+      insertSession.run(s.idHash, s.ref, s.userUuid, s.csrf, now, now, s.userAgent, s.address, s.pending ? 1 : 0);
     },
+    /** The second factor was given: the session opens the console. */
+    clearPending: (idHash: Buffer): void => void clearPending.run(idHash),
+    /** A user's TOTP secret (base32) and unused recovery code hashes, or null without TOTP. */
+    totp(uuid: string): { secret: string; recovery: string[] } | null {
+      const r = totpOf.get(uuid);
+      return r?.totp_secret ? { secret: r.totp_secret, recovery: JSON.parse(r.totp_recovery ?? '[]') as string[] } : null;
+    },
+    /** Sets (or with null clears) a user's TOTP secret and recovery code hashes. */
+    setTotp: (uuid: string, secret: string | null, recovery: string[] | null): void => void setTotp.run(secret, recovery === null ? null : JSON.stringify(recovery), uuid),
     session: (idHash: Buffer): StoredSession | undefined => {
       const r = sessionByHash.get(idHash);
       return r && toSession(r);

@@ -27,6 +27,28 @@ export function LoginPage(props: { nonce: string; email?: string; errors?: FormE
   );
 }
 
+/** The second step of signing in with TOTP: the 6-digit code of the app, or a recovery code. */
+export function TotpPage(props: { nonce: string; next: string; error?: string }) {
+  return (
+    <Bare title="Sign in" nonce={props.nonce}>
+      <h1>Your code</h1>
+      {props.error ? (
+        <p class="alert" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      <form class="stack card" method="post" action="/login/totp">
+        <input type="hidden" name="next" value={props.next} />
+        <label>
+          The 6 digits your authenticator app shows (or a recovery code)
+          <input type="text" name="code" autocomplete="one-time-code" inputmode="numeric" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+    </Bare>
+  );
+}
+
 /** The first-start page behind the one-time setup link: creates the first admin. */
 export function SetupPage(props: { nonce: string; token: string; values?: { email?: string; name?: string }; errors?: FormErrors | undefined }) {
   return (

@@ -6,6 +6,12 @@ import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
 
 /** Everything the settings screen shows; admin-only parts are absent for others. */
 export interface SettingsView {
+  /** The person has TOTP on. */
+  totpOn: boolean;
+  /** A proposed TOTP secret to scan (set-up step). */
+  totp?: { secret: string; uri: string; qrSvg: string } | undefined;
+  /** Recovery codes just made: shown this once. */
+  recoveryCodes?: string[] | undefined;
   sessions: SessionInfo[];
   currentRef: string;
   users: Account[];
@@ -19,11 +25,11 @@ export interface SettingsView {
   notice?: string | undefined;
   /** The answer of "send test alert": the channel and null when delivered, else why not. */
   channelResult?: { name: string; error: string | null } | undefined;
-  errors?: { form: 'password' | 'user' | 'token'; errors: FormErrors } | undefined;
+  errors?: { form: 'password' | 'user' | 'token' | 'totp'; errors: FormErrors } | undefined;
   now: number;
 }
 
-const errs = (v: SettingsView, form: 'password' | 'user' | 'token') => (v.errors?.form === form ? v.errors.errors : undefined);
+const errs = (v: SettingsView, form: 'password' | 'user' | 'token' | 'totp') => (v.errors?.form === form ? v.errors.errors : undefined);
 
 /** Settings: your account and sessions; for admins users and API tokens; probes, channels and about. */
 export function SettingsPage(props: { s: Shell; v: SettingsView }) {
@@ -99,6 +105,7 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
         </label>
         <button type="submit">Change password</button>
       </form>
+      <TwoFactor s={s} v={v} />
       {isAdmin(s) ? <Admin s={s} v={v} /> : null}
       <h2>Remote probes</h2>
       <div class="card">
@@ -183,6 +190,63 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
         </dl>
       </div>
     </Layout>
+  );
+}
+
+/** Two-factor sign-in: set up (QR code as inline SVG, confirm with a code, recovery codes once) or turn off. */
+function TwoFactor(props: { s: Shell; v: SettingsView }) {
+  const { s, v } = props;
+  return (
+    <>
+      <h2 id="totp">Two-factor sign-in</h2>
+      <div class="card" id="totp-card">
+        <FormAlert errors={errs(v, 'totp')} />
+        {v.recoveryCodes ? (
+          <div class="notice">
+            <p>Two-factor sign-in is on. Recovery codes (each works once; shown only now):</p>
+            <p class="secret" id="recovery-codes">
+              {v.recoveryCodes.join(' ')}
+            </p>
+          </div>
+        ) : v.totp ? (
+          <form class="stack" method="post" action="/settings/totp/enable">
+            <Csrf s={s} />
+            <p>Scan this with an authenticator app, or type the key {v.totp.secret}:</p>
+            <div class="qr" dangerouslySetInnerHTML={{ __html: v.totp.qrSvg }} />
+            <input type="hidden" name="secret" value={v.totp.secret} />
+            <label>
+              The 6 digits the app shows
+              <input type="text" name="code" autocomplete="one-time-code" inputmode="numeric" required />
+              <FieldError errors={errs(v, 'totp')} name="code" />
+            </label>
+            <button type="submit">Turn on</button>
+          </form>
+        ) : v.totpOn ? (
+          <form class="stack" method="post" action="/settings/totp/disable">
+            <Csrf s={s} />
+            <p>
+              Two-factor sign-in is <b>on</b>.
+            </p>
+            <label>
+              Current password
+              <input type="password" name="current_password" autocomplete="current-password" required />
+              <FieldError errors={errs(v, 'totp')} name="current_password" />
+            </label>
+            <button type="submit" class="danger">
+              Turn off
+            </button>
+          </form>
+        ) : (
+          <form method="post" action="/settings/totp/start">
+            <Csrf s={s} />
+            <p>Two-factor sign-in is off.</p>
+            <button type="submit" class="secondary">
+              Set up two-factor sign-in
+            </button>
+          </form>
+        )}
+      </div>
+    </>
   );
 }
 

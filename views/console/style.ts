@@ -56,6 +56,7 @@ dl.props dd{margin:0;word-break:break-word}
 ol.timeline{list-style:none;padding:0;margin:0}
 ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
 .auth{max-width:24rem;margin:8vh auto}
+.qr svg{width:200px;height:200px;display:block;background:#fff}
 .graph svg{width:100%;height:80px;display:block}
 .graph .area{fill:var(--accent);opacity:.15}
 .graph .line{fill:none;stroke:var(--accent);stroke-width:1.5;vector-effect:non-scaling-stroke}

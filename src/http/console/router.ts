@@ -17,12 +17,12 @@ import { extraRoutes } from './routes-extras.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|events$|_console\/)/;
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|events$|_console\/)/;
 
 /** Routes a signed-out visitor may use. */
-const OPEN = /^\/(?:login$|setup\/|_console\/)/;
+const OPEN = /^\/(?:login(?:\/totp)?$|setup\/|_console\/)/;
 /** State-changing routes a viewer may still use: about their own session and password only. */
-const SELF_SERVICE = /^\/(?:logout$|settings\/sessions(?:\/|$)|settings\/password$)/;
+const SELF_SERVICE = /^\/(?:logout$|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
 
 /**
  * The web console (issue 16) at `/` for signed-in people: thin routes (parse → core use cases →

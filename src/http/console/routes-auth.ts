@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
-import { LoginPage, MessagePage, SetupPage } from '../../../views/console/auth.tsx';
+import { LoginPage, MessagePage, SetupPage, TotpPage } from '../../../views/console/auth.tsx';
 import { clientAddress, page, SESSION_COOKIE, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { formErrors, formOf, text } from './forms.ts';
 import { clearSessionCookie, setSessionCookie } from './security.ts';
@@ -27,15 +27,34 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const email = text(f, 'email');
     const next = SAFE_NEXT.test(text(f, 'next')) ? text(f, 'next') : '/';
     try {
-      const id = await core.accounts.login(email, text(f, 'password'), client(c));
-      if (id) {
-        setSessionCookie(c, id, publicUrl, core.config.console.session_max_days);
-        return c.redirect(next, 303);
+      const r = await core.accounts.login(email, text(f, 'password'), client(c));
+      if (r) {
+        setSessionCookie(c, r.id, publicUrl, core.config.console.session_max_days);
+        return c.redirect(r.pending ? `/login/totp?next=${encodeURIComponent(next)}` : next, 303);
       }
       return page(c, LoginPage({ nonce: c.var.nonce, email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
       return page(c, LoginPage({ nonce: c.var.nonce, email, next, errors: { message: e.message, fields: {} } }), 429);
+    }
+  });
+
+  app.get('/login/totp', (c) => {
+    if (!core.accounts.pendingAccount(getCookie(c, SESSION_COOKIE))) return c.redirect('/login', 303);
+    const next = c.req.query('next');
+    return page(c, TotpPage({ nonce: c.var.nonce, next: next && SAFE_NEXT.test(next) ? next : '/' }));
+  });
+
+  app.post('/login/totp', async (c) => {
+    const f = await formOf(c);
+    const next = SAFE_NEXT.test(text(f, 'next')) ? text(f, 'next') : '/';
+    try {
+      if (await core.accounts.secondFactor(getCookie(c, SESSION_COOKIE), text(f, 'code'), client(c).address)) return c.redirect(next, 303);
+      if (!core.accounts.pendingAccount(getCookie(c, SESSION_COOKIE))) return c.redirect('/login', 303);
+      return page(c, TotpPage({ nonce: c.var.nonce, next, error: 'That code is not right. Try the current one, or a recovery code.' }), 401);
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status !== 429) throw e;
+      return page(c, TotpPage({ nonce: c.var.nonce, next, error: e.message }), 429);
     }
   });
 

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import QRCode from 'qrcode';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
@@ -23,6 +24,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       dbBytes = null;
     }
     return {
+      totpOn: core.accounts.get(s.account.uuid).totp,
       sessions: core.accounts.sessions(s.account.uuid),
       currentRef: s.ref,
       users: admin ? core.accounts.list() : [],
@@ -51,6 +53,31 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
     clearSessionCookie(c, cfg.public_url);
     return c.redirect('/login?signed_out=1', 303);
+  });
+
+  app.post('/settings/totp/start', async (c) => {
+    const { secret, uri } = core.accounts.totpProposal(c.var.session!.account);
+    return show(c, { totp: { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) } });
+  });
+  app.post('/settings/totp/enable', async (c) => {
+    const f = await formOf(c);
+    const secret = text(f, 'secret');
+    try {
+      const codes = core.accounts.enableTotp(c.var.session!.account.uuid, secret, text(f, 'code'));
+      return show(c, { recoveryCodes: codes });
+    } catch (e) {
+      const uri = `otpauth://totp/Pharos:${encodeURIComponent(c.var.session!.account.email)}?issuer=Pharos&secret=${encodeURIComponent(secret)}&algorithm=SHA1&digits=6&period=30`;
+      return show(c, { totp: { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) }, errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
+    }
+  });
+  app.post('/settings/totp/disable', async (c) => {
+    const f = await formOf(c);
+    try {
+      await core.accounts.disableTotp(c.var.session!.account.uuid, text(f, 'current_password'));
+      return show(c, { notice: 'Two-factor sign-in is off.' });
+    } catch (e) {
+      return show(c, { errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
+    }
   });
 
   app.post('/settings/sessions/end-all', (c) => {
