@@ -93,6 +93,8 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     healthcheckOutages: (h: Healthcheck, limit: number) => store.consoleReads.healthcheckOutageUuids(h.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
     /** `[hour start, mean latency ms]` of a monitor's hourly rollups from `since` (epoch ms), oldest first. */
     latencySince: (m: Monitor, since: number): Array<[number, number]> => store.pageReads.rollupsSince(m.id, since - (since % HOUR_MS)).map((h) => [h.hourStart, h.latencyAvgMs]),
+    /** The SQLite library's version (Settings → About). */
+    sqliteVersion: (): string => store.consoleReads.sqliteVersion(),
     /** Alerts queued for an outage (channel, delivered or failed and why), oldest first. */
     alertsOf: (outageUuid: string) => store.alerts.forOutage(outageUuid),
     /** A monitor's newest raw check results, newest first. */

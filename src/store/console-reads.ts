@@ -10,7 +10,10 @@ export function consoleReadsStore(db: Db) {
      FROM monitors m LEFT JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start >= ?
      GROUP BY m.id`,
   );
+  const version = db.prepare<[], { v: string }>('SELECT sqlite_version() AS v');
   return {
+    /** The SQLite library's version, e.g. `3.50.4`. */
+    sqliteVersion: (): string => version.get()!.v,
     /** Per monitor id: its newest check's time and its checks and failures in the hourly rollups from `since` (epoch ms). */
     monitorStats(since: number): Map<number, { lastAt: number | null; checks: number; failures: number }> {
       const out = new Map<number, { lastAt: number | null; checks: number; failures: number }>();

@@ -140,6 +140,11 @@ describe('console flows without JavaScript', () => {
     assert.match(page.html, /cron &quot;0 2 \* \* \*&quot; in Europe\/Berlin, grace 10 minutes/);
     assert.match(page.html, /curl -fsS/);
     assert.match(page.html, /\/\$\?/);
+    assert.match((await admin.get(`/healthchecks/${uuid}/edit`)).html, /name="cron" value="0 2 \* \* \*"/);
+    const edited = await admin.post(`/healthchecks/${uuid}`, { name: 'Nightly backup', period_value: '1', period_type: 'days', cron: '', timezone: 'UTC', grace_period_value: '30', grace_period_type: 'minutes' });
+    assert.equal(edited.status, 303, edited.html.slice(0, 300));
+    assert.match((await admin.get(`/healthchecks/${uuid}`)).html, /every 1 day, grace 30 minutes/);
+    assert.match((await admin.get('/settings')).html, /<dt>SQLite<\/dt><dd>3\.\d+\.\d+<\/dd>/);
     const bad = await admin.post('/healthchecks', { name: 'x', period_value: '1', period_type: 'days', grace_period_value: '10', grace_period_type: 'seconds' });
     assert.equal(bad.status, 400);
     assert.match(bad.html, /data-error-for="grace_period_value"/);

@@ -38,7 +38,10 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
         </span>
       </h1>
       {canWrite(s) ? (
-        <div class="actions">
+        <div class="actions" id="healthcheck-actions">
+          <a class="button" href={`/healthchecks/${h.uuid}/edit`}>
+            Edit
+          </a>
           <form method="post" action={`/healthchecks/${h.uuid}/${h.paused ? 'resume' : 'pause'}`}>
             <Csrf s={s} />
             <button type="submit" class="secondary">
@@ -136,10 +139,24 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
   );
 }
 
+/** A healthcheck's settings as form values (edit form). */
+export function healthcheckFormValues(h: Healthcheck): FormValues {
+  return {
+    name: h.name,
+    period_value: h.periodValue === null ? '' : String(h.periodValue),
+    period_type: h.periodType ?? 'days',
+    cron: h.cron ?? '',
+    timezone: h.timezone,
+    grace_period_value: String(h.graceValue),
+    grace_period_type: h.graceType,
+    escalation_policy: h.escalationPolicyUuid ?? '',
+  };
+}
+
 const val = (f: FormValues, name: string, fallback = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : fallback);
 
 /** Create form of a healthcheck: simple period or cron + time zone, and the grace period. */
-export function HealthcheckFormPage(props: { s: Shell; values: FormValues; errors?: FormErrors | undefined; policies: Array<{ uuid: string; name: string }> }) {
+export function HealthcheckFormPage(props: { s: Shell; values: FormValues; errors?: FormErrors | undefined; policies: Array<{ uuid: string; name: string }>; uuid?: string }) {
   const { s, values: f, errors } = props;
   const units = (name: string, dflt: string) => (
     <select name={name}>
@@ -151,10 +168,10 @@ export function HealthcheckFormPage(props: { s: Shell; values: FormValues; error
     </select>
   );
   return (
-    <Layout s={s} title="New healthcheck">
-      <h1>New healthcheck</h1>
+    <Layout s={s} title={props.uuid ? 'Edit healthcheck' : 'New healthcheck'}>
+      <h1>{props.uuid ? `Edit ${val(f, 'name')}` : 'New healthcheck'}</h1>
       <FormAlert errors={errors} />
-      <form class="stack card" method="post" action="/healthchecks" id="healthcheck-form">
+      <form class="stack card" method="post" action={props.uuid ? `/healthchecks/${props.uuid}` : '/healthchecks'} id="healthcheck-form">
         <Csrf s={s} />
         <label>
           Name
@@ -196,8 +213,8 @@ export function HealthcheckFormPage(props: { s: Shell; values: FormValues; error
           </select>
         </label>
         <div class="actions">
-          <button type="submit">Create healthcheck</button>
-          <a href="/">Cancel</a>
+          <button type="submit">{props.uuid ? 'Save' : 'Create healthcheck'}</button>
+          <a href={props.uuid ? `/healthchecks/${props.uuid}` : '/'}>Cancel</a>
         </div>
       </form>
     </Layout>

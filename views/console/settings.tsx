@@ -19,7 +19,7 @@ export interface SettingsView {
   probes: ProbeListing[];
   channels: Array<{ name: string; type: string }>;
   policies: Array<{ uuid: string; name: string; steps: number }>;
-  about: { version: string; dataDir: string; dbBytes: number | null; publicUrl: string };
+  about: { version: string; sqlite: string; node: string; dataDir: string; dbBytes: number | null; publicUrl: string };
   /** A token just created: shown this once. */
   newToken?: string | undefined;
   notice?: string | undefined;
@@ -181,6 +181,10 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
         <dl class="props">
           <dt>Version</dt>
           <dd>{v.about.version}</dd>
+          <dt>SQLite</dt>
+          <dd>{v.about.sqlite}</dd>
+          <dt>Node</dt>
+          <dd>{v.about.node}</dd>
           <dt>Public URL</dt>
           <dd>{v.about.publicUrl}</dd>
           <dt>Data folder</dt>

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { HealthcheckBody, dueAt, pingUrl } from '../../domain/healthcheck.ts';
 import type { HttpDeps } from '../context.ts';
-import { HealthcheckFormPage, HealthcheckPage } from '../../../views/console/healthcheck.tsx';
+import { HealthcheckFormPage, HealthcheckPage, healthcheckFormValues } from '../../../views/console/healthcheck.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, numberish, parseWith, text } from './forms.ts';
@@ -28,8 +28,8 @@ export function healthcheckJson(f: FormValues): Record<string, unknown> {
 export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
   const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
-  const form = (c: ConsoleContext, values: FormValues, e?: unknown) =>
-    page(c, HealthcheckFormPage({ s: shellOf(c, '/healthchecks'), values, errors: e === undefined ? undefined : formErrors(e), policies: policies() }), e === undefined ? 200 : errorStatus(e));
+  const form = (c: ConsoleContext, values: FormValues, e?: unknown, uuid?: string) =>
+    page(c, HealthcheckFormPage({ s: shellOf(c, '/healthchecks'), values, errors: e === undefined ? undefined : formErrors(e), policies: policies(), ...(uuid ? { uuid } : {}) }), e === undefined ? 200 : errorStatus(e));
   const found = (uuid: string) => {
     try {
       return core.healthchecks.get(uuid);
@@ -56,6 +56,21 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       c,
       HealthcheckPage({ s: shellOf(c, '/healthchecks'), h, pingUrl: pingUrl(core.config.public_url, h.uuid), dueAt: dueAt(h), pings: core.healthchecks.pings(h.uuid, 100), outages: core.consoleView.healthcheckOutages(h, 20), now: clock.now() }),
     );
+  });
+  app.get('/healthchecks/:uuid/edit', (c) => {
+    const h = found(c.req.param('uuid'));
+    return h ? form(c, healthcheckFormValues(h), undefined, h.uuid) : c.notFound();
+  });
+  app.post('/healthchecks/:uuid', async (c) => {
+    const h = found(c.req.param('uuid'));
+    if (!h) return c.notFound();
+    const f = await formOf(c);
+    try {
+      core.healthchecks.update(h.uuid, parseWith(HealthcheckBody, healthcheckJson(f)));
+      return c.redirect(`/healthchecks/${h.uuid}`, 303);
+    } catch (e) {
+      return form(c, f, e, h.uuid);
+    }
   });
   for (const action of ['pause', 'resume'] as const) {
     app.post(`/healthchecks/:uuid/${action}`, (c) => {

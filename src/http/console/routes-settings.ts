@@ -32,7 +32,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       probes: core.probes.list(deps.version),
       channels: cfg.channels.map((ch) => ({ name: ch.name, type: ch.type })),
       policies: cfg.escalation_policies.map((p) => ({ uuid: p.uuid, name: p.name, steps: p.steps.length })),
-      about: { version: deps.version, dataDir: cfg.data_dir, dbBytes, publicUrl: cfg.public_url },
+      about: { version: deps.version, sqlite: core.consoleView.sqliteVersion(), node: process.version, dataDir: cfg.data_dir, dbBytes, publicUrl: cfg.public_url },
       now: clock.now(),
       ...extra,
     };
