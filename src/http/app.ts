@@ -53,7 +53,9 @@ export function createApp(deps: HttpDeps) {
   app.use('*', async (c, next) => (core.statuspages.byHost(c.req.header('host'), domain) ? hostPages.fetch(c.req.raw, c.env) : next()));
   // The web console (issue 16) answers its own paths (`/`, `/monitors/…`, `/login`, …) before the API.
   const consoleApp = consoleRouter(deps).app;
-  app.use('*', async (c, next) => (CONSOLE_PATH.test(c.req.path) ? consoleApp.fetch(c.req.raw, c.env) : next()));
+  // Not on `<anything>.<hosted_domain>`: those hosts belong to status pages (an unknown one is a 404, not a sign-in page).
+  const pageHost = (host: string | undefined) => (host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '').endsWith(`.${domain.toLowerCase()}`);
+  app.use('*', async (c, next) => (CONSOLE_PATH.test(c.req.path) && !pageHost(c.req.header('host')) ? consoleApp.fetch(c.req.raw, c.env) : next()));
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
 
   app.route('/v1/monitors', monitorsRouter(deps));
