@@ -32,7 +32,7 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
     `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"${r.maintenance ? ' data-maintenance=""' : ''}><td><span class="status" data-status="${st}">${st}</span>` +
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
     `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
-    `<td class="hide-sm">${escape(r.protocol)}</td><td class="num">${pct(r.uptime24h)}</td>` +
+    `<td class="hide-sm">${escape(r.protocol)}</td><td class="num">${pct(r.uptime24h)}</td><td class="num hide-sm">${pct(r.uptime30d)}</td>` +
     `<td class="num hide-sm">${ago(r.lastAt, now)}</td><td class="hide-sm small">${escape(r.regions.join(', '))}</td></tr>`
   );
 }
@@ -104,6 +104,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
                 <th>Name</th>
                 <th class="hide-sm">Kind</th>
                 <th>Uptime 24 h</th>
+                <th class="hide-sm">30 d</th>
                 <th class="hide-sm">Last check / ping</th>
                 <th class="hide-sm">Regions</th>
               </tr>
