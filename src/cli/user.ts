@@ -13,7 +13,8 @@ import { createStore } from '../store/index.ts';
 export const USER_USAGE = `  user create --email E --role admin|editor|viewer [--name N] [--password-stdin]
                                                           create a console user (without --password-stdin a
                                                           random password is made and printed once)
-  user reset-password --email E [--password-stdin]        set a new password; every session of the user ends`;
+  user reset-password --email E [--password-stdin]        set a new password; every session of the user ends
+  user disable-totp --email E                             turn off a user's two-factor sign-in (a lost phone)`;
 
 /** The first line of standard input (a password piped in: `echo "$PW" | pharos user create …`). */
 async function readStdinLine(): Promise<string> {
@@ -41,8 +42,22 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
     },
   });
   const sub = positionals[0];
-  if (sub !== 'create' && sub !== 'reset-password') throw new AppError(400, 'cli.invalid', `user: give create or reset-password\n${USER_USAGE}`);
+  if (sub !== 'create' && sub !== 'reset-password' && sub !== 'disable-totp') throw new AppError(400, 'cli.invalid', `user: give create, reset-password or disable-totp\n${USER_USAGE}`);
   if (!values.email) throw new AppError(400, 'cli.invalid', '--email: is required');
+  if (sub === 'disable-totp') {
+    const config = loadConfig(env, values.config);
+    const db = openDb(config.data_dir, undefined, nativeBinding);
+    try {
+      const core = createCore({ store: createStore(db), clock: systemClock, logger: silentLogger, config });
+      const account = core.accounts.byEmail(values.email);
+      if (!account) throw new AppError(404, 'cli.not_found', `no user with email ${values.email}`);
+      core.accounts.clearTotp(account.uuid);
+      process.stdout.write(`two-factor sign-in off for ${account.email}\n`);
+      return 0;
+    } finally {
+      db.close();
+    }
+  }
   const role = (values.role ?? (sub === 'create' ? undefined : 'viewer')) as Role | undefined;
   if (sub === 'create' && !(ROLES as readonly string[]).includes(role ?? '')) throw new AppError(400, 'cli.invalid', `--role: must be one of ${ROLES.join(', ')}`);
   const generated = !values['password-stdin'];

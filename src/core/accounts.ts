@@ -275,6 +275,13 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       store.tx(() => store.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex'))));
       return codes;
     },
+    /** Turns a person's TOTP off without their password (`pharos user disable-totp`: a lost phone). @throws AppError 404 */
+    clearTotp(uuid: string): void {
+      store.tx(() => {
+        mustGet(uuid);
+        store.sessions.setTotp(uuid, null, null);
+      });
+    },
     /** Turns TOTP off after checking the password. @throws AppError 400 `current_password` */
     async disableTotp(uuid: string, password: string): Promise<void> {
       const stored = store.sessions.passwordHash(uuid);

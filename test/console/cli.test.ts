@@ -53,6 +53,9 @@ test('first start logs a one-time setup link; pharos user create / reset-passwor
     assert.equal((await fetch(`${proc.url}/outages`, { headers: { cookie }, redirect: 'manual' })).status, 303, 'the old session ended');
     assert.equal((await login(proc.url, 'v@example.com', 'a viewer password')).status, 401);
     assert.equal((await login(proc.url, 'v@example.com', generated)).status, 303);
+    const totpOff = await pharos(['user', 'disable-totp', '--email', 'v@example.com'], env);
+    assert.equal(totpOff.code, 0, totpOff.stderr);
+    assert.equal(totpOff.stdout, 'two-factor sign-in off for v@example.com\n');
     const unknown = await pharos(['user', 'reset-password', '--email', 'nobody@example.com'], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no user with email nobody@example.com/);
