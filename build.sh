@@ -134,6 +134,7 @@ build_target() {
         "better_sqlite3.node": `node_modules/better-sqlite3/prebuilds/linux-${process.env.ARCH}.node`,
         "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
         "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
+        "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js",
       },
     };
     // A key clash would silently drop an asset, so it fails; so does a missing file.

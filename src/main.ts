@@ -17,6 +17,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   serve: { summary: 'run the monitor, API and status pages', load: () => import('./cli/serve.ts') },
   token: { summary: 'create, list or revoke API tokens', load: () => import('./cli/token.ts') },
   'uninstall-service': { summary: 'stop and remove the systemd service, keeping the data (root)', load: () => import('./cli/uninstall-service.ts') },
+  user: { summary: 'create console users, reset passwords, turn off two-factor sign-in', load: () => import('./cli/user.ts') },
   version: { summary: 'print the Pharos, Node and SQLite versions and the target', load: () => import('./cli/version.ts') },
 };
 

@@ -156,6 +156,19 @@ export const ConfigSchema = z.strictObject({
       compatibility: z.enum(['api', 'hosted']).default('api'),
     })
     .prefault({}),
+  /** The web console (people who sign in at `/`). */
+  console: z
+    .strictObject({
+      /** A session not used for this long ends, minutes. */
+      session_idle_minutes: z.number().int().min(5).max(525_600).default(720),
+      /** A session ends this long after sign-in however much it is used, days. */
+      session_max_days: z.number().int().min(1).max(365).default(14),
+      /** Wrong passwords allowed per account within 15 minutes before sign-in answers 429 (30 per client address). */
+      login_attempts: z.number().int().min(1).max(1000).default(10),
+      /** Behind a reverse proxy: count wrong passwords per X-Forwarded-For client (its last entry). */
+      trust_proxy: z.boolean().default(false),
+    })
+    .prefault({}),
   /** Delivery of queued alerts (the outbox). */
   alerting: z
     .strictObject({

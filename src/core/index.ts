@@ -14,6 +14,8 @@ import { statuspagesService } from './statuspages.ts';
 import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
+import { accountsService } from './accounts.ts';
+import { consoleViewService } from './console-view.ts';
 import { pageAccessService } from './page-access.ts';
 import { identityService } from './identity.ts';
 import { subscriptionsService } from './subscriptions.ts';
@@ -51,6 +53,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     statusView: statusViewService({ store, clock }),
     config,
     users: usersService({ store, clock }),
+    accounts: accountsService({ store, clock, config, logger }),
+    consoleView: consoleViewService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
     escalation,
     checks,

@@ -28,3 +28,36 @@ export interface TokenInfo {
   createdAt: number;
   revokedAt: number | null;
 }
+
+/**
+ * Console roles (issue 16): `admin` and `editor` have the powers of a `write` token, `viewer` of a
+ * `read` token; only admins manage users and API tokens.
+ */
+export const ROLES = ['admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A person of the console: a user with a role, whether they may sign in, and whether a password is set. */
+export interface Account extends User {
+  role: Role;
+  /** Epoch ms the account was disabled, or null. */
+  disabledAt: number | null;
+  hasPassword: boolean;
+  /** A TOTP second factor is set up. */
+  totp: boolean;
+  createdAt: number;
+}
+
+/** A console session as listed under "your sessions" (never its id or hash). */
+export interface SessionInfo {
+  /** Public reference (for "sign out this session"). */
+  ref: string;
+  createdAt: number;
+  lastSeenAt: number;
+  userAgent: string;
+  address: string;
+}
+
+/** The token scope a role stands for (viewer → read; admin, editor → write). */
+export function scopeOfRole(role: Role): TokenScope {
+  return role === 'viewer' ? 'read' : 'write';
+}

@@ -19,6 +19,7 @@ import { hostedDomain } from './api/statuspages.ts';
 import { pageAssetsRouter } from './pages/assets.ts';
 import { statusPagesRouter } from './pages/router.ts';
 import { bearerAuth } from './auth.ts';
+import { CONSOLE_PATH, consoleRouter } from './console/router.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
@@ -37,7 +38,9 @@ export function createApp(deps: HttpDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const auth = bearerAuth(core);
 
-  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
+  // overwrite: false keeps what a router chose itself (the console's and status pages' Referrer-Policy
+  // same-origin: with no-referrer, Chromium sends `Origin: null` on form posts and the console's Origin check fails).
+  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin', overwrite: false }));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
@@ -52,6 +55,11 @@ export function createApp(deps: HttpDeps) {
   hostPages.route('/', statusPagesRouter(deps, 'host'));
   const domain = hostedDomain(core.config);
   app.use('*', async (c, next) => (core.statuspages.byHost(c.req.header('host'), domain) ? hostPages.fetch(c.req.raw, c.env) : next()));
+  // The web console (issue 16) answers its own paths (`/`, `/monitors/…`, `/login`, …) before the API.
+  const consoleApp = consoleRouter(deps).app;
+  // Not on `<anything>.<hosted_domain>`: those hosts belong to status pages (an unknown one is a 404, not a sign-in page).
+  const pageHost = (host: string | undefined) => (host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '').endsWith(`.${domain.toLowerCase()}`);
+  app.use('*', async (c, next) => (CONSOLE_PATH.test(c.req.path) && !pageHost(c.req.header('host')) ? consoleApp.fetch(c.req.raw, c.env) : next()));
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth, wellFormedJson);
 
   app.route('/v1/monitors', monitorsRouter(deps));

@@ -17,4 +17,10 @@ export interface HttpDeps {
   metricsText: () => Promise<string>;
   metricsContentType: string;
   version: string;
+  /**
+   * Sends a test message straight through the configured channel `name` (the console's "send test
+   * alert"; not through the outbox: the person waits for the answer).
+   * @returns null when delivered, else why not (unknown channel, the channel's error)
+   */
+  testAlert?: (name: string, by: string) => Promise<string | null>;
 }

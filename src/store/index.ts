@@ -13,6 +13,8 @@ import { pageReadsStore } from './page-reads.ts';
 import { probesStore } from './probes.ts';
 import { ssoConnectionsStore } from './sso-connections.ts';
 import { kumaImportsStore } from './kuma.ts';
+import { sessionsStore } from './sessions.ts';
+import { consoleReadsStore } from './console-reads.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -32,6 +34,8 @@ export function createStore(db: Db) {
     probes: probesStore(db),
     ssoConnections: ssoConnectionsStore(db),
     kumaImports: kumaImportsStore(db),
+    sessions: sessionsStore(db),
+    consoleReads: consoleReadsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -10,6 +10,7 @@ import { sql as ssoConnections } from './0009_sso_connections.ts';
 import { sql as channels } from './0010_channels.ts';
 import { sql as clients } from './0011_clients.ts';
 import { sql as subscriberLimits } from './0012_subscriber_limits.ts';
+import { sql as console } from './0013_console.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'channels', sql: channels },
   { version: 11, name: 'clients', sql: clients },
   { version: 12, name: 'subscriber_limits', sql: subscriberLimits },
+  { version: 13, name: 'console', sql: console },
 ];

@@ -1,0 +1,324 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Secret, TOTP } from 'otpauth';
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, invalid } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+import { hashPassword, verifyPassword } from '../lib/password.ts';
+import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
+import { ROLES, scopeOfRole, type Account, type Principal, type Role, type SessionInfo } from '../domain/user.ts';
+import type { Store } from '../store/index.ts';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** Window of the wrong-password counters, seconds. */
+const ATTEMPT_WINDOW_S = 15 * 60;
+/** Wrong passwords per client address (all accounts together) within the window. */
+const ADDRESS_ATTEMPTS = 30;
+/** A session's last-seen time is written at most this often (not on every request). */
+const TOUCH_EVERY_MS = MINUTE_MS;
+/** Password rules of the console and the CLI. */
+export const PASSWORD_MIN = 10;
+const PASSWORD_MAX = 200;
+/** A signed-in password waits this long for its second factor. */
+const SECOND_FACTOR_MS = 5 * MINUTE_MS;
+/** Recovery codes made when TOTP is set up (each works once). */
+const RECOVERY_CODES = 10;
+
+/** The TOTP of a base32 secret (RFC 6238: SHA-1, 6 digits, 30 s, what every authenticator app reads). */
+const totpOf = (secret: string, label: string) => new TOTP({ issuer: 'Pharos', label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+
+/** SHA-256 of a random secret (session ids, setup tokens: ≥ 128 random bits, so a fast hash suffices). */
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/** A live console session: who, with what powers, and the CSRF token of its forms. */
+export interface ConsoleSession {
+  account: Account;
+  principal: Principal;
+  csrf: string;
+  ref: string;
+}
+
+/** Input of a new person. */
+export interface NewAccount {
+  email: string;
+  name?: string | undefined;
+  role: Role;
+  password: string;
+}
+
+/**
+ * People of the console (issue 16): accounts with scrypt passwords and roles, the one-time
+ * first-start setup link, sessions (random 256-bit ids stored as SHA-256, idle and absolute expiry,
+ * ended all at once on a password change or when an account is disabled) and the wrong-password
+ * throttle per client address and per account.
+ */
+export function accountsService(deps: { store: Store; clock: Clock; config: Pick<Config, 'console'>; logger: Logger }) {
+  const { store, clock, config, logger } = deps;
+  const cfg = config.console;
+  const idleMs = cfg.session_idle_minutes * MINUTE_MS;
+  const maxMs = cfg.session_max_days * DAY_MS;
+  const perAccount = new RateLimiterMemory({ points: cfg.login_attempts, duration: ATTEMPT_WINDOW_S });
+  const perAddress = new RateLimiterMemory({ points: ADDRESS_ATTEMPTS, duration: ATTEMPT_WINDOW_S });
+
+  const normEmail = (email: string) => {
+    const e = email.trim().toLowerCase();
+    if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw invalid('email', 'must be an email address');
+    return e;
+  };
+  const checkPassword = (password: string) => {
+    if (password.length < PASSWORD_MIN) throw invalid('password', `must be at least ${PASSWORD_MIN} characters`);
+    if (password.length > PASSWORD_MAX) throw invalid('password', `must be at most ${PASSWORD_MAX} characters`);
+  };
+  const mustGet = (uuid: string): Account => {
+    const a = store.sessions.account(uuid);
+    if (!a) throw new AppError(404, 'users.not_found', 'User not found');
+    return a;
+  };
+  const openSession = (userUuid: string, client: { userAgent: string; address: string }, pending = false) => {
+    const id = randomBytes(32).toString('base64url');
+    const csrf = randomBytes(32).toString('base64url');
+    store.sessions.insertSession({ idHash: sha256(id), ref: randomBase62(16), userUuid, csrf, userAgent: client.userAgent.slice(0, 300), address: client.address, pending }, clock.now());
+    return id;
+  };
+  /** Throws 429 when the account or the address used up its wrong tries. */
+  const throttled = async (email: string, address: string) => {
+    for (const [limiter, key, points] of [[perAccount, email, cfg.login_attempts], [perAddress, address, ADDRESS_ATTEMPTS]] as const) {
+      const seen = await limiter.get(key);
+      if (seen && seen.consumedPoints >= points) throw tooMany(seen);
+    }
+  };
+  const countWrong = async (email: string, address: string) => {
+    try {
+      await perAccount.consume(email);
+      await perAddress.consume(address);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+    }
+  };
+  const insertAccount = (input: NewAccount, passwordHash: string): Account => {
+    const email = normEmail(input.email);
+    if (store.sessions.accountByEmail(email)?.hasPassword) throw new AppError(409, 'users.exists', `email: ${email} already has an account`);
+    const existing = store.sessions.accountByEmail(email);
+    if (existing) {
+      // A user made for API tokens (e.g. admin@localhost) becomes a person with this password and role.
+      store.sessions.setPassword(existing.uuid, passwordHash);
+      store.sessions.setRole(existing.uuid, input.role);
+      return mustGet(existing.uuid);
+    }
+    const uuid = newId(ID_PREFIX.user);
+    store.sessions.insertAccount({ uuid, email, name: input.name?.trim() || email, role: input.role, passwordHash }, clock.now());
+    return mustGet(uuid);
+  };
+  const tooMany = (r: RateLimiterRes) => new AppError(429, 'auth.too_many_attempts', `too many wrong passwords; try again in ${Math.max(1, Math.ceil(r.msBeforeNext / 1000))} s`);
+
+  return {
+    /**
+     * First start: when nobody can sign in yet, makes a new one-time setup token (replacing any
+     * unused one) and returns it for the log; else null.
+     */
+    setupToken(): string | null {
+      return store.tx(() => {
+        if (store.sessions.countPeople() > 0) return null;
+        const token = randomBase62(32);
+        store.sessions.replaceSetupToken(sha256(token), clock.now());
+        return token;
+      });
+    },
+    /** True while nobody can sign in yet and `token` is the unused setup token. */
+    setupOpen(token: string): boolean {
+      return store.sessions.countPeople() === 0 && store.sessions.setupTokenUnused(sha256(token));
+    },
+    /**
+     * Spends the setup token and creates the first admin, signed in at once.
+     * @returns the new session id (for the cookie)
+     * @throws AppError 403 `setup.invalid` when the token is unknown or spent; 400 for a bad email or password
+     */
+    async setup(token: string, input: Omit<NewAccount, 'role'>, client: { userAgent: string; address: string }): Promise<string> {
+      checkPassword(input.password);
+      normEmail(input.email);
+      const hash = await hashPassword(input.password);
+      return store.tx(() => {
+        if (store.sessions.countPeople() > 0 || !store.sessions.spendSetupToken(sha256(token), clock.now())) {
+          throw new AppError(403, 'setup.invalid', 'this setup link is not valid (it was used already, or a newer one was printed)');
+        }
+        const a = insertAccount({ ...input, role: 'admin' }, hash);
+        logger.info('first admin created through the setup link', { user: a.email });
+        return openSession(a.uuid, client);
+      });
+    },
+    /**
+     * Creates a person (console or `pharos user create`).
+     * @throws AppError 400 bad email/role/password, 409 the email already has an account
+     */
+    async create(input: NewAccount): Promise<Account> {
+      if (!(ROLES as readonly string[]).includes(input.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
+      checkPassword(input.password);
+      normEmail(input.email);
+      const hash = await hashPassword(input.password);
+      return store.tx(() => insertAccount(input, hash));
+    },
+    list: (): Account[] => store.sessions.accounts().filter((a) => a.hasPassword),
+    get: mustGet,
+    /** The account with this email, or undefined. */
+    byEmail: (email: string): Account | undefined => store.sessions.accountByEmail(email.trim().toLowerCase()),
+    /**
+     * Sets a new password and ends every session of the user (a stolen cookie dies with the old password).
+     * @throws AppError 400 for a password breaking the rules, 404 unknown user
+     */
+    async setPassword(uuid: string, password: string): Promise<void> {
+      checkPassword(password);
+      const hash = await hashPassword(password);
+      store.tx(() => {
+        mustGet(uuid);
+        store.sessions.setPassword(uuid, hash);
+        store.sessions.deleteSessionsOf(uuid);
+      });
+    },
+    /**
+     * Changes one's own password after checking the current one; every session ends (the caller signs in again).
+     * @throws AppError 400 wrong current password or bad new one
+     */
+    async changeOwnPassword(uuid: string, current: string, next: string): Promise<void> {
+      const stored = store.sessions.passwordHash(uuid);
+      if (!stored || !(await verifyPassword(current, stored))) throw invalid('current_password', 'is not your current password');
+      await this.setPassword(uuid, next);
+    },
+    /** @throws AppError 400 unknown role, 404 unknown user */
+    setRole(uuid: string, role: Role): Account {
+      if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
+      return store.tx(() => {
+        mustGet(uuid);
+        store.sessions.setRole(uuid, role);
+        return mustGet(uuid);
+      });
+    },
+    /** Disables (ending every session) or enables an account. @throws AppError 404 */
+    setDisabled(uuid: string, disabled: boolean): Account {
+      return store.tx(() => {
+        mustGet(uuid);
+        store.sessions.setDisabled(uuid, disabled ? clock.now() : null);
+        if (disabled) store.sessions.deleteSessionsOf(uuid);
+        return mustGet(uuid);
+      });
+    },
+    /**
+     * Signs in. After `console.login_attempts` wrong passwords for one account, or 30 from one
+     * address, within 15 minutes, further tries are refused unchecked until the window ends.
+     * @returns the new session id, or null for a wrong email/password or a disabled account
+     * @throws AppError 429 `auth.too_many_attempts`
+     */
+    async login(emailRaw: string, password: string, client: { userAgent: string; address: string }): Promise<{ id: string; pending: boolean } | null> {
+      const email = emailRaw.trim().toLowerCase().slice(0, 254);
+      await throttled(email, client.address);
+      const account = store.sessions.accountByEmail(email);
+      const stored = account ? store.sessions.passwordHash(account.uuid) : null;
+      // A missing account costs the same scrypt as a wrong password (no timing hint that an email exists).
+      const ok = await verifyPassword(password, stored ?? 'scrypt$32768$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+      if (ok && stored && account && account.disabledAt === null) {
+        if (!account.totp) await perAccount.delete(email);
+        // With TOTP the session opens nothing until the code is given (within 5 minutes).
+        return store.tx(() => ({ id: openSession(account.uuid, client, account.totp), pending: account.totp }));
+      }
+      await countWrong(email, client.address);
+      return null;
+    },
+    /** The account a half-signed-in session (password given, TOTP code not yet) belongs to, or null. */
+    pendingAccount(id: string | undefined): Account | null {
+      const s = id && id.length <= 100 ? store.sessions.session(sha256(id)) : undefined;
+      if (!s || !s.pending || clock.now() - s.createdAt > SECOND_FACTOR_MS) return null;
+      const a = store.sessions.account(s.userUuid);
+      return a && a.disabledAt === null ? a : null;
+    },
+    /**
+     * The second factor of a half-signed-in session: a 6-digit TOTP code (±30 s) or a recovery code
+     * (spent). Wrong codes count against the same throttle as wrong passwords.
+     * @returns true when the session now opens the console
+     * @throws AppError 429 `auth.too_many_attempts`
+     */
+    async secondFactor(id: string | undefined, code: string, address: string): Promise<boolean> {
+      const account = this.pendingAccount(id);
+      if (!account) return false;
+      await throttled(account.email, address);
+      const t = store.sessions.totp(account.uuid);
+      const c = code.replace(/\s+/g, '');
+      const codeHash = createHash('sha256').update(c.toLowerCase()).digest('hex');
+      const byTotp = t !== null && /^\d{6}$/.test(c) && totpOf(t.secret, account.email).validate({ token: c, timestamp: clock.now(), window: 1 }) !== null;
+      const byRecovery = t !== null && !byTotp && t.recovery.includes(codeHash);
+      if (!byTotp && !byRecovery) {
+        await countWrong(account.email, address);
+        return false;
+      }
+      await perAccount.delete(account.email);
+      store.tx(() => {
+        if (byRecovery) store.sessions.setTotp(account.uuid, t!.secret, t!.recovery.filter((h) => h !== codeHash));
+        store.sessions.clearPending(sha256(id!));
+      });
+      return true;
+    },
+    /** A new TOTP secret for `account` to scan: base32 secret and its otpauth:// URI (nothing is stored yet). */
+    totpProposal(account: Account): { secret: string; uri: string } {
+      const secret = new Secret({ size: 20 }).base32;
+      return { secret, uri: totpOf(secret, account.email).toString() };
+    },
+    /**
+     * Turns TOTP on once a code from the app matches the proposed secret.
+     * @returns the recovery codes, shown once (stored only as SHA-256)
+     * @throws AppError 400 `code` when the code does not match
+     */
+    enableTotp(uuid: string, secret: string, code: string): string[] {
+      const a = mustGet(uuid);
+      if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
+      if (totpOf(secret, a.email).validate({ token: code.replace(/\s+/g, ''), timestamp: clock.now(), window: 1 }) === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
+      const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
+      store.tx(() => store.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex'))));
+      return codes;
+    },
+    /** Turns a person's TOTP off without their password (`pharos user disable-totp`: a lost phone). @throws AppError 404 */
+    clearTotp(uuid: string): void {
+      store.tx(() => {
+        mustGet(uuid);
+        store.sessions.setTotp(uuid, null, null);
+      });
+    },
+    /** Turns TOTP off after checking the password. @throws AppError 400 `current_password` */
+    async disableTotp(uuid: string, password: string): Promise<void> {
+      const stored = store.sessions.passwordHash(uuid);
+      if (!stored || !(await verifyPassword(password, stored))) throw invalid('current_password', 'is not your current password');
+      store.tx(() => store.sessions.setTotp(uuid, null, null));
+    },
+    /**
+     * The live session with this id, or null when unknown, idle too long, too old or its account is
+     * disabled or lost its password. Refreshes its last-seen time (at most once a minute).
+     */
+    session(id: string | undefined): ConsoleSession | null {
+      if (!id || id.length > 100) return null;
+      const h = sha256(id);
+      const s = store.sessions.session(h);
+      if (!s || s.pending) return null;
+      const now = clock.now();
+      if (now - s.lastSeenAt > idleMs || now - s.createdAt > maxMs) {
+        store.sessions.deleteSession(h);
+        return null;
+      }
+      const account = store.sessions.account(s.userUuid);
+      if (!account || account.disabledAt !== null || !account.hasPassword) return null;
+      if (now - s.lastSeenAt > TOUCH_EVERY_MS) store.sessions.touchSession(h, now);
+      return { account, csrf: s.csrf, ref: s.ref, principal: { user: { uuid: account.uuid, email: account.email, name: account.name }, scope: scopeOfRole(account.role), tokenId: `session:${s.ref}` } };
+    },
+    /** Ends one session by its id (sign out). */
+    logout: (id: string): void => store.sessions.deleteSession(sha256(id)),
+    /** The user's sessions, most recently used first. */
+    sessions: (userUuid: string): SessionInfo[] => store.sessions.sessionsOf(userUuid).map(({ ref, createdAt, lastSeenAt, userAgent, address }) => ({ ref, createdAt, lastSeenAt, userAgent, address })),
+    /** Ends one of the user's own sessions by its ref. @returns false when none matched */
+    endSession: (userUuid: string, ref: string): boolean => store.sessions.deleteSessionByRef(ref, userUuid),
+    /** Sign out everywhere. @returns sessions ended */
+    endAllSessions: (userUuid: string): number => store.sessions.deleteSessionsOf(userUuid),
+    /** Deletes expired sessions. @returns rows deleted */
+    pruneSessions: (): number => store.sessions.pruneSessions(clock.now() - idleMs, clock.now() - maxMs),
+  };
+}
+
+/** The accounts service's interface. */
+export type AccountsService = ReturnType<typeof accountsService>;

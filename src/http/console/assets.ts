@@ -1,0 +1,67 @@
+import { Hono } from 'hono';
+import { bundledFile } from '../../lib/sea.ts';
+import { CONSOLE_CSS } from '../../../views/console/style.ts';
+
+/**
+ * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
+ * /events for the whole visit (htmx-boosted navigation keeps the page, and so the stream); each
+ * message is a server-rendered row that replaces the row with its id, or is added to the table
+ * that takes it. Copy buttons (`data-copy`) put their text on the clipboard.
+ */
+const CONSOLE_JS = `(function () {
+  'use strict';
+  function swapRow(html, tableId) {
+    var t = document.createElement('tbody');
+    t.innerHTML = html;
+    var row = t.firstElementChild;
+    if (!row) return;
+    var old = document.getElementById(row.id);
+    if (old) { old.replaceWith(row); }
+    else { var body = document.querySelector('#' + tableId + ' tbody'); if (body) body.prepend(row); }
+    recount();
+  }
+  function recount() {
+    if (location.pathname !== '/' || location.search) return;
+    document.querySelectorAll('[data-count]').forEach(function (a) {
+      var st = a.getAttribute('data-count');
+      var sel = st === 'maintenance' ? '#overview tr[data-maintenance]' : '#overview tr[data-status="' + st + '"]';
+      a.querySelector('b').textContent = document.querySelectorAll(sel).length;
+    });
+  }
+  function live() {
+    if (!document.querySelector('header.bar') || !window.EventSource) return;
+    var es = new EventSource('/events');
+    es.addEventListener('row', function (e) { swapRow(e.data, 'overview'); });
+    es.addEventListener('outage', function (e) { swapRow(e.data, 'ongoing'); });
+    es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data); if (el) el.remove(); recount(); });
+    es.addEventListener('signed-out', function () { es.close(); location.href = '/login'; });
+  }
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-copy]');
+    if (!b) return;
+    e.preventDefault();
+    var text = b.getAttribute('data-copy');
+    var done = function () { b.textContent = 'Copied'; b.setAttribute('data-copied', 'true'); };
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, done);
+    else done();
+  });
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', live); else live();
+})();
+`;
+
+/**
+ * Static files of the console at `/_console/…`: its stylesheet and script, and htmx from the npm
+ * package `htmx.org` (a SEA asset in the binary; installs are air-gapped, so no CDN).
+ */
+export function consoleAssetsRouter() {
+  const app = new Hono();
+  let htmx: Buffer | null = null;
+  const cache = { 'Cache-Control': 'public, max-age=3600' };
+  app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', ...cache }));
+  app.get('/console.js', (c) => c.body(CONSOLE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...cache }));
+  app.get('/htmx.min.js', (c) => {
+    htmx ??= bundledFile('htmx.min.js', 'htmx.org/dist/htmx.min.js');
+    return c.body(new Uint8Array(htmx), 200, { 'Content-Type': 'text/javascript; charset=utf-8', ...cache });
+  });
+  return app;
+}

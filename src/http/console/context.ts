@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'hono';
+import type { ConsoleSession } from '../../core/accounts.ts';
+import type { Shell } from '../../../views/console/model.ts';
+
+/** Hono environment of console routes: the session (null when signed out) and this response's CSP nonce. */
+export interface ConsoleEnv {
+  Variables: { session: ConsoleSession | null; nonce: string };
+}
+
+/** A console route's context. */
+export type ConsoleContext = Context<ConsoleEnv>;
+
+/** Session cookie name. */
+export const SESSION_COOKIE = 'pharos_session';
+
+/** A fresh 128-bit CSP nonce. */
+export const newNonce = (): string => randomBytes(16).toString('base64');
+
+/**
+ * The console's Content-Security-Policy: scripts only from Pharos itself or nonce'd, styles from
+ * Pharos, no inline handlers, no framing (`frame-ancestors 'none'`), forms only to Pharos.
+ */
+export function consoleCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    `style-src 'self'`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** What the layout of every signed-in screen needs. */
+export function shellOf(c: ConsoleContext, path: string): Shell {
+  const s = c.var.session!;
+  return { nonce: c.var.nonce, csrf: s.csrf, path, user: { name: s.account.name, email: s.account.email, role: s.account.role } };
+}
+
+/** A rendered JSX element as a whole HTML document response. */
+export function page(c: ConsoleContext, el: unknown, status: 200 | 400 | 401 | 403 | 404 | 409 | 429 = 200): Response {
+  return c.html(`<!doctype html>${String(el)}`, status);
+}
+
+/**
+ * The caller's address (wrong-password throttle, session list): the socket's, or behind a proxy
+ * (`console.trust_proxy`) the last X-Forwarded-For entry, the one the proxy itself added.
+ */
+export function clientAddress(c: ConsoleContext, trustProxy: boolean): string {
+  const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
+  if (forwarded) return forwarded;
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+}

@@ -1,0 +1,114 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { getCookie } from 'hono/cookie';
+import { AppError } from '../../lib/errors.ts';
+import type { HttpDeps } from '../context.ts';
+import { consoleAssetsRouter } from './assets.ts';
+import { page, SESSION_COOKIE, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { LiveHub } from './live.ts';
+import { consoleBase, csrfOk, isUnsafe, originOk } from './security.ts';
+import { authRoutes } from './routes-auth.ts';
+import { outageRoutes, overviewRoutes } from './routes-overview.ts';
+import { monitorRoutes } from './routes-monitors.ts';
+import { healthcheckRoutes } from './routes-healthchecks.ts';
+import { settingsRoutes } from './routes-settings.ts';
+import { statuspageRoutes } from './routes-statuspages.ts';
+import { extraRoutes } from './routes-extras.ts';
+import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
+
+/** Paths the console answers (everything else goes on to the API, status pages, docs…). */
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|events$|_console\/)/;
+
+/** Routes a signed-out visitor may use. */
+const OPEN = /^\/(?:login(?:\/totp)?$|setup\/|_console\/)/;
+/** State-changing routes a viewer may still use: about their own session and password only. */
+const SELF_SERVICE = /^\/(?:logout$|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
+
+/**
+ * The web console (issue 16) at `/` for signed-in people: thin routes (parse → core use cases →
+ * render with views/console). Every state-changing request must come from Pharos's own origin and,
+ * with a session, carry the session's CSRF token (403 otherwise); a viewer may change nothing but
+ * their own sessions and password (403).
+ */
+export function consoleRouter(deps: HttpDeps) {
+  const { core } = deps;
+  const app = new Hono<ConsoleEnv>();
+  const hub = new LiveHub(core, () => deps.clock.now());
+  app.route('/_console', consoleAssetsRouter());
+  app.use('*', consoleBase(core));
+  app.use('*', async (c, next) => {
+    const path = c.req.path;
+    const unsafe = isUnsafe(c.req.method);
+    if (unsafe && !originOk(c, core.config.public_url)) return forbidden(c, 'This request came from another site.');
+    if (OPEN.test(path)) return next();
+    const s = c.var.session;
+    if (!s) {
+      if (unsafe) return forbidden(c, 'You are signed out. Sign in and try again.');
+      if (path === '/events') return c.body(null, 204);
+      const q = new URL(c.req.url).search;
+      if (path === '/' && !q) return page(c, LoginPage({ nonce: c.var.nonce }));
+      return c.redirect(`/login?next=${encodeURIComponent(path + q)}`, 303);
+    }
+    if (unsafe) {
+      const given = c.req.header('x-csrf-token') ?? (await csrfField(c));
+      if (!csrfOk(s.csrf, given)) return forbidden(c, 'This form has expired or did not come from Pharos (CSRF token missing or wrong). Reload the page and try again.');
+      if (s.account.role === 'viewer' && !SELF_SERVICE.test(path)) return forbidden(c, 'Your role (viewer) may look but not change anything.');
+    }
+    return next();
+  });
+
+  app.get('/events', (c) => {
+    const id = getCookie(c, SESSION_COOKIE);
+    return streamSSE(c, async (stream) => {
+      let queue = Promise.resolve();
+      await new Promise<void>((resolve) => {
+        const remove = hub.add((msgs) => {
+          // The session may have ended since (sign out everywhere, password change): stop at once.
+          if (!core.accounts.session(id)) {
+            queue = queue.then(() => stream.writeSSE({ event: 'signed-out', data: '' })).catch(() => {});
+            done();
+            return;
+          }
+          for (const m of msgs) queue = queue.then(() => stream.writeSSE({ event: m.event, data: m.data })).catch(() => {});
+        });
+        const done = () => {
+          remove();
+          resolve();
+        };
+        stream.onAbort(done);
+        queue = queue.then(() => stream.writeSSE({ event: 'hello', data: 'live', retry: 5000 })).catch(() => {});
+      });
+      await queue;
+    });
+  });
+
+  authRoutes(app, deps);
+  overviewRoutes(app, deps);
+  outageRoutes(app, deps);
+  monitorRoutes(app, deps);
+  healthcheckRoutes(app, deps);
+  statuspageRoutes(app, deps);
+  settingsRoutes(app, deps);
+  extraRoutes(app, deps);
+  app.onError((err, c) => {
+    if (err instanceof AppError && err.status < 500) {
+      const status = ([400, 403, 404, 409, 429] as const).find((x) => x === err.status) ?? 400;
+      return page(c, MessagePage({ nonce: c.var.nonce ?? '', title: status === 404 ? 'Not found' : 'Not allowed', message: err.message }), status);
+    }
+    deps.logger.error('console error', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack });
+    return page(c, MessagePage({ nonce: c.var.nonce ?? '', title: 'Something went wrong', message: 'Pharos hit an internal error; it is in the log.' }), 500 as 400);
+  });
+  app.notFound((c) => page(c, MessagePage({ nonce: c.var.nonce ?? '', title: 'Not found', message: `Nothing at ${c.req.path}.` }), 404));
+  return { app, hub };
+}
+
+async function csrfField(c: ConsoleContext): Promise<string | undefined> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data')) return undefined;
+  const v = (await c.req.parseBody({ all: true }))._csrf;
+  return typeof v === 'string' ? v : undefined;
+}
+
+function forbidden(c: ConsoleContext, message: string): Response {
+  return page(c, MessagePage({ nonce: c.var.nonce, title: 'Not allowed', message }), 403);
+}

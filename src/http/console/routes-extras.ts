@@ -1,0 +1,92 @@
+import type { Hono } from 'hono';
+import { AppError } from '../../lib/errors.ts';
+import { MaintenanceBody } from '../../domain/maintenance.ts';
+import { ComponentBody, IncidentBody, IncidentUpdateBody } from '../../domain/incident.ts';
+import type { HttpDeps } from '../context.ts';
+import { ComponentsPage, IncidentsPage, MaintenancePage } from '../../../views/console/extras.tsx';
+import type { FormValues } from '../../../views/console/model.ts';
+import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
+
+const many = (f: FormValues, name: string): string[] => {
+  const v = f[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+};
+/** `2026-05-01T22:00` from a datetime-local field (UTC) → ISO with Z; anything else as typed (the schema names the rule). */
+const utc = (s: string) => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(s) ? `${s}:00Z` : s);
+
+/** Maintenance windows, incidents and components: lists and create forms over the API's schemas and use cases. */
+export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
+  const { core, clock } = deps;
+  const errs = (e: unknown) => (e === undefined ? undefined : formErrors(e));
+  const status = (e: unknown) => (e === undefined ? 200 : errorStatus(e));
+
+  const maintenance = (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
+    page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows: core.maintenance.list(), monitors: core.monitors.list().map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e) }), status(e));
+  app.get('/maintenance', (c) => maintenance(c));
+  app.post('/maintenance', async (c) => {
+    const f = await formOf(c);
+    try {
+      core.maintenance.create(parseWith(MaintenanceBody, { name: text(f, 'name'), start_date: utc(text(f, 'start_date')), end_date: utc(text(f, 'end_date')), monitors: many(f, 'monitors') }));
+      return c.redirect('/maintenance', 303);
+    } catch (e) {
+      return maintenance(c, f, e);
+    }
+  });
+
+  const incidents = (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
+    page(c, IncidentsPage({ s: shellOf(c, '/incidents'), incidents: core.incidents.list(), statuspages: core.statuspages.list(0).statuspages.map((p) => ({ uuid: p.uuid, name: p.name })), values, errors: errs(e) }), status(e));
+  app.get('/incidents', (c) => incidents(c));
+  app.post('/incidents', async (c) => {
+    const f = await formOf(c);
+    const update = text(f, 'update_text').trim();
+    try {
+      core.incidents.create(
+        parseWith(IncidentBody, {
+          title: { en: text(f, 'title') },
+          type: text(f, 'type'),
+          statuspages: many(f, 'statuspages'),
+          updates: update ? [{ text: { en: update }, type: text(f, 'update_type') }] : [],
+        }),
+      );
+      return c.redirect('/incidents', 303);
+    } catch (e) {
+      return incidents(c, f, e);
+    }
+  });
+
+  app.post('/incidents/:uuid/updates', async (c) => {
+    const f = await formOf(c);
+    try {
+      core.incidents.addUpdate(c.req.param('uuid'), parseWith(IncidentUpdateBody, { text: { [text(f, 'lang')]: text(f, 'text') }, type: text(f, 'type') }));
+      return c.redirect('/incidents', 303);
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return c.notFound();
+      return incidents(c, {}, e);
+    }
+  });
+
+  const components = (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
+    page(c, ComponentsPage({ s: shellOf(c, '/components'), components: core.incidents.components.list(), values, errors: errs(e) }), status(e));
+  app.get('/components', (c) => components(c));
+  app.post('/components', async (c) => {
+    const f = await formOf(c);
+    try {
+      core.incidents.components.create(parseWith(ComponentBody, { name: text(f, 'name'), description: text(f, 'description') || null }));
+      return c.redirect('/components', 303);
+    } catch (e) {
+      return components(c, f, e);
+    }
+  });
+  app.post('/components/:uuid', async (c) => {
+    const f = await formOf(c);
+    try {
+      const current = core.incidents.components.get(c.req.param('uuid'));
+      core.incidents.components.update(current.uuid, parseWith(ComponentBody, { name: current.name, status: text(f, 'status') }));
+      return c.redirect('/components', 303);
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return c.notFound();
+      return components(c, {}, e);
+    }
+  });
+}

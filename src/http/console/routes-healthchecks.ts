@@ -1,0 +1,89 @@
+import type { Hono } from 'hono';
+import { AppError } from '../../lib/errors.ts';
+import { HealthcheckBody, dueAt, pingUrl } from '../../domain/healthcheck.ts';
+import type { HttpDeps } from '../context.ts';
+import { HealthcheckFormPage, HealthcheckPage, healthcheckFormValues } from '../../../views/console/healthcheck.tsx';
+import type { FormValues } from '../../../views/console/model.ts';
+import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { errorStatus, formErrors, formOf, numberish, parseWith, text } from './forms.ts';
+
+/** The healthcheck form as the API's JSON body: an empty period means cron mode, and the reverse. */
+export function healthcheckJson(f: FormValues): Record<string, unknown> {
+  const cron = text(f, 'cron').trim();
+  const period = text(f, 'period_value').trim();
+  const simple = cron === '' || period !== '';
+  return {
+    name: text(f, 'name'),
+    period_value: simple && period !== '' ? numberish(period) : null,
+    period_type: simple && period !== '' ? text(f, 'period_type') : null,
+    cron: cron === '' ? null : cron,
+    timezone: text(f, 'timezone').trim() || 'UTC',
+    grace_period_value: numberish(text(f, 'grace_period_value')),
+    grace_period_type: text(f, 'grace_period_type'),
+    escalation_policy: text(f, 'escalation_policy') || null,
+  };
+}
+
+/** Healthcheck page and create form, pause/resume/delete: the same schema and use cases as /v1/healthchecks. */
+export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
+  const { core, clock } = deps;
+  const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
+  const form = (c: ConsoleContext, values: FormValues, e?: unknown, uuid?: string) =>
+    page(c, HealthcheckFormPage({ s: shellOf(c, '/healthchecks'), values, errors: e === undefined ? undefined : formErrors(e), policies: policies(), ...(uuid ? { uuid } : {}) }), e === undefined ? 200 : errorStatus(e));
+  const found = (uuid: string) => {
+    try {
+      return core.healthchecks.get(uuid);
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return null;
+      throw e;
+    }
+  };
+
+  app.get('/healthchecks/new', (c) => form(c, {}));
+  app.post('/healthchecks', async (c) => {
+    const f = await formOf(c);
+    try {
+      const h = core.healthchecks.create(parseWith(HealthcheckBody, healthcheckJson(f)));
+      return c.redirect(`/healthchecks/${h.uuid}`, 303);
+    } catch (e) {
+      return form(c, f, e);
+    }
+  });
+  app.get('/healthchecks/:uuid', (c) => {
+    const h = found(c.req.param('uuid'));
+    if (!h) return c.notFound();
+    return page(
+      c,
+      HealthcheckPage({ s: shellOf(c, '/healthchecks'), h, pingUrl: pingUrl(core.config.public_url, h.uuid), dueAt: dueAt(h), pings: core.healthchecks.pings(h.uuid, 100), outages: core.consoleView.healthcheckOutages(h, 20), now: clock.now() }),
+    );
+  });
+  app.get('/healthchecks/:uuid/edit', (c) => {
+    const h = found(c.req.param('uuid'));
+    return h ? form(c, healthcheckFormValues(h), undefined, h.uuid) : c.notFound();
+  });
+  app.post('/healthchecks/:uuid', async (c) => {
+    const h = found(c.req.param('uuid'));
+    if (!h) return c.notFound();
+    const f = await formOf(c);
+    try {
+      core.healthchecks.update(h.uuid, parseWith(HealthcheckBody, healthcheckJson(f)));
+      return c.redirect(`/healthchecks/${h.uuid}`, 303);
+    } catch (e) {
+      return form(c, f, e, h.uuid);
+    }
+  });
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(`/healthchecks/:uuid/${action}`, (c) => {
+      const h = found(c.req.param('uuid'));
+      if (!h) return c.notFound();
+      core.healthchecks[action](h.uuid);
+      return c.redirect(`/healthchecks/${h.uuid}`, 303);
+    });
+  }
+  app.post('/healthchecks/:uuid/delete', (c) => {
+    const h = found(c.req.param('uuid'));
+    if (!h) return c.notFound();
+    core.healthchecks.delete(h.uuid);
+    return c.redirect('/', 303);
+  });
+}

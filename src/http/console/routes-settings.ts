@@ -1,0 +1,143 @@
+import { statSync } from 'node:fs';
+import QRCode from 'qrcode';
+import { join } from 'node:path';
+import type { Hono } from 'hono';
+import { AppError } from '../../lib/errors.ts';
+import { TOKEN_SCOPES, type Role, type TokenScope } from '../../domain/user.ts';
+import type { HttpDeps } from '../context.ts';
+import { SettingsPage, type SettingsView } from '../../../views/console/settings.tsx';
+import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { errorStatus, formErrors, formOf, text } from './forms.ts';
+import { clearSessionCookie } from './security.ts';
+
+/** Settings: own sessions and password; users and API tokens (admins); probes, channels, about. */
+export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
+  const { core, clock } = deps;
+  const cfg = core.config;
+  const view = (c: ConsoleContext, extra: Partial<SettingsView> = {}): SettingsView => {
+    const s = c.var.session!;
+    const admin = s.account.role === 'admin';
+    let dbBytes: number | null = null;
+    try {
+      dbBytes = statSync(join(cfg.data_dir, 'pharos.db')).size;
+    } catch {
+      dbBytes = null;
+    }
+    return {
+      totpOn: core.accounts.get(s.account.uuid).totp,
+      sessions: core.accounts.sessions(s.account.uuid),
+      currentRef: s.ref,
+      users: admin ? core.accounts.list() : [],
+      tokens: admin ? core.users.listTokens() : [],
+      probes: core.probes.list(deps.version),
+      channels: cfg.channels.map((ch) => ({ name: ch.name, type: ch.type })),
+      policies: cfg.escalation_policies.map((p) => ({ uuid: p.uuid, name: p.name, steps: p.steps.length })),
+      about: { version: deps.version, sqlite: core.consoleView.sqliteVersion(), node: process.version, dataDir: cfg.data_dir, dbBytes, publicUrl: cfg.public_url },
+      now: clock.now(),
+      ...extra,
+    };
+  };
+  const show = (c: ConsoleContext, extra: Partial<SettingsView> = {}, status: 200 | 400 | 403 | 404 | 409 | 429 = 200) => page(c, SettingsPage({ s: shellOf(c, '/settings'), v: view(c, extra) }), status);
+  const adminOnly = (c: ConsoleContext) => {
+    if (c.var.session!.account.role !== 'admin') throw new AppError(403, 'auth.admin_only', 'only admins manage users and API tokens');
+  };
+
+  app.get('/settings', (c) => show(c));
+
+  app.post('/settings/password', async (c) => {
+    const f = await formOf(c);
+    try {
+      await core.accounts.changeOwnPassword(c.var.session!.account.uuid, text(f, 'current_password'), text(f, 'password'));
+    } catch (e) {
+      return show(c, { errors: { form: 'password', errors: formErrors(e) } }, errorStatus(e));
+    }
+    clearSessionCookie(c, cfg.public_url);
+    return c.redirect('/login?signed_out=1', 303);
+  });
+
+  app.post('/settings/totp/start', async (c) => {
+    const { secret, uri } = core.accounts.totpProposal(c.var.session!.account);
+    return show(c, { totp: { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) } });
+  });
+  app.post('/settings/totp/enable', async (c) => {
+    const f = await formOf(c);
+    const secret = text(f, 'secret');
+    try {
+      const codes = core.accounts.enableTotp(c.var.session!.account.uuid, secret, text(f, 'code'));
+      return show(c, { recoveryCodes: codes });
+    } catch (e) {
+      const uri = `otpauth://totp/Pharos:${encodeURIComponent(c.var.session!.account.email)}?issuer=Pharos&secret=${encodeURIComponent(secret)}&algorithm=SHA1&digits=6&period=30`;
+      return show(c, { totp: { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) }, errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
+    }
+  });
+  app.post('/settings/totp/disable', async (c) => {
+    const f = await formOf(c);
+    try {
+      await core.accounts.disableTotp(c.var.session!.account.uuid, text(f, 'current_password'));
+      return show(c, { notice: 'Two-factor sign-in is off.' });
+    } catch (e) {
+      return show(c, { errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
+    }
+  });
+
+  app.post('/settings/sessions/end-all', (c) => {
+    core.accounts.endAllSessions(c.var.session!.account.uuid);
+    clearSessionCookie(c, cfg.public_url);
+    return c.redirect('/login?signed_out=1', 303);
+  });
+
+  app.post('/settings/sessions/:ref/end', (c) => {
+    core.accounts.endSession(c.var.session!.account.uuid, c.req.param('ref'));
+    return c.redirect('/settings#sessions', 303);
+  });
+
+  app.post('/settings/users', async (c) => {
+    adminOnly(c);
+    const f = await formOf(c);
+    try {
+      const a = await core.accounts.create({ email: text(f, 'email'), name: text(f, 'name'), role: text(f, 'role') as Role, password: text(f, 'password') });
+      return show(c, { notice: `${a.email} can now sign in as ${a.role}.` });
+    } catch (e) {
+      return show(c, { errors: { form: 'user', errors: formErrors(e) } }, errorStatus(e));
+    }
+  });
+
+  for (const action of ['disable', 'enable'] as const) {
+    app.post(`/settings/users/:uuid/${action}`, (c) => {
+      adminOnly(c);
+      const uuid = c.req.param('uuid');
+      if (uuid === c.var.session!.account.uuid) return show(c, { notice: 'You cannot disable yourself.' }, 409);
+      core.accounts.setDisabled(uuid, action === 'disable');
+      return c.redirect('/settings#users', 303);
+    });
+  }
+
+  app.post('/settings/tokens', async (c) => {
+    adminOnly(c);
+    const f = await formOf(c);
+    const scope = text(f, 'scope') as TokenScope;
+    const name = text(f, 'name').trim().slice(0, 100);
+    try {
+      if (!TOKEN_SCOPES.includes(scope)) throw new AppError(400, 'validation.invalid', `scope: must be one of ${TOKEN_SCOPES.join(', ')}`);
+      if (!name) throw new AppError(400, 'validation.invalid', 'name: must not be empty');
+      const a = c.var.session!.account;
+      const { token } = core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name });
+      return show(c, { newToken: token });
+    } catch (e) {
+      return show(c, { errors: { form: 'token', errors: formErrors(e) } }, errorStatus(e));
+    }
+  });
+
+  app.post('/settings/channels/:name/test', async (c) => {
+    const name = c.req.param('name');
+    if (!cfg.channels.some((ch) => ch.name === name)) return c.notFound();
+    const error = deps.testAlert ? await deps.testAlert(name, c.var.session!.account.email) : 'test alerts are not available here';
+    return show(c, { channelResult: { name, error } });
+  });
+
+  app.post('/settings/tokens/:id/revoke', (c) => {
+    adminOnly(c);
+    core.users.revokeToken(c.req.param('id'));
+    return c.redirect('/settings#tokens', 303);
+  });
+}

@@ -1,0 +1,101 @@
+import type { Hono } from 'hono';
+import { StatuspageBody, type Statuspage } from '../../domain/statuspage.ts';
+import type { HttpDeps } from '../context.ts';
+import { SECTION_SLOTS, StatuspagesPage } from '../../../views/console/statuspages.tsx';
+import { StatuspageEditPage } from '../../../views/console/statuspage-edit.tsx';
+import { AppError } from '../../lib/errors.ts';
+import { editSections } from './page-editor.ts';
+import type { FormValues } from '../../../views/console/model.ts';
+import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
+
+/** The status page form as the API's JSON body: each named section with the services ticked in it. */
+export function statuspageJson(f: FormValues): Record<string, unknown> {
+  const sections = [];
+  for (let i = 0; i < SECTION_SLOTS; i++) {
+    const name = text(f, `section_${i}_name`).trim();
+    const picked = f[`section_${i}_services`];
+    const uuids = picked === undefined ? [] : Array.isArray(picked) ? picked : [picked];
+    if (name) sections.push({ name, services: uuids.map((monitor_uuid) => ({ monitor_uuid })) });
+  }
+  return { name: text(f, 'name'), ...(text(f, 'subdomain').trim() ? { subdomain: text(f, 'subdomain').trim() } : {}), sections };
+}
+
+/** Status pages: list with view links, create with sections (the same schema and use case as /v2/statuspages). */
+export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
+  const { core } = deps;
+  const urlOf = (p: Statuspage) => (p.hostname ? `https://${p.hostname}` : `${core.config.public_url.replace(/\/$/, '')}/status/${p.subdomain}`);
+  const choices = () => [
+    ...core.monitors.list().map((m) => ({ uuid: m.uuid, name: m.name, kind: m.protocol })),
+    ...core.healthchecks.list().map((h) => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck' })),
+    ...core.incidents.components.list().map((x) => ({ uuid: x.uuid, name: x.name, kind: 'component' })),
+  ];
+  const found = (uuid: string) => {
+    try {
+      return core.statuspages.get(uuid);
+    } catch (e) {
+      if (e instanceof AppError && e.status === 404) return null;
+      throw e;
+    }
+  };
+  const edit = (c: ConsoleContext, p: Statuspage, e?: unknown) =>
+    page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services: choices(), errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+  const show = (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
+    const services = [
+      ...core.monitors.list().map((m) => ({ uuid: m.uuid, name: m.name, kind: m.protocol })),
+      ...core.healthchecks.list().map((h) => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck' })),
+    ];
+    const pages = core.statuspages.list(0).statuspages;
+    return page(c, StatuspagesPage({ s: shellOf(c, '/statuspages'), pages, urlOf, services, values, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+  };
+  app.get('/statuspages', (c) => show(c));
+  app.post('/statuspages', async (c) => {
+    const f = await formOf(c);
+    try {
+      const created = await core.statuspages.create(parseWith(StatuspageBody, statuspageJson(f)));
+      return c.redirect(`/statuspages/${created.uuid}`, 303);
+    } catch (e) {
+      return show(c, f, e);
+    }
+  });
+  app.get('/statuspages/:uuid', (c) => {
+    const p = found(c.req.param('uuid'));
+    return p ? edit(c, p) : c.notFound();
+  });
+  app.post('/statuspages/:uuid/sections', async (c) => {
+    const p = found(c.req.param('uuid'));
+    if (!p) return c.notFound();
+    try {
+      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, { name: p.name, sections: editSections(p.sections, await formOf(c)) }));
+      return c.redirect(`/statuspages/${p.uuid}`, 303);
+    } catch (e) {
+      return edit(c, p, e);
+    }
+  });
+  app.post('/statuspages/:uuid', async (c) => {
+    const p = found(c.req.param('uuid'));
+    if (!p) return c.notFound();
+    const f = await formOf(c);
+    try {
+      const body = {
+        name: text(f, 'name'),
+        description: text(f, 'description').trim() || null,
+        website: text(f, 'website').trim() || null,
+        theme: text(f, 'theme'),
+        accent_color: text(f, 'accent_color').trim(),
+        auto_refresh: f.auto_refresh !== undefined,
+        hide_from_search_engines: f.hide_from_search_engines !== undefined,
+      };
+      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, body));
+      return c.redirect(`/statuspages/${p.uuid}`, 303);
+    } catch (e) {
+      return edit(c, p, e);
+    }
+  });
+  app.post('/statuspages/:uuid/delete', (c) => {
+    const p = found(c.req.param('uuid'));
+    if (!p) return c.notFound();
+    core.statuspages.delete(p.uuid);
+    return c.redirect('/statuspages', 303);
+  });
+}

@@ -1,0 +1,144 @@
+import type { Account, Role, SessionInfo } from '../domain/user.ts';
+import type { Db } from './db.ts';
+
+interface AccountRow {
+  uuid: string;
+  email: string;
+  name: string;
+  role: Role;
+  disabled_at: number | null;
+  password_hash: string | null;
+  totp: number;
+  created_at: number;
+}
+
+interface SessionRow {
+  ref: string;
+  user_uuid: string;
+  csrf: string;
+  created_at: number;
+  last_seen_at: number;
+  user_agent: string;
+  address: string;
+  pending: number;
+}
+
+/** A stored session with what the console needs to check it (the id hash itself stays here). */
+export interface StoredSession extends SessionInfo {
+  userUuid: string;
+  csrf: string;
+  /** The second factor is still to be given. */
+  pending: boolean;
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  uuid: r.uuid,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  disabledAt: r.disabled_at,
+  hasPassword: r.password_hash !== null,
+  totp: r.totp === 1,
+  createdAt: r.created_at,
+});
+const toSession = (r: SessionRow): StoredSession => ({
+  ref: r.ref,
+  userUuid: r.user_uuid,
+  csrf: r.csrf,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  userAgent: r.user_agent,
+  address: r.address,
+  pending: r.pending === 1,
+});
+
+/**
+ * Console people: accounts (users with a password hash, role, disabled flag), sessions stored by
+ * the SHA-256 of their id (32 bytes), and first-start setup tokens (also by hash).
+ */
+export function sessionsStore(db: Db) {
+  const cols = 'uuid, email, name, role, disabled_at, password_hash, totp_secret IS NOT NULL AS totp, created_at';
+  const byUuid = db.prepare<[string], AccountRow>(`SELECT ${cols} FROM users WHERE uuid = ?`);
+  const byEmail = db.prepare<[string], AccountRow>(`SELECT ${cols} FROM users WHERE email = ?`);
+  const list = db.prepare<[], AccountRow>(`SELECT ${cols} FROM users ORDER BY created_at, email`);
+  const hashOf = db.prepare<[string], { password_hash: string | null }>('SELECT password_hash FROM users WHERE uuid = ?');
+  const countPeople = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users WHERE password_hash IS NOT NULL');
+  const insert = db.prepare('INSERT INTO users(uuid, email, name, created_at, role, password_hash) VALUES (?, ?, ?, ?, ?, ?)');
+  const setPassword = db.prepare('UPDATE users SET password_hash = ? WHERE uuid = ?');
+  const setRole = db.prepare('UPDATE users SET role = ? WHERE uuid = ?');
+  const setDisabled = db.prepare('UPDATE users SET disabled_at = ? WHERE uuid = ?');
+  const insertSession = db.prepare('INSERT INTO console_sessions(id_hash, ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const sessionByHash = db.prepare<[Buffer], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending FROM console_sessions WHERE id_hash = ?');
+  const clearPending = db.prepare('UPDATE console_sessions SET pending = 0 WHERE id_hash = ?');
+  const totpOf = db.prepare<[string], { totp_secret: string | null; totp_recovery: string | null }>('SELECT totp_secret, totp_recovery FROM users WHERE uuid = ?');
+  const setTotp = db.prepare('UPDATE users SET totp_secret = ?, totp_recovery = ? WHERE uuid = ?');
+  const touch = db.prepare('UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?');
+  const deleteByHash = db.prepare('DELETE FROM console_sessions WHERE id_hash = ?');
+  const deleteByRef = db.prepare('DELETE FROM console_sessions WHERE ref = ? AND user_uuid = ?');
+  const deleteOfUser = db.prepare('DELETE FROM console_sessions WHERE user_uuid = ?');
+  const sessionsOfUser = db.prepare<[string], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending FROM console_sessions WHERE user_uuid = ? AND pending = 0 ORDER BY last_seen_at DESC');
+  const deleteStale = db.prepare('DELETE FROM console_sessions WHERE last_seen_at < ? OR created_at < ?');
+  const insertSetup = db.prepare('INSERT INTO setup_tokens(token_hash, created_at) VALUES (?, ?)');
+  const dropUnusedSetup = db.prepare('DELETE FROM setup_tokens WHERE used_at IS NULL');
+  const unusedSetup = db.prepare<[Buffer], { n: number }>('SELECT 1 AS n FROM setup_tokens WHERE token_hash = ? AND used_at IS NULL');
+  const spendSetup = db.prepare('UPDATE setup_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL');
+
+  return {
+    account: (uuid: string): Account | undefined => {
+      const r = byUuid.get(uuid);
+      return r && toAccount(r);
+    },
+    accountByEmail: (email: string): Account | undefined => {
+      const r = byEmail.get(email);
+      return r && toAccount(r);
+    },
+    accounts: (): Account[] => list.all().map(toAccount),
+    /** The stored scrypt hash of a user's password, or null. */
+    passwordHash: (uuid: string): string | null => hashOf.get(uuid)?.password_hash ?? null,
+    /** Users who have a password (people who can sign in). */
+    countPeople: (): number => countPeople.get()!.n,
+    insertAccount(a: { uuid: string; email: string; name: string; role: Role; passwordHash: string }, now: number): void {
+      insert.run(a.uuid, a.email, a.name, now, a.role, a.passwordHash);
+    },
+    setPassword: (uuid: string, hash: string): void => void setPassword.run(hash, uuid),
+    setRole: (uuid: string, role: Role): void => void setRole.run(role, uuid),
+    setDisabled: (uuid: string, at: number | null): void => void setDisabled.run(at, uuid),
+    insertSession(s: { idHash: Buffer; ref: string; userUuid: string; csrf: string; userAgent: string; address: string; pending: boolean }, now: number): void {
+      insertSession.run(s.idHash, s.ref, s.userUuid, s.csrf, now, now, s.userAgent, s.address, s.pending ? 1 : 0);
+    },
+    /** The second factor was given: the session opens the console. */
+    clearPending: (idHash: Buffer): void => void clearPending.run(idHash),
+    /** A user's TOTP secret (base32) and unused recovery code hashes, or null without TOTP. */
+    totp(uuid: string): { secret: string; recovery: string[] } | null {
+      const r = totpOf.get(uuid);
+      return r?.totp_secret ? { secret: r.totp_secret, recovery: JSON.parse(r.totp_recovery ?? '[]') as string[] } : null;
+    },
+    /** Sets (or with null clears) a user's TOTP secret and recovery code hashes. */
+    setTotp: (uuid: string, secret: string | null, recovery: string[] | null): void => void setTotp.run(secret, recovery === null ? null : JSON.stringify(recovery), uuid),
+    session: (idHash: Buffer): StoredSession | undefined => {
+      const r = sessionByHash.get(idHash);
+      return r && toSession(r);
+    },
+    touchSession: (idHash: Buffer, now: number): void => void touch.run(now, idHash),
+    deleteSession: (idHash: Buffer): void => void deleteByHash.run(idHash),
+    /** @returns true when the user's session with this ref was deleted */
+    deleteSessionByRef: (ref: string, userUuid: string): boolean => deleteByRef.run(ref, userUuid).changes === 1,
+    /** @returns how many sessions of the user were deleted */
+    deleteSessionsOf: (userUuid: string): number => deleteOfUser.run(userUuid).changes,
+    sessionsOf: (userUuid: string): StoredSession[] => sessionsOfUser.all(userUuid).map(toSession),
+    /** Deletes sessions idle since `idleBefore` or created before `createdBefore` (epoch ms). */
+    pruneSessions: (idleBefore: number, createdBefore: number): number => deleteStale.run(idleBefore, createdBefore).changes,
+    /** Replaces every unused setup token with this one. */
+    replaceSetupToken(hash: Buffer, now: number): void {
+      dropUnusedSetup.run();
+      insertSetup.run(hash, now);
+    },
+    /** True when an unused setup token has this hash. */
+    setupTokenUnused: (hash: Buffer): boolean => unusedSetup.get(hash) !== undefined,
+    /** @returns true when an unused token with this hash existed and is now spent */
+    spendSetupToken: (hash: Buffer, now: number): boolean => spendSetup.run(now, hash).changes === 1,
+  };
+}
+
+/** The sessions store's interface. */
+export type SessionsStore = ReturnType<typeof sessionsStore>;

@@ -1,0 +1,91 @@
+import type { FormErrors } from './model.ts';
+import { Bare, FieldError, FormAlert } from './layout.tsx';
+
+/** The sign-in page (also `/` for a signed-out visitor). Login posts carry no session, so they are protected by the Origin check. */
+export function LoginPage(props: { nonce: string; email?: string; errors?: FormErrors | undefined; next?: string; notice?: string | undefined }) {
+  return (
+    <Bare title="Sign in" nonce={props.nonce}>
+      <h1>Sign in to Pharos</h1>
+      {props.notice ? <p class="notice">{props.notice}</p> : null}
+      <FormAlert errors={props.errors} />
+      <form class="stack card" method="post" action="/login">
+        <input type="hidden" name="next" value={props.next ?? '/'} />
+        <label>
+          Email
+          <input type="email" name="email" autocomplete="username" required value={props.email ?? ''} />
+        </label>
+        <label>
+          Password
+          <input type="password" name="password" autocomplete="current-password" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="muted small">
+        The API reference is at <a href="/docs">/docs</a>. Status pages are public at their own addresses.
+      </p>
+    </Bare>
+  );
+}
+
+/** The second step of signing in with TOTP: the 6-digit code of the app, or a recovery code. */
+export function TotpPage(props: { nonce: string; next: string; error?: string }) {
+  return (
+    <Bare title="Sign in" nonce={props.nonce}>
+      <h1>Your code</h1>
+      {props.error ? (
+        <p class="alert" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      <form class="stack card" method="post" action="/login/totp">
+        <input type="hidden" name="next" value={props.next} />
+        <label>
+          The 6 digits your authenticator app shows (or a recovery code)
+          <input type="text" name="code" autocomplete="one-time-code" inputmode="numeric" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+    </Bare>
+  );
+}
+
+/** The first-start page behind the one-time setup link: creates the first admin. */
+export function SetupPage(props: { nonce: string; token: string; values?: { email?: string; name?: string }; errors?: FormErrors | undefined }) {
+  return (
+    <Bare title="Set up Pharos" nonce={props.nonce}>
+      <h1>Create the first admin</h1>
+      <p class="muted">This link works once. Later people are added under Settings → Users or with <code>pharos user create</code>.</p>
+      <FormAlert errors={props.errors} />
+      <form class="stack card" method="post" action={`/setup/${props.token}`}>
+        <label>
+          Email
+          <input type="email" name="email" autocomplete="username" required value={props.values?.email ?? ''} />
+          <FieldError errors={props.errors} name="email" />
+        </label>
+        <label>
+          Name
+          <input type="text" name="name" autocomplete="name" value={props.values?.name ?? ''} />
+        </label>
+        <label>
+          Password (at least 10 characters)
+          <input type="password" name="password" autocomplete="new-password" required />
+          <FieldError errors={props.errors} name="password" />
+        </label>
+        <button type="submit">Create admin and sign in</button>
+      </form>
+    </Bare>
+  );
+}
+
+/** A plain message page for signed-out visitors (a spent setup link, a refusal). */
+export function MessagePage(props: { nonce: string; title: string; message: string }) {
+  return (
+    <Bare title={props.title} nonce={props.nonce}>
+      <h1>{props.title}</h1>
+      <p>{props.message}</p>
+      <p>
+        <a href="/login">Sign in</a>
+      </p>
+    </Bare>
+  );
+}

@@ -1,0 +1,239 @@
+import type { Component, Incident } from '../../src/domain/incident.ts';
+import { COMPONENT_STATUSES, INCIDENT_TYPES, UPDATE_TYPES } from '../../src/domain/incident.ts';
+import { LANGUAGES, type LocalizedText } from '../../src/domain/localized.ts';
+import type { MaintenanceWindow } from '../../src/domain/maintenance.ts';
+import type { FormErrors, FormValues, Shell } from './model.ts';
+import { canWrite } from './model.ts';
+import { Csrf, FieldError, FormAlert, Layout, when } from './layout.tsx';
+
+const val = (f: FormValues, name: string, d = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : d);
+const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
+const firstText = (t: LocalizedText | null) => (t ? (t.en ?? Object.values(t)[0] ?? '') : '');
+
+/** A uuid and name to tick in a form. */
+export interface Choice {
+  uuid: string;
+  name: string;
+}
+
+function Ticks(props: { name: string; choices: Choice[]; f: FormValues; legend: string; errors?: FormErrors | undefined }) {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.choices.map((ch) => (
+        <label class="check">
+          <input type="checkbox" name={props.name} value={ch.uuid} checked={list(props.f, props.name).includes(ch.uuid)} /> {ch.name}
+        </label>
+      ))}
+      {props.choices.length === 0 ? <p class="muted small">None yet.</p> : null}
+      <FieldError errors={props.errors} name={props.name} />
+    </fieldset>
+  );
+}
+
+/** Maintenance windows: the list (status by time) and the create form. */
+export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[]; monitors: Choice[]; now: number; values: FormValues; errors?: FormErrors | undefined }) {
+  const { s, values: f, errors } = props;
+  const state = (w: MaintenanceWindow) => (props.now < w.startAt ? 'upcoming' : props.now < w.endAt ? 'ongoing' : 'completed');
+  return (
+    <Layout s={s} title="Maintenance">
+      <h1>Maintenance windows</h1>
+      <div class="card">
+        <table class="rows" id="maintenance">
+          <tbody>
+            {props.windows.map((w) => (
+              <tr>
+                <td>
+                  <span class="status" data-status={state(w) === 'ongoing' ? 'new' : 'paused'}>
+                    {state(w)}
+                  </span>
+                </td>
+                <td>
+                  {w.name}
+                  <div class="muted small">
+                    {when(w.startAt)} – {when(w.endAt)} · {w.monitors.length} monitors
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {props.windows.length === 0 ? <p class="muted">No maintenance window.</p> : null}
+      </div>
+      {canWrite(s) ? (
+        <form class="stack card" method="post" action="/maintenance">
+          <h2>New window</h2>
+          <Csrf s={s} />
+          <FormAlert errors={errors} />
+          <label>
+            Name
+            <input type="text" name="name" value={val(f, 'name')} required />
+            <FieldError errors={errors} name="name" />
+          </label>
+          <label>
+            Starts (UTC)
+            <input type="datetime-local" name="start_date" value={val(f, 'start_date')} required />
+            <FieldError errors={errors} name="start_date" />
+          </label>
+          <label>
+            Ends (UTC)
+            <input type="datetime-local" name="end_date" value={val(f, 'end_date')} required />
+            <FieldError errors={errors} name="end_date" />
+          </label>
+          <Ticks name="monitors" legend="Monitors" choices={props.monitors} f={f} errors={errors} />
+          <button type="submit">Schedule</button>
+        </form>
+      ) : null}
+    </Layout>
+  );
+}
+
+/** Incidents: the list (with every language of each update) and the create form (first update in English). */
+export function IncidentsPage(props: { s: Shell; incidents: Incident[]; statuspages: Choice[]; values: FormValues; errors?: FormErrors | undefined }) {
+  const { s, values: f, errors } = props;
+  return (
+    <Layout s={s} title="Incidents">
+      <h1>Incidents</h1>
+      {props.incidents.map((i) => (
+        <div class="card" data-incident={i.uuid}>
+          <h2>
+            {firstText(i.title)} <span class="muted small">({i.type})</span>
+          </h2>
+          <ol class="timeline">
+            {i.updates.map((u) => (
+              <li>
+                <span class="muted small">
+                  {when(u.at)} · {u.type}
+                </span>
+                {Object.entries(u.text).map(([lang, t]) => (
+                  <div lang={lang}>
+                    <b class="small">{lang}</b> {t}
+                  </div>
+                ))}
+              </li>
+            ))}
+          </ol>
+          {canWrite(s) ? (
+            <form method="post" action={`/incidents/${i.uuid}/updates`} class="actions">
+              <Csrf s={s} />
+              <select name="lang" aria-label="Language">
+                {LANGUAGES.map((l) => (
+                  <option value={l}>{l}</option>
+                ))}
+              </select>
+              <select name="type" aria-label="Update kind">
+                {UPDATE_TYPES.map((t) => (
+                  <option value={t}>{t}</option>
+                ))}
+              </select>
+              <input type="text" name="text" aria-label="Update" placeholder="What changed" required />
+              <button type="submit" class="secondary">
+                Post update
+              </button>
+            </form>
+          ) : null}
+        </div>
+      ))}
+      {props.incidents.length === 0 ? <p class="muted">No incident.</p> : null}
+      {canWrite(s) ? (
+        <form class="stack card" method="post" action="/incidents">
+          <h2>New incident</h2>
+          <Csrf s={s} />
+          <FormAlert errors={errors} />
+          <label>
+            Title (English)
+            <input type="text" name="title" value={val(f, 'title')} required />
+            <FieldError errors={errors} name="title" />
+          </label>
+          <label>
+            Kind
+            <select name="type">
+              {INCIDENT_TYPES.map((t) => (
+                <option value={t} selected={val(f, 'type') === t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            First update (English)
+            <textarea name="update_text">{val(f, 'update_text')}</textarea>
+          </label>
+          <label>
+            Update kind
+            <select name="update_type">
+              {UPDATE_TYPES.map((t) => (
+                <option value={t} selected={val(f, 'update_type') === t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </label>
+          <Ticks name="statuspages" legend="Shown on" choices={props.statuspages} f={f} errors={errors} />
+          <button type="submit">Publish</button>
+        </form>
+      ) : null}
+    </Layout>
+  );
+}
+
+/** Components: hand-set statuses, changed in place, and the create form. */
+export function ComponentsPage(props: { s: Shell; components: Component[]; values: FormValues; errors?: FormErrors | undefined }) {
+  const { s, values: f, errors } = props;
+  return (
+    <Layout s={s} title="Components">
+      <h1>Components</h1>
+      <div class="card">
+        <table class="rows" id="components">
+          <tbody>
+            {props.components.map((c) => (
+              <tr>
+                <td>
+                  {c.name}
+                  <div class="muted small">{c.description ?? ''}</div>
+                </td>
+                <td>
+                  {canWrite(s) ? (
+                    <form method="post" action={`/components/${c.uuid}`} class="actions">
+                      <Csrf s={s} />
+                      <select name="status" aria-label="Status">
+                        {COMPONENT_STATUSES.map((st) => (
+                          <option value={st} selected={c.status === st}>
+                            {st}
+                          </option>
+                        ))}
+                      </select>
+                      <button type="submit" class="secondary">
+                        Set
+                      </button>
+                    </form>
+                  ) : (
+                    c.status
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {props.components.length === 0 ? <p class="muted">No component.</p> : null}
+      </div>
+      {canWrite(s) ? (
+        <form class="stack card" method="post" action="/components">
+          <h2>New component</h2>
+          <Csrf s={s} />
+          <FormAlert errors={errors} />
+          <label>
+            Name
+            <input type="text" name="name" value={val(f, 'name')} required />
+            <FieldError errors={errors} name="name" />
+          </label>
+          <label>
+            Description
+            <input type="text" name="description" value={val(f, 'description')} />
+          </label>
+          <button type="submit">Add component</button>
+        </form>
+      ) : null}
+    </Layout>
+  );
+}

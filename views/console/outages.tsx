@@ -1,0 +1,203 @@
+import type { OutageEvent } from '../../src/domain/outage.ts';
+import type { OutageRecord } from '../../src/store/outages.ts';
+import type { AlertRow } from '../../src/store/alerts.ts';
+import type { Shell } from './model.ts';
+import { canWrite } from './model.ts';
+import { Csrf, Layout, ago, when } from './layout.tsx';
+
+const stateOf = (o: OutageRecord) => (o.endAt !== null ? 'resolved' : o.acknowledgedAt !== null ? 'acknowledged' : 'ongoing');
+const subjectOf = (o: OutageRecord) => o.monitor?.name ?? o.healthcheck?.name ?? 'Manual outage';
+
+function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const parts: string[] = [];
+  const d = Math.floor(s / 86_400), h = Math.floor((s % 86_400) / 3600), m = Math.floor((s % 3600) / 60);
+  if (d) parts.push(`${d}d`);
+  if (h) parts.push(`${h}h`);
+  if (m) parts.push(`${m}min`);
+  if (!d && !h) parts.push(`${s % 60}s`);
+  return parts.join(' ');
+}
+
+/** One line of the inbox; also sent alone over SSE (id `outage-<uuid>`). */
+export function OutageLine(props: { o: OutageRecord; now: number }) {
+  const { o } = props;
+  const st = stateOf(o);
+  return (
+    <tr id={`outage-${o.uuid}`} data-state={st}>
+      <td>
+        <span class="status" data-status={st}>
+          {st}
+        </span>
+      </td>
+      <td>
+        <a href={`/outages/${o.uuid}`}>
+          INC-{o.incidentNumber} · {subjectOf(o)}
+        </a>
+        <div class="muted small">{o.description}</div>
+      </td>
+      <td class="num">{duration((o.endAt ?? props.now) - o.startAt)}</td>
+      <td class="num hide-sm">{ago(o.startAt, props.now)}</td>
+    </tr>
+  );
+}
+
+function Table(props: { id: string; rows: OutageRecord[]; now: number; empty: string }) {
+  return (
+    <div class="card">
+      <table class="rows" id={props.id}>
+        <thead>
+          <tr>
+            <th>State</th>
+            <th>Outage</th>
+            <th>Duration</th>
+            <th class="hide-sm">Started</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((o) => (
+            <OutageLine o={o} now={props.now} />
+          ))}
+        </tbody>
+      </table>
+      {props.rows.length === 0 ? <p class="muted">{props.empty}</p> : null}
+    </div>
+  );
+}
+
+/** The outages inbox: ongoing first, then the newest resolved ones. */
+export function InboxPage(props: { s: Shell; ongoing: OutageRecord[]; resolved: OutageRecord[]; now: number; page: number; hasNext: boolean }) {
+  return (
+    <Layout s={props.s} title="Outages" refresh live>
+      <h1>Outages</h1>
+      <h2>Ongoing</h2>
+      <Table id="ongoing" rows={props.ongoing} now={props.now} empty="No ongoing outage." />
+      <h2>Resolved</h2>
+      <Table id="resolved" rows={props.resolved} now={props.now} empty="No resolved outage yet." />
+      <p>
+        {props.page > 0 ? <a href={`/outages?page=${props.page - 1}`}>Newer</a> : null} {props.hasNext ? <a href={`/outages?page=${props.page + 1}`}>Older</a> : null}
+      </p>
+    </Layout>
+  );
+}
+
+const EVENT_WORDS: Record<string, string> = {};
+
+/** One outage: what, since when, the actions (acknowledge, unacknowledge, resolve, escalate, each with an optional message) and its timeline. */
+export function OutagePage(props: { s: Shell; o: OutageRecord; timeline: OutageEvent[]; users: Record<string, string>; alerts: AlertRow[]; now: number; error?: string | undefined; canEscalate: boolean }) {
+  const { s, o } = props;
+  const st = stateOf(o);
+  const act = (action: string, label: string, cls = '') => (
+    <button type="submit" name="action" value={action} class={cls}>
+      {label}
+    </button>
+  );
+  return (
+    <Layout s={s} title={`INC-${o.incidentNumber}`}>
+      <h1>
+        INC-{o.incidentNumber} · {subjectOf(o)}{' '}
+        <span class="status" data-status={st} id="outage-state">
+          {st}
+        </span>
+      </h1>
+      {props.error ? (
+        <p class="alert" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      <div class="card">
+        <dl class="props">
+          <dt>Description</dt>
+          <dd>{o.description}</dd>
+          <dt>Started</dt>
+          <dd>
+            {when(o.startAt)} ({ago(o.startAt, props.now)})
+          </dd>
+          <dt>Resolved</dt>
+          <dd>{when(o.endAt)}</dd>
+          <dt>Duration</dt>
+          <dd>{duration((o.endAt ?? props.now) - o.startAt)}</dd>
+          <dt>Detected from</dt>
+          <dd>
+            {o.detectedLocation}
+            {o.confirmedLocations ? `, confirmed by ${o.confirmedLocations}` : ''}
+          </dd>
+          <dt>Status code</dt>
+          <dd>{o.statusCode || '—'}</dd>
+          <dt>Acknowledged</dt>
+          <dd>{o.acknowledgedAt ? `${when(o.acknowledgedAt)} by ${o.acknowledgedByUser?.name ?? 'someone'}` : 'no'}</dd>
+          {o.monitor ? (
+            <>
+              <dt>Monitor</dt>
+              <dd>
+                <a href={`/monitors/${o.monitor.uuid}`}>{o.monitor.name}</a>
+              </dd>
+            </>
+          ) : null}
+          {o.healthcheck ? (
+            <>
+              <dt>Healthcheck</dt>
+              <dd>
+                <a href={`/healthchecks/${o.healthcheck.uuid}`}>{o.healthcheck.name}</a>
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </div>
+      {canWrite(s) && st !== 'resolved' ? (
+        <form class="card stack" method="post" action={`/outages/${o.uuid}/act`} id="outage-actions">
+          <Csrf s={s} />
+          <label>
+            Message (optional, kept on the timeline)
+            <input type="text" name="message" maxlength={2000} />
+          </label>
+          <div class="actions">
+            {st === 'ongoing' ? act('acknowledge', 'Acknowledge') : act('unacknowledge', 'Unacknowledge', 'secondary')}
+            {act('resolve', 'Resolve', 'secondary')}
+            {props.canEscalate ? act('escalate', 'Escalate', 'danger') : null}
+          </div>
+        </form>
+      ) : null}
+      <h2>Timeline</h2>
+      <div class="card">
+        <ol class="timeline" id="timeline">
+          {props.timeline.map((e) => (
+            <li data-type={e.type}>
+              <span class="muted small">{when(e.at)}</span> <b>{EVENT_WORDS[e.type] ?? e.type.replaceAll('_', ' ')}</b>
+              {e.userUuid ? ` by ${props.users[e.userUuid] ?? 'a user'}` : ''}
+              {e.message ? <div>{e.message}</div> : null}
+            </li>
+          ))}
+        </ol>
+        {props.timeline.length === 0 ? <p class="muted">Nothing yet.</p> : null}
+      </div>
+      <h2>Alerts</h2>
+      <div class="card">
+        {props.alerts.length === 0 ? (
+          <p class="muted">No alert was sent for this outage.</p>
+        ) : (
+          <table class="rows" id="alerts">
+            <thead>
+              <tr>
+                <th>Channel</th>
+                <th>Kind</th>
+                <th>Queued</th>
+                <th>Result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.alerts.map((a) => (
+                <tr>
+                  <td>{a.channel}</td>
+                  <td>{a.kind}</td>
+                  <td class="small">{when(a.createdAt)}</td>
+                  <td class="small">{a.deliveredAt ? `delivered ${when(a.deliveredAt)}` : a.failedAt ? `failed: ${a.lastError ?? ''}` : `pending (${a.attempts} tries${a.lastError ? `, last: ${a.lastError}` : ''})`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </Layout>
+  );
+}

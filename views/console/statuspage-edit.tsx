@@ -1,0 +1,154 @@
+import type { Statuspage } from '../../src/domain/statuspage.ts';
+import { THEMES } from '../../src/domain/statuspage.ts';
+import type { FormErrors, Shell } from './model.ts';
+import { canWrite } from './model.ts';
+import { Csrf, FieldError, FormAlert, Layout } from './layout.tsx';
+import type { ServiceChoice } from './statuspages.tsx';
+
+/** A small form of one section edit (a button and hidden fields). */
+function Op(props: { s: Shell; uuid: string; label: string; fields: Record<string, string>; cls?: string }) {
+  return (
+    <form method="post" action={`/statuspages/${props.uuid}/sections`}>
+      <Csrf s={props.s} />
+      {Object.entries(props.fields).map(([k, v]) => (
+        <input type="hidden" name={k} value={v} />
+      ))}
+      <button type="submit" class={props.cls ?? 'secondary'} aria-label={props.label} title={props.label}>
+        {props.label.split(' ')[0]}
+      </button>
+    </form>
+  );
+}
+
+/** One status page: settings, and its sections and services ordered with up/down buttons (plain forms). */
+export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: string; services: ServiceChoice[]; errors?: FormErrors | undefined }) {
+  const { s, page: p, errors } = props;
+  const nameOf = new Map(props.services.map((x) => [x.uuid, x.name]));
+  const w = canWrite(s);
+  return (
+    <Layout s={s} title={p.name}>
+      <h1>{p.name}</h1>
+      <p>
+        <a href={`/status/${p.subdomain}`} hx-boost="false" class="button secondary">
+          View page
+        </a>{' '}
+        <span class="muted small">{props.url}</span>
+      </p>
+      <FormAlert errors={errors} />
+      <h2>Sections</h2>
+      {p.sections.map((sec, i) => (
+        <div class="card" data-section-name={sec.name}>
+          <div class="actions">
+            <b>{sec.name}</b>
+            {w ? (
+              <>
+                <Op s={s} uuid={p.uuid} label="↑ move section up" fields={{ op: 'move-section', section: String(i), dir: 'up' }} />
+                <Op s={s} uuid={p.uuid} label="↓ move section down" fields={{ op: 'move-section', section: String(i), dir: 'down' }} />
+                <Op s={s} uuid={p.uuid} label="Remove section" fields={{ op: 'remove-section', section: String(i) }} cls="danger" />
+              </>
+            ) : null}
+          </div>
+          <table class="rows">
+            <tbody>
+              {sec.services.map((sv, j) => (
+                <tr data-service={sv.name_shown ?? nameOf.get(sv.monitor_uuid) ?? sv.monitor_uuid}>
+                  <td>
+                    {sv.name_shown ?? nameOf.get(sv.monitor_uuid) ?? sv.monitor_uuid}
+                    {sv.is_group ? <span class="muted small"> (group of {sv.services.length})</span> : null}
+                  </td>
+                  <td>
+                    {w ? (
+                      <div class="actions">
+                        <Op s={s} uuid={p.uuid} label="↑ move up" fields={{ op: 'move-service', section: String(i), service: String(j), dir: 'up' }} />
+                        <Op s={s} uuid={p.uuid} label="↓ move down" fields={{ op: 'move-service', section: String(i), service: String(j), dir: 'down' }} />
+                        <Op s={s} uuid={p.uuid} label="Remove" fields={{ op: 'remove-service', section: String(i), service: String(j) }} />
+                      </div>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {w ? (
+            <form method="post" action={`/statuspages/${p.uuid}/sections`} class="actions">
+              <Csrf s={s} />
+              <input type="hidden" name="op" value="add-service" />
+              <input type="hidden" name="section" value={String(i)} />
+              <select name="uuid" aria-label="Service to add">
+                {props.services.map((x) => (
+                  <option value={x.uuid}>
+                    {x.name} ({x.kind})
+                  </option>
+                ))}
+              </select>
+              <button type="submit" class="secondary">
+                Add
+              </button>
+            </form>
+          ) : null}
+        </div>
+      ))}
+      {w ? (
+        <form method="post" action={`/statuspages/${p.uuid}/sections`} class="card actions">
+          <Csrf s={s} />
+          <input type="hidden" name="op" value="add-section" />
+          <input type="text" name="name" aria-label="New section name" placeholder="New section" required />
+          <button type="submit" class="secondary">
+            Add section
+          </button>
+        </form>
+      ) : null}
+      <h2>Settings</h2>
+      <form class="stack card" method="post" action={`/statuspages/${p.uuid}`}>
+        <Csrf s={s} />
+        <label>
+          Name
+          <input type="text" name="name" value={p.name} required disabled={!w} />
+          <FieldError errors={errors} name="name" />
+        </label>
+        <label>
+          Description
+          <textarea name="description" disabled={!w}>
+            {p.settings.description ?? ''}
+          </textarea>
+          <FieldError errors={errors} name="description" />
+        </label>
+        <label>
+          Website
+          <input type="url" name="website" value={p.settings.website ?? ''} disabled={!w} />
+          <FieldError errors={errors} name="website" />
+        </label>
+        <label>
+          Theme
+          <select name="theme" disabled={!w}>
+            {THEMES.map((t) => (
+              <option value={t} selected={p.settings.theme === t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Accent colour
+          <input type="text" name="accent_color" value={p.settings.accent_color} disabled={!w} />
+          <FieldError errors={errors} name="accent_color" />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="auto_refresh" checked={p.settings.auto_refresh} disabled={!w} /> Refresh the page every minute
+        </label>
+        <label class="check">
+          <input type="checkbox" name="hide_from_search_engines" checked={p.settings.hide_from_search_engines} disabled={!w} /> Hide from search engines
+        </label>
+        {w ? <button type="submit">Save settings</button> : null}
+      </form>
+      {w ? (
+        <form method="post" action={`/statuspages/${p.uuid}/delete`}>
+          <Csrf s={s} />
+          <button type="submit" class="danger" hx-confirm="Delete this status page?">
+            Delete page
+          </button>
+        </form>
+      ) : null}
+    </Layout>
+  );
+}
