@@ -6,6 +6,7 @@ import { sql as incidents } from './0005_incidents.ts';
 import { sql as statuspages } from './0006_statuspages.ts';
 import { sql as pages } from './0007_pages.ts';
 import { sql as probes } from './0008_probes.ts';
+import { sql as protocolSettings } from './0011_protocol_settings.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -24,4 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'statuspages', sql: statuspages },
   { version: 7, name: 'pages', sql: pages },
   { version: 8, name: 'probes', sql: probes },
+  // Reserved for issue 17 (checks) as 0011; the integrator renumbers at merge.
+  { version: 9, name: 'protocol_settings', sql: protocolSettings },
 ];
