@@ -108,9 +108,9 @@ export function monitorsStore(db: Db) {
     setStatus(id: number, status: MonitorStatus): void {
       setStatus.run(status, id);
     },
-    /** Stores the latest days-to-expiry of the served certificate (no write when unchanged). */
-    setSslExpiration(id: number, days: number | null): void {
-      setSsl.run(days, id, days);
+    /** Stores the latest days-to-expiry of the served certificate (no write when unchanged). @returns true when it changed */
+    setSslExpiration(id: number, days: number | null): boolean {
+      return setSsl.run(days, id, days).changes === 1;
     },
     /** Stores whether the last check passed slower than its degraded threshold (no write when unchanged). */
     setDegraded(id: number, degraded: boolean): void {

@@ -43,7 +43,7 @@ test('protocol_settings moves the HTTP columns of every existing monitor into it
   );
   assert.deepEqual({ port: b!.port, settings: b!.settings }, { port: 5432, settings: { http_method: 'GET', expected_status_code: '2xx', required_keyword: null, follow_redirects: true, request_body: null, request_headers: [] } });
   assert.equal(c!.settings.http_method, 'HEAD');
-  const cols = db.prepare<[], { name: string }>('SELECT name FROM pragma_table_info(?)').all('monitors' as never).map((r) => r.name);
+  const cols = db.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all('monitors').map((r) => r.name);
   assert.ok(!cols.includes('http_method') && cols.includes('settings'));
   db.close();
 });
