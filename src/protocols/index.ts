@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { dns } from './dns/index.ts';
 import { http } from './http/index.ts';
 import { icmp } from './icmp/index.ts';
 import { port } from './port/index.ts';
@@ -14,6 +15,7 @@ export const PROTOCOL_DEFINITIONS = {
   http,
   port,
   icmp,
+  dns,
 } as const satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
 
 /** A monitor protocol name. */
