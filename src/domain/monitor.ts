@@ -117,7 +117,7 @@ export function monitorDefaults(localRegion: Region): Omit<MonitorSettings, 'nam
  * checks the rules that span fields. Fields left out of the body keep `base`'s value
  * (CONTRACT.md: PUT takes the create body; left-out optional fields keep their current values).
  * A protocol's settings start from `base`'s when the protocol stays, else from the new protocol's
- * defaults with the fields both protocols share carried over.
+ * defaults (a stored monitor's settings of a former protocol are dropped).
  * CONTRACT.md ignores unknown fields; a field that belongs to *another* protocol is refused (400
  * naming every such field), since the client surely meant something by it.
  * @param knownPolicy returns true when an escalation policy uuid exists
@@ -136,11 +136,9 @@ export function resolveMonitorSettings(
     const rule = `not a setting of protocol "${protocol}"`;
     throw new AppError(400, 'validation.invalid', `${foreign.join(', ')}: ${rule}`, foreign.map((path) => ({ path, message: `${rule} (it belongs to ${PROTOCOL_FIELDS.get(path)!.protocols.join(', ')})` })));
   }
-  const settings: ProtocolSettings = { ...(def.defaults as ProtocolSettings) };
-  for (const f of Object.keys(def.fields)) {
-    if (given[f] !== undefined) settings[f] = given[f];
-    else if (f in base.settings) settings[f] = base.settings[f];
-  }
+  const from = protocol === base.protocol ? base.settings : (def.defaults as ProtocolSettings);
+  const settings: ProtocolSettings = {};
+  for (const f of Object.keys(def.fields)) settings[f] = given[f] !== undefined ? given[f] : f in from ? from[f] : (def.defaults as ProtocolSettings)[f];
   const escalationPolicyUuid = resolvePolicyRef(body.escalation_policy, base.escalationPolicyUuid, knownPolicy);
   const s: MonitorSettings = {
     name: body.name,

@@ -3,6 +3,7 @@ import { dns } from './dns/index.ts';
 import { http } from './http/index.ts';
 import { icmp } from './icmp/index.ts';
 import { port } from './port/index.ts';
+import { tls } from './tls/index.ts';
 import type { ProtocolDefinition } from './types.ts';
 
 /**
@@ -16,6 +17,7 @@ export const PROTOCOL_DEFINITIONS = {
   port,
   icmp,
   dns,
+  tls,
 } as const satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
 
 /** A monitor protocol name. */
