@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { dns } from './dns/index.ts';
+import { grpc } from './grpc/index.ts';
 import { http } from './http/index.ts';
 import { icmp } from './icmp/index.ts';
 import { port } from './port/index.ts';
@@ -18,6 +19,7 @@ export const PROTOCOL_DEFINITIONS = {
   icmp,
   dns,
   tls,
+  grpc,
 } as const satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
 
 /** A monitor protocol name. */
