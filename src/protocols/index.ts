@@ -4,6 +4,7 @@ import { grpc } from './grpc/index.ts';
 import { http } from './http/index.ts';
 import { icmp } from './icmp/index.ts';
 import { port } from './port/index.ts';
+import { postgres } from './postgres/index.ts';
 import { tls } from './tls/index.ts';
 import type { ProtocolDefinition } from './types.ts';
 
@@ -20,6 +21,7 @@ export const PROTOCOL_DEFINITIONS = {
   dns,
   tls,
   grpc,
+  postgres,
 } as const satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
 
 /** A monitor protocol name. */
