@@ -3,6 +3,7 @@ import { dns } from './dns/index.ts';
 import { grpc } from './grpc/index.ts';
 import { http } from './http/index.ts';
 import { icmp } from './icmp/index.ts';
+import { mysql } from './mysql/index.ts';
 import { port } from './port/index.ts';
 import { postgres } from './postgres/index.ts';
 import { tls } from './tls/index.ts';
@@ -22,6 +23,7 @@ export const PROTOCOL_DEFINITIONS = {
   tls,
   grpc,
   postgres,
+  mysql,
 } as const satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
 
 /** A monitor protocol name. */
