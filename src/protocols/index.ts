@@ -1,36 +1,23 @@
 import type { z } from 'zod';
-import { dns } from './dns/index.ts';
-import { grpc } from './grpc/index.ts';
-import { http } from './http/index.ts';
-import { icmp } from './icmp/index.ts';
-import { mysql } from './mysql/index.ts';
-import { port } from './port/index.ts';
-import { postgres } from './postgres/index.ts';
-import { tls } from './tls/index.ts';
+import * as REGISTERED from './registry.ts';
 import type { ProtocolDefinition } from './types.ts';
 
 /**
- * The protocol registry (house rule 1; docs/architecture.md "Adding a protocol"): one line per
- * protocol. `PROTOCOLS`, the API's `protocol` enum and body fields, the OpenAPI document, the
- * stored settings' validation, the probes of the main and of `pharos agent`, and the contract
- * test matrix all derive from it. The first three are API.md's seed and keep its order.
+ * Every protocol, from the registry (src/protocols/registry.ts, one line per protocol; house rule
+ * 1). `PROTOCOLS`, the API's `protocol` enum and body fields, the OpenAPI document, the stored
+ * settings' validation, the probes of the main and of `pharos agent`, and the contract test
+ * matrix all derive from it.
  */
-export const PROTOCOL_DEFINITIONS = {
-  http,
-  port,
-  icmp,
-  dns,
-  tls,
-  grpc,
-  postgres,
-  mysql,
-} as const satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
+export const PROTOCOL_DEFINITIONS = REGISTERED satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
 
 /** A monitor protocol name. */
 export type Protocol = keyof typeof PROTOCOL_DEFINITIONS;
 
-/** Monitor protocols, in registry order (API.md §2.1's three first). */
-export const PROTOCOLS = Object.keys(PROTOCOL_DEFINITIONS) as [Protocol, ...Protocol[]];
+/** API.md's three, first and in its order; the default protocol is the first. */
+const SEED = ['http', 'port', 'icmp'] as const satisfies readonly Protocol[];
+
+/** Monitor protocols: API.md's three, then the others by name. */
+export const PROTOCOLS = [...SEED, ...(Object.keys(PROTOCOL_DEFINITIONS) as Protocol[]).filter((p) => !(SEED as readonly string[]).includes(p)).sort()] as [Protocol, ...Protocol[]];
 
 /** The definition of `protocol`, typed loosely for code that handles every protocol alike. */
 export function protocolDefinition(protocol: Protocol): ProtocolDefinition {
