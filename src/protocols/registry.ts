@@ -9,4 +9,5 @@ export { icmp } from './icmp/index.ts';
 export { mysql } from './mysql/index.ts';
 export { port } from './port/index.ts';
 export { postgres } from './postgres/index.ts';
+export { redis } from './redis/index.ts';
 export { tls } from './tls/index.ts';
