@@ -218,3 +218,24 @@ describe('protocol settings (issue 17)', () => {
     assert.match((await bad.json()).message, /assertions\.0\.op: must be one of exists, equals, contains, matches for source header/);
   });
 });
+
+describe('new protocols in the OpenAPI document, reports and status pages (issue 17)', () => {
+  test('the protocol enum and every protocol field come from the registry', async () => {
+    const { PROTOCOLS, PROTOCOL_FIELDS } = await import('../../src/protocols/index.ts');
+    const doc = await (await p.api('/openapi.json', { token: null })).json();
+    const body = doc.paths['/v1/monitors'].post.requestBody.content['application/json'].schema;
+    const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
+    assert.deepEqual(schema.properties.protocol.enum, PROTOCOLS);
+    for (const f of PROTOCOL_FIELDS.keys()) assert.ok(schema.properties[f], `${f} is documented`);
+    assert.deepEqual(doc.components.schemas.Monitor.properties.protocol.enum, PROTOCOLS);
+  });
+  test('a report and a status page show a dns monitor like any other', async () => {
+    const m = await (await create({ name: 'Zone apex', url: 'example.lan', protocol: 'dns', dns_record_type: 'SOA', paused: true })).json();
+    const report = await p.api(`/v2/reporting/monitor-reports/${m.uuid}`);
+    assert.equal(report.status, 200);
+    assert.equal((await report.json()).protocol, 'dns');
+    const sp = await p.api('/v2/statuspages', { method: 'POST', json: { name: 'Infra', subdomain: 'infra', sections: [{ name: 'DNS', services: [{ monitor_uuid: m.uuid }] }] } });
+    assert.equal(sp.status, 201);
+    assert.match(await (await fetch(`${p.url}/status/infra`)).text(), /Zone apex/);
+  });
+});
