@@ -55,3 +55,19 @@ export function hostTarget(url: string, port: number | null, defaultPort: number
   if (p !== null && (p < 1 || p > 65535)) throw invalid('url', 'port must be from 1 to 65535');
   return { url: raw, host, port: p };
 }
+
+/**
+ * A URL with its password replaced by `***` (database monitors carry credentials in `url`), for
+ * alerts and outage listings; anything else unchanged.
+ */
+export function redactCredentials(url: string): string {
+  if (!url.includes('@') || !url.includes('://')) return url;
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '***';
+    return u.href;
+  } catch {
+    return url;
+  }
+}

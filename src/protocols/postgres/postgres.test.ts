@@ -82,6 +82,8 @@ describe('postgres monitor over the API', () => {
       fixIt: () => setPassword('s3cret'),
     });
     assert.equal(m.protocol, 'postgres');
+    const [o] = (await (await p.api('/v2/outages')).json()).outages;
+    assert.equal(o.monitor.url, url.replace(':s3cret@', ':***@'), 'outages (and the alerts built from them) never show the password');
     const bad = await p.api('/v1/monitors', { method: 'POST', json: { name: 'x', url: 'mysql://a@127.0.0.1/x', protocol: 'postgres' } });
     assert.equal((await bad.json()).message, 'url: must be a connection URL postgres://user:password@host:port/db');
   });
