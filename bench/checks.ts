@@ -2,7 +2,7 @@
  * Bench: CPU per check of the protocols beside HTTP (issue 17). One Pharos process per run, each
  * with N monitors of one kind every F seconds against local targets in their own processes:
  * `http` (bench/target.ts), `dns` (a dns2 server) and `tls` (a TLS server with a certificate from a
- * test CA that Pharos trusts through NODE_EXTRA_CA_CERTS), and one run with both dns and tls.
+ * test CA that Pharos trusts through NODE_EXTRA_CA_CERTS), and one run with N of both dns and tls.
  *
  *   npm run bench:checks -- [--monitors 1000] [--frequency 30] [--duration 90] [--warmup 40]
  *                           [--pharos dist|src] [--runs http,dns,tls,dns+tls]
@@ -76,9 +76,8 @@ const bodies: Record<string, (i: number) => Record<string, unknown>> = {
 async function run(kinds: string[]): Promise<Row> {
   const p = await startBenchPharos(opt.pharos!, undefined, undefined, '', { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
   try {
-    const per = Math.round(N / kinds.length);
     for (const k of kinds) {
-      await forEachConcurrent(per, 8, async (i) => {
+      await forEachConcurrent(N, 8, async (i) => {
         const res = await p.api('/v1/monitors', 'POST', { ...bodies[k]!(i), check_frequency: FREQ_S, timeout: 10 });
         if (res.status !== 201) throw new Error(`create ${k} ${i}: ${res.status} ${await res.text()}`);
       });
@@ -97,7 +96,7 @@ async function run(kinds: string[]): Promise<Row> {
     const last = await scrape();
     const done = (metric(last, 'pharos_checks_total') - metric(first, 'pharos_checks_total')) / m.wallS;
     const failed = (metric(last, 'pharos_checks_total', 'result="down"') - metric(first, 'pharos_checks_total', 'result="down"')) / m.wallS;
-    return { run: kinds.join(' + '), monitors: per * kinds.length, donePerS: done, failedPerS: failed, cpuCores: m.cpuCores, cpuMsPerCheck: (m.cpuCores * 1000) / done, lagP99Ms: median(p99s), peakRssMb: m.peakRss / 2 ** 20 };
+    return { run: kinds.join(' + '), monitors: N * kinds.length, donePerS: done, failedPerS: failed, cpuCores: m.cpuCores, cpuMsPerCheck: (m.cpuCores * 1000) / done, lagP99Ms: median(p99s), peakRssMb: m.peakRss / 2 ** 20 };
   } finally {
     await p.cleanup();
   }
