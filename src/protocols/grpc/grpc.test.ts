@@ -2,8 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { createProbes } from '../../engine/probes/index.ts';
-import { startTestPharos, type TestPharos } from '../../../test/support/pharos.ts';
+import { testCa } from '../../../test/support/certs.ts';
+import { startTestPharos, tempDir, type TestPharos } from '../../../test/support/pharos.ts';
 import { upDownRecover } from '../../../test/support/monitor-flow.ts';
 import { pick, probeContract, specOf } from '../../../test/support/probe-contract.ts';
 
@@ -33,6 +35,25 @@ describe('grpc probe', () => {
       health.setStatus('shop.Cart', 'SERVING');
     }
     assert.equal((await probes.grpc.check(grpcSpec({ grpc_service: 'no.Such' }))).reason, 'SERVICE_UNKNOWN (no.Such)');
+  });
+});
+
+describe('grpc over TLS', () => {
+  test('grpc_tls verifies the server against the trusted roots (a test CA trusted in this process)', async () => {
+    const ca = testCa(tempDir());
+    setDefaultCACertificates([...getCACertificates('default'), ca.cert]);
+    const leaf = ca.leaf('grpc', 'IP:127.0.0.1', -1, 90);
+    const secure = new Server();
+    new HealthImplementation({ '': 'SERVING' }).addToServer(secure);
+    const tlsPort = await new Promise<number>((resolve, reject) =>
+      secure.bindAsync('127.0.0.1:0', ServerCredentials.createSsl(null, [{ private_key: Buffer.from(leaf.key), cert_chain: Buffer.from(leaf.cert) }]), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    try {
+      assert.deepEqual(pick(await probes.grpc.check(grpcSpec({ port: tlsPort, grpc_tls: true }))), { ok: true, statusCode: 0, reason: null });
+      assert.equal((await probes.grpc.check(grpcSpec({ port: tlsPort, grpc_tls: false }))).ok, false, 'plain text to a TLS port fails');
+    } finally {
+      secure.forceShutdown();
+    }
   });
 });
 

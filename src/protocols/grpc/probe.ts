@@ -1,4 +1,5 @@
-import { Client, credentials, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { getCACertificates } from 'node:tls';
+import { Client, credentials, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import type { CheckOutcome } from '../../domain/check.ts';
 import type { ProbeFactory } from '../types.ts';
 import type { grpc } from './index.ts';
@@ -49,34 +50,40 @@ function decodeResponse(b: Buffer): number {
  * UNAVAILABLE: …`, `Timeout after 10 s`. grpc-js cannot bind a local address, so
  * `probe.source_address` does not apply to grpc checks (docs/api.md "Check types").
  */
-export const grpcProbe: ProbeFactory = () => ({
-  check(spec): Promise<CheckOutcome> {
-    const s = spec.settings as Settings;
-    const started = performance.now();
-    const latency = () => Math.round(performance.now() - started);
-    const address = `${spec.target.host.includes(':') ? `[${spec.target.host}]` : spec.target.host}:${spec.target.port}`;
-    const client = new Client(address, s.grpc_tls ? credentials.createSsl() : credentials.createInsecure(), { 'grpc.max_reconnect_backoff_ms': 1000 });
-    return new Promise<CheckOutcome>((resolve) => {
-      const done = (reason: string | null) => {
-        client.close();
-        resolve({ ok: reason === null, latencyMs: latency(), statusCode: 0, reason });
-      };
-      client.makeUnaryRequest(
-        '/grpc.health.v1.Health/Check',
-        encodeRequest,
-        decodeResponse,
-        s.grpc_service,
-        { deadline: Date.now() + spec.timeoutSeconds * 1000 },
-        (err: ServiceError | null, value?: number) => {
-          if (err) return done(describe(err, s.grpc_service, spec.timeoutSeconds));
-          const name = SERVING_STATUS[value ?? 0] ?? `status ${value}`;
-          done(name === 'SERVING' ? null : s.grpc_service ? `${name} (${s.grpc_service})` : name);
-        },
-      );
-    });
-  },
-  async close() {},
-});
+export const grpcProbe: ProbeFactory = () => {
+  // grpc-js builds its own secure context from its own roots; give it Node's default CA set (the
+  // bundled roots plus NODE_EXTRA_CA_CERTS), as tls and https checks use, built once per probe.
+  let tlsCredentials: ChannelCredentials | null = null;
+  const secure = () => (tlsCredentials ??= credentials.createSsl(Buffer.from(getCACertificates('default').join('\n'))));
+  return {
+    check(spec): Promise<CheckOutcome> {
+      const s = spec.settings as Settings;
+      const started = performance.now();
+      const latency = () => Math.round(performance.now() - started);
+      const address = `${spec.target.host.includes(':') ? `[${spec.target.host}]` : spec.target.host}:${spec.target.port}`;
+      const client = new Client(address, s.grpc_tls ? secure() : credentials.createInsecure(), { 'grpc.max_reconnect_backoff_ms': 1000 });
+      return new Promise<CheckOutcome>((resolve) => {
+        const done = (reason: string | null) => {
+          client.close();
+          resolve({ ok: reason === null, latencyMs: latency(), statusCode: 0, reason });
+        };
+        client.makeUnaryRequest(
+          '/grpc.health.v1.Health/Check',
+          encodeRequest,
+          decodeResponse,
+          s.grpc_service,
+          { deadline: Date.now() + spec.timeoutSeconds * 1000 },
+          (err: ServiceError | null, value?: number) => {
+            if (err) return done(describe(err, s.grpc_service, spec.timeoutSeconds));
+            const name = SERVING_STATUS[value ?? 0] ?? `status ${value}`;
+            done(name === 'SERVING' ? null : s.grpc_service ? `${name} (${s.grpc_service})` : name);
+          },
+        );
+      });
+    },
+    async close() {},
+  };
+};
 
 function describe(err: ServiceError, service: string, timeoutSeconds: number): string {
   if (err.code === Status.DEADLINE_EXCEEDED) return `Timeout after ${timeoutSeconds} s`;
