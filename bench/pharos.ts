@@ -55,8 +55,9 @@ export interface BenchPharos {
  * @param nodeOptions NODE_OPTIONS for the Pharos process only
  * @param reuse a stopped bench Pharos whose folder (and database) to start on again
  * @param configYaml more config.yaml lines (e.g. `probe:\n  confirmations: 2`)
+ * @param extraEnv more environment for the Pharos process (e.g. NODE_EXTRA_CA_CERTS)
  */
-export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos, configYaml = ''): Promise<BenchPharos> {
+export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos, configYaml = '', extraEnv: Record<string, string> = {}): Promise<BenchPharos> {
   const bin = join(ROOT, 'dist/pharos');
   if (how === 'dist' && (!existsSync(bin) || statSync(bin).mtimeMs < newestSource())) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
   const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'pharos-bench-'));
@@ -69,6 +70,7 @@ export async function startBenchPharos(how: string, nodeOptions?: string, reuse?
     PHAROS_ADMIN_TOKEN: TOKEN,
     PHAROS_CONFIG: join(dir, 'config.yaml'),
     PHAROS_PUBLIC_URL: url,
+    ...extraEnv,
   };
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
   const child =

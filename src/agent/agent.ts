@@ -218,6 +218,7 @@ export class ProbeAgent {
       statusCode: o.statusCode,
       reason: o.reason,
       ...(o.sslExpirationDays !== undefined ? { sslExpirationDays: o.sslExpirationDays } : {}),
+      ...(o.degraded ? { degraded: true } : {}),
     });
     const over = this.#queue.length + (this.#batch?.results.length ?? 0) - this.options.bufferLimit;
     if (over > 0) {

@@ -5,6 +5,8 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { ObservedFailure } from '../domain/monitor-state.ts';
 import type { Store } from '../store/index.ts';
+import type { Config } from '../config/schema.ts';
+import { certExpiryNotice } from './cert-expiry.ts';
 import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
 
@@ -16,23 +18,40 @@ import type { EventBus } from './events.ts';
  * the buffered results, the flip, the new status and the outage are committed together in one
  * transaction at once, and only then is the event emitted.
  */
-export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService }) {
-  const { store, clock, bus, logger, flushIntervalMs, escalation } = deps;
+export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService; config: Pick<Config, 'escalation_policies' | 'public_url'> }) {
+  const { store, clock, bus, logger, flushIntervalMs, escalation, config } = deps;
   let buffer: CheckResult[] = [];
   let timer: TimerHandle | null = null;
   /** While `atomically` runs: events held until its transaction commits. */
   let held: Array<() => void> | null = null;
   const notify = (fn: () => void) => (held ? held.push(fn) : fn());
 
+  /** Notices queued by the last write (certificate expiry), announced after its commit. */
+  let noticesQueued = 0;
   const writeBuffered = () => {
     if (buffer.length === 0) return;
     const batch = buffer;
     buffer = [];
     store.checks.insertResults(batch);
-    // Only the newest certificate reading per monitor matters.
+    // Only the newest certificate reading and the newest degraded flag per monitor matter.
     const ssl = new Map<number, number | null>();
-    for (const r of batch) if (r.sslExpirationDays !== undefined) ssl.set(r.monitorId, r.sslExpirationDays);
-    for (const [id, days] of ssl) store.monitors.setSslExpiration(id, days);
+    const degraded = new Map<number, boolean>();
+    for (const r of batch) {
+      if (r.sslExpirationDays !== undefined) ssl.set(r.monitorId, r.sslExpirationDays);
+      degraded.set(r.monitorId, r.ok && r.degraded === true);
+    }
+    for (const [id, days] of ssl) {
+      if (!store.monitors.setSslExpiration(id, days)) continue;
+      const m = store.monitors.getById(id);
+      if (m) noticesQueued += certExpiryNotice(store, config.escalation_policies, config.public_url, m, days, clock.now());
+    }
+    for (const [id, d] of degraded) store.monitors.setDegraded(id, d);
+  };
+  const announce = () => {
+    if (noticesQueued === 0) return;
+    const count = noticesQueued;
+    noticesQueued = 0;
+    bus.emit('notices.queued', { count });
   };
 
   const flush = () => {
@@ -40,8 +59,10 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     try {
       store.tx(writeBuffered);
     } catch (e) {
+      noticesQueued = 0;
       logger.error('check results flush failed', { error: (e as Error).message });
     }
+    announce();
   };
 
   return {
@@ -101,6 +122,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         escalation.opened(store.outages.get(uuid)!, monitor.alertsWaitMinutes, clock.now());
         return store.outages.get(uuid)!;
       });
+      notify(announce);
       if (outage) notify(() => bus.emit('outage.opened', { outage }));
     },
     /**
@@ -120,6 +142,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         escalation.resolved(resolved, clock.now(), null, null);
         return store.outages.get(open.uuid)!;
       });
+      notify(announce);
       if (outage) notify(() => bus.emit('outage.resolved', { outage }));
     },
     /**
@@ -143,6 +166,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       } finally {
         held = null;
         for (const e of events) e();
+        announce();
       }
     },
     /** Commits what is buffered and stops the flush timer. */
@@ -150,6 +174,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       timer?.cancel();
       timer = null;
       store.tx(writeBuffered);
+      announce();
     },
   };
 }

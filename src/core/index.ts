@@ -41,7 +41,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const identity = identityService({ store, clock, config });
   const pageAccess = pageAccessService({ store, clock, config, identity });
   const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
-  const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation });
+  const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation, config });
   const probes = probesService({ store, clock, bus, logger, config });
   return {
     bus,

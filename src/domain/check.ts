@@ -10,8 +10,10 @@ export interface CheckOutcome {
   statusCode: number;
   /** Why it failed, for a person (`Connection refused`, `Expected 2xx, got 503`); null when ok. */
   reason: string | null;
-  /** Days until the served TLS certificate expires (HTTPS only), else null. May be negative. */
+  /** Days until the served TLS certificate expires (HTTPS and tls monitors), else null. May be negative. */
   sslExpirationDays?: number | null;
+  /** The check passed but was slower than its degraded threshold (http `degraded_after_ms`): shown as "Degraded performance". */
+  degraded?: boolean;
   /** Optional phase timings in ms (HTTP: connect incl. TLS, time to first byte). */
   timings?: { connectMs?: number; ttfbMs?: number };
 }

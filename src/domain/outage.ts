@@ -1,3 +1,5 @@
+import { redactCredentials } from '../protocols/target.ts';
+
 /** Outage severity (API.md §2.6). */
 export const SEVERITIES = ['critical', 'major', 'minor'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -84,6 +86,7 @@ export interface OutageSubject {
  * @param pingUrlOf builds a healthcheck's ping URL from its uuid
  */
 export function outageSubject(o: { monitor: OutageSubject | null; healthcheck: { uuid: string; name: string } | null }, pingUrlOf: (uuid: string) => string): OutageSubject | null {
-  if (o.monitor) return o.monitor;
+  // Database monitors carry a password in `url`: alerts and outage listings never show it.
+  if (o.monitor) return { ...o.monitor, url: redactCredentials(o.monitor.url) };
   return o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrlOf(o.healthcheck.uuid), protocol: 'healthcheck' };
 }

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import type { Monitor, MonitorSettings, ProbeTarget } from './monitor.ts';
+import type { CheckSpec } from '../protocols/index.ts';
+import type { Monitor } from './monitor.ts';
 import { probeTarget } from './monitor.ts';
 import { REGIONS, type Region } from './regions.ts';
+
+export type { CheckSpec } from '../protocols/index.ts';
 
 /** User-Agent of HTTP checks unless config `probe.user_agent` says otherwise. */
 export const DEFAULT_USER_AGENT = 'Pharos-Uptime-Monitor/0.1 (+https://github.com/pharos)';
@@ -9,25 +12,9 @@ export const DEFAULT_USER_AGENT = 'Pharos-Uptime-Monitor/0.1 (+https://github.co
 /** The probe id recorded on results of the main's own probe (remote agents record their `prb_…` id). */
 export const LOCAL_PROBE = 'local';
 
-/** What a probe needs to run one check: the monitor's check settings plus the resolved target. */
-export type CheckSpec = Pick<
-  MonitorSettings,
-  'protocol' | 'httpMethod' | 'expectedStatusCode' | 'requiredKeyword' | 'followRedirects' | 'requestBody' | 'requestHeaders' | 'timeoutSeconds'
-> & { target: ProbeTarget };
-
 /** The check spec of a monitor. @throws AppError 400 when the monitor's URL is unusable (never for stored monitors). */
 export function checkSpec(m: Monitor): CheckSpec {
-  return {
-    protocol: m.protocol,
-    httpMethod: m.httpMethod,
-    expectedStatusCode: m.expectedStatusCode,
-    requiredKeyword: m.requiredKeyword,
-    followRedirects: m.followRedirects,
-    requestBody: m.requestBody,
-    requestHeaders: m.requestHeaders,
-    timeoutSeconds: m.timeoutSeconds,
-    target: probeTarget(m),
-  };
+  return { protocol: m.protocol, target: probeTarget(m), timeoutSeconds: m.timeoutSeconds, settings: m.settings };
 }
 
 /**
@@ -131,6 +118,7 @@ export const agentResultSchema = z.object({
   statusCode: z.number().int().min(0).max(999),
   reason: z.string().max(1000).nullable(),
   sslExpirationDays: z.number().int().nullable().optional(),
+  degraded: z.boolean().optional(),
 });
 export type AgentResult = z.infer<typeof agentResultSchema>;
 

@@ -1,4 +1,4 @@
-import type { HttpMethod, Monitor, MonitorSettings, MonitorStatus, Protocol } from '../domain/monitor.ts';
+import type { Monitor, MonitorSettings, MonitorStatus, Protocol } from '../domain/monitor.ts';
 import type { Region } from '../domain/regions.ts';
 import type { Db } from './db.ts';
 
@@ -8,21 +8,17 @@ interface MonitorRow {
   name: string;
   url: string;
   protocol: string;
-  http_method: string;
   check_frequency_s: number;
   regions: string;
   status: string;
   paused: number;
-  expected_status_code: string;
-  required_keyword: string | null;
-  follow_redirects: number;
   port: number | null;
   ssl_expiration_days: number | null;
   alerts_wait_min: number;
   escalation_policy_uuid: string | null;
-  request_body: string | null;
-  request_headers: string;
   timeout_s: number;
+  settings: string;
+  degraded: number;
   created_at: number;
   updated_at: number;
 }
@@ -33,21 +29,17 @@ const toMonitor = (r: MonitorRow): Monitor => ({
   name: r.name,
   url: r.url,
   protocol: r.protocol as Protocol,
-  httpMethod: r.http_method as HttpMethod,
   checkFrequencySeconds: r.check_frequency_s,
   regions: JSON.parse(r.regions) as Region[],
   status: r.status as MonitorStatus,
   paused: r.paused === 1,
-  expectedStatusCode: r.expected_status_code,
-  requiredKeyword: r.required_keyword,
-  followRedirects: r.follow_redirects === 1,
   port: r.port,
   sslExpirationDays: r.ssl_expiration_days,
+  degraded: r.degraded === 1,
   alertsWaitMinutes: r.alerts_wait_min,
   escalationPolicyUuid: r.escalation_policy_uuid,
-  requestBody: r.request_body,
-  requestHeaders: JSON.parse(r.request_headers) as Monitor['requestHeaders'],
   timeoutSeconds: r.timeout_s,
+  settings: JSON.parse(r.settings) as Monitor['settings'],
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -56,19 +48,14 @@ const settingsParams = (s: MonitorSettings) => ({
   name: s.name,
   url: s.url,
   protocol: s.protocol,
-  http_method: s.httpMethod,
   check_frequency_s: s.checkFrequencySeconds,
   regions: JSON.stringify(s.regions),
   paused: s.paused ? 1 : 0,
-  expected_status_code: s.expectedStatusCode,
-  required_keyword: s.requiredKeyword,
-  follow_redirects: s.followRedirects ? 1 : 0,
   port: s.port,
   alerts_wait_min: s.alertsWaitMinutes,
   escalation_policy_uuid: s.escalationPolicyUuid,
-  request_body: s.requestBody,
-  request_headers: JSON.stringify(s.requestHeaders),
   timeout_s: s.timeoutSeconds,
+  settings: JSON.stringify(s.settings),
 });
 
 /** Monitor rows. All reads return domain {@link Monitor}s. */
@@ -77,25 +64,24 @@ export function monitorsStore(db: Db) {
   const byUuid = db.prepare<[string], MonitorRow>('SELECT * FROM monitors WHERE uuid = ?');
   const byId = db.prepare<[number], MonitorRow>('SELECT * FROM monitors WHERE id = ?');
   const insert = db.prepare(
-    `INSERT INTO monitors(uuid, name, url, protocol, http_method, check_frequency_s, regions, status, paused,
-       expected_status_code, required_keyword, follow_redirects, port, ssl_expiration_days, alerts_wait_min,
-       escalation_policy_uuid, request_body, request_headers, timeout_s, created_at, updated_at)
-     VALUES (@uuid, @name, @url, @protocol, @http_method, @check_frequency_s, @regions, 'up', @paused,
-       @expected_status_code, @required_keyword, @follow_redirects, @port, NULL, @alerts_wait_min,
-       @escalation_policy_uuid, @request_body, @request_headers, @timeout_s, @now, @now)`,
+    `INSERT INTO monitors(uuid, name, url, protocol, check_frequency_s, regions, status, paused,
+       port, ssl_expiration_days, alerts_wait_min, escalation_policy_uuid, timeout_s, settings, created_at, updated_at)
+     VALUES (@uuid, @name, @url, @protocol, @check_frequency_s, @regions, 'up', @paused,
+       @port, NULL, @alerts_wait_min, @escalation_policy_uuid, @timeout_s, @settings, @now, @now)`,
   );
   const update = db.prepare(
-    `UPDATE monitors SET name=@name, url=@url, protocol=@protocol, http_method=@http_method,
-       check_frequency_s=@check_frequency_s, regions=@regions, paused=@paused,
-       expected_status_code=@expected_status_code, required_keyword=@required_keyword,
-       follow_redirects=@follow_redirects, port=@port, alerts_wait_min=@alerts_wait_min,
-       escalation_policy_uuid=@escalation_policy_uuid, request_body=@request_body,
-       request_headers=@request_headers, timeout_s=@timeout_s, updated_at=@now
+    `UPDATE monitors SET name=@name, url=@url, protocol=@protocol,
+       check_frequency_s=@check_frequency_s, regions=@regions, paused=@paused, port=@port,
+       alerts_wait_min=@alerts_wait_min, escalation_policy_uuid=@escalation_policy_uuid,
+       timeout_s=@timeout_s, settings=@settings, updated_at=@now
      WHERE uuid=@uuid`,
   );
   const del = db.prepare('DELETE FROM monitors WHERE uuid = ?');
   const setStatus = db.prepare('UPDATE monitors SET status = ? WHERE id = ?');
   const setSsl = db.prepare('UPDATE monitors SET ssl_expiration_days = ? WHERE id = ? AND ssl_expiration_days IS NOT ?');
+  const setDegraded = db.prepare('UPDATE monitors SET degraded = ? WHERE id = ? AND degraded IS NOT ?');
+  const getAlerted = db.prepare<[number], { tls_alerted_days: number | null }>('SELECT tls_alerted_days FROM monitors WHERE id = ?');
+  const setAlerted = db.prepare('UPDATE monitors SET tls_alerted_days = ? WHERE id = ?');
 
   return {
     list: (): Monitor[] => all.all().map(toMonitor),
@@ -122,9 +108,20 @@ export function monitorsStore(db: Db) {
     setStatus(id: number, status: MonitorStatus): void {
       setStatus.run(status, id);
     },
-    /** Stores the latest days-to-expiry of the served certificate (no write when unchanged). */
-    setSslExpiration(id: number, days: number | null): void {
-      setSsl.run(days, id, days);
+    /** Stores the latest days-to-expiry of the served certificate (no write when unchanged). @returns true when it changed */
+    setSslExpiration(id: number, days: number | null): boolean {
+      return setSsl.run(days, id, days).changes === 1;
+    },
+    /** Stores whether the last check passed slower than its degraded threshold (no write when unchanged). */
+    setDegraded(id: number, degraded: boolean): void {
+      const v = degraded ? 1 : 0;
+      setDegraded.run(v, id, v);
+    },
+    /** The smallest certificate-expiry threshold (days) already alerted for this monitor's certificate, or null. */
+    tlsAlertedDays: (id: number): number | null => getAlerted.get(id)?.tls_alerted_days ?? null,
+    /** Records the threshold just alerted (null again once a renewed certificate is above every threshold). */
+    setTlsAlertedDays(id: number, days: number | null): void {
+      setAlerted.run(days, id);
     },
   };
 }

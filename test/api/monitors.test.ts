@@ -201,3 +201,45 @@ describe('authentication and errors', () => {
     assert.ok((await js.arrayBuffer()).byteLength > 100_000);
   });
 });
+
+describe('protocol settings (issue 17)', () => {
+  test('a field of another protocol is refused with 400 naming it; API.md fields stay accepted by port and icmp', async () => {
+    const res = await create({ name: 'P', url: '127.0.0.1', protocol: 'port', port: 22, assertions: [], degraded_after_ms: 500, http_method: 'GET' });
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.match(body.message, /^assertions, degraded_after_ms: not a setting of protocol "port"$/);
+    assert.deepEqual(body.details.map((d: { path: string }) => d.path), ['assertions', 'degraded_after_ms']);
+    const ok = await create({ name: 'P', url: '127.0.0.1', protocol: 'port', port: 22, http_method: 'POST', required_keyword: 'x' });
+    assert.equal(ok.status, 201);
+    assert.equal((await ok.json()).http_method, 'POST');
+  });
+  test('http assertions and degraded_after_ms are stored and shown only when set', async () => {
+    const m = await (await create({ name: 'A', url: 'http://127.0.0.1:9/', assertions: [{ source: 'json', path: '$.status', op: 'equals', value: 'UP' }], degraded_after_ms: 800 })).json();
+    assert.deepEqual(m.assertions, [{ source: 'json', path: '$.status', op: 'equals', value: 'UP' }]);
+    assert.equal(m.degraded_after_ms, 800);
+    const bad = await create({ name: 'A', url: 'http://127.0.0.1:9/', assertions: [{ source: 'header', op: 'lt', value: 'x' }] });
+    assert.equal(bad.status, 400);
+    assert.match((await bad.json()).message, /assertions\.0\.op: must be one of exists, equals, contains, matches for source header/);
+  });
+});
+
+describe('new protocols in the OpenAPI document, reports and status pages (issue 17)', () => {
+  test('the protocol enum and every protocol field come from the registry', async () => {
+    const { PROTOCOLS, PROTOCOL_FIELDS } = await import('../../src/protocols/index.ts');
+    const doc = await (await p.api('/openapi.json', { token: null })).json();
+    const body = doc.paths['/v1/monitors'].post.requestBody.content['application/json'].schema;
+    const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
+    assert.deepEqual(schema.properties.protocol.enum, PROTOCOLS);
+    for (const f of PROTOCOL_FIELDS.keys()) assert.ok(schema.properties[f], `${f} is documented`);
+    assert.deepEqual(doc.components.schemas.Monitor.properties.protocol.enum, PROTOCOLS);
+  });
+  test('a report and a status page show a dns monitor like any other', async () => {
+    const m = await (await create({ name: 'Zone apex', url: 'example.lan', protocol: 'dns', dns_record_type: 'SOA', paused: true })).json();
+    const report = await p.api(`/v2/reporting/monitor-reports/${m.uuid}`);
+    assert.equal(report.status, 200);
+    assert.equal((await report.json()).protocol, 'dns');
+    const sp = await p.api('/v2/statuspages', { method: 'POST', json: { name: 'Infra', subdomain: 'infra', sections: [{ name: 'DNS', services: [{ monitor_uuid: m.uuid }] }] } });
+    assert.equal(sp.status, 201);
+    assert.match(await (await fetch(`${p.url}/status/infra`)).text(), /Zone apex/);
+  });
+});

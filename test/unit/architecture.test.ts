@@ -23,22 +23,37 @@ const ALLOWED: Record<string, string[]> = {
   views: ['views', 'domain'],
   // src/cli/<command>.ts: one module per CLI command, wiring like main.ts (it may use root modules).
   cli: ['cli', 'agent', 'engine', 'alerting', 'http', 'core', 'store', 'domain', 'lib', 'config'],
+  // Protocol plugins (src/protocols/, docs/architecture.md "Adding a protocol"): a definition
+  // (the registry, shared helpers, each <name>/index.ts) is as pure as domain and may be imported
+  // wherever domain may; a probe (every other file of a <name>/ folder) is engine code.
+  protocols: ['protocols', 'domain', 'lib'],
+  'protocol-probe': ['protocol-probe', 'protocols', 'domain', 'lib'],
 };
+// Every layer that may import domain may import the protocol definitions, and no one imports a probe
+// statically but its own folder: the definition reaches it through `loadProbe: () => import('./probe.ts')`.
+for (const [layer, allowed] of Object.entries(ALLOWED)) if (allowed.includes('domain') && !allowed.includes('protocols')) allowed.push('protocols');
+ALLOWED.domain!.push('protocols');
 // http may name engine types only for metrics wiring (EngineMetrics); it never calls the engine.
 const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'], views: ['core', 'store', 'http'] };
 // Packages that belong to one layer only.
-const PACKAGE_OWNERS: Record<string, string[]> = { 'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'], undici: ['engine', 'alerting'], ping: ['engine'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'] };
+const PACKAGE_OWNERS: Record<string, string[]> = {
+  'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'],
+  undici: ['engine', 'alerting', 'protocol-probe'], ping: ['protocol-probe'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'],
+  pg: ['protocol-probe'], mysql2: ['protocol-probe'], redis: ['protocol-probe'], '@grpc/grpc-js': ['protocol-probe'], 'jsonpath-plus': ['protocol-probe'],
+};
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
-    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) ? [p] : [];
+    // Tests beside a protocol (src/protocols/<name>/<name>.test.ts) are tests, not layers.
+    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) && !f.endsWith('.test.ts') ? [p] : [];
   });
 }
 
 const layerOf = (file: string) => {
   const rel = relative(ROOT, file).split('/');
   if (rel[0] === 'views') return 'views';
+  if (rel[1] === 'protocols') return rel.length === 4 && rel[3] !== 'index.ts' ? 'protocol-probe' : 'protocols';
   return rel.length === 2 ? 'root' : rel[1]!;
 };
 
@@ -64,6 +79,17 @@ test('imports follow the arrows of ARCHITECTURE.md', () => {
         const owners = PACKAGE_OWNERS[pkg];
         if (owners && !owners.includes(layer)) problems.push(`${relative(SRC, file)} (${layer}) uses ${pkg}, which belongs to ${owners.join('/')}`);
       }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('dynamic import() only where a protocol definition loads its own probe', () => {
+  const problems: string[] = [];
+  for (const file of files(SRC)) {
+    const rel = relative(SRC, file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/\bimport\(\s*['"]([^'"]+)['"]/g)) {
+      if (!/^protocols\/[a-z0-9]+\/index\.ts$/.test(rel) || m[1] !== './probe.ts') problems.push(`${rel}: import('${m[1]}')`);
     }
   }
   assert.deepEqual(problems, []);

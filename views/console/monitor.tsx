@@ -72,7 +72,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; 
         <dl class="props">
           <dt>Target</dt>
           <dd>
-            {m.protocol} · {m.protocol === 'http' ? `${m.httpMethod} ` : ''}
+            {m.protocol} · {m.protocol === 'http' ? `${String(m.settings.http_method ?? 'GET')} ` : ''}
             {m.url}
             {m.port ? `:${m.port}` : ''}
           </dd>
@@ -86,9 +86,9 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; 
             <>
               <dt>Expects</dt>
               <dd>
-                status {m.expectedStatusCode}
-                {m.requiredKeyword ? `, body contains "${m.requiredKeyword}"` : ''}
-                {m.followRedirects ? ', follows redirects' : ''}
+                status {String(m.settings.expected_status_code ?? '2xx')}
+                {m.settings.required_keyword ? `, body contains "${String(m.settings.required_keyword)}"` : ''}
+                {m.settings.follow_redirects ? ', follows redirects' : ''}
               </dd>
             </>
           ) : null}
@@ -179,20 +179,22 @@ const v = (f: FormValues, name: string, fallback = ''): string => {
 
 /** A monitor's current settings as form values (edit form). */
 export function monitorFormValues(m: Monitor): FormValues {
+  // The seed protocols' fields live in the protocol settings (src/protocols/seed.ts).
+  const s = m.settings;
   return {
     name: m.name,
     url: m.url,
     protocol: m.protocol,
-    http_method: m.httpMethod,
+    http_method: String(s.http_method ?? 'GET'),
     check_frequency: String(m.checkFrequencySeconds),
     regions: m.regions,
-    expected_status_code: m.expectedStatusCode,
-    required_keyword: m.requiredKeyword ?? '',
-    follow_redirects: m.followRedirects ? 'on' : undefined,
+    expected_status_code: String(s.expected_status_code ?? '2xx'),
+    required_keyword: typeof s.required_keyword === 'string' ? s.required_keyword : '',
+    follow_redirects: s.follow_redirects === false ? undefined : 'on',
     port: m.port === null ? '' : String(m.port),
     alerts_wait: String(m.alertsWaitMinutes),
-    request_body: m.requestBody ?? '',
-    request_headers: m.requestHeaders.map((h) => `${h.name}: ${h.value}`).join('\n'),
+    request_body: typeof s.request_body === 'string' ? s.request_body : '',
+    request_headers: ((s.request_headers ?? []) as Array<{ name: string; value: string }>).map((h) => `${h.name}: ${h.value}`).join('\n'),
     timeout: String(m.timeoutSeconds),
     escalation_policy: m.escalationPolicyUuid ?? '',
   };

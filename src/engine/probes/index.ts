@@ -1,13 +1,31 @@
-import type { Protocol } from '../../domain/monitor.ts';
-import { httpProbe } from './http.ts';
-import { icmpProbe } from './icmp.ts';
-import { tcpProbe } from './tcp.ts';
-import type { Probe, ProbeFactory, ProbeOptions } from './types.ts';
+import type { CheckOutcome } from '../../domain/check.ts';
+import { PROTOCOLS, protocolDefinition, type Protocol } from '../../protocols/index.ts';
+import type { Probe, ProbeOptions, ProbeSpec } from './types.ts';
 
-/** The probe registry (house rule 1): adding a protocol is one file plus one line here. */
-export const PROBES = { http: httpProbe, port: tcpProbe, icmp: icmpProbe } as const satisfies Record<Protocol, ProbeFactory>;
-
-/** One probe instance per protocol, sharing `options`. Close each with `probe.close()` at shutdown. */
+/**
+ * One probe per protocol of the registry (src/protocols/index.ts), sharing `options`; the main's
+ * local probe and `pharos agent` both build theirs here. A protocol's check code (and its driver)
+ * is loaded on its first check, so a Pharos without postgres monitors never loads `pg`.
+ * Close each with `probe.close()` at shutdown.
+ */
 export function createProbes(options: ProbeOptions): Record<Protocol, Probe> {
-  return { http: PROBES.http(options), port: PROBES.port(options), icmp: PROBES.icmp(options) };
+  return Object.fromEntries(PROTOCOLS.map((p) => [p, lazyProbe(p, options)])) as Record<Protocol, Probe>;
+}
+
+function lazyProbe(protocol: Protocol, options: ProbeOptions): Probe {
+  let loading: Promise<Probe> | null = null;
+  let probe: Probe | null = null;
+  const load = () => (loading ??= protocolDefinition(protocol).loadProbe().then((factory) => (probe = factory(options))));
+  return {
+    check(spec: ProbeSpec): Promise<CheckOutcome> {
+      if (probe) return probe.check(spec);
+      return load().then(
+        (p) => p.check(spec),
+        (e: Error) => ({ ok: false, latencyMs: 0, statusCode: 0, reason: `Probe for ${protocol} failed to load: ${e.message}` }),
+      );
+    },
+    async close() {
+      if (loading) await (await loading.catch(() => null))?.close();
+    },
+  };
 }

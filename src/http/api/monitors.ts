@@ -1,11 +1,16 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Config } from '../../config/schema.ts';
-import { MonitorBody, type Monitor } from '../../domain/monitor.ts';
+import { MonitorBody, PROTOCOLS, protocolFieldsJson, type Monitor } from '../../domain/monitor.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 
-/** Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body, timeout). */
+/**
+ * Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body,
+ * timeout). The common fields always; then the fields of the monitor's protocol (src/protocols/):
+ * http, port and icmp show exactly API.md's (http adds assertions, degraded_after_ms and
+ * tls_expiry_days when set); the other protocols show their own instead.
+ */
 export const MonitorSchema = z
   .object({
     id: z.number().int().openapi({ description: 'numeric id (the hosted service\'s clients read it)' }),
@@ -14,26 +19,27 @@ export const MonitorSchema = z
     sort_order: z.number().int().openapi({ description: 'order of creation' }),
     name: z.string(),
     url: z.string(),
-    protocol: z.enum(['http', 'port', 'icmp']),
-    http_method: z.string(),
+    protocol: z.enum(PROTOCOLS),
+    http_method: z.string().optional(),
     check_frequency: z.number().int().openapi({ description: 'seconds' }),
     regions: z.array(z.string()),
     status: z.enum(['up', 'down']),
     paused: z.boolean(),
-    expected_status_code: z.string(),
-    required_keyword: z.string().nullable(),
-    follow_redirects: z.boolean(),
+    expected_status_code: z.string().optional(),
+    required_keyword: z.string().nullable().optional(),
+    follow_redirects: z.boolean().optional(),
     port: z.number().int().nullable(),
     ssl_expiration: z.number().int().nullable().openapi({ description: 'days until the served certificate expires (https only)' }),
     alerts_wait: z.number().int().openapi({ description: 'minutes; -1 never alerts' }),
     escalation_policy: z.object({ uuid: z.string(), name: z.string() }).nullable(),
-    request_headers: z.array(z.object({ name: z.string(), value: z.string() })),
-    request_body: z.string().nullable(),
+    request_headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
+    request_body: z.string().nullable().optional(),
     timeout: z.number().int().openapi({ description: 'seconds' }),
   })
+  .catchall(z.unknown())
   .openapi('Monitor');
 
-/** Domain monitor → API shape. */
+/** Domain monitor → API shape (common fields, then the protocol's). */
 export function toMonitorJson(m: Monitor, policies: Config['escalation_policies']): z.infer<typeof MonitorSchema> {
   const policy = m.escalationPolicyUuid ? policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
   return {
@@ -44,21 +50,16 @@ export function toMonitorJson(m: Monitor, policies: Config['escalation_policies'
     name: m.name,
     url: m.url,
     protocol: m.protocol,
-    http_method: m.httpMethod,
     check_frequency: m.checkFrequencySeconds,
     regions: m.regions,
     status: m.status,
     paused: m.paused,
-    expected_status_code: m.expectedStatusCode,
-    required_keyword: m.requiredKeyword,
-    follow_redirects: m.followRedirects,
     port: m.port,
     ssl_expiration: m.sslExpirationDays,
     alerts_wait: m.alertsWaitMinutes,
     escalation_policy: policy ? { uuid: policy.uuid, name: policy.name } : null,
-    request_headers: m.requestHeaders,
-    request_body: m.requestBody,
     timeout: m.timeoutSeconds,
+    ...protocolFieldsJson(m),
   };
 }
 

@@ -11,6 +11,7 @@ import { sql as channels } from './0010_channels.ts';
 import { sql as clients } from './0011_clients.ts';
 import { sql as subscriberLimits } from './0012_subscriber_limits.ts';
 import { sql as console } from './0013_console.ts';
+import { sql as protocolSettings } from './0014_protocol_settings.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'clients', sql: clients },
   { version: 12, name: 'subscriber_limits', sql: subscriberLimits },
   { version: 13, name: 'console', sql: console },
+  { version: 14, name: 'protocol_settings', sql: protocolSettings },
 ];

@@ -19,14 +19,14 @@ test('defaults fill a minimal create body', () => {
   assert.equal(s.protocol, 'http');
   assert.equal(s.checkFrequencySeconds, 30);
   assert.deepEqual(s.regions, ['london']);
-  assert.equal(s.expectedStatusCode, '2xx');
+  assert.equal(s.settings.expected_status_code, '2xx');
   assert.equal(s.timeoutSeconds, 10);
 });
 
 test('numbers as strings are refused, expected_status_code takes a number', () => {
   assert.equal(MonitorBody.safeParse({ name: 'A', url: 'x', check_frequency: '30' }).success, false);
   const body = MonitorBody.parse({ name: 'A', url: 'https://e.com', expected_status_code: 200 });
-  assert.equal(resolveMonitorSettings(body, monitorDefaults('london'), none).expectedStatusCode, '200');
+  assert.equal(resolveMonitorSettings(body, monitorDefaults('london'), none).settings.expected_status_code, '200');
 });
 
 test('cross-field rules name the field', () => {

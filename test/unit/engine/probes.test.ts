@@ -1,17 +1,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { CheckOutcome } from '../../../src/domain/check.ts';
-import { monitorDefaults, probeTarget, type MonitorSettings, type Protocol } from '../../../src/domain/monitor.ts';
-import { PROBES, createProbes } from '../../../src/engine/probes/index.ts';
+import { PROTOCOLS } from '../../../src/domain/monitor.ts';
+import { createProbes } from '../../../src/engine/probes/index.ts';
 import type { ProbeSpec } from '../../../src/engine/probes/types.ts';
 import { tempDir } from '../../support/pharos.ts';
+import { pick, probeContract, specOf } from '../../support/probe-contract.ts';
+
+const SEED = ['http', 'port', 'icmp'] as const;
 
 // Every probe against real listeners on 127.0.0.1. No timing asserts: only outcomes.
 const probes = createProbes({ userAgent: 'pharos-test' });
@@ -33,10 +36,7 @@ const closedPort = async () => {
   await new Promise<void>((r) => s.close(() => r()));
   return port;
 };
-const spec = (over: Partial<MonitorSettings> & Pick<MonitorSettings, 'url'>): ProbeSpec => {
-  const s = { ...monitorDefaults('london'), name: 'p', ...over };
-  return { ...s, target: probeTarget(s) };
-};
+const spec = specOf;
 
 let lastRequest: { method: string; headers: IncomingMessage['headers']; body: string } | null = null;
 let httpPort = 0;
@@ -60,54 +60,48 @@ before(async () => {
 });
 const url = (path: string) => `http://127.0.0.1:${httpPort}${path}`;
 
-describe('contract: every probe resolves with an outcome, never throws', () => {
-  const fixtures: Record<Protocol, { pass: () => Promise<ProbeSpec>; fail: () => Promise<ProbeSpec> }> = {
+describe('contract (house rule 1)', () => {
+  const fixtures = {
     http: { pass: async () => spec({ url: url('/ok') }), fail: async () => spec({ url: `http://127.0.0.1:${await closedPort()}/` }) },
     port: {
       pass: async () => spec({ url: '127.0.0.1', protocol: 'port', port: await listen(createTcpServer((s) => s.end())) }),
       fail: async () => spec({ url: '127.0.0.1', protocol: 'port', port: await closedPort() }),
     },
     icmp: { pass: async () => spec({ url: '127.0.0.1', protocol: 'icmp' }), fail: async () => spec({ url: 'down.invalid', protocol: 'icmp', timeoutSeconds: 2 }) },
-  };
-  const shape = (o: CheckOutcome) => {
-    assert.equal(typeof o.ok, 'boolean');
-    assert.ok(Number.isInteger(o.latencyMs) && o.latencyMs >= 0, `latencyMs ${o.latencyMs}`);
-    assert.ok(Number.isInteger(o.statusCode));
-    assert.equal(o.reason === null, o.ok, 'reason is null exactly when ok');
-  };
-  for (const protocol of Object.keys(PROBES) as Protocol[]) {
-    test(`${protocol}: a passing and a failing target`, async () => {
-      const pass = await probes[protocol].check(await fixtures[protocol].pass());
-      shape(pass);
-      assert.equal(pass.ok, true, pass.reason ?? '');
-      const fail = await probes[protocol].check(await fixtures[protocol].fail());
-      shape(fail);
-      assert.equal(fail.ok, false);
-    });
-  }
+  } as const;
+  for (const p of SEED) probeContract(p, () => probes[p], fixtures[p]);
+
+  test('every registered protocol runs the contract: the seed here, the others in src/protocols/<name>/<name>.test.ts', () => {
+    for (const p of PROTOCOLS) {
+      if ((SEED as readonly string[]).includes(p)) continue;
+      const file = fileURLToPath(new URL(`../../../src/protocols/${p}/${p}.test.ts`, import.meta.url));
+      assert.ok(existsSync(file), `${p} has a test file beside it`);
+      assert.match(readFileSync(file, 'utf8'), new RegExp(`probeContract\\('${p}'`), `${p}'s tests run the probe contract`);
+    }
+  });
 });
 
 describe('http probe', () => {
   const check = (s: ProbeSpec) => probes.http.check(s);
   test('status rules', async () => {
     assert.deepEqual(pick(await check(spec({ url: url('/?status=503') }))), { ok: false, statusCode: 503, reason: 'Expected 2xx, got 503' });
-    assert.equal((await check(spec({ url: url('/?status=404'), expectedStatusCode: '404' }))).ok, true);
-    assert.equal((await check(spec({ url: url('/?status=204'), expectedStatusCode: '200-204' }))).ok, true);
+    assert.equal((await check(spec({ url: url('/?status=404'), expected_status_code: '404' }))).ok, true);
+    assert.equal((await check(spec({ url: url('/?status=204'), expected_status_code: '200-204' }))).ok, true);
   });
   test('keyword present and absent (case-sensitive)', async () => {
-    assert.equal((await check(spec({ url: url('/?body=status%20ok'), requiredKeyword: 'ok' }))).ok, true);
-    assert.deepEqual(pick(await check(spec({ url: url('/?body=status%20OK'), requiredKeyword: 'ok' }))), { ok: false, statusCode: 200, reason: 'Keyword "ok" not found' });
+    assert.equal((await check(spec({ url: url('/?body=status%20ok'), required_keyword: 'ok' }))).ok, true);
+    assert.deepEqual(pick(await check(spec({ url: url('/?body=status%20OK'), required_keyword: 'ok' }))), { ok: false, statusCode: 200, reason: 'Keyword "ok" not found' });
   });
   test('redirects: judged as-is without follow, followed to the end with it, loops and chains over 10 refused', async () => {
-    const noFollow = await check(spec({ url: url('/redirect'), followRedirects: false, expectedStatusCode: '1xx-3xx' }));
+    const noFollow = await check(spec({ url: url('/redirect'), follow_redirects: false, expected_status_code: '1xx-3xx' }));
     assert.deepEqual(pick(noFollow), { ok: true, statusCode: 302, reason: null });
-    assert.deepEqual(pick(await check(spec({ url: url('/redirect'), followRedirects: false }))), { ok: false, statusCode: 302, reason: 'Expected 2xx, got 302' });
+    assert.deepEqual(pick(await check(spec({ url: url('/redirect'), follow_redirects: false }))), { ok: false, statusCode: 302, reason: 'Expected 2xx, got 302' });
     assert.deepEqual(pick(await check(spec({ url: url('/redirect') }))), { ok: true, statusCode: 200, reason: null });
     assert.equal((await check(spec({ url: url('/loop') }))).reason, 'Redirect loop');
     assert.equal((await check(spec({ url: url('/chain') }))).reason, 'Too many redirects');
   });
   test('method, headers and body reach the target', async () => {
-    const r = await check(spec({ url: url('/ok'), httpMethod: 'POST', requestHeaders: [{ name: 'X-Token', value: 'abc' }], requestBody: '{"ping":1}' }));
+    const r = await check(spec({ url: url('/ok'), http_method: 'POST', request_headers: [{ name: 'X-Token', value: 'abc' }], request_body: '{"ping":1}' }));
     assert.equal(r.ok, true);
     assert.equal(lastRequest?.method, 'POST');
     assert.equal(lastRequest?.headers['x-token'], 'abc');
@@ -138,9 +132,6 @@ describe('tcp and icmp probes', () => {
   });
 });
 
-function pick(o: CheckOutcome) {
-  return { ok: o.ok, statusCode: o.statusCode, reason: o.reason };
-}
 
 describe('probe.source_address', () => {
   test('HTTP and TCP checks leave from the configured local address', async () => {

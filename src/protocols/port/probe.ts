@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { CheckOutcome } from '../../domain/check.ts';
-import { describeNetworkError } from './errors.ts';
-import type { ProbeFactory } from './types.ts';
+import { describeNetworkError } from '../errors.ts';
+import type { ProbeFactory } from '../types.ts';
 
 /** TCP port checks: up when a connection to host:port opens within `timeoutSeconds` (CONTRACT.md "Monitors"). */
 export const tcpProbe: ProbeFactory = (options) => ({

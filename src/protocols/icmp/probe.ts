@@ -1,6 +1,6 @@
 import ping from 'ping';
 import type { CheckOutcome } from '../../domain/check.ts';
-import type { ProbeFactory } from './types.ts';
+import type { ProbeFactory } from '../types.ts';
 
 const UNRESOLVED = /Name or service not known|Temporary failure in name resolution|unknown host|cannot resolve/i;
 

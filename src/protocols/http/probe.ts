@@ -1,9 +1,13 @@
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
 import type { CheckOutcome } from '../../domain/check.ts';
-import { statusMatches } from '../../domain/monitor.ts';
-import { describeNetworkError } from './errors.ts';
-import type { Probe, ProbeFactory, ProbeSpec } from './types.ts';
+import { describeNetworkError } from '../errors.ts';
+import { statusMatches } from '../seed.ts';
+import type { Probe, ProbeFactory, CheckSpec } from '../types.ts';
+import { failedAssertion } from './assertions.ts';
+import type { http } from './index.ts';
+
+type HttpSettings = typeof http.defaults;
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
 const MAX_KEYWORD_BODY_BYTES = 2 * 1024 * 1024;
@@ -11,8 +15,9 @@ const DAY_MS = 86_400_000;
 
 /**
  * HTTP(S) checks with undici (CONTRACT.md "Monitors"): up when the final status matches
- * `expectedStatusCode` (redirects followed up to 10 when `followRedirects`), the body contains
- * `requiredKeyword` (case-sensitive) when set, all within `timeoutSeconds`, over valid TLS.
+ * `expected_status_code` (redirects followed up to 10 when `follow_redirects`), the body contains
+ * `required_keyword` (case-sensitive) when set, every assertion holds, all within
+ * `timeoutSeconds`, over valid TLS. A passing check slower than `degraded_after_ms` is `degraded`.
  *
  * Connections are pooled (keep-alive) per origin. The served certificate is read when a TLS
  * connection is made (a wrapped connector), so pooled requests still report days to expiry.
@@ -40,21 +45,22 @@ export const httpProbe: ProbeFactory = (options) => {
   const agent = new Agent({ connect, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
   const following = agent.compose(interceptors.redirect({ maxRedirections: 10, throwOnMaxRedirect: true }));
 
-  const check = async (spec: ProbeSpec): Promise<CheckOutcome> => {
+  const check = async (spec: CheckSpec): Promise<CheckOutcome> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const s = spec.settings as HttpSettings;
     const url = new URL(spec.target.url);
     const headers: Record<string, string> = { 'user-agent': options.userAgent };
-    for (const h of spec.requestHeaders) headers[h.name.toLowerCase()] = h.value;
-    const hasBody = spec.requestBody != null && spec.httpMethod !== 'GET' && spec.httpMethod !== 'HEAD';
+    for (const h of s.request_headers) headers[h.name.toLowerCase()] = h.value;
+    const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
     let res: Dispatcher.ResponseData;
     let ttfbMs: number;
     try {
       res = await request(url, {
-        dispatcher: (spec.followRedirects ? following : agent) as Dispatcher,
-        method: spec.httpMethod,
+        dispatcher: (s.follow_redirects ? following : agent) as Dispatcher,
+        method: s.http_method,
         headers,
-        body: hasBody ? spec.requestBody : undefined,
+        body: hasBody ? s.request_body : undefined,
         signal: AbortSignal.timeout(spec.timeoutSeconds * 1000),
       });
       ttfbMs = elapsed();
@@ -64,21 +70,19 @@ export const httpProbe: ProbeFactory = (options) => {
     const statusCode = res.statusCode;
     let reason: string | null = null;
     try {
-      if (spec.requiredKeyword) {
-        const text = await readCapped(res.body, MAX_KEYWORD_BODY_BYTES);
-        if (!statusMatches(spec.expectedStatusCode, statusCode)) reason = `Expected ${spec.expectedStatusCode}, got ${statusCode}`;
-        else if (!text.includes(spec.requiredKeyword)) reason = `Keyword "${spec.requiredKeyword}" not found`;
-      } else {
-        await res.body.dump({ limit: MAX_KEYWORD_BODY_BYTES });
-        if (!statusMatches(spec.expectedStatusCode, statusCode)) reason = `Expected ${spec.expectedStatusCode}, got ${statusCode}`;
-      }
+      const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
+      const text = needsBody ? await readCapped(res.body, MAX_KEYWORD_BODY_BYTES) : (await res.body.dump({ limit: MAX_KEYWORD_BODY_BYTES }), '');
+      if (!statusMatches(s.expected_status_code, statusCode)) reason = `Expected ${s.expected_status_code}, got ${statusCode}`;
+      else if (s.required_keyword !== null && !text.includes(s.required_keyword)) reason = `Keyword "${s.required_keyword}" not found`;
+      else if (s.assertions.length > 0) reason = failedAssertion(s.assertions, { headers: res.headers, body: text, latencyMs: elapsed() });
     } catch (e) {
       reason = describeNetworkError(e, url.hostname, spec.timeoutSeconds);
     }
     const latencyMs = elapsed();
     options.observePhase?.('ttfb', ttfbMs);
     options.observePhase?.('body', latencyMs - ttfbMs);
-    return { ok: reason === null, latencyMs, statusCode, reason, timings: { ttfbMs }, ...ssl(url) };
+    const degraded = reason === null && s.degraded_after_ms !== null && latencyMs > s.degraded_after_ms;
+    return { ok: reason === null, latencyMs, statusCode, reason, timings: { ttfbMs }, ...ssl(url), ...(degraded ? { degraded } : {}) };
   };
 
   const ssl = (url: URL): Pick<CheckOutcome, 'sslExpirationDays'> => {

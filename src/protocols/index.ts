@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import * as REGISTERED from './registry.ts';
+import type { ProtocolDefinition } from './types.ts';
+
+/**
+ * Every protocol, from the registry (src/protocols/registry.ts, one line per protocol; house rule
+ * 1). `PROTOCOLS`, the API's `protocol` enum and body fields, the OpenAPI document, the stored
+ * settings' validation, the probes of the main and of `pharos agent`, and the contract test
+ * matrix all derive from it.
+ */
+export const PROTOCOL_DEFINITIONS = REGISTERED satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
+
+/** A monitor protocol name. */
+export type Protocol = keyof typeof PROTOCOL_DEFINITIONS;
+
+/** API.md's three, first and in its order; the default protocol is the first. */
+const SEED = ['http', 'port', 'icmp'] as const satisfies readonly Protocol[];
+
+/** Monitor protocols: API.md's three, then the others by name. */
+export const PROTOCOLS = [...SEED, ...(Object.keys(PROTOCOL_DEFINITIONS) as Protocol[]).filter((p) => !(SEED as readonly string[]).includes(p)).sort()] as [Protocol, ...Protocol[]];
+
+/** The definition of `protocol`, typed loosely for code that handles every protocol alike. */
+export function protocolDefinition(protocol: Protocol): ProtocolDefinition {
+  return PROTOCOL_DEFINITIONS[protocol] as unknown as ProtocolDefinition;
+}
+
+/**
+ * Every protocol field by name → its schema and the protocols that take it. A name two protocols
+ * share must be one schema object (they then mean the same thing); anything else is a registry bug.
+ * @throws Error at module load when two protocols define one field name differently
+ */
+export const PROTOCOL_FIELDS: ReadonlyMap<string, { schema: z.ZodType; protocols: Protocol[] }> = (() => {
+  const all = new Map<string, { schema: z.ZodType; protocols: Protocol[] }>();
+  for (const p of PROTOCOLS) {
+    for (const [name, schema] of Object.entries(protocolDefinition(p).fields)) {
+      const seen = all.get(name);
+      if (!seen) all.set(name, { schema: schema as z.ZodType, protocols: [p] });
+      else if (seen.schema !== schema) throw new Error(`protocol field ${name}: ${p} and ${seen.protocols[0]} define it differently`);
+      else seen.protocols.push(p);
+    }
+  }
+  return all;
+})();
+
+export type { CheckSpec, Probe, ProbeFactory, ProbeOptions, ProbeTarget, ProtocolDefinition } from './types.ts';

@@ -1,0 +1,13 @@
+/**
+ * The protocol registry: one line per protocol, nothing else (docs/architecture.md "Adding a
+ * protocol"). `src/protocols/index.ts` derives everything else from these exports.
+ */
+export { dns } from './dns/index.ts';
+export { grpc } from './grpc/index.ts';
+export { http } from './http/index.ts';
+export { icmp } from './icmp/index.ts';
+export { mysql } from './mysql/index.ts';
+export { port } from './port/index.ts';
+export { postgres } from './postgres/index.ts';
+export { redis } from './redis/index.ts';
+export { tls } from './tls/index.ts';
