@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { loadConfig } from '../config/load.ts';
 import { AppError } from '../lib/errors.ts';
@@ -102,7 +103,6 @@ function configuredPublicUrl(steps: Steps, layout: ServiceLayout, env: Record<st
  * up to FIRST_START_WAIT_MS, or none once the service logged that it listens without them.
  */
 async function firstStartLines(since: number): Promise<string[]> {
-  const { execFileSync } = await import('node:child_process');
   const deadline = Date.now() + FIRST_START_WAIT_MS;
   while (Date.now() < deadline) {
     let log = '';

@@ -1,5 +1,8 @@
 import type { Clock } from '../lib/clock.ts';
-import { AppError } from '../lib/errors.ts';
+import type { z } from 'zod';
+import { AppError, invalid } from '../lib/errors.ts';
+import { HealthcheckBody } from '../domain/healthcheck.ts';
+import { MonitorBody } from '../domain/monitor.ts';
 import { pingUrl } from '../domain/healthcheck.ts';
 import { currentCapabilities, mapMaintenanceTimes, mapMonitor, type PharosCapabilities } from '../domain/kuma/map.ts';
 import { kumaPolicy, mapNotification } from '../domain/kuma/notifications.ts';
@@ -96,11 +99,11 @@ export function importKuma(
       }
       try {
         if (mapped.kind === 'healthcheck') {
-          const hc = deps.healthchecks.create(mapped.body);
+          const hc = deps.healthchecks.create(parsed(HealthcheckBody, mapped.body));
           store.kumaImports.remember('monitor', m.id, hc.uuid, now);
           items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: hc.uuid, notes: [...mapped.notes, ...notes], pingUrl: pingUrl(deps.publicUrl, hc.uuid) });
         } else {
-          const mon = deps.monitors.create(mapped.body);
+          const mon = deps.monitors.create(parsed(MonitorBody, mapped.body));
           store.kumaImports.remember('monitor', m.id, mon.uuid, now);
           items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: mon.uuid, notes: [...mapped.notes, ...notes] });
         }
@@ -170,4 +173,16 @@ export function importKuma(
   };
   store.tx(run);
   return { source: data.source, items, config: { channels, escalation_policies: [...policies.values()] } };
+}
+
+/**
+ * A mapped body checked by the API's own schema, as a request body would be: the core's create
+ * takes parsed input, so nothing from a Kuma database reaches the store unchecked.
+ * @throws AppError 400 naming the first field that breaks a rule
+ */
+function parsed<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw invalid(issue.path.join('.') || 'body', issue.message);
 }

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { PROTOCOLS } from '../../src/domain/monitor.ts';
 import { startTestPharos, tempDir } from '../support/pharos.ts';
 import { createKumaDb, kumaBackupJson } from '../support/kuma.ts';
 
@@ -14,7 +13,7 @@ import { createKumaDb, kumaBackupJson } from '../support/kuma.ts';
 // published migrations, test/support/kuma.ts), then a real Pharos over HTTP shows what arrived.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
-const HAS_DNS = (PROTOCOLS as readonly string[]).includes('dns');
+// This Pharos has the dns protocol and HTTP response assertions (issue 17): DNS and JSON-query monitors map.
 
 async function pharos(config: string, ...args: string[]) {
   try {
@@ -50,13 +49,11 @@ for (const version of ['1.23', '2.x'] as const) {
     const first = await pharos(env.config, 'import', 'kuma', kumaDir, '--output', env.out);
     assert.equal(first.code, 0, first.stderr);
     const out = first.stdout;
-    const expectCreated = HAS_DNS ? 6 : 5; // monitors and healthchecks; plus the page and one window
+    const expectCreated = 7; // monitors and healthchecks; plus the page and one window
     assert.match(out, new RegExp(`^Uptime Kuma ${version.replace('.', '\\.')}: ${expectCreated + 2} created, 0 unchanged \\(imported before\\), ${13 - expectCreated} not mapped$`, 'm'));
-    assert.match(out, /^skipped\s+monitor 3 "Status JSON": JSON query needs response assertions/m);
     assert.match(out, /^skipped\s+monitor 8 "Docker thing": monitor type "docker" has no Pharos protocol$/m);
     assert.match(out, /^skipped\s+monitor 9 "No errors": inverted keyword/m);
     assert.match(out, /^skipped\s+monitor 10 "Upside down": upside-down mode/m);
-    if (!HAS_DNS) assert.match(out, /^skipped\s+monitor 6 "DNS MX": DNS monitors need the dns protocol, which this Pharos does not have$/m);
     assert.match(out, /^skipped\s+maintenance 2 "Weekly": strategy "recurring-weekday"/m);
     assert.match(out, /^skipped\s+maintenance 3 "Manual": strategy "manual"/m);
     assert.match(out, /^skipped\s+maintenance 4 "Old one": inactive in Kuma$/m);
@@ -83,7 +80,7 @@ for (const version of ['1.23', '2.x'] as const) {
     const p = await startTestPharos({ data_dir: env.data, public_url: 'https://pharos.example.com', ...(merged ? parse(readFileSync(env.config, 'utf8')) : {}) });
     try {
       const monitors = byName((await (await p.api('/v1/monitors')).json()) as ({ name: string; uuid: string } & Record<string, unknown>)[]);
-      assert.deepEqual(Object.keys(monitors).sort(), ['Blog keyword', 'Postgres port', 'Router ping', 'Shop API', ...(HAS_DNS ? ['DNS MX'] : [])].sort());
+      assert.deepEqual(Object.keys(monitors).sort(), ['Blog keyword', 'DNS MX', 'Postgres port', 'Router ping', 'Shop API', 'Status JSON'].sort());
       const shop = monitors['Shop API']!;
       assert.equal(shop.protocol, 'http');
       assert.equal(shop.url, 'https://shop.example.com/health');
@@ -106,6 +103,11 @@ for (const version of ['1.23', '2.x'] as const) {
       assert.equal(monitors['Postgres port']!.url, 'db.example.com');
       assert.equal(monitors['Router ping']!.protocol, 'icmp');
       assert.equal(monitors['Router ping']!.check_frequency, 20);
+      const dns = monitors['DNS MX']!;
+      assert.deepEqual([dns.protocol, dns.url, dns.dns_record_type, dns.dns_resolver], ['dns', 'example.com', 'MX', '1.1.1.1']);
+      const json = monitors['Status JSON']!;
+      assert.equal(json.url, 'https://api.example.com/status');
+      assert.deepEqual(json.assertions, [{ source: 'json', path: '$.status', op: 'equals', value: 'ok' }]);
 
       const hcs = (await (await p.api('/v1/healthchecks')).json()) as { uuid: string; name: string; period: number; gracePeriod: number }[];
       assert.equal(hcs.length, 1);

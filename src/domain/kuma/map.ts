@@ -35,7 +35,8 @@ function atLeast(allowed: readonly number[], v: number): number {
   return allowed.find((a) => a >= v) ?? allowed[allowed.length - 1]!;
 }
 
-const KUMA_OPS: Record<string, string> = { '==': '==', '!=': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=', contains: 'contains' };
+/** Kuma 2.x json-query operators → the http protocol's assertion ops (src/protocols/http); `<=` and `>=` have none. */
+const KUMA_OPS: Record<string, string> = { '==': 'equals', '!=': 'not_equals', '<': 'lt', '>': 'gt', contains: 'contains' };
 
 /** The fields every HTTP-ish monitor shares: schedule, paused, alert delay from retries, timeout. */
 function common(m: KumaMonitor, notes: string[]): Partial<MonitorBodyInput> {
@@ -112,7 +113,11 @@ export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid:
       if (!caps.monitorFields.has('assertions')) return { kind: 'skipped', reason: 'JSON query needs response assertions, which this Pharos does not have' };
       const op = KUMA_OPS[m.jsonPathOperator ?? '=='];
       if (!op || !m.jsonPath) return { kind: 'skipped', reason: `JSON query operator "${m.jsonPathOperator}" or path missing` };
-      (body as Record<string, unknown>).assertions = [{ source: 'json', path: m.jsonPath, op, value: m.expectedValue ?? '' }];
+      const expected = m.expectedValue ?? '';
+      // lt/gt compare numbers; Kuma keeps the expected value as text.
+      const value = op === 'lt' || op === 'gt' ? Number(expected) : expected;
+      if (typeof value === 'number' && !Number.isFinite(value)) return { kind: 'skipped', reason: `JSON query "${m.jsonPathOperator}" needs a number, got "${expected}"` };
+      (body as Record<string, unknown>).assertions = [{ source: 'json', path: m.jsonPath, op, value }];
     }
     return { kind: 'monitor', body, notes };
   }

@@ -16,12 +16,16 @@ test('DNS monitors map to protocol dns with the agreed field names when the prot
   assert.deepEqual(without, { kind: 'skipped', reason: 'DNS monitors need the dns protocol, which this Pharos does not have' });
 });
 
-test('JSON-query monitors become a json assertion with the Kuma operator when assertions exist', () => {
-  const m = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: '3', json_path_operator: '>=' }), WITH_DNS_AND_ASSERTIONS, 'ep_kuma_1');
+test('JSON-query monitors become a json assertion with the protocol op of the Kuma operator when assertions exist', () => {
+  const m = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: '3', json_path_operator: '>' }), WITH_DNS_AND_ASSERTIONS, 'ep_kuma_1');
   assert.equal(m.kind, 'monitor');
   const body = m.kind === 'monitor' ? (m.body as Record<string, unknown>) : {};
-  assert.deepEqual(body.assertions, [{ source: 'json', path: '$.a', op: '>=', value: '3' }]);
+  assert.deepEqual(body.assertions, [{ source: 'json', path: '$.a', op: 'gt', value: 3 }], '> compares numbers');
   assert.equal(body.escalation_policy, 'ep_kuma_1');
+  const eq = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.s', expected_value: 'ok', json_path_operator: '==' }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.deepEqual(eq.kind === 'monitor' && (eq.body as Record<string, unknown>).assertions, [{ source: 'json', path: '$.s', op: 'equals', value: 'ok' }]);
+  const ge = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: '3', json_path_operator: '>=' }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.equal(ge.kind, 'skipped', '>= has no assertion op');
 });
 
 test('push: period = interval, grace = retries × retry interval (at least 60 s)', () => {
