@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env, values.config);
 
   if (cmd === 'serve') {
-    const logger = createLogger(config.log_level);
+    const logger = createLogger(config.log_level, undefined, config.log.format);
     const pharos = await startPharos({ config, logger, nativeBinding });
     if (pharos.firstStartToken) {
       process.stdout.write(`Admin API token (shown once, keep it safe):\n${pharos.firstStartToken}\n`);
@@ -113,8 +113,13 @@ async function main(argv: string[]): Promise<number> {
       if (existsSync(sub)) throw new AppError(409, 'cli.exists', `backup: ${sub} already exists; refusing to overwrite`);
       const tmp = `${sub}.partial`;
       rmSync(tmp, { force: true });
-      await db.backup(tmp);
-      renameSync(tmp, sub);
+      try {
+        await db.backup(tmp);
+        renameSync(tmp, sub);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw new AppError(500, 'cli.backup_failed', `backup: cannot write ${sub}: ${(e as Error).message}`);
+      }
       process.stdout.write(`backup written to ${sub} (from ${join(config.data_dir, 'pharos.db')})\n`);
       return 0;
     }

@@ -11,6 +11,9 @@ export interface AlertMetrics {
   alertFailed(channel: string): void;
 }
 
+/** Delay before retrying after the store refused an outbox read or write, ms. */
+const STORE_RETRY_MS = 5000;
+
 /** Finds the channel of an outbox row by its `channel` column (configured channels, subscribers). */
 export interface ChannelLookup {
   get(name: string): Channel | undefined;
@@ -36,8 +39,15 @@ export interface DispatcherOptions {
  */
 export class AlertDispatcher {
   readonly #inFlight = new Map<number, Promise<void>>();
+  /**
+   * Outcomes sent but not yet recorded because the store refused the write (disk full, I/O error):
+   * retried before anything else, and their rows are not sent again meanwhile.
+   */
+  readonly #unrecorded = new Map<number, () => void>();
   #timer: TimerHandle | null = null;
   #stopped = false;
+  /** The store is refusing writes: logged once when it starts and once when it ends. */
+  #storeFailing = false;
 
   constructor(
     private readonly deps: { store: Store; clock: Clock; logger: Logger; channels: ChannelLookup; metrics: AlertMetrics; options: DispatcherOptions },
@@ -48,22 +58,62 @@ export class AlertDispatcher {
     this.wake();
   }
 
-  /** Claims and sends every due row not already in flight, then sleeps until the next due row. */
+  /**
+   * Records outcomes a failed write left pending, then claims and sends every due row not already
+   * in flight, then sleeps until the next due row. A store error here (or in a delivery's
+   * bookkeeping) is logged and retried after {@link STORE_RETRY_MS}; it never rejects a promise
+   * nobody awaits (that would end the process).
+   */
   wake(): void {
     if (this.#stopped) return;
-    const { store, clock, options } = this.deps;
+    const { store, clock, logger, options } = this.deps;
     this.#timer?.cancel();
     this.#timer = null;
-    const now = clock.now();
-    for (const row of store.alerts.due(now, (options.batchSize ?? 100) + this.#inFlight.size)) {
-      if (this.#inFlight.has(row.id)) continue;
-      const p = this.#deliver(row).finally(() => {
-        this.#inFlight.delete(row.id);
-        this.#arm();
-      });
-      this.#inFlight.set(row.id, p);
+    try {
+      for (const [id, record] of this.#unrecorded) {
+        record();
+        this.#unrecorded.delete(id);
+      }
+      const now = clock.now();
+      for (const row of store.alerts.due(now, (options.batchSize ?? 100) + this.#inFlight.size)) {
+        if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
+        const p = this.#deliver(row)
+          .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))
+          .finally(() => {
+            this.#inFlight.delete(row.id);
+            this.#arm();
+          });
+        this.#inFlight.set(row.id, p);
+      }
+      if (this.#storeFailing && this.#unrecorded.size === 0) {
+        this.#storeFailing = false;
+        logger.info('alert outbox: the database accepts writes again');
+      }
+      this.#arm();
+    } catch (e) {
+      this.#storeFailed(e);
     }
-    this.#arm();
+  }
+
+  /** Logs a store error and tries again later. */
+  #storeFailed(e: unknown): void {
+    if (!this.#storeFailing) this.deps.logger.error('alert outbox: the database refused a read or write; retrying every few seconds', { error: (e as Error).message });
+    this.#storeFailing = true;
+    if (this.#stopped) return;
+    this.#timer?.cancel();
+    this.#timer = this.deps.clock.setTimer(STORE_RETRY_MS, () => this.wake());
+  }
+
+  /** Runs a delivery's bookkeeping write; when the store refuses it, keeps it for the next wake. */
+  #record(rowId: number, write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (e) {
+      this.#unrecorded.set(rowId, write);
+      this.#storeFailed(e);
+      return false;
+    }
   }
 
   /** Resolves when no delivery is in flight (tests drive a manual clock, then await this). */
@@ -81,7 +131,14 @@ export class AlertDispatcher {
   /** Sets the timer for the earliest pending row not in flight (one timer at a time). */
   #arm(): void {
     if (this.#stopped) return;
-    const next = this.deps.store.alerts.nextDueAt();
+    if (this.#unrecorded.size > 0) return; // a retry timer is set (#storeFailed)
+    let next: number | null;
+    try {
+      next = this.deps.store.alerts.nextDueAt();
+    } catch (e) {
+      this.#storeFailed(e);
+      return;
+    }
     this.#timer?.cancel();
     this.#timer = null;
     if (next === null) return;
@@ -95,7 +152,8 @@ export class AlertDispatcher {
     const { store, clock, logger, channels, metrics, options } = this.deps;
     const channel = channels.get(row.channel);
     if (!channel) {
-      store.alerts.markFailed(row.id, clock.now(), `unknown channel "${row.channel}" (removed from config.yaml?)`);
+      const at = clock.now();
+      this.#record(row.id, () => store.alerts.markFailed(row.id, at, `unknown channel "${row.channel}" (removed from config.yaml?)`));
       logger.error('alert failed', { alert: row.id, channel: row.channel, error: 'unknown channel' });
       metrics.alertFailed(row.channel);
       return;
@@ -107,18 +165,21 @@ export class AlertDispatcher {
       const error = (e as Error).message;
       const attempts = row.attempts + 1;
       if (permanent || attempts >= options.maxAttempts) {
-        store.alerts.markFailed(row.id, clock.now(), error);
+        const at = clock.now();
+        this.#record(row.id, () => store.alerts.markFailed(row.id, at, error));
         logger.error('alert failed', { alert: row.id, channel: row.channel, attempts, permanent, error });
         metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
-        store.alerts.markRetry(row.id, clock.now() + delay, error);
+        const at = clock.now() + delay;
+        this.#record(row.id, () => store.alerts.markRetry(row.id, at, error));
         logger.warn('alert delivery failed, will retry', { alert: row.id, channel: row.channel, attempts, retryInMs: delay, error });
         metrics.alertRetry(channel.name);
       }
       return;
     }
-    store.alerts.markDelivered(row.id, clock.now());
+    const at = clock.now();
+    this.#record(row.id, () => store.alerts.markDelivered(row.id, at));
     metrics.alertDelivered(channel.name);
   }
 }

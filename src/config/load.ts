@@ -65,9 +65,14 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
  * Replaces `${NAME}` in every string value of the config with the environment variable NAME, so
  * secrets (webhook URLs, SMTP passwords, HMAC keys) stay out of config.yaml. `$${` escapes a literal
  * `${`. The message of a missing variable names the key, never a value.
- * @throws AppError `config.invalid` when a referenced variable is not set
+ * @throws AppError `config.invalid` when a referenced variable is not set or the value is circular (self-referencing YAML alias)
  */
-export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string): unknown {
+export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string, ancestors: ReadonlySet<object> = new Set()): unknown {
+  if (value && typeof value === 'object') {
+    // A YAML alias inside its own anchor (`a: &x {b: *x}`) parses to a cycle; no config key can hold one.
+    if (ancestors.has(value)) throw new AppError(400, 'config.invalid', `config: ${key || '(root)'}: a YAML alias refers to a node that contains it (circular)`);
+    ancestors = new Set(ancestors).add(value);
+  }
   if (typeof value === 'string') {
     return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) => {
       if (m.startsWith('$$')) return m.slice(1);
@@ -76,9 +81,9 @@ export function substituteEnv(value: unknown, env: Record<string, string | undef
       return v;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`));
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`, ancestors));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k, ancestors)]));
   }
   return value;
 }

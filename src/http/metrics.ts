@@ -11,15 +11,41 @@ import type { EngineMetrics } from '../engine/wheel.ts';
  * - `pharos_unconfirmed_failures_total` failures the other regions (or the re-checks) did not confirm;
  * - `pharos_agent_results_total{region}` check results received from remote agents;
  * - `pharos_monitors{status}` active monitors by status (`up`, `down`);
+ * - `pharos_result_flush_failures_total` failed group commits of check results (kept and retried),
+ *   `pharos_results_dropped_total` results dropped past the in-memory cap while writes failed;
  * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
  *   `pharos_alerts_pending` rows waiting; `pharos_flood_guard_active` and `pharos_alerts_held_total`;
  * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
  * @param statusCounts read at scrape time
  * @param alertsPending outbox rows waiting, read at scrape time
+ * @param resultWrites failed result flushes and dropped results so far, read at scrape time
  */
-export function createMetrics(statusCounts: () => { up: number; down: number }, alertsPending: () => number = () => 0) {
+export function createMetrics(
+  statusCounts: () => { up: number; down: number },
+  alertsPending: () => number = () => 0,
+  resultWrites: () => { failures: number; dropped: number } = () => ({ failures: 0, dropped: 0 }),
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'pharos_' });
+  // Counted by the checks service; read at scrape time.
+  new Counter({
+    name: 'pharos_result_flush_failures_total',
+    help: 'Group commits of check results that failed (kept in memory and retried)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(resultWrites().failures);
+    },
+  });
+  new Counter({
+    name: 'pharos_results_dropped_total',
+    help: 'Check results dropped because too many piled up in memory while writes kept failing',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(resultWrites().dropped);
+    },
+  });
   const checks = new Counter({ name: 'pharos_checks_total', help: 'Checks done, by protocol and result', labelNames: ['protocol', 'result'] as const, registers: [registry] });
   const duration = new Histogram({
     name: 'pharos_check_duration_seconds',
