@@ -78,7 +78,14 @@ export const ConfigSchema = z.strictObject({
   public_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('http://localhost:8080'),
   /** Bootstrap admin token (see CONTRACT.md). Env PHAROS_ADMIN_TOKEN. */
   admin_token: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Minimum level logged; `debug` adds one line per check. */
   log_level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  log: z
+    .strictObject({
+      /** `auto`: human-readable lines on a terminal, JSON lines otherwise; `text` or `json` force one. */
+      format: z.enum(['auto', 'text', 'json']).default('auto'),
+    })
+    .prefault({}),
   probe: z
     .strictObject({
       /** Region the local probe stands in for (API.md §2.2 region names). */
