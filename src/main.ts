@@ -68,10 +68,12 @@ async function main(argv: string[]): Promise<number> {
     if (pharos.firstStartToken) {
       process.stdout.write(`Admin API token (shown once, keep it safe):\n${pharos.firstStartToken}\n`);
     }
-    logger.info('pharos listening', { url: pharos.url, data_dir: config.data_dir, monitors: pharos.core.probes.activeCount() });
+    const configFile = values.config ?? process.env.PHAROS_CONFIG ?? (existsSync('config.yaml') ? 'config.yaml' : null);
+    logger.info(`config loaded from ${configFile ?? 'defaults and environment (no config.yaml)'}`, { config: configFile });
+    logger.info(`pharos ${PHAROS_VERSION} listening on ${pharos.url} with ${pharos.core.probes.activeCount()} active monitors`, { url: pharos.url, data_dir: config.data_dir, monitors: pharos.core.probes.activeCount() });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        logger.info('shutting down', { signal });
+        logger.info(`shutting down (${signal})`, { signal });
         pharos.close().then(resolve, (e) => {
           logger.error('shutdown failed', { error: (e as Error).message });
           resolve();

@@ -11,6 +11,10 @@ export interface AlertMetrics {
   alertFailed(channel: string): void;
 }
 
+/** An outbox row in words for the log (never its message: titles may carry secrets). */
+const what = (row: AlertRow) =>
+  row.kind === 'notice' ? 'status page notice' : `${row.kind === 'recovery' ? 'recovery' : row.step && row.step > 1 ? `escalation (send ${row.step})` : 'alert'}${row.outageUuid ? ` for outage ${row.outageUuid}` : ''}`;
+
 /** Delay before retrying after the store refused an outbox read or write, ms. */
 const STORE_RETRY_MS = 5000;
 
@@ -154,7 +158,7 @@ export class AlertDispatcher {
     if (!channel) {
       const at = clock.now();
       this.#record(row.id, () => store.alerts.markFailed(row.id, at, `unknown channel "${row.channel}" (removed from config.yaml?)`));
-      logger.error('alert failed', { alert: row.id, channel: row.channel, error: 'unknown channel' });
+      logger.error(`alert failed: ${what(row)} via "${row.channel}": the channel is not configured (removed from config.yaml?)`, { alert: row.id, channel: row.channel, outage: row.outageUuid });
       metrics.alertFailed(row.channel);
       return;
     }
@@ -167,13 +171,13 @@ export class AlertDispatcher {
       if (permanent || attempts >= options.maxAttempts) {
         const at = clock.now();
         this.#record(row.id, () => store.alerts.markFailed(row.id, at, error));
-        logger.error('alert failed', { alert: row.id, channel: row.channel, attempts, permanent, error });
+        logger.error(`alert failed: ${what(row)} via "${row.channel}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
         metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
         const at = clock.now() + delay;
         this.#record(row.id, () => store.alerts.markRetry(row.id, at, error));
-        logger.warn('alert delivery failed, will retry', { alert: row.id, channel: row.channel, attempts, retryInMs: delay, error });
+        logger.warn(`alert delivery failed: ${what(row)} via "${row.channel}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
         metrics.alertRetry(channel.name);
       }
       return;
@@ -181,5 +185,6 @@ export class AlertDispatcher {
     const at = clock.now();
     this.#record(row.id, () => store.alerts.markDelivered(row.id, at));
     metrics.alertDelivered(channel.name);
+    logger.info(`alert delivered: ${what(row)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
   }
 }

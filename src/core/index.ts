@@ -18,6 +18,7 @@ import { subscriptionsService } from './subscriptions.ts';
 import { statusViewService } from './status-view.ts';
 import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
+import { logOperatorEvents } from './operator-log.ts';
 
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config> }) {
@@ -37,6 +38,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
   const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation });
   const probes = probesService({ store, clock, bus, logger, config });
+  logOperatorEvents({ bus, logger, clock });
   return {
     bus,
     pageAccess,
