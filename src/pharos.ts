@@ -41,7 +41,6 @@ export interface RunningPharos {
   close(): Promise<void>;
 }
 
-const HOUR_MS = 3_600_000;
 
 /** `host:port` → parts (`[::1]:80` style accepted). */
 export function parseListen(listen: string): { host: string; port: number } {
@@ -148,15 +147,18 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   dispatcher.start();
 
   let prune: TimerHandle | null = null;
+  const pruning = new AbortController();
+  const pruneEveryMs = config.storage.prune_interval_minutes * 60_000;
   const schedulePrune = () => {
-    prune = clock.setTimer(HOUR_MS, () => {
-      try {
-        const n = core.pruneResults();
-        if (n > 0) logger.info('pruned old check results', { rows: n });
-      } catch (e) {
-        logger.error('pruning check results failed', { error: (e as Error).message });
-      }
-      schedulePrune();
+    prune = clock.setTimer(pruneEveryMs, () => {
+      core.pruneResults(pruning.signal).then(
+        (n) => {
+          if (n > 0) logger.info(`pruned ${n} check results older than ${config.storage.raw_retention_days} days`, { rows: n });
+        },
+        (e: unknown) => logger.error('pruning check results failed; trying again at the next prune', { error: (e as Error).message }),
+      ).finally(() => {
+        if (!pruning.signal.aborted) schedulePrune();
+      });
     });
   };
   schedulePrune();
@@ -178,6 +180,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     close() {
       closing ??= (async () => {
         prune?.cancel();
+        pruning.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -111,6 +111,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Days raw check results are kept; rollups keep history for reports and status pages. */
       raw_retention_days: z.number().int().min(1).max(3650).default(7),
+      /** Minutes between prunes of raw results past the retention (each runs in small slices between other work). */
+      prune_interval_minutes: z.number().int().min(1).max(1440).default(60),
       /** Group-commit interval for check results, ms. */
       flush_interval_ms: z.number().int().min(10).max(5000).default(100),
       /** Pings kept per healthcheck (the newest ones); older pings are deleted as new ones arrive. */
