@@ -148,11 +148,12 @@ const httpKind = (type: 'webhook' | 'slack' | 'teams'): KindUnderTest => ({
   secrets: [SECRET_PATH, 'SECRET123', 'SECRET456'],
 });
 
-const KINDS: KindUnderTest[] = [
-  httpKind('webhook'),
-  httpKind('slack'),
-  httpKind('teams'),
-  {
+/** A fixture per registered kind: a kind added to CHANNEL_FACTORIES fails to compile here until it has one. */
+const FIXTURES = {
+  webhook: httpKind('webhook'),
+  slack: httpKind('slack'),
+  teams: httpKind('teams'),
+  email: {
     type: 'email',
     config: (port) => ({
       name: 'ops-email',
@@ -165,7 +166,10 @@ const KINDS: KindUnderTest[] = [
     deliveries: () => smtp.mails.map((m) => decodeQp(m.raw)),
     secrets: [SMTP_PASSWORD],
   },
-];
+} satisfies { [K in keyof typeof CHANNEL_FACTORIES]: KindUnderTest };
+
+// The contract runs over the registry itself, never over a hand-written list of kinds.
+const KINDS: KindUnderTest[] = (Object.keys(CHANNEL_FACTORIES) as Array<keyof typeof CHANNEL_FACTORIES>).map((type) => FIXTURES[type]);
 
 const receiverPort = (type: ChannelType) => (type === 'email' ? smtpPort : httpPort);
 
