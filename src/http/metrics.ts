@@ -62,10 +62,11 @@ export function createMetrics(
     ageBuckets: 6,
     registers: [registry],
   });
+  // Fine buckets at the low end: the benches compute lag quantiles over a whole window from it.
   const lagHistogram = new Histogram({
     name: 'pharos_scheduler_lag_hist_seconds',
     help: 'Delay between a check being due and its probe starting',
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    buckets: [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
   const phases = new Histogram({
