@@ -20,8 +20,11 @@ import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
 import { logOperatorEvents } from './operator-log.ts';
 
-/** Raw results deleted per pruning slice: ~3.3 µs a row, so a few ms between turns of the event loop. */
-const PRUNE_SLICE_ROWS = 1000;
+/** Wall time a pruning slice aims at, ms (a check due meanwhile waits at most about this long). */
+const PRUNE_SLICE_MS = 4;
+/** Bounds of a pruning slice, rows. */
+const PRUNE_SLICE_MIN_ROWS = 50;
+const PRUNE_SLICE_MAX_ROWS = 5000;
 
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config> }) {
@@ -61,20 +64,25 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     incidents: incidentsService({ store, clock, bus, subscriptions }),
     statuspages: statuspagesService({ store, clock }),
     /**
-     * Deletes raw check results older than the retention window, in slices of
-     * {@link PRUNE_SLICE_ROWS} rows (each its own short transaction, ~3 ms) with a turn of the event
-     * loop between them, so checks, pings and requests run while a large backlog is pruned (one
-     * synchronous run of 3.6 M rows froze the process for ~12 s).
+     * Deletes raw check results older than the retention window in slices, each its own short
+     * transaction, with a turn of the event loop between them, so checks, pings and requests run
+     * while a large backlog is pruned (one synchronous run of 3.6 M rows froze the process for
+     * seconds). A slice's row count adapts to keep it near {@link PRUNE_SLICE_MS}: what a row costs
+     * varies tenfold with how scattered its index entries are and with WAL checkpoints.
      * @param signal stops between slices (shutdown)
      * @returns rows deleted
      */
     async pruneResults(signal?: AbortSignal): Promise<number> {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
       let total = store.tx(() => store.probes.pruneBefore(clock.now() - 86_400_000));
+      let rows = 500;
       while (!signal?.aborted) {
-        const n = store.tx(() => store.checks.pruneResultsBefore(cutoff, PRUNE_SLICE_ROWS));
+        const started = performance.now();
+        const n = store.tx(() => store.checks.pruneResultsBefore(cutoff, rows));
         total += n;
         if (n === 0) break;
+        const tookMs = performance.now() - started;
+        rows = Math.round(Math.min(PRUNE_SLICE_MAX_ROWS, Math.max(PRUNE_SLICE_MIN_ROWS, (rows * PRUNE_SLICE_MS) / Math.max(tookMs, 0.1), rows / 2), rows * 2));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       return total;
