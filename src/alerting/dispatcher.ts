@@ -130,6 +130,16 @@ export class AlertDispatcher {
     this.#stopped = true;
     this.#timer?.cancel();
     await this.settled();
+    // A last try at outcomes the store refused: an unrecorded delivery is sent again after a restart.
+    for (const [id, record] of this.#unrecorded) {
+      try {
+        record();
+        this.#unrecorded.delete(id);
+      } catch (e) {
+        this.deps.logger.error('alert outbox: stopping with deliveries not recorded; they will be sent again after the restart', { count: this.#unrecorded.size, error: (e as Error).message });
+        break;
+      }
+    }
   }
 
   /** Sets the timer for the earliest pending row not in flight (one timer at a time). */
