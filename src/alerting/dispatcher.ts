@@ -28,7 +28,7 @@ export interface DispatcherOptions {
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
-  /** Rows claimed per pass. */
+  /** Deliveries in flight at most (default 100): a burst of 10,000 outages must not open 10,000 sockets at once. */
   batchSize?: number;
 }
 
@@ -79,7 +79,9 @@ export class AlertDispatcher {
         this.#unrecorded.delete(id);
       }
       const now = clock.now();
-      for (const row of store.alerts.due(now, (options.batchSize ?? 100) + this.#inFlight.size)) {
+      // Rows in flight are still due (not yet marked): read them too, and fill only the free slots.
+      const limit = options.batchSize ?? 100;
+      for (const row of this.#inFlight.size >= limit ? [] : store.alerts.due(now, limit)) {
         if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
         const p = this.#deliver(row)
           .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))
