@@ -2,7 +2,8 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -11,6 +12,7 @@ import { ManualClock } from '../support/manual-clock.ts';
 import { startTestPharos, tempDir, WRITE_TOKEN, type TestPharos } from '../support/pharos.ts';
 import { httpReceiver } from '../support/receivers.ts';
 import { httpTarget } from '../support/targets.ts';
+import { waitFor } from '../support/process.ts';
 
 // Issue #14 "never lose, never crash": a real Pharos over HTTP on a manual clock. Store failures are
 // real SQLite errors: a trigger that aborts a write (an I/O error stand-in) or `max_page_count`
@@ -199,4 +201,36 @@ test("requests Node's HTTP parser refuses are answered in the JSON error shape",
   const huge = await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
   assert.match(huge, /^HTTP\/1\.1 431 /);
   assert.equal(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4)).error, 'request header fields too large');
+});
+
+test('a burst of 150 alerts keeps at most 100 deliveries in flight, and delivers each once', async () => {
+  // A webhook receiver that holds every request until released, counting how many wait at once.
+  const held: ServerResponse[] = [];
+  let holding = true;
+  let seen = 0;
+  let most = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen++;
+      if (!holding) return void res.end('ok');
+      held.push(res);
+      most = Math.max(most, held.length);
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise((r) => receiver.close(r)));
+  const { p } = await start({
+    channels: [{ name: 'hook', type: 'webhook', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, timeout_seconds: 30 }],
+    escalation_policies: [{ uuid: 'ep_now', name: 'Now', steps: [{ after_minutes: 0, channels: ['hook'] }] }],
+  });
+  for (let i = 0; i < 150; i++) assert.equal((await p.api('/v2/outages', { method: 'POST', json: { description: `burst ${i}`, escalationPolicyUuid: 'ep_now' } })).status, 200);
+  await waitFor('100 deliveries held by the receiver', async () => held.length === 100);
+  assert.equal(p.store.alerts.pendingCount(), 150);
+  holding = false;
+  for (const res of held.splice(0)) res.end('ok');
+  await p.advance(0);
+  await waitFor('every alert recorded', async () => (await p.advance(0), p.store.alerts.pendingCount() === 0));
+  assert.equal(most, 100, 'never more than 100 at once');
+  assert.equal(seen, 150, 'each alert sent once');
 });
