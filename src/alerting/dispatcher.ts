@@ -87,7 +87,8 @@ export class AlertDispatcher {
           .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))
           .finally(() => {
             this.#inFlight.delete(row.id);
-            this.#arm();
+            // The freed slot takes the next due row at once (wake re-arms the timer when none is due).
+            this.wake();
           });
         this.#inFlight.set(row.id, p);
       }
@@ -159,7 +160,7 @@ export class AlertDispatcher {
     this.#timer = null;
     if (next === null) return;
     const delay = Math.max(0, next - this.deps.clock.now());
-    // A row that is due but in flight is re-checked when its delivery ends (#deliver's finally).
+    // A row that is due but in flight is re-checked when a delivery ends (wake in #deliver's finally).
     if (delay === 0 && this.#inFlight.size > 0) return;
     this.#timer = this.deps.clock.setTimer(delay, () => this.wake());
   }
