@@ -80,7 +80,7 @@ interface IngestRow {
 async function pushLoad(url: string, token: string, uuids: string[], pid: number, what: string): Promise<Omit<IngestRow, 'stored'>> {
   const latencies: number[] = [];
   let acknowledged = 0;
-  const win = new ProcessWindow(pid, 1000);
+  const win = new ProcessWindow(pid);
   const endAt = performance.now() + DURATION_S * 1000;
   let t = Date.now();
   await Promise.all(

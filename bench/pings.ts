@@ -49,7 +49,7 @@ interface Row {
 /** Drives `base` with autocannon for DURATION_S, token i = requests % N, while measuring `pid`. */
 async function load(what: string, base: string, tokens: string[], pid: number): Promise<Row> {
   let i = 0;
-  const win = new ProcessWindow(pid, 1000);
+  const win = new ProcessWindow(pid);
   const r = await autocannon({
     url: base,
     connections: CONNECTIONS,

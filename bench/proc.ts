@@ -22,26 +22,29 @@ export function rssBytes(pid: number): number {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
-/** A running process's CPU share (1.0 = one core) and peak RSS over a window. */
+/**
+ * Peak resident set size of a process since it started, in bytes (`VmHWM`, kept by the kernel: no
+ * sampling can miss a short peak). Includes set-up (creating monitors), not only a window.
+ */
+export function peakRssBytes(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** A running process's CPU share (1.0 = one core) over a window, and its peak RSS. */
 export class ProcessWindow {
   #cpu0: number;
   #t0 = performance.now();
-  #peakRss = 0;
-  #timer: NodeJS.Timeout;
 
-  /** Starts measuring `pid` now; samples RSS every `sampleMs` (ms). */
-  constructor(readonly pid: number, sampleMs = 2000) {
+  /** Starts measuring `pid` now. */
+  constructor(readonly pid: number) {
     this.#cpu0 = cpuSeconds(pid);
-    this.#peakRss = rssBytes(pid);
-    this.#timer = setInterval(() => (this.#peakRss = Math.max(this.#peakRss, rssBytes(pid))), sampleMs);
   }
 
-  /** Ends the window: CPU in cores (CPU seconds / wall seconds), peak and final RSS in bytes. */
+  /** Ends the window: CPU in cores (CPU seconds / wall seconds), peak RSS since process start (VmHWM) and RSS now, in bytes. */
   end(): { cpuCores: number; peakRss: number; rss: number; wallS: number } {
-    clearInterval(this.#timer);
     const wallS = (performance.now() - this.#t0) / 1000;
-    const rss = rssBytes(this.pid);
-    return { cpuCores: (cpuSeconds(this.pid) - this.#cpu0) / wallS, peakRss: Math.max(this.#peakRss, rss), rss, wallS };
+    return { cpuCores: (cpuSeconds(this.pid) - this.#cpu0) / wallS, peakRss: peakRssBytes(this.pid), rss: rssBytes(this.pid), wallS };
   }
 }
 

@@ -14,6 +14,7 @@ import { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createChannelTester } from './alerting/test-alert.ts';
 import { createApp } from './http/app.ts';
+import { clientErrorHandler } from './http/errors.ts';
 import { pingHandler } from './http/ping.ts';
 import { hostGuard } from './http/host.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -44,7 +45,6 @@ export interface RunningPharos {
   close(): Promise<void>;
 }
 
-const HOUR_MS = 3_600_000;
 
 /** `host:port` → parts (`[::1]:80` style accepted). */
 export function parseListen(listen: string): { host: string; port: number } {
@@ -74,7 +74,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
   const core = createCore({ store, clock, logger, config, channelTester });
 
-  const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount());
+  const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount(), () => core.checks.flushStats());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
@@ -149,7 +149,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     const withPings = ((options: object, listener: RequestListener) =>
       createServer(options, (req, res) => {
         if (hostOk(req, res) && !pings(req, res)) listener(req, res);
-      })) as unknown as typeof createServer;
+      }).on('clientError', clientErrorHandler())) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
       db.close();
@@ -161,22 +161,31 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // Nobody can sign in yet: only this link (its token stored hashed, spent once used) makes the first admin.
   const setupToken = core.accounts.setupToken();
   if (setupToken) logger.warn(`no console user yet: open ${config.public_url.replace(/\/$/, '')}/setup/${setupToken} to create the first admin (the link works once)`);
+  const revokedAdmin = core.users.revokedAdminTokenId(config.admin_token);
+  if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
   scheduler.start();
   deadlines.start();
   stepper.start();
   dispatcher.start();
 
   let prune: TimerHandle | null = null;
+  const pruning = new AbortController();
+  const pruneEveryMs = config.storage.prune_interval_minutes * 60_000;
   const schedulePrune = () => {
-    prune = clock.setTimer(HOUR_MS, () => {
+    prune = clock.setTimer(pruneEveryMs, () => {
       try {
-        const n = core.pruneResults();
-        if (n > 0) logger.info('pruned old check results', { rows: n });
         core.accounts.pruneSessions();
       } catch (e) {
-        logger.error('pruning check results failed', { error: (e as Error).message });
+        logger.error('pruning expired console sessions failed', { error: (e as Error).message });
       }
-      schedulePrune();
+      core.pruneResults(pruning.signal).then(
+        (n) => {
+          if (n > 0) logger.info(`pruned ${n} check results older than ${config.storage.raw_retention_days} days`, { rows: n });
+        },
+        (e: unknown) => logger.error('pruning check results failed; trying again at the next prune', { error: (e as Error).message }),
+      ).finally(() => {
+        if (!pruning.signal.aborted) schedulePrune();
+      });
     });
   };
   schedulePrune();
@@ -199,6 +208,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     close() {
       closing ??= (async () => {
         prune?.cancel();
+        pruning.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();

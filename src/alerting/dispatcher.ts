@@ -11,6 +11,13 @@ export interface AlertMetrics {
   alertFailed(channel: string): void;
 }
 
+/** An outbox row in words for the log (never its message: titles may carry secrets). */
+const what = (row: AlertRow) =>
+  row.kind === 'notice' ? 'status page notice' : `${row.kind === 'recovery' ? 'recovery' : row.step && row.step > 1 ? `escalation (send ${row.step})` : 'alert'}${row.outageUuid ? ` for outage ${row.outageUuid}` : ''}`;
+
+/** Delay before retrying after the store refused an outbox read or write, ms. */
+const STORE_RETRY_MS = 5000;
+
 /** Finds the channel of an outbox row by its `channel` column (configured channels, subscribers). */
 export interface ChannelLookup {
   get(name: string): Channel | undefined;
@@ -21,7 +28,7 @@ export interface DispatcherOptions {
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
-  /** Rows claimed per pass. */
+  /** Deliveries in flight at most (default 100): a burst of 10,000 outages must not open 10,000 sockets at once. */
   batchSize?: number;
 }
 
@@ -36,8 +43,15 @@ export interface DispatcherOptions {
  */
 export class AlertDispatcher {
   readonly #inFlight = new Map<number, Promise<void>>();
+  /**
+   * Outcomes sent but not yet recorded because the store refused the write (disk full, I/O error):
+   * retried before anything else, and their rows are not sent again meanwhile.
+   */
+  readonly #unrecorded = new Map<number, () => void>();
   #timer: TimerHandle | null = null;
   #stopped = false;
+  /** The store is refusing writes: logged once when it starts and once when it ends. */
+  #storeFailing = false;
 
   constructor(
     private readonly deps: { store: Store; clock: Clock; logger: Logger; channels: ChannelLookup; metrics: AlertMetrics; options: DispatcherOptions },
@@ -48,22 +62,65 @@ export class AlertDispatcher {
     this.wake();
   }
 
-  /** Claims and sends every due row not already in flight, then sleeps until the next due row. */
+  /**
+   * Records outcomes a failed write left pending, then claims and sends every due row not already
+   * in flight, then sleeps until the next due row. A store error here (or in a delivery's
+   * bookkeeping) is logged and retried after {@link STORE_RETRY_MS}; it never rejects a promise
+   * nobody awaits (that would end the process).
+   */
   wake(): void {
     if (this.#stopped) return;
-    const { store, clock, options } = this.deps;
+    const { store, clock, logger, options } = this.deps;
     this.#timer?.cancel();
     this.#timer = null;
-    const now = clock.now();
-    for (const row of store.alerts.due(now, (options.batchSize ?? 100) + this.#inFlight.size)) {
-      if (this.#inFlight.has(row.id)) continue;
-      const p = this.#deliver(row).finally(() => {
-        this.#inFlight.delete(row.id);
-        this.#arm();
-      });
-      this.#inFlight.set(row.id, p);
+    try {
+      for (const [id, record] of this.#unrecorded) {
+        record();
+        this.#unrecorded.delete(id);
+      }
+      const now = clock.now();
+      // Rows in flight are still due (not yet marked): read them too, and fill only the free slots.
+      const limit = options.batchSize ?? 100;
+      for (const row of this.#inFlight.size >= limit ? [] : store.alerts.due(now, limit)) {
+        if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
+        const p = this.#deliver(row)
+          .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))
+          .finally(() => {
+            this.#inFlight.delete(row.id);
+            // The freed slot takes the next due row at once (wake re-arms the timer when none is due).
+            this.wake();
+          });
+        this.#inFlight.set(row.id, p);
+      }
+      if (this.#storeFailing && this.#unrecorded.size === 0) {
+        this.#storeFailing = false;
+        logger.info('alert outbox: the database accepts writes again');
+      }
+      this.#arm();
+    } catch (e) {
+      this.#storeFailed(e);
     }
-    this.#arm();
+  }
+
+  /** Logs a store error and tries again later. */
+  #storeFailed(e: unknown): void {
+    if (!this.#storeFailing) this.deps.logger.error('alert outbox: the database refused a read or write; retrying every few seconds', { error: (e as Error).message });
+    this.#storeFailing = true;
+    if (this.#stopped) return;
+    this.#timer?.cancel();
+    this.#timer = this.deps.clock.setTimer(STORE_RETRY_MS, () => this.wake());
+  }
+
+  /** Runs a delivery's bookkeeping write; when the store refuses it, keeps it for the next wake. */
+  #record(rowId: number, write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (e) {
+      this.#unrecorded.set(rowId, write);
+      this.#storeFailed(e);
+      return false;
+    }
   }
 
   /** Resolves when no delivery is in flight (tests drive a manual clock, then await this). */
@@ -76,17 +133,34 @@ export class AlertDispatcher {
     this.#stopped = true;
     this.#timer?.cancel();
     await this.settled();
+    // A last try at outcomes the store refused: an unrecorded delivery is sent again after a restart.
+    for (const [id, record] of this.#unrecorded) {
+      try {
+        record();
+        this.#unrecorded.delete(id);
+      } catch (e) {
+        this.deps.logger.error('alert outbox: stopping with deliveries not recorded; they will be sent again after the restart', { count: this.#unrecorded.size, error: (e as Error).message });
+        break;
+      }
+    }
   }
 
   /** Sets the timer for the earliest pending row not in flight (one timer at a time). */
   #arm(): void {
     if (this.#stopped) return;
-    const next = this.deps.store.alerts.nextDueAt();
+    if (this.#unrecorded.size > 0) return; // a retry timer is set (#storeFailed)
+    let next: number | null;
+    try {
+      next = this.deps.store.alerts.nextDueAt();
+    } catch (e) {
+      this.#storeFailed(e);
+      return;
+    }
     this.#timer?.cancel();
     this.#timer = null;
     if (next === null) return;
     const delay = Math.max(0, next - this.deps.clock.now());
-    // A row that is due but in flight is re-checked when its delivery ends (#deliver's finally).
+    // A row that is due but in flight is re-checked when a delivery ends (wake in #deliver's finally).
     if (delay === 0 && this.#inFlight.size > 0) return;
     this.#timer = this.deps.clock.setTimer(delay, () => this.wake());
   }
@@ -95,8 +169,9 @@ export class AlertDispatcher {
     const { store, clock, logger, channels, metrics, options } = this.deps;
     const channel = channels.get(row.channel);
     if (!channel) {
-      store.alerts.markFailed(row.id, clock.now(), `unknown channel "${row.channel}" (removed from config.yaml?)`);
-      logger.error('alert failed', { alert: row.id, channel: row.channel, error: 'unknown channel' });
+      const at = clock.now();
+      this.#record(row.id, () => store.alerts.markFailed(row.id, at, `unknown channel "${row.channel}" (removed from config.yaml?)`));
+      logger.error(`alert failed: ${what(row)} via "${row.channel}": the channel is not configured (removed from config.yaml?)`, { alert: row.id, channel: row.channel, outage: row.outageUuid });
       metrics.alertFailed(row.channel);
       return;
     }
@@ -107,18 +182,22 @@ export class AlertDispatcher {
       const error = (e as Error).message;
       const attempts = row.attempts + 1;
       if (permanent || attempts >= options.maxAttempts) {
-        store.alerts.markFailed(row.id, clock.now(), error);
-        logger.error('alert failed', { alert: row.id, channel: row.channel, attempts, permanent, error });
+        const at = clock.now();
+        this.#record(row.id, () => store.alerts.markFailed(row.id, at, error));
+        logger.error(`alert failed: ${what(row)} via "${row.channel}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
         metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
-        store.alerts.markRetry(row.id, clock.now() + delay, error);
-        logger.warn('alert delivery failed, will retry', { alert: row.id, channel: row.channel, attempts, retryInMs: delay, error });
+        const at = clock.now() + delay;
+        this.#record(row.id, () => store.alerts.markRetry(row.id, at, error));
+        logger.warn(`alert delivery failed: ${what(row)} via "${row.channel}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
         metrics.alertRetry(channel.name);
       }
       return;
     }
-    store.alerts.markDelivered(row.id, clock.now());
+    const at = clock.now();
+    this.#record(row.id, () => store.alerts.markDelivered(row.id, at));
     metrics.alertDelivered(channel.name);
+    logger.info(`alert delivered: ${what(row)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
   }
 }

@@ -65,6 +65,8 @@ export class EscalationStepper {
       const queued = store.tx(() => core.escalation.sendDue(uuid, clock.now()));
       const o = store.outages.get(uuid);
       if (o) this.#follow(uuid, incidentNumber, o.nextAlertAt);
+      // Step 1 is the first alert (its delivery is logged); later sends are escalations.
+      if (queued && o && o.alertedSteps > 1) logger.warn(`outage #${o.incidentNumber} escalated: send ${o.alertedSteps} of its escalation policy, still unacknowledged`, { outage: o.uuid, incident: o.incidentNumber, send: o.alertedSteps });
       if (queued) this.deps.wakeDispatcher();
     } catch (e) {
       logger.error('escalation step failed', { outage: uuid, error: (e as Error).message });

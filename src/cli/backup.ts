@@ -17,8 +17,13 @@ Refuses to overwrite DEST. Unset \${VARIABLES} in config.yaml do not matter here
     return withDb(config, env, async (db) => {
       const tmp = `${dest}.partial`;
       rmSync(tmp, { force: true });
-      await db.backup(tmp);
-      renameSync(tmp, dest);
+      try {
+        await db.backup(tmp);
+        renameSync(tmp, dest);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw new AppError(500, 'cli.backup_failed', `backup: cannot write ${dest}: ${(e as Error).message}`);
+      }
       process.stdout.write(`backup written to ${dest} (from ${join(config.data_dir, 'pharos.db')})\n`);
       return 0;
     });

@@ -93,9 +93,15 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
  * secrets (webhook URLs, SMTP passwords, HMAC keys) stay out of config.yaml. `$${` escapes a literal
  * `${`. The message of a missing variable names the key, never a value.
  * @param unset the value for a variable that is not set; without it, an unset variable throws
- * @throws AppError `config.invalid` when a referenced variable is not set (and no `unset` is given)
+ * @throws AppError `config.invalid` when a referenced variable is not set (and no `unset` is given),
+ *   or the value is circular (self-referencing YAML alias)
  */
-export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string, unset?: (name: string) => string): unknown {
+export function substituteEnv(value: unknown, env: Record<string, string | undefined>, key: string, unset?: (name: string) => string, ancestors: ReadonlySet<object> = new Set()): unknown {
+  if (value && typeof value === 'object') {
+    // A YAML alias inside its own anchor (`a: &x {b: *x}`) parses to a cycle; no config key can hold one.
+    if (ancestors.has(value)) throw new AppError(400, 'config.invalid', `config: ${key || '(root)'}: a YAML alias refers to a node that contains it (circular)`);
+    ancestors = new Set(ancestors).add(value);
+  }
   if (typeof value === 'string') {
     return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, name: string) => {
       if (m.startsWith('$$')) return m.slice(1);
@@ -104,9 +110,9 @@ export function substituteEnv(value: unknown, env: Record<string, string | undef
       return v;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`, unset));
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${key}[${i}]`, unset, ancestors));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k, unset)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteEnv(v, env, key ? `${key}.${k}` : k, unset, ancestors)]));
   }
   return value;
 }

@@ -77,7 +77,14 @@ export const ConfigSchema = z.strictObject({
   public_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('http://localhost:8080'),
   /** Bootstrap admin token (see CONTRACT.md). Env PHAROS_ADMIN_TOKEN. */
   admin_token: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Minimum level logged; `debug` adds one line per check. */
   log_level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  log: z
+    .strictObject({
+      /** `auto`: human-readable lines on a terminal, JSON lines otherwise; `text` or `json` force one. */
+      format: z.enum(['auto', 'text', 'json']).default('auto'),
+    })
+    .prefault({}),
   probe: z
     .strictObject({
       /** Region the local probe stands in for (API.md §2.2 region names). */
@@ -103,6 +110,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Days raw check results are kept; rollups keep history for reports and status pages. */
       raw_retention_days: z.number().int().min(1).max(3650).default(7),
+      /** Minutes between prunes of raw results past the retention (each runs in small slices between other work). */
+      prune_interval_minutes: z.number().int().min(1).max(1440).default(60),
       /** Group-commit interval for check results, ms. */
       flush_interval_ms: z.number().int().min(10).max(5000).default(100),
       /** Pings kept per healthcheck (the newest ones); older pings are deleted as new ones arrive. */

@@ -10,6 +10,11 @@ import { certExpiryNotice } from './cert-expiry.ts';
 import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
 
+/** Results kept in memory while writes fail; beyond this the oldest are dropped (and counted). */
+const MAX_KEPT_RESULTS = 200_000;
+/** Least delay before retrying a failed flush, ms. */
+const FLUSH_RETRY_MS = 1000;
+
 /**
  * Check results and monitor state changes.
  *
@@ -25,6 +30,12 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   /** While `atomically` runs: events held until its transaction commits. */
   let held: Array<() => void> | null = null;
   const notify = (fn: () => void) => (held ? held.push(fn) : fn());
+  /** Batches taken out of the buffer by the transaction running now: put back if it rolls back. */
+  let taken: CheckResult[][] | null = null;
+  /** Flushes that failed (disk full, I/O error) since start, for /metrics; and the run of them now. */
+  let flushFailures = 0;
+  let failing = 0;
+  let dropped = 0;
 
   /** Notices queued by the last write (certificate expiry), announced after its commit. */
   let noticesQueued = 0;
@@ -32,6 +43,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     if (buffer.length === 0) return;
     const batch = buffer;
     buffer = [];
+    taken?.push(batch);
     store.checks.insertResults(batch);
     // Only the newest certificate reading and the newest degraded flag per monitor matter.
     const ssl = new Map<number, number | null>();
@@ -54,13 +66,40 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     bus.emit('notices.queued', { count });
   };
 
+  /**
+   * `store.tx(fn)`, except that results `fn` took out of the buffer go back to its front when the
+   * transaction rolls back: a failed write (SQLITE_FULL, an I/O error) never loses a result. Past
+   * {@link MAX_KEPT_RESULTS} the oldest are dropped (counted) so a disk full for days cannot exhaust memory.
+   */
+  const tx = <T>(fn: () => T): T => {
+    if (taken) return store.tx(fn);
+    taken = [];
+    try {
+      return store.tx(fn);
+    } catch (e) {
+      buffer = taken.flat().concat(buffer);
+      if (buffer.length > MAX_KEPT_RESULTS) {
+        dropped += buffer.length - MAX_KEPT_RESULTS;
+        buffer = buffer.slice(buffer.length - MAX_KEPT_RESULTS);
+      }
+      throw e;
+    } finally {
+      taken = null;
+    }
+  };
+
   const flush = () => {
     timer = null;
     try {
-      store.tx(writeBuffered);
+      tx(writeBuffered);
+      if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
+      failing = 0;
     } catch (e) {
       noticesQueued = 0;
-      logger.error('check results flush failed', { error: (e as Error).message });
+      flushFailures++;
+      // One line when the trouble starts, not one per retry.
+      if (failing++ === 0) logger.error('storing check results failed; keeping them in memory and retrying', { results: buffer.length, error: (e as Error).message });
+      timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
     }
     announce();
   };
@@ -80,6 +119,8 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     lastCheckAt: (monitorId: number): number | null => store.checks.lastCheckAt(monitorId),
     /** Results waiting for the next group commit. */
     pending: (): number => buffer.length,
+    /** Failed flushes since start, and results dropped because too many piled up while writes failed (for /metrics). */
+    flushStats: (): { failures: number; dropped: number } => ({ failures: flushFailures, dropped }),
     /** Drops buffered results of a deleted monitor. */
     discard(monitorId: number): void {
       buffer = buffer.filter((r) => r.monitorId !== monitorId);
@@ -93,7 +134,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
      * Does nothing but store the result when the monitor already has an ongoing outage.
      */
     monitorDown(monitor: Monitor, result: CheckResult, detected: ObservedFailure, confirmedLocations: string[]): void {
-      const outage = store.tx(() => {
+      const outage = tx(() => {
         buffer.push(result);
         writeBuffered();
         if (store.outages.openForMonitor(monitor.id)) return undefined;
@@ -130,7 +171,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
      * time of the passing check, in one transaction; then emits `outage.resolved`.
      */
     monitorUp(monitor: Monitor, result: CheckResult): void {
-      const outage = store.tx(() => {
+      const outage = tx(() => {
         buffer.push(result);
         writeBuffered();
         store.checks.insertFlip(monitor.id, result.at, 'up', null);
@@ -149,19 +190,21 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
      * Runs `fn` (which records results and state changes through this service) in one transaction
      * that also commits every buffered result; the events of its state changes go out after the
      * commit (house rule 3). A remote probe's batch is stored this way, with its batch id, so a
-     * batch is either wholly stored or not at all.
+     * batch is either wholly stored or not at all. `committed` runs after the commit and before
+     * those events (the caller applies its in-memory changes there); neither runs on a rollback.
      */
-    atomically<T>(fn: () => T): T {
+    atomically<T>(fn: () => T, committed?: () => void): T {
       if (held) return fn();
       held = [];
       let events: Array<() => void> = [];
       try {
-        const out = store.tx(() => {
+        const out = tx(() => {
           const r = fn();
           writeBuffered();
           return r;
         });
         events = held;
+        committed?.();
         return out;
       } finally {
         held = null;
@@ -173,7 +216,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     close(): void {
       timer?.cancel();
       timer = null;
-      store.tx(writeBuffered);
+      tx(writeBuffered);
       announce();
     },
   };

@@ -23,6 +23,13 @@ import { subscribersService } from './subscribers.ts';
 import { statusViewService } from './status-view.ts';
 import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
+import { logOperatorEvents } from './operator-log.ts';
+
+/** Wall time a pruning slice aims at, ms (a check due meanwhile waits at most about this long). */
+const PRUNE_SLICE_MS = 4;
+/** Bounds of a pruning slice, rows. */
+const PRUNE_SLICE_MIN_ROWS = 50;
+const PRUNE_SLICE_MAX_ROWS = 5000;
 
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester }) {
@@ -43,6 +50,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
   const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation, config });
   const probes = probesService({ store, clock, bus, logger, config });
+  logOperatorEvents({ bus, logger, clock });
   return {
     bus,
     /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
@@ -67,16 +75,29 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     incidents: incidentsService({ store, clock, bus, subscriptions }),
     statuspages: statuspagesService({ store, clock }),
     subscribers: subscribersService({ store, clock }),
-    /** Deletes raw check results older than the retention window; returns rows deleted. */
-    pruneResults(): number {
+    /**
+     * Deletes raw check results older than the retention window in slices, each its own short
+     * transaction, with a turn of the event loop between them, so checks, pings and requests run
+     * while a large backlog is pruned (one synchronous run of 3.6 M rows froze the process for
+     * seconds). A slice's row count adapts to keep it near {@link PRUNE_SLICE_MS}: what a row costs
+     * varies tenfold with how scattered its index entries are and with WAL checkpoints.
+     * @param signal stops between slices (shutdown)
+     * @returns rows deleted
+     */
+    async pruneResults(signal?: AbortSignal): Promise<number> {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
       let total = store.tx(() => store.probes.pruneBefore(clock.now() - 86_400_000));
-      // Small chunks, each its own transaction, so the writer and the API never wait long on pruning.
-      while (true) {
-        const n = store.tx(() => store.checks.pruneResultsBefore(cutoff));
+      let rows = 500;
+      while (!signal?.aborted) {
+        const started = performance.now();
+        const n = store.tx(() => store.checks.pruneResultsBefore(cutoff, rows));
         total += n;
-        if (n === 0) return total;
+        if (n === 0) break;
+        const tookMs = performance.now() - started;
+        rows = Math.round(Math.min(PRUNE_SLICE_MAX_ROWS, Math.max(PRUNE_SLICE_MIN_ROWS, (rows * PRUNE_SLICE_MS) / Math.max(tookMs, 0.1), rows / 2), rows * 2));
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
+      return total;
     },
     /** Adds a rule that holds alerts back (an outage for which it returns true gets no alert). */
     addAlertGate(gate: AlertGate): void {

@@ -159,7 +159,9 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   const setOnline = (a: AgentState, online: boolean) => {
     if (a.online === online) return;
     a.online = online;
-    logger.info(online ? 'probe agent online' : 'probe agent offline', { agent: a.info.id, name: a.info.name, region: a.info.region });
+    const line = `agent "${a.info.name}" (${a.info.region}) ${online ? 'joined' : `left: no poll for ${deps.config.probe.agent_offline_seconds} s, its monitors move to other probes`}`;
+    if (online) logger.info(line, { agent: a.info.id, name: a.info.name, region: a.info.region });
+    else logger.warn(line, { agent: a.info.id, name: a.info.name, region: a.info.region });
     replan(monitorsIn(a.info.region));
   };
 

@@ -64,18 +64,32 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     return r;
   };
 
+  /**
+   * While an agent's batch is in its transaction: the monitors' new confirmation states and the
+   * side effects (probe bookkeeping, re-check requests, events), applied only after the commit so a
+   * rolled-back batch leaves memory as the database is (house rule 3) and its retry is judged afresh.
+   */
+  let staged: { states: Map<number, MonitorRuntimeState>; after: Array<() => void> } | null = null;
+  const later = (fn: () => void) => (staged ? staged.after.push(fn) : fn());
+
   const accept = (monitor: Monitor, result: CheckResult) => {
-    probes.noteResult(monitor.id, result.region, result.at, result.probe);
-    let before = states.get(monitor.id);
-    if (!before) states.set(monitor.id, (before = { status: monitor.status, round: null }));
+    if (!staged) probes.noteResult(monitor.id, result.region, result.at, result.probe);
+    let before = staged?.states.get(monitor.id) ?? states.get(monitor.id);
+    const fresh = before === undefined;
+    before ??= { status: monitor.status, round: null };
     const { state, decision } = applyCheck(before, { at: result.at, region: result.region, outcome: result }, rulesOf(monitor, result.region));
-    if (state !== before) states.set(monitor.id, state);
+    // The write first: when it throws (disk full), the state in memory stays what the database says.
     if (decision.kind === 'down') checks.monitorDown(monitor, result, decision.detected, decision.confirmedLocations);
     else if (decision.kind === 'up') checks.monitorUp(monitor, result);
     else checks.record(result);
-    if (decision.kind === 'recheck') probes.requestRecheck(monitor.id, decision.ask, decision.delayMs);
+    if (staged) {
+      staged.states.set(monitor.id, state);
+      const { id } = monitor;
+      staged.after.push(() => probes.noteResult(id, result.region, result.at, result.probe));
+    } else if (fresh || state !== before) states.set(monitor.id, state);
+    if (decision.kind === 'recheck') later(() => probes.requestRecheck(monitor.id, decision.ask, decision.delayMs));
     const unconfirmed = decision.kind === 'cleared' ? decision.failures : decision.kind === 'recheck' ? decision.cleared : 0;
-    if (unconfirmed > 0) bus.emit('check.unconfirmed', { monitorId: monitor.id, failures: unconfirmed });
+    if (unconfirmed > 0) later(() => bus.emit('check.unconfirmed', { monitorId: monitor.id, failures: unconfirmed }));
   };
 
   return {
@@ -108,32 +122,50 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
       if (!probes.knows(body.agent)) throw new AppError(409, 'probes.unknown_agent', `agent ${body.agent} has not polled this server since it started: poll first, then send results`);
       const now = clock.now();
       const refused = { not_assigned: 0, time: 0 };
-      const out = checks.atomically(() => {
-        if (!store.probes.claimBatch(`${body.agent}/${body.batch}`, now)) return { stored: 0, refused: 0, duplicate: true };
-        let stored = 0;
-        for (const r of body.results) {
-          const { sslExpirationDays, monitor: uuid, ...outcome } = r;
-          const id = probes.monitorIdOf(uuid);
-          const monitor = id === undefined ? undefined : probes.monitor(id);
-          if (!monitor || !probes.assigned(body.agent, body.region, monitor.id)) {
-            refused.not_assigned++;
-            continue;
-          }
-          if (r.at < now - RESULT_MAX_AGE_MS || r.at > now + RESULT_MAX_AHEAD_MS) {
-            refused.time++;
-            continue;
-          }
-          accept(monitor, {
-            ...outcome,
-            ...(sslExpirationDays !== undefined ? { sslExpirationDays } : {}),
-            monitorId: monitor.id,
-            region: body.region,
-            probe: body.agent,
-          });
-          stored++;
-        }
-        return { stored, refused: refused.not_assigned + refused.time, duplicate: false };
-      });
+      // Memory (confirmation states) and follow-ups (re-check requests, events) wait for the commit.
+      const stage = { states: new Map<number, MonitorRuntimeState>(), after: [] as Array<() => void> };
+      const apply = () => {
+        for (const [id, state] of stage.states) if (probes.monitor(id)) states.set(id, state);
+        for (const fn of stage.after) fn();
+      };
+      staged = stage;
+      let out: { stored: number; refused: number; duplicate: boolean };
+      try {
+        out = checks.atomically(
+          () => {
+            if (!store.probes.claimBatch(`${body.agent}/${body.batch}`, now)) return { stored: 0, refused: 0, duplicate: true };
+            let stored = 0;
+            for (const r of body.results) {
+              const { sslExpirationDays, monitor: uuid, ...outcome } = r;
+              const id = probes.monitorIdOf(uuid);
+              const monitor = id === undefined ? undefined : probes.monitor(id);
+              if (!monitor || !probes.assigned(body.agent, body.region, monitor.id)) {
+                refused.not_assigned++;
+                continue;
+              }
+              if (r.at < now - RESULT_MAX_AGE_MS || r.at > now + RESULT_MAX_AHEAD_MS) {
+                refused.time++;
+                continue;
+              }
+              accept(monitor, {
+                ...outcome,
+                ...(sslExpirationDays !== undefined ? { sslExpirationDays } : {}),
+                monitorId: monitor.id,
+                region: body.region,
+                probe: body.agent,
+              });
+              stored++;
+            }
+            return { stored, refused: refused.not_assigned + refused.time, duplicate: false };
+          },
+          () => {
+            staged = null;
+            apply();
+          },
+        );
+      } finally {
+        staged = null;
+      }
       if (out.stored > 0) bus.emit('probe.results', { agent: body.agent, region: body.region, count: out.stored });
       for (const reason of ['not_assigned', 'time'] as const) {
         if (refused[reason] > 0) bus.emit('probe.refused', { agent: body.agent, region: body.region, reason, count: refused[reason] });

@@ -102,7 +102,8 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
     if (m) {
       const maintenance = windows.get(m.id) ?? [];
       const inMaintenance = maintenance.some((w) => w.startAt <= now && (w.endAt === null || w.endAt > now));
-      const status: ServiceStatus = m.paused ? 'paused' : m.status === 'down' ? 'major_outage' : inMaintenance ? 'maintenance' : store.checks.lastCheckAt(m.id) === null ? 'unknown' : m.degraded ? 'degraded' : 'operational';
+      // Maintenance outranks down: the window is the announced reason (and its alerts are held).
+      const status: ServiceStatus = m.paused ? 'paused' : inMaintenance ? 'maintenance' : m.status === 'down' ? 'major_outage' : store.checks.lastCheckAt(m.id) === null ? 'unknown' : m.degraded ? 'degraded' : 'operational';
       const outages = s.show_uptime ? store.pageReads.monitorOutagesSince(m.id, from) : [];
       const latency = s.show_response_times ? store.pageReads.rollupsSince(m.id, now - LATENCY_RANGES[range]).map((r): [number, number] => [r.hourStart, Math.round(r.latencyAvgMs)]) : null;
       return { ...base, name: s.name_shown ?? m.name, kind: 'monitor', status, ...history(outages, maintenance, m.createdAt, now, s.show_uptime), latency, children: [] };

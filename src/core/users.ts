@@ -48,15 +48,18 @@ export function usersService(deps: { store: Store; clock: Clock }) {
       return { token, info };
     },
     /**
-     * Start-up bootstrap: when `adminToken` is given, ensures it is a live `write` token of the admin
-     * user; when no live token exists and none is given, creates one.
+     * Start-up bootstrap: when `adminToken` is given, ensures it is a token of the admin user (made
+     * `write` on first sight); when no live token exists and none is given, creates one.
+     * A `PHAROS_ADMIN_TOKEN` whose key was revoked stays revoked: revoking is the operator's
+     * deliberate act (a leaked secret), so a restart must not quietly undo it, and inserting the
+     * same hash again would break the unique index (a crash on every start). See
+     * {@link revokedAdminTokenId} for the warning the caller logs.
      * @returns the generated token when one was made (to print once), else null
      */
     bootstrapAdmin(adminToken: string | undefined): string | null {
       return store.tx(() => {
         if (adminToken) {
-          const existing = store.users.findTokenByHash(hashToken(adminToken));
-          if (!existing || existing.revokedAt !== null || existing.scope !== 'write') {
+          if (!store.users.findTokenByHash(hashToken(adminToken))) {
             insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'PHAROS_ADMIN_TOKEN', 'write', adminToken);
           }
           return null;
@@ -66,6 +69,12 @@ export function usersService(deps: { store: Store; clock: Clock }) {
         insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'first-start', 'write', token);
         return token;
       });
+    },
+    /** The key id (`key_…`) of `adminToken` when that token was revoked, else null (unset, unknown or live). */
+    revokedAdminTokenId(adminToken: string | undefined): string | null {
+      if (!adminToken) return null;
+      const t = store.users.findTokenByHash(hashToken(adminToken));
+      return t && t.revokedAt !== null ? t.id : null;
     },
     /** The principal of a live token, or null for an unknown or revoked one. */
     authenticate(token: string): Principal | null {

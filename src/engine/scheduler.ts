@@ -48,7 +48,10 @@ export class Scheduler {
       probes: deps.probes,
       metrics: deps.metrics,
       maxConcurrentChecks: deps.options.maxConcurrentChecks,
-      onResult: ({ tag, at, outcome }) => deps.core.results.local({ ...outcome, monitorId: tag.monitor.id, at, region: tag.region, probe: LOCAL_PROBE }),
+      onResult: ({ tag, at, outcome }) => {
+        deps.logger.debug(`check ${tag.monitor.name}: ${outcome.ok ? 'up' : 'down'} in ${outcome.latencyMs} ms${outcome.reason ? ` (${outcome.reason})` : ''}`, { monitor: tag.monitor.uuid, region: tag.region, status_code: outcome.statusCode });
+        deps.core.results.local({ ...outcome, monitorId: tag.monitor.id, at, region: tag.region, probe: LOCAL_PROBE });
+      },
     });
   }
 

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
@@ -39,7 +41,8 @@ export function validationHook(result: { success: boolean; error?: unknown; targ
 
 /**
  * The app's error handler: AppError → its status; Hono's HTTPException (malformed JSON → 400,
- * body too large → 413, unsupported media type → 415) → same status; anything else is our bug:
+ * body too large → 413, unsupported media type → 415) → same status; SQLite's SQLITE_FULL / SQLITE_BUSY
+ * (disk full, lock timeout; the transaction rolled back) → 503 with Retry-After; anything else is our bug:
  * logged with the request path, answered 500 without internals.
  */
 export function errorHandler(logger: Logger) {
@@ -55,7 +58,37 @@ export function errorHandler(logger: Logger) {
       const message = status === 413 ? 'request body larger than 1 MiB' : err.message || 'bad request';
       return c.json(errorBody(message, undefined, HTTP_CODES[status] ?? 'request.invalid'), status);
     }
+    const sqlite = (err as { code?: unknown }).code;
+    if (sqlite === 'SQLITE_FULL' || sqlite === 'SQLITE_BUSY') {
+      // The write was rolled back; the client may try again once the operator freed space (or the lock passed).
+      logger.error(sqlite === 'SQLITE_FULL' ? 'write refused: the disk (or the database size limit) is full' : 'write refused: the database is locked', { method: c.req.method, path: c.req.path });
+      c.header('Retry-After', '60');
+      return c.json(errorBody(sqlite === 'SQLITE_FULL' ? 'storage full: the change was not saved, try again later' : 'storage busy: the change was not saved, try again'), 503);
+    }
     logger.error('unhandled error', { method: c.req.method, path: c.req.path, error: err.message, stack: err.stack });
     return c.json(errorBody('internal error', undefined, 'internal'), 500);
+  };
+}
+
+/**
+ * node:http's `clientError` handler: a request Node itself refuses before any route sees it
+ * (malformed request line or header, header block over the limit, a header timeout) is answered in
+ * the API's JSON error shape instead of Node's bare `400 Bad Request`, then the connection closes.
+ * Nothing is written to a socket that is already gone (reset by the peer, or mid-response).
+ */
+export function clientErrorHandler() {
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request header fields too large']
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'request timeout: the request headers did not arrive in time']
+          : [400, 'malformed HTTP request'];
+    const body = JSON.stringify(errorBody(message));
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
 }

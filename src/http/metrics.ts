@@ -11,15 +11,41 @@ import type { EngineMetrics } from '../engine/wheel.ts';
  * - `pharos_unconfirmed_failures_total` failures the other regions (or the re-checks) did not confirm;
  * - `pharos_agent_results_total{region}` check results received from remote agents;
  * - `pharos_monitors{status}` active monitors by status (`up`, `down`);
+ * - `pharos_result_flush_failures_total` failed group commits of check results (kept and retried),
+ *   `pharos_results_dropped_total` results dropped past the in-memory cap while writes failed;
  * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
  *   `pharos_alerts_pending` rows waiting; `pharos_flood_guard_active` and `pharos_alerts_held_total`;
  * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
  * @param statusCounts read at scrape time
  * @param alertsPending outbox rows waiting, read at scrape time
+ * @param resultWrites failed result flushes and dropped results so far, read at scrape time
  */
-export function createMetrics(statusCounts: () => { up: number; down: number }, alertsPending: () => number = () => 0) {
+export function createMetrics(
+  statusCounts: () => { up: number; down: number },
+  alertsPending: () => number = () => 0,
+  resultWrites: () => { failures: number; dropped: number } = () => ({ failures: 0, dropped: 0 }),
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'pharos_' });
+  // Counted by the checks service; read at scrape time.
+  new Counter({
+    name: 'pharos_result_flush_failures_total',
+    help: 'Group commits of check results that failed (kept in memory and retried)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(resultWrites().failures);
+    },
+  });
+  new Counter({
+    name: 'pharos_results_dropped_total',
+    help: 'Check results dropped because too many piled up in memory while writes kept failing',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(resultWrites().dropped);
+    },
+  });
   const checks = new Counter({ name: 'pharos_checks_total', help: 'Checks done, by protocol and result', labelNames: ['protocol', 'result'] as const, registers: [registry] });
   const duration = new Histogram({
     name: 'pharos_check_duration_seconds',
@@ -36,10 +62,11 @@ export function createMetrics(statusCounts: () => { up: number; down: number }, 
     ageBuckets: 6,
     registers: [registry],
   });
+  // Fine buckets at the low end: the benches compute lag quantiles over a whole window from it.
   const lagHistogram = new Histogram({
     name: 'pharos_scheduler_lag_hist_seconds',
     help: 'Delay between a check being due and its probe starting',
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    buckets: [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
   const phases = new Histogram({

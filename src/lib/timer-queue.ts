@@ -33,11 +33,20 @@ export class TimerQueue {
     return this.#live.size;
   }
 
+  /** Entries in the heap, stale ones included; at most 2 × {@link size} + 64 (diagnostics, tests). */
+  get heapSize(): number {
+    return this.#heap.length;
+  }
+
   /** Runs `fn(dueAt)` at epoch ms `at`, replacing any timer of `key`. */
   schedule(key: number, at: number, fn: (dueAt: number) => void): void {
     const seq = ++this.#seq;
     this.#live.set(key, { seq, fn });
     this.#push({ at, seq, key });
+    // Replaced entries are dropped lazily at the top; keys rescheduled again and again before their
+    // time would pile them up, so past twice the live count the heap is rebuilt (O(n log n) once per
+    // n reschedules: O(log n) amortized).
+    if (this.#heap.length > 2 * this.#live.size + 64) this.#compact();
     this.#arm();
   }
 
@@ -86,6 +95,14 @@ export class TimerQueue {
       live.fn(top.at);
     }
     this.#arm();
+  }
+
+  #compact(): void {
+    const liveEntries = this.#heap.filter((e) => this.#live.get(e.key)?.seq === e.seq);
+    // A sorted array is a valid binary min-heap.
+    liveEntries.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    this.#heap.length = 0;
+    this.#heap.push(...liveEntries);
   }
 
   #dropStale(): void {

@@ -33,16 +33,21 @@ test('a healthcheck with a 10 s period and 60 s grace goes down 70 s after its l
   const lastPing = Date.parse((await (await api(`/v1/healthchecks/${healthcheck.uuid}`)).json()).lastPing);
   const deadline = lastPing + 70_000;
 
-  // Poll the API: every answer before the deadline says up; the first down answer comes after it.
+  // Poll the API: every answer received before the deadline says up (the server read its state
+  // before then); the first down answer is received after it. A request sent just before the
+  // deadline and answered after it proves nothing either way, so it is not counted as "before".
   const upBeforeDeadline: boolean[] = [];
+  let downAnsweredAt = 0;
   const down = await waitFor('the healthcheck to go down', async () => {
-    const asked = Date.now();
     const hc = await (await api(`/v1/healthchecks/${healthcheck.uuid}`)).json();
-    if (asked < deadline) upBeforeDeadline.push(!hc.isDown);
+    const answered = Date.now();
+    if (answered < deadline) upBeforeDeadline.push(!hc.isDown);
+    if (hc.isDown) downAnsweredAt = answered;
     return hc.isDown ? hc : null;
   }, 120_000);
   assert.ok(upBeforeDeadline.length > 0 && upBeforeDeadline.every(Boolean), 'never down before due + grace');
   assert.equal(down.isDown, true);
+  assert.ok(downAnsweredAt >= deadline, 'the down answer came after the deadline');
 
   const outages = (await (await api('/v2/outages')).json()).outages;
   assert.equal(outages.length, 1);

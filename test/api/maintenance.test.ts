@@ -131,26 +131,30 @@ describe('reports', () => {
     const m = await monitorOn(p, 'api', target);
     const from = p.clock.now();
     await p.advance(20 * MIN);
-    const downAt = p.clock.now();
+    // Checks run on a 10 s grid; the target fails from the next check on, so the outage starts at
+    // exactly that check (the detection) and ends at the first passing check 12 minutes later.
+    p.core.checks.flush();
+    const lastCheck = p.store.checks.lastCheckAt(p.store.monitors.get(m)!.id)!;
+    const downAt = lastCheck + 10_000;
     target.respond(500);
     const w = { name: 'w', start_date: iso(downAt + 7 * MIN), end_date: iso(downAt + 12 * MIN), monitors: [m] };
     assert.equal((await p.api('/v1/maintenance-windows', { method: 'POST', json: w })).status, 201);
-    await p.advance(12 * MIN);
+    await p.advance(downAt + 12 * MIN - 1 - p.clock.now());
     target.respond(200);
     await p.advance(MIN);
     const [outage] = (await (await p.api('/v2/outages')).json()).outages;
     assert.equal(outage.isResolved, true);
-    const downMs = Date.parse(outage.endDate) - Date.parse(outage.startDate);
+    assert.equal(outage.startDate, iso(downAt), 'the outage starts at the first failing check');
+    assert.equal(outage.endDate, iso(downAt + 12 * MIN), 'and lasts 12 minutes');
     const to = from + 60 * MIN;
     const r = await (await p.api(`/v2/reporting/monitor-reports/${m}?from=${iso(from)}&to=${iso(to)}`)).json();
-    const counted = Math.floor((downMs - 5 * MIN) / 1000);
     assert.deepEqual(r.period, { from: iso(from), to: iso(to) });
     assert.equal(r.protocol, 'http');
     assert.equal(r.outages.count, 1);
-    assert.equal(r.outages.totalDowntime, counted);
-    assert.equal(r.mttr, counted);
+    assert.equal(r.outages.totalDowntime, 420, '12 minutes down, 5 of them in maintenance: 7 minutes = 420 s count');
+    assert.equal(r.mttr, 420);
     assert.equal(r.outages.details[0].startDate, outage.startDate);
-    assert.equal(r.sla, Math.floor(((60 * MIN - (downMs - 5 * MIN)) * 10_000) / (60 * MIN)) / 100);
+    assert.equal(r.sla, 88.33, '100 × (1 − 7 min / 60 min) = 88.333…, rounded down to 2 decimals');
     const list = await (await p.api(`/v2/reporting/monitor-reports?from=${iso(from)}&to=${iso(to)}`)).json();
     assert.deepEqual(list, [{ uuid: m, name: 'api', sla: r.sla }]);
 

@@ -78,6 +78,7 @@ describe('probe tokens and the agent routes', () => {
     const res = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { ...hello(null), region: 'atlantis' } });
     assert.equal(res.status, 400);
     assert.equal((await listing()).length, 1, 'no agent registered from a refused poll');
+    assert.deepEqual(await (await push('1', [])).json(), { stored: 0, duplicate: false }, 'no refused batch was claimed: its id is still new');
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Clock } from '../../src/lib/clock.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
+import { silentLogger, type Logger } from '../../src/lib/logger.ts';
 import { startPharos, type RunningPharos } from '../../src/pharos.ts';
 import { ManualClock } from './manual-clock.ts';
 
@@ -33,12 +33,12 @@ export interface TestPharos extends RunningPharos {
 
 /**
  * Starts Pharos for a test. `config` is merged over a test default (listen 127.0.0.1:0, temp data dir,
- * the write token above).
+ * the write token above). `logger` defaults to a silent one (tests of the operator's log pass a capturing one).
  */
-export async function startTestPharos(config: Record<string, unknown> = {}, clock: Clock = new ManualClock()): Promise<TestPharos> {
+export async function startTestPharos(config: Record<string, unknown> = {}, clock: Clock = new ManualClock(), logger: Logger = silentLogger): Promise<TestPharos> {
   const dataDir = (config.data_dir as string | undefined) ?? tempDir();
   const cfg = parseConfig({ listen: '127.0.0.1:0', data_dir: dataDir, admin_token: WRITE_TOKEN, ...config });
-  const p = await startPharos({ config: cfg, logger: silentLogger, clock });
+  const p = await startPharos({ config: cfg, logger, clock });
   const settle = async () => {
     await p.scheduler.settled();
     await p.dispatcher.settled();

@@ -100,7 +100,13 @@ export async function spawnAgent(token: string, flags: string[]): Promise<AgentP
   const exited = new Promise<number | string>((r) => child.once('exit', (code, signal) => r(code ?? signal ?? -1)));
   const id = await waitFor('the agent to start', async () => {
     if (child.exitCode !== null) throw new Error(`pharos agent exited early: ${err}`);
-    return /"msg":"pharos agent started","agent":"(prb_\w+)"/.exec(err)?.[1];
+    // Its log is JSON lines (stderr is not a TTY); the start line carries the id in `agent`.
+    for (const line of err.split('\n').slice(0, -1)) {
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line) as { msg?: string; agent?: string };
+      if (entry.msg?.startsWith('pharos agent started') && entry.agent) return entry.agent;
+    }
+    return undefined;
   });
   return { child, id, stderr: () => err, exited };
 }

@@ -57,14 +57,43 @@ const layerOf = (file: string) => {
   return rel.length === 2 ? 'root' : rel[1]!;
 };
 
+/**
+ * Every module a source file pulls in: static imports (`import … from`, `import type … from`,
+ * side-effect `import '…'`), re-exports (`export … from`, `export type … from`, `export * from`)
+ * and dynamic `import('…')`. `typeOnly` for `import type` / `export type` (erased at build).
+ */
+function importsOf(text: string): Array<{ spec: string; typeOnly: boolean }> {
+  const out: Array<{ spec: string; typeOnly: boolean }> = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s)?from\s+['"]([^'"]+)['"]/gm)) out.push({ spec: m[2]!, typeOnly: Boolean(m[1]) });
+  for (const m of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) out.push({ spec: m[1]!, typeOnly: false });
+  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ spec: m[1]!, typeOnly: false });
+  return out;
+}
+
+test('the import reader sees every form of import and re-export', () => {
+  const sample = [
+    "import { a } from '../store/a.ts';",
+    "import type { B } from '../store/b.ts';",
+    "import {\n  c,\n  d,\n} from '../store/c.ts';",
+    "import '../store/side-effect.ts';",
+    "export { e } from '../store/e.ts';",
+    "export type { F } from '../store/f.ts';",
+    "export * from '../store/g.ts';",
+    "const h = await import('../store/h.ts');",
+    "const notAnImport = 'import from nowhere';",
+  ].join('\n');
+  assert.deepEqual(
+    importsOf(sample).map((i) => `${i.spec}${i.typeOnly ? ' (type)' : ''}`).sort(),
+    ['../store/a.ts', '../store/b.ts (type)', '../store/c.ts', '../store/e.ts', '../store/f.ts (type)', '../store/g.ts', '../store/h.ts', '../store/side-effect.ts'],
+  );
+});
+
 test('imports follow the arrows of ARCHITECTURE.md', () => {
   const problems: string[] = [];
   for (const file of [...files(SRC), ...files(VIEWS)]) {
     const layer = layerOf(file);
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^\s*import\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
-      const typeOnly = Boolean(m[1]);
-      const spec = m[2]!;
+    for (const { spec, typeOnly } of importsOf(text)) {
       if (spec.startsWith('.')) {
         const target = layerOf(resolve(dirname(file), spec));
         if (layer === 'root' || (layer === 'cli' && target === 'root')) continue;

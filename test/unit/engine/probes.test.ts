@@ -112,13 +112,14 @@ describe('http probe', () => {
     assert.deepEqual(pick(await check(spec({ url: `http://127.0.0.1:${await closedPort()}/` }))), { ok: false, statusCode: 0, reason: 'Connection refused' });
     assert.deepEqual(pick(await check(spec({ url: url('/hang'), timeoutSeconds: 1 }))), { ok: false, statusCode: 0, reason: 'Timeout after 1 s' });
   });
-  test('HTTPS: a self-signed certificate fails with a TLS error and still reports its expiry', async () => {
+  test('HTTPS: a self-signed certificate fails with a TLS error, and reports no expiry', async () => {
     const dir = tempDir();
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
     const port = await listen(createHttpsServer({ key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem')) }, (_, res) => res.end('ok')));
     const r = await check(spec({ url: `https://127.0.0.1:${port}/` }));
     assert.equal(r.ok, false);
     assert.match(r.reason ?? '', /^TLS error: /);
+    assert.equal(r.sslExpirationDays, null, 'no expiry is read from a handshake that was refused');
   });
 });
 

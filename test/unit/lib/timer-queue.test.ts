@@ -37,11 +37,20 @@ test('10,000 keys rescheduled many times keep order and a bounded heap', async (
   const q = new TimerQueue(clock);
   let last = -1;
   let count = 0;
-  for (let round = 0; round < 5; round++) for (let k = 0; k < 10_000; k++) q.schedule(k, (k * 7919) % 10_000 + round, (due) => {
-    assert.ok(due >= last, 'due times never go backwards');
-    last = due;
-    count++;
-  });
+  let largestHeap = 0;
+  for (let round = 0; round < 5; round++) {
+    for (let k = 0; k < 10_000; k++) {
+      q.schedule(k, (k * 7919) % 10_000 + round, (due) => {
+        assert.ok(due >= last, 'due times never go backwards');
+        last = due;
+        count++;
+      });
+      largestHeap = Math.max(largestHeap, q.heapSize);
+    }
+  }
+  assert.equal(q.size, 10_000);
+  assert.ok(largestHeap <= 2 * 10_000 + 64, `the heap stays within twice the live timers (largest: ${largestHeap}; 50,000 entries without compaction)`);
   await clock.advance(20_000);
   assert.equal(count, 10_000, 'only the newest timer of each key fires');
+  assert.equal(q.heapSize, 0);
 });

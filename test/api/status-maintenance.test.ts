@@ -1,0 +1,40 @@
+import { afterEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statusFixture } from '../support/status-fixture.ts';
+
+// Issue #14 point 18: on a public status page, an ongoing maintenance window outranks "down" (the
+// alerts are held; visitors should read "Under maintenance", not a red "Major outage"). Real Pharos,
+// real failing target, page fetched over HTTP.
+const MIN = 60_000;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+test('a down monitor inside an ongoing maintenance window shows "Under maintenance" on its status page, and again "Major outage" after it', async () => {
+  const f = await statusFixture();
+  cleanups.push(() => f.close());
+  const { p } = f;
+  const page = async () => {
+    const html = await (await fetch(`${p.url}/status/acme`)).text();
+    const status = (name: string) => new RegExp(`data-service="${name}"[\\s\\S]*?data-status="([a-z_]+)"`).exec(html)?.[1];
+    return { html, api: status('API'), backend: status('Backend'), overall: /data-overall="([a-z_]+)"/.exec(html)?.[1] };
+  };
+  const before = await page();
+  assert.equal(before.api, 'major_outage', 'the fixture\'s API monitor is down');
+
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const now = p.clock.now();
+  const w = await p.api('/v1/maintenance-windows', { method: 'POST', json: { name: 'db upgrade', start_date: iso(now - MIN), end_date: iso(now + 30 * MIN), monitors: [f.ids.api] } });
+  assert.equal(w.status, 201);
+  assert.equal((await (await p.api(`/v1/monitors/${f.ids.api}`)).json()).status, 'down', 'still down underneath');
+
+  const during = await page();
+  assert.equal(during.api, 'maintenance');
+  assert.equal(during.backend, 'maintenance', 'its group too');
+  assert.notEqual(during.overall, 'partial_outage', 'the banner no longer counts it as an outage');
+  assert.match(during.html, /data-service="API"[\s\S]*?Under maintenance/);
+
+  await p.advance(31 * MIN);
+  assert.equal((await page()).api, 'major_outage', 'down again once the window is over');
+});
