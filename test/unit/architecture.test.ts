@@ -62,11 +62,11 @@ const layerOf = (file: string) => {
  * side-effect `import '…'`), re-exports (`export … from`, `export type … from`, `export * from`)
  * and dynamic `import('…')`. `typeOnly` for `import type` / `export type` (erased at build).
  */
-function importsOf(text: string): Array<{ spec: string; typeOnly: boolean }> {
-  const out: Array<{ spec: string; typeOnly: boolean }> = [];
+function importsOf(text: string): Array<{ spec: string; typeOnly: boolean; dynamic?: true }> {
+  const out: Array<{ spec: string; typeOnly: boolean; dynamic?: true }> = [];
   for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s)?from\s+['"]([^'"]+)['"]/gm)) out.push({ spec: m[2]!, typeOnly: Boolean(m[1]) });
   for (const m of text.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) out.push({ spec: m[1]!, typeOnly: false });
-  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ spec: m[1]!, typeOnly: false });
+  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ spec: m[1]!, typeOnly: false, dynamic: true });
   return out;
 }
 
@@ -93,7 +93,9 @@ test('imports follow the arrows of ARCHITECTURE.md', () => {
   for (const file of [...files(SRC), ...files(VIEWS)]) {
     const layer = layerOf(file);
     const text = readFileSync(file, 'utf8');
-    for (const { spec, typeOnly } of importsOf(text)) {
+    for (const { spec, typeOnly, dynamic } of importsOf(text)) {
+      // A protocol definition reaches its own probe only lazily (docs/architecture.md "Adding a protocol").
+      if (dynamic && layer === 'protocols' && spec === './probe.ts') continue;
       if (spec.startsWith('.')) {
         const target = layerOf(resolve(dirname(file), spec));
         if (layer === 'root' || (layer === 'cli' && target === 'root')) continue;
