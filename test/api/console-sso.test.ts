@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { Walker, freePort, startOidcProvider, type TestOidcProvider } from '../support/idp.ts';
+import { Secret, TOTP } from 'otpauth';
 import { consoleClient, setupAdmin, signIn as passwordSignIn, type ConsoleClient } from '../support/console.ts';
 
 // The console signing people in through an OIDC provider (issue 19, `console.sso`) against a real
@@ -22,6 +23,7 @@ before(async () => {
     dave: { email: 'Dave@Good.test', email_verified: true },
     frank: { email: 'frank@good.test', email_verified: true },
     grace: { email: 'grace@good.test', email_verified: true },
+    henry: { email: 'henry@good.test', email_verified: true },
     bob: { email: 'bob@other.test', email_verified: true },
     carol: { email: 'carol@good.test', email_verified: false },
   };
@@ -172,6 +174,22 @@ describe('console single sign-on (console.sso)', () => {
       assert.equal(res.status, 303);
       assert.match(res.headers.get('location') ?? '', /^\/login/);
     }
+  });
+
+  test('with TOTP on, an SSO sign-in waits for the code like a password one', async () => {
+    const first = await ssoSignIn('henry');
+    await first.cl.get('/settings');
+    const start = await first.cl.post('/settings/totp/start', {});
+    const secret = /name="secret" value="([A-Z2-7]+)"/.exec(start.html)![1]!;
+    const codeAt = (at: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at });
+    assert.equal((await first.cl.post('/settings/totp/enable', { secret, code: codeAt(p.clock.now()) })).status, 200);
+    const r = await ssoSignIn('henry', '/outages');
+    assert.equal(r.res.status, 303);
+    assert.equal(r.res.headers.get('location'), '/login/totp?next=%2Foutages');
+    assert.equal((await r.cl.get('/outages')).status, 303, 'nothing opens before the code');
+    const done = await r.cl.post('/login/totp', { code: codeAt(p.clock.now()), next: '/outages' }, { csrf: null });
+    assert.equal(done.status, 303);
+    assert.equal((await r.cl.get('/outages')).status, 200);
   });
 
   test('password sign-in still works for the first admin', async () => {
