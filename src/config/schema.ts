@@ -176,6 +176,13 @@ export const ConfigSchema = z.strictObject({
       login_attempts: z.number().int().min(1).max(1000).default(10),
       /** Behind a reverse proxy: count wrong passwords per X-Forwarded-For client (its last entry). */
       trust_proxy: z.boolean().default(false),
+      /**
+       * Single sign-on for the console (issue 19): the name of an OIDC provider in `identity_providers`,
+       * or the uuid of a SAML SSO connection (`sso_…`). Unset: passwords only.
+       */
+      sso: z.string().min(1).optional(),
+      /** Email domains console single sign-on admits (exact, case-insensitive); empty = any verified email. */
+      sso_allowed_domains: z.array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/, 'must be a domain such as example.com')).default([]),
     })
     .prefault({}),
   /** Delivery of queued alerts (the outbox). */
@@ -213,6 +220,10 @@ export const ConfigSchema = z.strictObject({
     if (idps.has(p.name)) ctx.addIssue({ code: 'custom', path: ['identity_providers', i, 'name'], message: `identity provider name "${p.name}" is used twice` });
     idps.add(p.name);
   });
+  const consoleSso = c.console.sso;
+  if (consoleSso !== undefined && !consoleSso.startsWith('sso_') && !idps.has(consoleSso)) {
+    ctx.addIssue({ code: 'custom', path: ['console', 'sso'], message: `unknown identity provider "${consoleSso}" (declare it under identity_providers, or give an SSO connection's sso_… uuid)` });
+  }
   const names = new Set<string>();
   c.channels.forEach((ch, i) => {
     if (names.has(ch.name)) ctx.addIssue({ code: 'custom', path: ['channels', i, 'name'], message: `channel name "${ch.name}" is used twice` });

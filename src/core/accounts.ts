@@ -159,7 +159,8 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       const hash = await hashPassword(input.password);
       return store.tx(() => insertAccount(input, hash));
     },
-    list: (): Account[] => store.sessions.accounts().filter((a) => a.hasPassword),
+    /** People: users with a password or who signed in through single sign-on (not bare API-token owners). */
+    list: (): Account[] => store.sessions.accounts().filter((a) => a.hasPassword || a.ssoAt !== null),
     get: mustGet,
     /** The account with this email, or undefined. */
     byEmail: (email: string): Account | undefined => store.sessions.accountByEmail(email.trim().toLowerCase()),
@@ -224,6 +225,12 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       await countWrong(email, client.address);
       return null;
     },
+    /**
+     * Opens a session for a person whose identity was proven elsewhere (console single sign-on), as a
+     * right password does: with TOTP on, the session opens nothing until the code is given.
+     * The caller has checked the account is enabled.
+     */
+    openVerified: (account: Account, client: { userAgent: string; address: string }): { id: string; pending: boolean } => ({ id: openSession(account.uuid, client, account.totp), pending: account.totp }),
     /** The account a half-signed-in session (password given, TOTP code not yet) belongs to, or null. */
     pendingAccount(id: string | undefined): Account | null {
       const s = id && id.length <= 100 ? store.sessions.session(sha256(id)) : undefined;
@@ -303,7 +310,7 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
         return null;
       }
       const account = store.sessions.account(s.userUuid);
-      if (!account || account.disabledAt !== null || !account.hasPassword) return null;
+      if (!account || account.disabledAt !== null || (!account.hasPassword && account.ssoAt === null)) return null;
       if (now - s.lastSeenAt > TOUCH_EVERY_MS) store.sessions.touchSession(h, now);
       return { account, csrf: s.csrf, ref: s.ref, principal: { user: { uuid: account.uuid, email: account.email, name: account.name }, scope: scopeOfRole(account.role), tokenId: `session:${s.ref}` } };
     },

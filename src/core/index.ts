@@ -15,6 +15,7 @@ import { monitorsService } from './monitors.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
 import { accountsService } from './accounts.ts';
+import { consoleSsoService } from './console-sso.ts';
 import { consoleViewService } from './console-view.ts';
 import { pageAccessService } from './page-access.ts';
 import { identityService } from './identity.ts';
@@ -51,6 +52,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation, config });
   const probes = probesService({ store, clock, bus, logger, config });
   logOperatorEvents({ bus, logger, clock });
+  const accounts = accountsService({ store, clock, config, logger });
   return {
     bus,
     /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
@@ -61,7 +63,9 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     statusView: statusViewService({ store, clock }),
     config,
     users: usersService({ store, clock }),
-    accounts: accountsService({ store, clock, config, logger }),
+    accounts,
+    /** Console single sign-on: the `console.sso` door, who it admits, invitations. */
+    consoleSso: consoleSsoService({ store, clock, config, identity, accounts, logger }),
     consoleView: consoleViewService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
     escalation,

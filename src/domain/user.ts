@@ -42,8 +42,20 @@ export interface Account extends User {
   /** Epoch ms the account was disabled, or null. */
   disabledAt: number | null;
   hasPassword: boolean;
+  /** Epoch ms of the first console sign-in through single sign-on (`console.sso`), or null: such a person needs no password. */
+  ssoAt: number | null;
   /** A TOTP second factor is set up. */
   totp: boolean;
+  createdAt: number;
+}
+
+/** An email an admin invited to the console with a role: its first single sign-on gets that role (instead of `viewer`). */
+export interface Invitation {
+  /** Lower-case. */
+  email: string;
+  role: Role;
+  /** Email of the admin who invited. */
+  invitedBy: string;
   createdAt: number;
 }
 

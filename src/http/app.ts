@@ -20,6 +20,7 @@ import { pageAssetsRouter } from './pages/assets.ts';
 import { statusPagesRouter } from './pages/router.ts';
 import { bearerAuth } from './auth.ts';
 import { CONSOLE_PATH, consoleRouter } from './console/router.ts';
+import { consoleSsoSignIn } from './console/routes-sso.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
@@ -85,7 +86,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/docs', docsRouter());
   app.route('/_pharos', pageAssetsRouter());
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
-  app.route('/sso', ssoRouter(deps));
+  app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
   app.get('/healthz', (c) => c.json({ status: 'ok', version: deps.version }));
 

@@ -15,6 +15,7 @@ import { ssoConnectionsStore } from './sso-connections.ts';
 import { kumaImportsStore } from './kuma.ts';
 import { sessionsStore } from './sessions.ts';
 import { consoleReadsStore } from './console-reads.ts';
+import { invitationsStore } from './invitations.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -36,6 +37,7 @@ export function createStore(db: Db) {
     kumaImports: kumaImportsStore(db),
     sessions: sessionsStore(db),
     consoleReads: consoleReadsStore(db),
+    invitations: invitationsStore(db),
     /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
     tx<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -8,6 +8,7 @@ interface AccountRow {
   role: Role;
   disabled_at: number | null;
   password_hash: string | null;
+  sso_at: number | null;
   totp: number;
   created_at: number;
 }
@@ -38,6 +39,7 @@ const toAccount = (r: AccountRow): Account => ({
   role: r.role,
   disabledAt: r.disabled_at,
   hasPassword: r.password_hash !== null,
+  ssoAt: r.sso_at,
   totp: r.totp === 1,
   createdAt: r.created_at,
 });
@@ -57,13 +59,14 @@ const toSession = (r: SessionRow): StoredSession => ({
  * the SHA-256 of their id (32 bytes), and first-start setup tokens (also by hash).
  */
 export function sessionsStore(db: Db) {
-  const cols = 'uuid, email, name, role, disabled_at, password_hash, totp_secret IS NOT NULL AS totp, created_at';
+  const cols = 'uuid, email, name, role, disabled_at, password_hash, sso_at, totp_secret IS NOT NULL AS totp, created_at';
   const byUuid = db.prepare<[string], AccountRow>(`SELECT ${cols} FROM users WHERE uuid = ?`);
   const byEmail = db.prepare<[string], AccountRow>(`SELECT ${cols} FROM users WHERE email = ?`);
   const list = db.prepare<[], AccountRow>(`SELECT ${cols} FROM users ORDER BY created_at, email`);
   const hashOf = db.prepare<[string], { password_hash: string | null }>('SELECT password_hash FROM users WHERE uuid = ?');
   const countPeople = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users WHERE password_hash IS NOT NULL');
-  const insert = db.prepare('INSERT INTO users(uuid, email, name, created_at, role, password_hash) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO users(uuid, email, name, created_at, role, password_hash, sso_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const markSso = db.prepare('UPDATE users SET sso_at = COALESCE(sso_at, ?) WHERE uuid = ?');
   const setPassword = db.prepare('UPDATE users SET password_hash = ? WHERE uuid = ?');
   const setRole = db.prepare('UPDATE users SET role = ? WHERE uuid = ?');
   const setDisabled = db.prepare('UPDATE users SET disabled_at = ? WHERE uuid = ?');
@@ -97,9 +100,12 @@ export function sessionsStore(db: Db) {
     passwordHash: (uuid: string): string | null => hashOf.get(uuid)?.password_hash ?? null,
     /** Users who have a password (people who can sign in). */
     countPeople: (): number => countPeople.get()!.n,
-    insertAccount(a: { uuid: string; email: string; name: string; role: Role; passwordHash: string }, now: number): void {
-      insert.run(a.uuid, a.email, a.name, now, a.role, a.passwordHash);
+    /** A new person: with a password, or (`passwordHash` null, `sso` true) one who signs in through single sign-on. */
+    insertAccount(a: { uuid: string; email: string; name: string; role: Role; passwordHash: string | null; sso?: boolean }, now: number): void {
+      insert.run(a.uuid, a.email, a.name, now, a.role, a.passwordHash, a.sso ? now : null);
     },
+    /** Records the first single sign-on of a user (kept when already set). */
+    markSso: (uuid: string, now: number): void => void markSso.run(now, uuid),
     setPassword: (uuid: string, hash: string): void => void setPassword.run(hash, uuid),
     setRole: (uuid: string, role: Role): void => void setRole.run(role, uuid),
     setDisabled: (uuid: string, at: number | null): void => void setDisabled.run(at, uuid),

@@ -1,13 +1,24 @@
 import type { FormErrors } from './model.ts';
 import { Bare, FieldError, FormAlert } from './layout.tsx';
 
-/** The sign-in page (also `/` for a signed-out visitor). Login posts carry no session, so they are protected by the Origin check. */
-export function LoginPage(props: { nonce: string; email?: string; errors?: FormErrors | undefined; next?: string; notice?: string | undefined }) {
+/**
+ * The sign-in page (also `/` for a signed-out visitor). Login posts carry no session, so they are
+ * protected by the Origin check. With `console.sso` set, `sso` is the single sign-on button's label
+ * (the password form stays for people with a password, such as the first admin).
+ */
+export function LoginPage(props: { nonce: string; email?: string; errors?: FormErrors | undefined; next?: string; notice?: string | undefined; sso?: string | null | undefined }) {
   return (
     <Bare title="Sign in" nonce={props.nonce}>
       <h1>Sign in to Pharos</h1>
       {props.notice ? <p class="notice">{props.notice}</p> : null}
       <FormAlert errors={props.errors} />
+      {props.sso ? (
+        <p class="card">
+          <a class="button" id="sso-sign-in" href={`/login/sso?next=${encodeURIComponent(props.next ?? '/')}`}>
+            {`Sign in with ${props.sso}`}
+          </a>
+        </p>
+      ) : null}
       <form class="stack card" method="post" action="/login">
         <input type="hidden" name="next" value={props.next ?? '/'} />
         <label>

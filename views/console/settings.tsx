@@ -3,6 +3,7 @@ import type { ProbeListing } from '../../src/domain/probe.ts';
 import type { FormErrors, Shell } from './model.ts';
 import { canWrite, isAdmin } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
+import { Invitations, type InvitationsView } from './invitations.tsx';
 
 /** Everything the settings screen shows; admin-only parts are absent for others. */
 export interface SettingsView {
@@ -15,6 +16,8 @@ export interface SettingsView {
   sessions: SessionInfo[];
   currentRef: string;
   users: Account[];
+  /** Single sign-on door and open invitations (admins). */
+  invitations: InvitationsView;
   tokens: TokenInfo[];
   probes: ProbeListing[];
   channels: Array<{ name: string; type: string }>;
@@ -277,7 +280,7 @@ function Admin(props: { s: Shell; v: SettingsView }) {
                   <div class="muted small">{u.email}</div>
                 </td>
                 <td>{u.role}</td>
-                <td>{u.disabledAt ? 'disabled' : 'active'}</td>
+                <td>{`${u.disabledAt ? 'disabled' : 'active'}${u.ssoAt !== null ? ' · single sign-on' : ''}`}</td>
                 <td>
                   {u.email === s.user.email ? null : (
                     <form method="post" action={`/settings/users/${u.uuid}/${u.disabledAt ? 'enable' : 'disable'}`}>
@@ -321,6 +324,7 @@ function Admin(props: { s: Shell; v: SettingsView }) {
           </label>
           <button type="submit">Add person</button>
         </form>
+        <Invitations s={s} v={v.invitations} />
       </div>
       <h2 id="tokens">API tokens</h2>
       <div class="card">

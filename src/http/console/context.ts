@@ -49,7 +49,7 @@ export function page(c: ConsoleContext, el: unknown, status: 200 | 400 | 401 | 4
  * The caller's address (wrong-password throttle, session list): the socket's, or behind a proxy
  * (`console.trust_proxy`) the last X-Forwarded-For entry, the one the proxy itself added.
  */
-export function clientAddress(c: ConsoleContext, trustProxy: boolean): string {
+export function clientAddress(c: Context, trustProxy: boolean): string {
   const forwarded = trustProxy ? c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
   if (forwarded) return forwarded;
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;

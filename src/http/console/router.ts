@@ -14,13 +14,14 @@ import { healthcheckRoutes } from './routes-healthchecks.ts';
 import { settingsRoutes } from './routes-settings.ts';
 import { statuspageRoutes } from './routes-statuspages.ts';
 import { extraRoutes } from './routes-extras.ts';
+import { ssoRoutes } from './routes-sso.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|events$|_console\/)/;
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|events$|_console\/)/;
 
 /** Routes a signed-out visitor may use. */
-const OPEN = /^\/(?:login(?:\/totp)?$|setup\/|_console\/)/;
+const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
 /** State-changing routes a viewer may still use: about their own session and password only. */
 const SELF_SERVICE = /^\/(?:logout$|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
 
@@ -46,7 +47,7 @@ export function consoleRouter(deps: HttpDeps) {
       if (unsafe) return forbidden(c, 'You are signed out. Sign in and try again.');
       if (path === '/events') return c.body(null, 204);
       const q = new URL(c.req.url).search;
-      if (path === '/' && !q) return page(c, LoginPage({ nonce: c.var.nonce }));
+      if (path === '/' && !q) return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label() }));
       return c.redirect(`/login?next=${encodeURIComponent(path + q)}`, 303);
     }
     if (unsafe) {
@@ -83,6 +84,7 @@ export function consoleRouter(deps: HttpDeps) {
   });
 
   authRoutes(app, deps);
+  ssoRoutes(app, deps);
   overviewRoutes(app, deps);
   outageRoutes(app, deps);
   monitorRoutes(app, deps);

@@ -8,7 +8,7 @@ import { formErrors, formOf, text } from './forms.ts';
 import { clearSessionCookie, setSessionCookie } from './security.ts';
 
 /** `next` after sign-in: a path inside the console, never another site. */
-const SAFE_NEXT = /^\/(?![/\\])[A-Za-z0-9/._~?&=%+-]*$/;
+export const SAFE_NEXT = /^\/(?![/\\])[A-Za-z0-9/._~?&=%+-]*$/;
 
 /** Sign in, sign out and the first-start setup link. */
 export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -19,7 +19,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.get('/login', (c) => {
     if (c.var.session) return c.redirect('/', 303);
     const next = c.req.query('next');
-    return page(c, LoginPage({ nonce: c.var.nonce, next: next && SAFE_NEXT.test(next) ? next : '/', notice: c.req.query('signed_out') ? 'You are signed out.' : undefined }));
+    return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), next: next && SAFE_NEXT.test(next) ? next : '/', notice: c.req.query('signed_out') ? 'You are signed out.' : undefined }));
   });
 
   app.post('/login', async (c) => {
@@ -32,10 +32,10 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
         setSessionCookie(c, r.id, publicUrl, core.config.console.session_max_days);
         return c.redirect(r.pending ? `/login/totp?next=${encodeURIComponent(next)}` : next, 303);
       }
-      return page(c, LoginPage({ nonce: c.var.nonce, email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
+      return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
-      return page(c, LoginPage({ nonce: c.var.nonce, email, next, errors: { message: e.message, fields: {} } }), 429);
+      return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, errors: { message: e.message, fields: {} } }), 429);
     }
   });
 

@@ -28,6 +28,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       sessions: core.accounts.sessions(s.account.uuid),
       currentRef: s.ref,
       users: admin ? core.accounts.list() : [],
+      invitations: { sso: core.consoleSso.label(), list: admin ? core.consoleSso.invitations.list() : [] },
       tokens: admin ? core.users.listTokens() : [],
       probes: core.probes.list(deps.version),
       channels: cfg.channels.map((ch) => ({ name: ch.name, type: ch.type })),
@@ -100,6 +101,24 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     } catch (e) {
       return show(c, { errors: { form: 'user', errors: formErrors(e) } }, errorStatus(e));
     }
+  });
+
+  app.post('/settings/invitations', async (c) => {
+    adminOnly(c);
+    const f = await formOf(c);
+    try {
+      const i = core.consoleSso.invitations.create(text(f, 'email'), text(f, 'role') as Role, c.var.session!.account.email);
+      return show(c, { notice: `${i.email} is invited: their first single sign-on makes them ${i.role}.` });
+    } catch (e) {
+      return show(c, { invitations: { sso: core.consoleSso.label(), list: core.consoleSso.invitations.list(), errors: formErrors(e) } }, errorStatus(e));
+    }
+  });
+
+  app.post('/settings/invitations/revoke', async (c) => {
+    adminOnly(c);
+    const f = await formOf(c);
+    core.consoleSso.invitations.revoke(text(f, 'email'));
+    return c.redirect('/settings#invitations', 303);
   });
 
   for (const action of ['disable', 'enable'] as const) {

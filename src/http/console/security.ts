@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Core } from '../../core/index.ts';
 import { consoleCsp, newNonce, SESSION_COOKIE, type ConsoleContext, type ConsoleEnv } from './context.ts';
@@ -55,7 +55,7 @@ export function csrfOk(expected: string, given: unknown): boolean {
 export const isUnsafe = (method: string): boolean => !SAFE_METHODS.has(method);
 
 /** Sets the session cookie: HttpOnly, SameSite=Lax, Secure when the public URL is https; lasts at most the absolute session length. */
-export function setSessionCookie(c: ConsoleContext, id: string, publicUrl: string, maxDays: number): void {
+export function setSessionCookie(c: Context, id: string, publicUrl: string, maxDays: number): void {
   setCookie(c, SESSION_COOKIE, id, { path: '/', httpOnly: true, sameSite: 'Lax', secure: publicUrl.startsWith('https:'), maxAge: maxDays * 86_400 });
 }
 

@@ -12,6 +12,7 @@ import { sql as clients } from './0011_clients.ts';
 import { sql as subscriberLimits } from './0012_subscriber_limits.ts';
 import { sql as console } from './0013_console.ts';
 import { sql as protocolSettings } from './0014_protocol_settings.ts';
+import { sql as consoleSso } from './0015_console_sso.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'subscriber_limits', sql: subscriberLimits },
   { version: 13, name: 'console', sql: console },
   { version: 14, name: 'protocol_settings', sql: protocolSettings },
+  { version: 15, name: 'console_sso', sql: consoleSso },
 ];

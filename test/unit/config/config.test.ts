@@ -29,3 +29,12 @@ test('environment overrides the file', () => {
   writeFileSync(file, 'listen: [');
   assert.throws(() => loadConfig({ PHAROS_CONFIG: file }), /not valid YAML/);
 });
+
+test('console.sso must name a configured identity provider (or be an sso_… connection uuid); domains are domains', () => {
+  const idp = { name: 'corp', type: 'oidc', issuer: 'https://id.example.com', client_id: 'pharos', client_secret: 's' };
+  assert.throws(() => parseConfig({ console: { sso: 'corp' } }), /config: console\.sso: unknown identity provider "corp"/);
+  assert.equal(parseConfig({ identity_providers: [idp], console: { sso: 'corp' } }).console.sso, 'corp');
+  assert.equal(parseConfig({ console: { sso: 'sso_abc' } }).console.sso, 'sso_abc');
+  assert.throws(() => parseConfig({ console: { sso_allowed_domains: ['@example.com'] } }), /config: console\.sso_allowed_domains\.0: must be a domain/);
+  assert.deepEqual(parseConfig({}).console.sso_allowed_domains, []);
+});

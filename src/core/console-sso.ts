@@ -1,0 +1,120 @@
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, invalid } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { emailAllowed } from '../domain/sso-connection.ts';
+import { ROLES, type Account, type Invitation, type Role } from '../domain/user.ts';
+import type { Store } from '../store/index.ts';
+import type { AccountsService } from './accounts.ts';
+import type { IdentityService, SignInMethod, VerifiedIdentity } from './identity.ts';
+
+/** Google's issuer: its door is labelled "Google" rather than by the provider's config name. */
+const GOOGLE_ISSUER = /^https:\/\/accounts\.google\.com\/?$/;
+
+/** The outcome of a console single sign-on: a session (as a right password gives), or why not. */
+export type ConsoleSsoOutcome =
+  | { ok: true; id: string; pending: boolean; account: Account; created: boolean }
+  | { ok: false; reason: 'wrong_door' | 'no_email' | 'unverified' | 'domain' | 'disabled'; email: string | undefined };
+
+/**
+ * Console single sign-on (issue 19, docs/api.md "Single sign-on" → "The console"): the door named by
+ * `console.sso` (an OIDC provider of `identity_providers`, or a SAML SSO connection `sso_…`), who it
+ * admits (a verified email whose domain is in `console.sso_allowed_domains`, empty = any), and what
+ * the first sign-in makes: a `viewer`, or the role an admin invited that email with. Protocol work
+ * stays in src/http/sso/; this module sees only the verified identity.
+ */
+export function consoleSsoService(deps: { store: Store; clock: Clock; config: Readonly<Config>; identity: IdentityService; accounts: AccountsService; logger: Logger }) {
+  const { store, clock, config, identity, accounts, logger } = deps;
+  const cfg = config.console;
+  const normEmail = (email: string) => {
+    const e = email.trim().toLowerCase();
+    if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw invalid('email', 'must be an email address');
+    return e;
+  };
+
+  /** The console's working door now, or null (unset, or the SSO connection is gone). */
+  const method = (): SignInMethod | null => {
+    const name = cfg.sso;
+    if (!name) return null;
+    if (name.startsWith('sso_')) return identity.connections.find(name) ? { type: 'saml', connection: name } : null;
+    return identity.provider(name) ? { type: 'oidc', provider: name } : null;
+  };
+
+  return {
+    method,
+    /** The name on the sign-in button ("Sign in with <label>"): Google, the provider's config name, or the connection's name; null without a door. */
+    label(): string | null {
+      const m = method();
+      if (!m) return null;
+      if (m.type === 'saml') return identity.connections.find(m.connection)?.name ?? null;
+      const p = identity.provider(m.provider)!;
+      return GOOGLE_ISSUER.test(p.issuer) ? 'Google' : p.name;
+    },
+
+    /**
+     * Signs in a person the identity provider vouched for: only through the console's own door, only
+     * a verified email (SAML: the IdP's word) whose domain is allowed, never a disabled account. The
+     * first sign-in of an email creates its account (the invited role, else `viewer`; the invitation
+     * is used up); a known person keeps their role. One transaction; the session is opened as a right
+     * password opens one (TOTP on → pending until the code).
+     */
+    signIn(who: VerifiedIdentity, client: { userAgent: string; address: string }): ConsoleSsoOutcome {
+      const m = method();
+      const email = who.email?.trim().toLowerCase();
+      const sameDoor = m !== null && m.type === who.method.type && (m.type === 'oidc' ? m.provider === (who.method as { provider: string }).provider : m.connection === (who.method as { connection: string }).connection);
+      if (!sameDoor) return { ok: false, reason: 'wrong_door', email };
+      if (!email) return { ok: false, reason: 'no_email', email };
+      if (!who.emailVerified) return { ok: false, reason: 'unverified', email };
+      if (!emailAllowed(email, true, cfg.sso_allowed_domains)) return { ok: false, reason: 'domain', email };
+      return store.tx((): ConsoleSsoOutcome => {
+        const now = clock.now();
+        const invitation = store.invitations.get(email);
+        let account = store.sessions.accountByEmail(email);
+        let created = false;
+        if (account && account.disabledAt !== null) return { ok: false, reason: 'disabled', email };
+        if (!account) {
+          const uuid = newId(ID_PREFIX.user);
+          store.sessions.insertAccount({ uuid, email, name: email, role: invitation?.role ?? 'viewer', passwordHash: null, sso: true }, now);
+          created = true;
+        } else if (!account.hasPassword && account.ssoAt === null) {
+          // A user made only to own API tokens becomes a person now: the invited role, else viewer.
+          store.sessions.setRole(account.uuid, invitation?.role ?? 'viewer');
+          created = true;
+        }
+        const uuid = account?.uuid ?? store.sessions.accountByEmail(email)!.uuid;
+        store.sessions.markSso(uuid, now);
+        if (invitation) store.invitations.delete(email);
+        account = store.sessions.account(uuid)!;
+        const { id, pending } = accounts.openVerified(account, client);
+        if (created) logger.info(`console: ${email} signed in through single sign-on for the first time (${account.role}${invitation ? ', invited' : ''})`);
+        return { ok: true, id, pending, account, created };
+      });
+    },
+
+    invitations: {
+      /** Open invitations, oldest first. */
+      list: (): Invitation[] => store.invitations.list(),
+      /**
+       * Invites `email` with `role` (replacing an open invitation's role).
+       * @throws AppError 400 bad email or role; 409 `invitations.exists` when the email already has an account
+       */
+      create(emailRaw: string, role: Role, invitedBy: string): Invitation {
+        const email = normEmail(emailRaw);
+        if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
+        return store.tx(() => {
+          const a = store.sessions.accountByEmail(email);
+          if (a && (a.hasPassword || a.ssoAt !== null)) throw new AppError(409, 'invitations.exists', `email: ${email} already has an account (change its role instead)`);
+          const i: Invitation = { email, role, invitedBy, createdAt: clock.now() };
+          store.invitations.put(i);
+          return i;
+        });
+      },
+      /** Revokes the invitation of `email`. @returns false when there was none */
+      revoke: (email: string): boolean => store.tx(() => store.invitations.delete(email.trim().toLowerCase())),
+    },
+  };
+}
+
+/** The console single sign-on service's interface. */
+export type ConsoleSsoService = ReturnType<typeof consoleSsoService>;
