@@ -1,8 +1,9 @@
 import type { TLSSocket } from 'node:tls';
-import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
+import { buildConnector, request, type Dispatcher } from 'undici';
 import type { CheckOutcome } from '../../domain/check.ts';
 import { statusMatches } from '../../domain/monitor.ts';
 import { describeNetworkError } from './errors.ts';
+import { checkDispatchers } from '../connections.ts';
 import type { Probe, ProbeFactory, ProbeSpec } from './types.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
@@ -14,8 +15,8 @@ const DAY_MS = 86_400_000;
  * `expectedStatusCode` (redirects followed up to 10 when `followRedirects`), the body contains
  * `requiredKeyword` (case-sensitive) when set, all within `timeoutSeconds`, over valid TLS.
  *
- * Connections are pooled (keep-alive) per origin. The served certificate is read when a TLS
- * connection is made (a wrapped connector), so pooled requests still report days to expiry.
+ * Each check makes a fresh connection, closed after it (src/engine/connections.ts). The served
+ * certificate is read when a TLS connection is made (a wrapped connector).
  * Timing phases go to `options.observePhase`: the connector times each new connection (TCP + TLS),
  * each check times its time to first byte and its body read.
  */
@@ -37,8 +38,7 @@ export const httpProbe: ProbeFactory = (options) => {
       else cb(null, socket!);
     });
   };
-  const agent = new Agent({ connect, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
-  const following = agent.compose(interceptors.redirect({ maxRedirections: 10, throwOnMaxRedirect: true }));
+  const dispatchers = checkDispatchers(connect);
 
   const check = async (spec: ProbeSpec): Promise<CheckOutcome> => {
     const started = performance.now();
@@ -51,7 +51,7 @@ export const httpProbe: ProbeFactory = (options) => {
     let ttfbMs: number;
     try {
       res = await request(url, {
-        dispatcher: (spec.followRedirects ? following : agent) as Dispatcher,
+        dispatcher: spec.followRedirects ? dispatchers.following : dispatchers.direct,
         method: spec.httpMethod,
         headers,
         body: hasBody ? spec.requestBody : undefined,
@@ -90,7 +90,7 @@ export const httpProbe: ProbeFactory = (options) => {
   const probe: Probe = {
     check,
     async close() {
-      await agent.close();
+      await dispatchers.close();
     },
   };
   return probe;
