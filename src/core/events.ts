@@ -32,6 +32,11 @@ export interface PharosEvents {
   'check.unconfirmed': { monitorId: number; failures: number };
   /** A remote agent's batch of results was stored. */
   'probe.results': { agent: string; region: Region; count: number };
+  /**
+   * Public status-page content changed outside the events above: an incident (or its update), a
+   * component, or a status page itself (created, edited, deleted). The page render cache listens.
+   */
+  'statuspage.content': { kind: 'incident' | 'component' | 'statuspage'; uuid: string };
   /** Messages were queued in the outbox for status-page subscribers (the dispatcher should wake). */
   'notices.queued': { count: number };
 }

@@ -60,7 +60,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     maintenance: maintenanceService({ store, clock, bus, subscriptions }),
     reports: reportsService({ store, clock }),
     incidents: incidentsService({ store, clock, bus, subscriptions }),
-    statuspages: statuspagesService({ store, clock }),
+    statuspages: statuspagesService({ store, clock, bus }),
     /** Deletes raw check results older than the retention window; returns rows deleted. */
     pruneResults(): number {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;

@@ -4,6 +4,7 @@ import { hashPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
 import { isServiceUuid } from './references.ts';
 
 /** Status pages per list page (CONTRACT.md "Status pages (v2)"). */
@@ -14,8 +15,13 @@ export const STATUSPAGES_PER_PAGE = 20;
  * subdomains unique (a taken one → 409; none given → made from the name, with a number added when
  * taken), passwords stored only as scrypt hashes. The public pages come with the status-page issue.
  */
-export function statuspagesService(deps: { store: Store; clock: Clock }) {
-  const { store, clock } = deps;
+export function statuspagesService(deps: { store: Store; clock: Clock; bus?: EventBus }) {
+  const { store, clock, bus } = deps;
+  /** After a write's commit: the page's public renders are stale. */
+  const changed = <T extends { uuid: string }>(s: T): T => {
+    bus?.emit('statuspage.content', { kind: 'statuspage', uuid: s.uuid });
+    return s;
+  };
   const mustGet = (uuid: string): Statuspage => {
     const s = store.statuspages.get(uuid);
     if (!s) throw notFound('statuspages', 'Status page');
@@ -72,11 +78,13 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     async create(body: StatuspageBodyInput): Promise<Statuspage> {
       const r = resolveStatuspage(body, null, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : null;
-      return store.tx(() => {
-        const subdomain = freeSubdomain(r.subdomain, r.name, null);
-        checkHostname(r.hostname, null);
-        return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
-      });
+      return changed(
+        store.tx(() => {
+          const subdomain = freeSubdomain(r.subdomain, r.name, null);
+          checkHostname(r.hostname, null);
+          return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
+        }),
+      );
     },
     /**
      * Like {@link create} without a password, synchronously, so an importer can create pages inside
@@ -85,23 +93,27 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     createWithoutPassword(body: StatuspageBodyInput): Statuspage {
       if (body.password) throw new AppError(400, 'statuspages.invalid', 'password: cannot be set here');
       const r = resolveStatuspage(body, null, knownService);
-      return store.tx(() => {
-        const subdomain = freeSubdomain(r.subdomain, r.name, null);
-        checkHostname(r.hostname, null);
-        return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: null }, clock.now());
-      });
+      return changed(
+        store.tx(() => {
+          const subdomain = freeSubdomain(r.subdomain, r.name, null);
+          checkHostname(r.hostname, null);
+          return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: null }, clock.now());
+        }),
+      );
     },
     /** Fields left out keep their values; `sections`, when given, replace all. @throws AppError 404 / 400 / 409 */
     async update(uuid: string, body: StatuspageBodyInput): Promise<Statuspage> {
       const current = mustGet(uuid);
       const r = resolveStatuspage(body, current, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
-      return store.tx(() => {
-        mustGet(uuid);
-        const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
-        checkHostname(r.hostname, uuid);
-        return store.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
-      });
+      return changed(
+        store.tx(() => {
+          mustGet(uuid);
+          const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
+          checkHostname(r.hostname, uuid);
+          return store.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
+        }),
+      );
     },
     /** @throws AppError 404 */
     delete(uuid: string): void {
@@ -109,6 +121,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
         mustGet(uuid);
         store.statuspages.delete(uuid);
       });
+      changed({ uuid });
     },
   };
 }
