@@ -15,6 +15,7 @@ import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createChannelTester } from './alerting/test-alert.ts';
 import { createApp } from './http/app.ts';
 import { pingHandler } from './http/ping.ts';
+import { fairListener } from './http/fair.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
@@ -129,10 +130,13 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
     // Pings are answered by a plain node:http handler in front of the Hono app (the hot path).
-    const withPings = ((options: object, listener: RequestListener) =>
-      createServer(options, (req, res) => {
-        if (!pings(req, res)) listener(req, res);
-      })) as unknown as typeof createServer;
+    // The app's work per event-loop turn is bounded (src/http/fair.ts): checks and pings come first.
+    const withPings = ((options: object, listener: RequestListener) => {
+      const fair = fairListener(listener);
+      return createServer(options, (req, res) => {
+        if (!pings(req, res)) fair(req, res);
+      });
+    }) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
       db.close();
