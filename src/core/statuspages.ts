@@ -17,8 +17,24 @@ export const STATUSPAGES_PER_PAGE = 20;
  */
 export function statuspagesService(deps: { store: Store; clock: Clock; bus?: EventBus }) {
   const { store, clock, bus } = deps;
+  /**
+   * Lookups of public requests (`bySubdomain`, `byHost`), kept 1 s and dropped on every write here
+   * (the only writer of status pages), so a crowd on a page does not parse its row per request.
+   * Bounded: cleared when it holds 1,000 keys (any Host header is a key).
+   */
+  const memo = new Map<string, { page: Statuspage | undefined; at: number }>();
+  const remembered = (key: string, load: () => Statuspage | undefined): Statuspage | undefined => {
+    const now = clock.now();
+    const hit = memo.get(key);
+    if (hit && now - hit.at < 1_000 && now >= hit.at) return hit.page;
+    const page = load();
+    if (memo.size >= 1_000) memo.clear();
+    memo.set(key, { page, at: now });
+    return page;
+  };
   /** After a write's commit: the page's public renders are stale. */
   const changed = <T extends { uuid: string }>(s: T): T => {
+    memo.clear();
     bus?.emit('statuspage.content', { kind: 'statuspage', uuid: s.uuid });
     return s;
   };
@@ -57,7 +73,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
     /** @throws AppError 404 `statuspages.not_found` */
     get: mustGet,
     /** The page at `subdomain` (any case), or undefined. */
-    bySubdomain: (subdomain: string): Statuspage | undefined => store.statuspages.bySubdomain(subdomain.toLowerCase()),
+    bySubdomain: (subdomain: string): Statuspage | undefined => remembered(`s:${subdomain.toLowerCase()}`, () => store.statuspages.bySubdomain(subdomain.toLowerCase())),
     /**
      * The page a request's Host names: its custom `hostname`, or `<subdomain>.<hostedDomain>`
      * (one label). Port and case are ignored. Undefined for any other host.
@@ -65,12 +81,14 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
     byHost(host: string | undefined, hostedDomain: string): Statuspage | undefined {
       if (!host) return undefined;
       const h = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-      const custom = store.statuspages.byHostname(h);
-      if (custom) return custom;
-      const suffix = `.${hostedDomain.toLowerCase()}`;
-      if (!h.endsWith(suffix)) return undefined;
-      const sub = h.slice(0, -suffix.length);
-      return sub && !sub.includes('.') ? store.statuspages.bySubdomain(sub) : undefined;
+      return remembered(`h:${hostedDomain}:${h}`, () => {
+        const custom = store.statuspages.byHostname(h);
+        if (custom) return custom;
+        const suffix = `.${hostedDomain.toLowerCase()}`;
+        if (!h.endsWith(suffix)) return undefined;
+        const sub = h.slice(0, -suffix.length);
+        return sub && !sub.includes('.') ? store.statuspages.bySubdomain(sub) : undefined;
+      });
     },
     /** True when a status page uuid exists (maintenance windows, incidents). */
     exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
