@@ -57,9 +57,16 @@ describe('status page render cache (issue 21)', () => {
     const sp = await (await f.p.api(`/v2/statuspages/${f.page.uuid}`)).json();
     const sections = [...sp.statuspage.sections, { name: 'Extra', services: [{ monitor_uuid: m.uuid }] }];
     assert.equal((await f.p.api(`/v2/statuspages/${f.page.uuid}`, { method: 'PUT', json: { name: 'Acme Status', sections } })).status, 200);
+    const status = (html: string, name: string) => new RegExp(`data-service="${name}"[\\s\\S]*?data-status="([a-z_]+)"`).exec(html)?.[1];
+    // Its first check (unknown → up) shows too, with no outage involved.
+    const fresh = await get(f, '/status/acme');
+    assert.equal(status(fresh.body, 'Flipper'), 'unknown');
+    const created = minuteOf(f);
+    await f.p.advance(11_000);
+    assert.equal(status((await get(f, '/status/acme')).body, 'Flipper'), 'operational', 'the first check shows');
+    assert.equal(minuteOf(f), created, 'within the minute of the first render');
     await toNextMinute(f, MIN);
     const minute = minuteOf(f);
-    const status = (html: string, name: string) => new RegExp(`data-service="${name}"[\\s\\S]*?data-status="([a-z_]+)"`).exec(html)?.[1];
 
     let before = await cachedGet(f, '/status/acme');
     assert.equal(status(before.body, 'Flipper'), 'operational');
@@ -133,6 +140,18 @@ describe('status page render cache (issue 21)', () => {
     assert.match(en.body, /<html lang="en"/);
     assert.match((await get(f, '/status/acme?lang=en')).body, /<html lang="en"/);
     assert.match((await get(f, '/status/acme/summary.json')).res.headers.get('content-type') ?? '', /json/);
+
+    // A healthcheck's first ping (unknown → operational); later pings change nothing shown.
+    const hcStatus = (html: string) => /data-service="Nightly backup"[\s\S]*?data-status="([a-z_]+)"/.exec(html)?.[1];
+    const unpinged = await cachedGet(f, '/status/acme');
+    assert.equal(hcStatus(unpinged.body), 'unknown');
+    assert.equal((await fetch(`${f.p.url}/ping/${f.ids.backup}`)).status, 200);
+    const pinged = await afterEvent(f, '/status/acme', unpinged);
+    assert.equal(hcStatus(pinged.body), 'operational', 'the first ping shows');
+    assert.equal((await fetch(`${f.p.url}/ping/${f.ids.backup}`)).status, 200);
+    await f.p.advance(MIN_RENDER_INTERVAL_MS);
+    assert.equal((await get(f, '/status/acme')).nonce, pinged.nonce, 'a second ping does not render the page again');
+    assert.equal(minuteOf(f), Math.floor(start / MIN), 'all within one minute');
 
     await toNextMinute(f);
     const later = await get(f, '/status/acme');

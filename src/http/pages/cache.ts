@@ -40,7 +40,8 @@ export const MIN_RENDER_INTERVAL_MS = 1_000;
  *   at most once per {@link MIN_RENDER_INTERVAL_MS} per key so an outage storm cannot turn every
  *   visit into a render;
  * - at the next minute (uptime bars, response times and "updated" times move with the clock);
- * - at the next maintenance start or end the render knows of.
+ * - at the next maintenance start or end the render knows of, and after 1 s while it shows a
+ *   monitor with no check yet (`unknown`: its first result makes it operational without an event).
  * Lookups happen after the page's gate (password, SSO) has let the visitor in, and the key holds
  * the page's uuid, so an entry is never served for another page or past a wall.
  * Bodies are kept once with an ETag (SHA-1) and compressed (gzip, brotli) once per entry.
@@ -49,7 +50,7 @@ export class PageRenderCache {
   readonly #entries = new Map<string, Entry>();
   readonly #clock: Clock;
   #version = 0;
-  /** healthcheck id → what a page shows of it (status, name, paused): pings alone do not invalidate. */
+  /** healthcheck id → what a page shows of it (status, name, paused, pinged yet): later pings do not invalidate. */
   readonly #healthchecks = new Map<number, string>();
   /** Renders done (misses), for tests and metrics. */
   renders = 0;
@@ -62,7 +63,7 @@ export class PageRenderCache {
       bus.on(e, bump);
     }
     bus.on('healthcheck.changed', ({ healthcheck: h }) => {
-      const shown = JSON.stringify([h.status, h.name, h.paused]);
+      const shown = JSON.stringify([h.status, h.name, h.paused, h.lastPingAt === null]);
       if (this.#healthchecks.get(h.id) === shown) return;
       this.#healthchecks.set(h.id, shown);
       bump();

@@ -1,7 +1,7 @@
 import type { Core } from '../../core/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { PageView } from '../../core/status-view.ts';
-import { PageRenderCache, type Rendered } from './cache.ts';
+import type { PageView, ServiceView } from '../../core/status-view.ts';
+import { MIN_RENDER_INTERVAL_MS, PageRenderCache, type Rendered } from './cache.ts';
 import { contentSecurityPolicy, type PageContext } from './context.ts';
 
 const caches = new WeakMap<Core, PageRenderCache>();
@@ -13,9 +13,15 @@ export function pageCacheFor(core: Core, clock: Clock): PageRenderCache {
   return cache;
 }
 
-/** The next maintenance start or end a page view shows (epoch ms), when one lies ahead. */
+/**
+ * When a page view changes by time alone (epoch ms): the next maintenance start or end it shows, or
+ * in 1 s while it shows a monitor with no check yet (its first stored result, which no event
+ * announces, makes it operational). Undefined when nothing lies ahead.
+ */
 export function viewChangesAt(view: PageView): number | undefined {
   const times = [...view.activeMaintenance.map((w) => w.endAt), ...view.upcomingMaintenance.map((w) => w.startAt)].filter((t) => t > view.now);
+  const unchecked = (s: ServiceView): boolean => (s.kind === 'monitor' && s.status === 'unknown') || s.children.some(unchecked);
+  if (view.sections.some((sec) => sec.services.some(unchecked))) times.push(view.now + MIN_RENDER_INTERVAL_MS);
   return times.length ? Math.min(...times) : undefined;
 }
 
