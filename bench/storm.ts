@@ -69,6 +69,7 @@ try {
   const down = (t: string) => metric(t, 'pharos_monitors', 'status="down"');
   const warm = await until(p, (t) => up(t) === N, 120);
   if (warm === Infinity) throw new Error('monitors never all up');
+  await sleep((FREQ_S + 5) * 1000); // new monitors count as up before their first check: let every one be checked
   const pid = p.child.proc.pid!;
 
   // The storm.
