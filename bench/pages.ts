@@ -5,6 +5,8 @@
  * hourly rollups for every hour, monitors created `--days` ago). Then sequential GETs of the page
  * (24 h and 7 d graphs), summary.json and /healthz (the HTTP floor). Run it with --days 7 and
  * --days 365: the page's cost must not follow the history. See docs/PERFORMANCE.md.
+ * Since issue 21 every GET after the first of a key is served from the render cache (a render at
+ * most once a minute): single-render times are measured by bench/rush.ts (first GET of many pages).
  *
  *   npm run bench:pages -- [--services 50] [--days 90] [--requests 300] [--pharos dist|src|<binary>]
  */

@@ -56,8 +56,9 @@ export interface BenchPharos {
  * @param reuse a stopped bench Pharos whose folder (and database) to start on again
  * @param configYaml more config.yaml lines (e.g. `probe:\n  confirmations: 2`)
  * @param extraEnv more environment for the Pharos process (e.g. NODE_EXTRA_CA_CERTS)
+ * @param nofile run under `ulimit -n nofile` (soft and hard), through `bash -c … exec` (same pid)
  */
-export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos, configYaml = '', extraEnv: Record<string, string> = {}): Promise<BenchPharos> {
+export async function startBenchPharos(how: string, nodeOptions?: string, reuse?: BenchPharos, configYaml = '', extraEnv: Record<string, string> = {}, nofile?: number): Promise<BenchPharos> {
   const bin = join(ROOT, 'dist/pharos');
   if (how === 'dist' && (!existsSync(bin) || statSync(bin).mtimeMs < newestSource())) execFileSync('bash', [join(ROOT, 'build.sh')], { stdio: 'inherit' });
   const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'pharos-bench-'));
@@ -73,8 +74,8 @@ export async function startBenchPharos(how: string, nodeOptions?: string, reuse?
     ...extraEnv,
   };
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
-  const child =
-    how === 'src' ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve'], env) : startChild(how === 'dist' ? bin : how, ['serve'], env);
+  const [cmd, args] = how === 'src' ? [process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'serve']] : [how === 'dist' ? bin : how, ['serve']];
+  const child = nofile ? startChild('bash', ['-c', `ulimit -n ${nofile} && exec "$@"`, 'bash', cmd as string, ...(args as string[])], env) : startChild(cmd as string, args as string[], env);
   for (;;) {
     if (child.proc.exitCode !== null) throw new Error(`pharos exited: ${child.stderr()}`);
     if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;

@@ -17,6 +17,7 @@ import { createApp } from './http/app.ts';
 import { clientErrorHandler } from './http/errors.ts';
 import { pingHandler } from './http/ping.ts';
 import { hostGuard } from './http/host.ts';
+import { fairListener } from './http/fair.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
@@ -145,11 +146,15 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
     const hostOk = hostGuard();
-    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path); an invalid Host is refused before either.
-    const withPings = ((options: object, listener: RequestListener) =>
-      createServer(options, (req, res) => {
-        if (hostOk(req, res) && !pings(req, res)) listener(req, res);
-      }).on('clientError', clientErrorHandler())) as unknown as typeof createServer;
+    // Pings are answered by a plain node:http handler in front of the Hono app (the hot path); an invalid
+    // Host is refused before either. The app's work per event-loop turn is bounded (src/http/fair.ts):
+    // checks and pings come first.
+    const withPings = ((options: object, listener: RequestListener) => {
+      const fair = fairListener(listener);
+      return createServer(options, (req, res) => {
+        if (hostOk(req, res) && !pings(req, res)) fair(req, res);
+      }).on('clientError', clientErrorHandler());
+    }) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
       db.close();

@@ -39,6 +39,8 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
 
   /** Notices queued by the last write (certificate expiry), announced after its commit. */
   let noticesQueued = 0;
+  /** Monitors whose degraded flag the last write changed (monitor id → flag), announced after its commit. */
+  const degradedChanged = new Map<number, boolean>();
   const writeBuffered = () => {
     if (buffer.length === 0) return;
     const batch = buffer;
@@ -57,9 +59,12 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       const m = store.monitors.getById(id);
       if (m) noticesQueued += certExpiryNotice(store, config.escalation_policies, config.public_url, m, days, clock.now());
     }
-    for (const [id, d] of degraded) store.monitors.setDegraded(id, d);
+    for (const [id, d] of degraded) if (store.monitors.setDegraded(id, d)) degradedChanged.set(id, d);
   };
   const announce = () => {
+    // Status pages show degraded performance: they render again when the flag flips.
+    for (const [monitorId, degraded] of degradedChanged) bus.emit('monitor.degraded', { monitorId, degraded });
+    degradedChanged.clear();
     if (noticesQueued === 0) return;
     const count = noticesQueued;
     noticesQueued = 0;
@@ -96,6 +101,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       failing = 0;
     } catch (e) {
       noticesQueued = 0;
+      degradedChanged.clear();
       flushFailures++;
       // One line when the trouble starts, not one per retry.
       if (failing++ === 0) logger.error('storing check results failed; keeping them in memory and retrying', { results: buffer.length, error: (e as Error).message });

@@ -38,6 +38,13 @@ export interface PharosEvents {
    * outside [now − 24 h, now + 2 min].
    */
   'probe.refused': { agent: string; region: Region; reason: 'not_assigned' | 'time'; count: number };
+  /**
+   * Public status-page content changed outside the events above: an incident (or its update), a
+   * component, or a status page itself (created, edited, deleted). The page render cache listens.
+   */
+  'statuspage.content': { kind: 'incident' | 'component' | 'statuspage'; uuid: string };
+  /** A monitor's last check turned slower than its degraded threshold, or fast again (committed). */
+  'monitor.degraded': { monitorId: number; degraded: boolean };
   /** Messages were queued in the outbox for status-page subscribers (the dispatcher should wake). */
   'notices.queued': { count: number };
 }

@@ -32,6 +32,7 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
       queued = subscriptions.queueIncident(written, incidentChange(written, isNew));
       return written;
     });
+    bus.emit('statuspage.content', { kind: 'incident', uuid: i.uuid });
     if (queued > 0) bus.emit('notices.queued', { count: queued });
     return i;
   };
@@ -43,6 +44,11 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
   const mustGetComponent = (uuid: string): Component => {
     const c = store.incidents.components.get(uuid);
     if (!c) throw notFound('components', 'Component');
+    return c;
+  };
+  /** After a component write's commit: pages showing it must render again. */
+  const component = (c: Component): Component => {
+    bus.emit('statuspage.content', { kind: 'component', uuid: c.uuid });
     return c;
   };
   const knownAffected = (uuid: string) => isServiceUuid(store, uuid);
@@ -106,20 +112,23 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
         mustGet(uuid);
         store.incidents.delete(uuid);
       });
+      bus.emit('statuspage.content', { kind: 'incident', uuid });
     },
     components: {
       list: (): Component[] => store.incidents.components.list(),
       /** @throws AppError 404 `components.not_found` */
       get: mustGetComponent,
       create(b: ComponentBodyInput): Component {
-        return store.tx(() => store.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now()));
+        return component(store.tx(() => store.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now())));
       },
       /** Fields left out keep their values. @throws AppError 404 */
       update(uuid: string, b: Partial<ComponentBodyInput>): Component {
-        return store.tx(() => {
-          const c = mustGetComponent(uuid);
-          return store.incidents.components.update(uuid, { name: b.name ?? c.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
-        });
+        return component(
+          store.tx(() => {
+            const c = mustGetComponent(uuid);
+            return store.incidents.components.update(uuid, { name: b.name ?? c.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
+          }),
+        );
       },
       /** @throws AppError 404 */
       delete(uuid: string): void {
@@ -127,6 +136,7 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
           mustGetComponent(uuid);
           store.incidents.components.delete(uuid);
         });
+        bus.emit('statuspage.content', { kind: 'component', uuid });
       },
     },
   };

@@ -77,7 +77,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     maintenance: maintenanceService({ store, clock, bus, subscriptions }),
     reports: reportsService({ store, clock }),
     incidents: incidentsService({ store, clock, bus, subscriptions }),
-    statuspages: statuspagesService({ store, clock }),
+    statuspages: statuspagesService({ store, clock, bus }),
     subscribers: subscribersService({ store, clock }),
     /**
      * Deletes raw check results older than the retention window in slices, each its own short

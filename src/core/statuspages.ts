@@ -4,6 +4,7 @@ import { hashPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput, type StatuspagePatchInput } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
+import type { EventBus } from './events.ts';
 import { isServiceUuid } from './references.ts';
 
 /** Status pages per list page (CONTRACT.md "Status pages (v2)"). */
@@ -14,8 +15,29 @@ export const STATUSPAGES_PER_PAGE = 20;
  * subdomains unique (a taken one → 409; none given → made from the name, with a number added when
  * taken), passwords stored only as scrypt hashes. The public pages come with the status-page issue.
  */
-export function statuspagesService(deps: { store: Store; clock: Clock }) {
-  const { store, clock } = deps;
+export function statuspagesService(deps: { store: Store; clock: Clock; bus?: EventBus }) {
+  const { store, clock, bus } = deps;
+  /**
+   * Lookups of public requests (`bySubdomain`, `byHost`), kept 1 s and dropped on every write here
+   * (the only writer of status pages), so a crowd on a page does not parse its row per request.
+   * Bounded: cleared when it holds 1,000 keys (any Host header is a key).
+   */
+  const memo = new Map<string, { page: Statuspage | undefined; at: number }>();
+  const remembered = (key: string, load: () => Statuspage | undefined): Statuspage | undefined => {
+    const now = clock.now();
+    const hit = memo.get(key);
+    if (hit && now - hit.at < 1_000 && now >= hit.at) return hit.page;
+    const page = load();
+    if (memo.size >= 1_000) memo.clear();
+    memo.set(key, { page, at: now });
+    return page;
+  };
+  /** After a write's commit: the page's public renders are stale. */
+  const changed = <T extends { uuid: string }>(s: T): T => {
+    memo.clear();
+    bus?.emit('statuspage.content', { kind: 'statuspage', uuid: s.uuid });
+    return s;
+  };
   const mustGet = (uuid: string): Statuspage => {
     const s = store.statuspages.get(uuid);
     if (!s) throw notFound('statuspages', 'Status page');
@@ -58,7 +80,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     /** @throws AppError 404 `statuspages.not_found` */
     get: mustGet,
     /** The page at `subdomain` (any case), or undefined. */
-    bySubdomain: (subdomain: string): Statuspage | undefined => store.statuspages.bySubdomain(subdomain.toLowerCase()),
+    bySubdomain: (subdomain: string): Statuspage | undefined => remembered(`s:${subdomain.toLowerCase()}`, () => store.statuspages.bySubdomain(subdomain.toLowerCase())),
     /**
      * The page a request's Host names: its custom `hostname`, or `<subdomain>.<hostedDomain>`
      * (one label). Port and case are ignored. Undefined for any other host.
@@ -66,12 +88,14 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     byHost(host: string | undefined, hostedDomain: string): Statuspage | undefined {
       if (!host) return undefined;
       const h = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-      const custom = store.statuspages.byHostname(h);
-      if (custom) return custom;
-      const suffix = `.${hostedDomain.toLowerCase()}`;
-      if (!h.endsWith(suffix)) return undefined;
-      const sub = h.slice(0, -suffix.length);
-      return sub && !sub.includes('.') ? store.statuspages.bySubdomain(sub) : undefined;
+      return remembered(`h:${hostedDomain}:${h}`, () => {
+        const custom = store.statuspages.byHostname(h);
+        if (custom) return custom;
+        const suffix = `.${hostedDomain.toLowerCase()}`;
+        if (!h.endsWith(suffix)) return undefined;
+        const sub = h.slice(0, -suffix.length);
+        return sub && !sub.includes('.') ? store.statuspages.bySubdomain(sub) : undefined;
+      });
     },
     /** True when a status page uuid exists (maintenance windows, incidents). */
     exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
@@ -82,7 +106,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
     /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
     async create(body: StatuspageBodyInput): Promise<Statuspage> {
       const r = resolveStatuspage(body, null, knownService, knownConnection);
-      return insertPage(r, body.password ? await hashPassword(body.password) : null);
+      return changed(insertPage(r, body.password ? await hashPassword(body.password) : null));
     },
     /**
      * Like {@link create} without a password, synchronously, so an importer can create pages inside
@@ -90,7 +114,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
      */
     createWithoutPassword(body: StatuspageBodyInput): Statuspage {
       if (body.password) throw new AppError(400, 'statuspages.invalid', 'password: cannot be set here');
-      return insertPage(resolveStatuspage(body, null, knownService, knownConnection), null);
+      return changed(insertPage(resolveStatuspage(body, null, knownService, knownConnection), null));
     },
     /**
      * Partial update: fields left out keep their values, `sections`, when given, replace all; the
@@ -101,12 +125,14 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
       const current = mustGet(uuid);
       const r = resolveStatuspage(body, current, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
-      return store.tx(() => {
-        mustGet(uuid);
-        const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
-        checkHostname(r.hostname, uuid);
-        return store.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
-      });
+      return changed(
+        store.tx(() => {
+          mustGet(uuid);
+          const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
+          checkHostname(r.hostname, uuid);
+          return store.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
+        }),
+      );
     },
     /** @throws AppError 404 */
     delete(uuid: string): void {
@@ -114,6 +140,7 @@ export function statuspagesService(deps: { store: Store; clock: Clock }) {
         mustGet(uuid);
         store.statuspages.delete(uuid);
       });
+      changed({ uuid });
     },
   };
 }

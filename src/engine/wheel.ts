@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { TimerQueue } from '../lib/timer-queue.ts';
 import type { CheckOutcome } from '../domain/check.ts';
 import type { Protocol } from '../domain/monitor.ts';
 import type { Probe, ProbeSpec } from './probes/types.ts';
+import { DescriptorBudget, isDescriptorExhaustionReason } from './connections.ts';
 
 /** What the engine reports to metrics. Durations in ms. */
 export interface EngineMetrics {
@@ -14,6 +16,8 @@ export interface EngineMetrics {
   unconfirmedFailure(): void;
   /** An HTTP timing phase, ms (see ProbeOptions.observePhase). */
   httpPhase(phase: 'connect' | 'ttfb' | 'body', ms: number): void;
+  /** A check met EMFILE/ENFILE (Pharos out of file descriptors); it is retried, not reported. */
+  descriptorsExhausted(): void;
 }
 
 /** First checks of new (or restarted) monitors are spread over at most this window, ms. */
@@ -64,6 +68,9 @@ interface Entry<T> {
  * check (a heap, see TimerQueue), each check run through its protocol's probe with at most
  * `maxConcurrentChecks` in flight, the next slot at `dueAt + frequency` (a check that overran
  * skips the missed slots instead of bursting), and extra re-checks that leave the slots alone.
+ * Checks in flight are also bounded by the file descriptors left ({@link DescriptorBudget}); a
+ * check that still meets EMFILE/ENFILE is retried (backing off, at most 1 s apart) until it runs,
+ * never reported as the target failing.
  * Re-check timers use the negative key, so a key must be > 0.
  */
 export class CheckWheel<T> {
@@ -79,12 +86,22 @@ export class CheckWheel<T> {
       clock: Clock;
       logger: Logger;
       probes: Record<Protocol, Probe>;
-      metrics: Pick<EngineMetrics, 'checkDone' | 'schedulerLag'>;
+      metrics: Pick<EngineMetrics, 'checkDone' | 'schedulerLag'> & Partial<Pick<EngineMetrics, 'descriptorsExhausted'>>;
       maxConcurrentChecks: number;
+      /** Default: from this process's RLIMIT_NOFILE and open descriptors. */
+      descriptors?: DescriptorBudget;
       onResult: (result: WheelResult<T>) => void;
     },
   ) {
     this.#timers = new TimerQueue(deps.clock);
+    this.#descriptors = deps.descriptors ?? new DescriptorBudget();
+  }
+
+  readonly #descriptors: DescriptorBudget;
+
+  /** Checks that may be in flight now (config bound and descriptor bound). */
+  get #capacity(): number {
+    return Math.min(this.deps.maxConcurrentChecks, this.#descriptors.capacity);
   }
 
   /** Checks with a live timer. */
@@ -150,11 +167,11 @@ export class CheckWheel<T> {
       const p = this.#run(key, entry, dueAt, kind).finally(() => {
         this.#inFlight.delete(p);
         this.#running--;
-        this.#waiting.shift()?.();
+        while (this.#running < this.#capacity && this.#waiting.length > 0) this.#waiting.shift()!();
       });
       this.#inFlight.add(p);
     };
-    if (this.#running < this.deps.maxConcurrentChecks) {
+    if (this.#running < this.#capacity) {
       this.#running++;
       start();
     } else {
@@ -168,16 +185,31 @@ export class CheckWheel<T> {
   async #run(key: number, entry: Entry<T>, dueAt: number, kind: WheelResult<T>['kind']): Promise<void> {
     const { clock, probes, metrics, logger } = this.deps;
     const { check, generation } = entry;
-    const at = clock.now();
+    let at = clock.now();
     if (kind === 'scheduled') metrics.schedulerLag(Math.max(0, at - dueAt));
     let outcome: CheckOutcome;
-    try {
-      outcome = await probes[check.spec.protocol].check(check.spec);
-    } catch (e) {
-      // Probes never throw by contract; this keeps a broken probe from stopping the check.
-      logger.error('probe threw', { error: (e as Error).message });
-      outcome = { ok: false, latencyMs: 0, statusCode: 0, reason: `Probe error: ${(e as Error).message}` };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        outcome = await probes[check.spec.protocol].check(check.spec);
+      } catch (e) {
+        // Probes never throw by contract; this keeps a broken probe from stopping the check.
+        logger.error('probe threw', { error: (e as Error).message });
+        outcome = { ok: false, latencyMs: 0, statusCode: 0, reason: `Probe error: ${(e as Error).message}` };
+      }
+      if (outcome.ok || !isDescriptorExhaustionReason(outcome.reason)) break;
+      // Pharos's fault, not the target's: fewer checks in flight, and this one again after a pause.
+      metrics.descriptorsExhausted?.();
+      if (this.#descriptors.exhausted(this.#running)) {
+        logger.warn('checks are running out of file descriptors (EMFILE/ENFILE): queueing them and retrying; raise the nofile limit (LimitNOFILE=) to run more at once', {
+          inFlight: this.#running,
+          nowAllowed: this.#descriptors.capacity,
+        });
+      }
+      if (this.#stopped || this.#entries.get(key) !== entry || entry.generation !== generation) return;
+      await sleep(Math.min(1_000, 10 * 2 ** attempt));
+      at = clock.now();
     }
+    this.#descriptors.clean();
     metrics.checkDone(check.spec.protocol, outcome.ok, outcome.latencyMs);
     if (this.#stopped || this.#entries.get(key) !== entry || entry.generation !== generation) return;
     try {

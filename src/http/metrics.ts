@@ -8,6 +8,7 @@ import type { EngineMetrics } from '../engine/wheel.ts';
  * - `pharos_scheduler_lag_seconds` due time → probe start (summary with p50/p90/p99 over 60 s,
  *   and a histogram for aggregation across scrapes);
  * - `pharos_http_phase_seconds{phase}` HTTP timing phases (connect per new connection; ttfb, body per check);
+ * - `pharos_checks_descriptor_exhausted_total` checks that met EMFILE/ENFILE (retried, not reported);
  * - `pharos_unconfirmed_failures_total` failures the other regions (or the re-checks) did not confirm;
  * - `pharos_agent_results_total{region}` check results received from remote agents;
  * - `pharos_monitors{status}` active monitors by status (`up`, `down`);
@@ -76,6 +77,7 @@ export function createMetrics(
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const descriptors = new Counter({ name: 'pharos_checks_descriptor_exhausted_total', help: 'Checks that met EMFILE/ENFILE (Pharos out of file descriptors): retried, never reported as the target down', registers: [registry] });
   const unconfirmed = new Counter({ name: 'pharos_unconfirmed_failures_total', help: 'Failures the other regions or the re-checks did not confirm (no outage opened)', registers: [registry] });
   const agentResults = new Counter({ name: 'pharos_agent_results_total', help: 'Check results received from remote agents, by region', labelNames: ['region'] as const, registers: [registry] });
   new Gauge({
@@ -121,6 +123,9 @@ export function createMetrics(
     },
     unconfirmedFailure() {
       unconfirmed.inc();
+    },
+    descriptorsExhausted() {
+      descriptors.inc();
     },
     httpPhase(phase: 'connect' | 'ttfb' | 'body', ms: number) {
       phases.observe({ phase }, ms / 1000);

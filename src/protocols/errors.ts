@@ -1,3 +1,5 @@
+import { DESCRIPTORS_EXHAUSTED_REASON } from './descriptors.ts';
+
 /**
  * Turns a network error into a reason a person understands (CONTRACT.md "Monitors":
  * `Connection refused`, `Timeout after 10 s`, …). Looks through `cause` chains, since undici and
@@ -15,6 +17,8 @@ export function describeNetworkError(err: unknown, host: string, timeoutSeconds:
     if (typeof message === 'string') messages.push(message);
   }
   const has = (...c: string[]) => codes.some((x) => c.includes(x));
+  // Pharos's own fault, not the target's: the wheel retries these checks (src/engine/connections.ts).
+  if (has('EMFILE', 'ENFILE')) return `${DESCRIPTORS_EXHAUSTED_REASON} (${codes.find((c) => c === 'EMFILE' || c === 'ENFILE')})`;
   if (has('TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT')) return `Timeout after ${timeoutSeconds} s`;
   if (has('ECONNREFUSED')) return 'Connection refused';
   if (has('ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL')) return `DNS lookup failed for ${host}`;

@@ -112,10 +112,13 @@ export function monitorsStore(db: Db) {
     setSslExpiration(id: number, days: number | null): boolean {
       return setSsl.run(days, id, days).changes === 1;
     },
-    /** Stores whether the last check passed slower than its degraded threshold (no write when unchanged). */
-    setDegraded(id: number, degraded: boolean): void {
+    /**
+     * Stores whether the last check passed slower than its degraded threshold (no write when unchanged).
+     * @returns true when the flag changed
+     */
+    setDegraded(id: number, degraded: boolean): boolean {
       const v = degraded ? 1 : 0;
-      setDegraded.run(v, id, v);
+      return setDegraded.run(v, id, v).changes > 0;
     },
     /** The smallest certificate-expiry threshold (days) already alerted for this monitor's certificate, or null. */
     tlsAlertedDays: (id: number): number | null => getAlerted.get(id)?.tls_alerted_days ?? null,

@@ -24,10 +24,19 @@ export function chromeFor(page: Statuspage, base: string, lang: string | undefin
   return { page, lang: l, t: UI_STRINGS[l], base, nonce: randomBytes(16).toString('base64'), now, pageCss: pageCss(page) };
 }
 
-/** Per-page CSS: the chosen font's faces (served by Pharos) and the accent colour. Values are validated (hex, enum). */
+const cssMemo = new Map<string, string>();
+
+/** Per-page CSS: the chosen font's faces (served by Pharos) and the accent colour. Values are validated (hex, enum). Memoized (few fonts × colours in use). */
 function pageCss(page: Statuspage): string {
   const s = page.settings;
-  return `${fontFaceCss(s.font, '/_pharos/fonts/')}:root{--accent:${s.accent_color};--font:${fontStack(s.font)}}`;
+  const key = `${s.font}|${s.accent_color}`;
+  let css = cssMemo.get(key);
+  if (css === undefined) {
+    css = `${fontFaceCss(s.font, '/_pharos/fonts/')}:root{--accent:${s.accent_color};--font:${fontStack(s.font)}}`;
+    if (cssMemo.size >= 256) cssMemo.clear();
+    cssMemo.set(key, css);
+  }
+  return css;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ServiceView } from '../../core/status-view.ts';
 import type { HttpDeps } from '../context.ts';
 import type { PageEnv } from './context.ts';
 import { atomXml, type AtomEntry } from './atom.ts';
+import { cachedPage, pageCacheFor, viewChangesAt } from './cached.ts';
 
 const BADGE_COLOURS = { operational: 'brightgreen', maintenance: 'blue', degraded: 'yellow', partial_outage: 'orange', major_outage: 'red' } as const;
 
@@ -17,8 +18,9 @@ const BADGE_COLOURS = { operational: 'brightgreen', maintenance: 'blue', degrade
 export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
   const { core } = deps;
   const publicUrl = core.config.public_url.replace(/\/+$/, '');
+  const cache = pageCacheFor(core, deps.clock);
 
-  app.get('/feed.atom', (c) => {
+  app.get('/feed.atom', (c) => cachedPage(c, cache, 'feed', () => {
     const { page, chrome } = c.var;
     const pageUrl = `${publicUrl}/status/${page.subdomain}`;
     const view = core.statusView.history(page);
@@ -45,10 +47,10 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
       updatedAt: updated,
       entries,
     });
-    return c.body(xml, 200, { 'Content-Type': 'application/atom+xml; charset=utf-8' });
-  });
+    return { body: xml, contentType: 'application/atom+xml; charset=utf-8' };
+  }));
 
-  app.get('/summary.json', (c) => {
+  app.get('/summary.json', (c) => cachedPage(c, cache, 'summary', () => {
     const { page } = c.var;
     const view = core.statusView.page(page);
     const services: Array<{ name: string; status: string; section: string; group: string | null; uptime_90_days: number | null }> = [];
@@ -60,7 +62,7 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
       }
     }
     const window = (w: MaintenanceWindow) => ({ title: localize(w.title, page.settings.languages[0] ?? 'en') || w.name, start: new Date(w.startAt).toISOString(), end: new Date(w.endAt).toISOString() });
-    return c.json({
+    const summary = {
       page: { name: page.name, url: `${publicUrl}/status/${page.subdomain}`, updated_at: new Date(view.now).toISOString() },
       status: view.overall,
       services,
@@ -71,13 +73,14 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
         updates: i.updates.map((u) => ({ type: u.type, text: u.text, date: new Date(u.at).toISOString() })),
       })),
       maintenance: { active: view.activeMaintenance.map(window), upcoming: view.upcomingMaintenance.map(window) },
-    });
-  });
+    };
+    return { body: JSON.stringify(summary), contentType: 'application/json', changesAt: viewChangesAt(view) };
+  }));
 
-  app.get('/badge.svg', (c) => {
+  app.get('/badge.svg', (c) => cachedPage(c, cache, 'badge', () => {
     const { chrome } = c.var;
     const view = core.statusView.page(c.var.page);
     const svg = makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
-    return c.body(svg, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
-  });
+    return { body: svg, contentType: 'image/svg+xml; charset=utf-8', changesAt: viewChangesAt(view) };
+  }));
 }

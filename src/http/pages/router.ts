@@ -12,6 +12,7 @@ import { pathOf, type Chrome } from '../../../views/layout.tsx';
 import { chromeFor, contentSecurityPolicy, htmlDocument, type PageContext, type PageEnv } from './context.ts';
 import { feedRoutes } from './feeds.ts';
 import { subscribeRoutes } from './subscribe.ts';
+import { cachedPage, pageCacheFor, viewChangesAt } from './cached.ts';
 import { clientAddress } from './client.ts';
 import { PAGE_COOKIE, SAFE_NEXT, isSignInRoute, setSessionCookie, signInDoors, signInRoutes } from './sign-in.ts';
 
@@ -57,12 +58,18 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
   };
   app.use('*', resolve);
 
+  const cache = pageCacheFor(core, deps.clock);
   app.get('/', (c) => {
     const range = c.req.query('range') === '7d' ? '7d' : '24h';
-    const view = core.statusView.page(c.var.page, range);
-    return send(c, StatusPage({ c: c.var.chrome, view, range, canSubscribe: core.subscriptions.channels(c.var.page).length > 0 }));
+    return cachedPage(c, cache, `page|${range}`, () => {
+      const view = core.statusView.page(c.var.page, range);
+      const html = htmlDocument(StatusPage({ c: c.var.chrome, view, range, canSubscribe: core.subscriptions.channels(c.var.page).length > 0 }));
+      return { body: html, contentType: 'text/html; charset=UTF-8', changesAt: viewChangesAt(view) };
+    });
   });
-  app.get('/history', (c) => send(c, HistoryPage({ c: c.var.chrome, view: core.statusView.history(c.var.page) })));
+  app.get('/history', (c) =>
+    cachedPage(c, cache, 'history', () => ({ body: htmlDocument(HistoryPage({ c: c.var.chrome, view: core.statusView.history(c.var.page) })), contentType: 'text/html; charset=UTF-8' })),
+  );
 
   app.post('/login', async (c) => {
     const { page, chrome } = c.var;

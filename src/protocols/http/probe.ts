@@ -1,5 +1,5 @@
 import type { TLSSocket } from 'node:tls';
-import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
+import { buildConnector, request, type Dispatcher } from 'undici';
 import type { CheckOutcome } from '../../domain/check.ts';
 import { describeNetworkError } from '../errors.ts';
 import { statusMatches } from '../seed.ts';
@@ -8,6 +8,7 @@ import { failedAssertion } from './assertions.ts';
 import type { http } from './index.ts';
 
 type HttpSettings = typeof http.defaults;
+import { checkDispatchers } from './dispatchers.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
 const MAX_KEYWORD_BODY_BYTES = 2 * 1024 * 1024;
@@ -19,8 +20,8 @@ const DAY_MS = 86_400_000;
  * `required_keyword` (case-sensitive) when set, every assertion holds, all within
  * `timeoutSeconds`, over valid TLS. A passing check slower than `degraded_after_ms` is `degraded`.
  *
- * Connections are pooled (keep-alive) per origin. The served certificate is read when a TLS
- * connection is made (a wrapped connector), so pooled requests still report days to expiry.
+ * Each check makes a fresh connection, closed after it (src/engine/connections.ts). The served
+ * certificate is read when a TLS connection is made (a wrapped connector).
  * Timing phases go to `options.observePhase`: the connector times each new connection (TCP + TLS),
  * each check times its time to first byte and its body read.
  */
@@ -42,8 +43,7 @@ export const httpProbe: ProbeFactory = (options) => {
       else cb(null, socket!);
     });
   };
-  const agent = new Agent({ connect, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
-  const following = agent.compose(interceptors.redirect({ maxRedirections: 10, throwOnMaxRedirect: true }));
+  const dispatchers = checkDispatchers(connect);
 
   const check = async (spec: CheckSpec): Promise<CheckOutcome> => {
     const started = performance.now();
@@ -57,7 +57,7 @@ export const httpProbe: ProbeFactory = (options) => {
     let ttfbMs: number;
     try {
       res = await request(url, {
-        dispatcher: (s.follow_redirects ? following : agent) as Dispatcher,
+        dispatcher: s.follow_redirects ? dispatchers.following : dispatchers.direct,
         method: s.http_method,
         headers,
         body: hasBody ? s.request_body : undefined,
@@ -94,7 +94,7 @@ export const httpProbe: ProbeFactory = (options) => {
   const probe: Probe = {
     check,
     async close() {
-      await agent.close();
+      await dispatchers.close();
     },
   };
   return probe;

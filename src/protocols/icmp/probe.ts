@@ -1,6 +1,7 @@
 import ping from 'ping';
 import type { CheckOutcome } from '../../domain/check.ts';
 import type { ProbeFactory } from '../types.ts';
+import { DESCRIPTORS_EXHAUSTED_REASON, isDescriptorExhaustion } from '../descriptors.ts';
 
 const UNRESOLVED = /Name or service not known|Temporary failure in name resolution|unknown host|cannot resolve/i;
 
@@ -28,6 +29,8 @@ export const icmpProbe: ProbeFactory = (options) => ({
       const reason = UNRESOLVED.test(res.output ?? '') ? `DNS lookup failed for ${host}` : `No ICMP reply within ${spec.timeoutSeconds} s`;
       return { ok: false, latencyMs: latency(), statusCode: 0, reason };
     } catch (e) {
+      // Spawning `ping` without descriptors left is Pharos's fault: the wheel retries (engine/connections.ts).
+      if (isDescriptorExhaustion(e)) return { ok: false, latencyMs: latency(), statusCode: 0, reason: `${DESCRIPTORS_EXHAUSTED_REASON} (spawning ping)` };
       return { ok: false, latencyMs: latency(), statusCode: 0, reason: `ICMP check failed: ${(e as Error).message}` };
     }
   },
