@@ -73,6 +73,13 @@ describe('the console in Chromium', () => {
     await signIn(admin, 'ada@example.com', PW);
     await admin.click('text=New monitor');
     await admin.waitForURL(`${p.url}/monitors/new`);
+    // With JavaScript only the chosen protocol's fieldset shows (all of them without).
+    await admin.locator('fieldset[data-protocol=dns]').waitFor({ state: 'hidden' });
+    assert.equal(await admin.locator('fieldset[data-protocol=http]').isVisible(), true);
+    await admin.selectOption('select[name=protocol]', 'dns');
+    await admin.locator('fieldset[data-protocol=dns]').waitFor({ state: 'visible' });
+    assert.equal(await admin.locator('fieldset[data-protocol=http]').isVisible(), false);
+    await admin.selectOption('select[name=protocol]', 'http');
     await admin.fill('input[name=name]', 'Shop');
     await admin.fill('input[name=url]', target.url);
     await admin.selectOption('select[name=check_frequency]', '10');
@@ -195,12 +202,13 @@ describe('the console in Chromium', () => {
     await tab.waitForURL(/\/outages\/outage_/);
     assert.equal(await tab.locator('#outage-state').innerText(), 'resolved');
     await tab.goto(`${p.url}/monitors/new`);
+    assert.equal(await tab.locator('fieldset[data-protocol=dns]').isVisible(), true, "every protocol's fieldset shows without JavaScript");
     await tab.fill('input[name=name]', 'Broken');
     await tab.fill('input[name=url]', target.url);
-    await tab.fill('input[name=expected_status_code]', '999');
+    await tab.fill('input[name="http.expected_status_code"]', '999');
     await tab.click('button:has-text("Create monitor")');
     assert.match(await tab.locator('[data-error-for=expected_status_code]').innerText(), /must be a status code such as 200, 2xx/);
-    await tab.fill('input[name=expected_status_code]', '2xx');
+    await tab.fill('input[name="http.expected_status_code"]', '2xx');
     await tab.click('button:has-text("Create monitor")');
     await tab.waitForURL(/\/monitors\/mon_/);
     assert.equal(await tab.locator('h1').innerText().then((t) => t.startsWith('Broken')), true);
