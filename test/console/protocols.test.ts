@@ -151,4 +151,16 @@ describe('console monitor form: every protocol of the registry', () => {
     assert.match(page.html, /<dt>Degraded after<\/dt><dd>5 ms<\/dd>/);
     health.delayMs = 0;
   });
+
+  test("a database monitor's password is hidden on the overview and the monitor page; the overview filters by every protocol", async () => {
+    const res = await admin.post('/monitors', await postedForm({ name: 'App DB', protocol: 'postgres', url: 'postgres://app:s3cret-pw@127.0.0.1:9/app' }));
+    assert.equal(res.status, 303, res.html.slice(0, 500));
+    const uuid = uuidFrom(res);
+    const page = await admin.get(`/monitors/${uuid}`);
+    assert.match(page.html, /PostgreSQL · postgres:\/\/app:\*\*\*@127\.0\.0\.1:9\/app/);
+    const home = await admin.get('/?protocol=postgres');
+    assert.match(home.html, /<option value="dns"/, 'every protocol is a filter');
+    assert.match(home.html, new RegExp(`id="row-${uuid}"`));
+    for (const html of [page.html, home.html]) assert.doesNotMatch(html, /s3cret-pw/);
+  });
 });

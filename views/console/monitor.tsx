@@ -37,7 +37,7 @@ export interface MonitorPeriod {
 }
 
 /** A monitor: its settings, actions, recent checks with the reason of each failure and the region that ran it, and its outages. */
-export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; label: string; uptime24h: number | null; period: MonitorPeriod; now: number }) {
+export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; period: MonitorPeriod; now: number }) {
   const { s, m } = props;
   const status = m.paused ? 'paused' : m.status;
   return (
@@ -79,7 +79,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; 
         <dl class="props">
           <dt>Target</dt>
           <dd>
-            {props.label} · {m.url}
+            {props.target}
             {m.port ? `:${m.port}` : ''}
           </dd>
           <dt>Every</dt>

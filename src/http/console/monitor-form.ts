@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { PROTOCOLS, protocolDefinition, type Protocol } from '../../protocols/index.ts';
+import { redactCredentials } from '../../protocols/target.ts';
 import type { Monitor } from '../../domain/monitor.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { FormErrors, FormValues, ProtocolFieldForm, ProtocolForm, SettingLine } from '../../../views/console/model.ts';
@@ -185,6 +186,11 @@ export function newMonitorFormValues(): FormValues {
     for (const field of pf.fields) values[`${pf.protocol}.${field.name}`] = fieldText(field, defaults[field.name]);
   }
   return values;
+}
+
+/** "PostgreSQL · postgres://app:***@db:5432/app": the protocol's label and the target, its password hidden. */
+export function targetInWords(m: Monitor): string {
+  return `${formOfProtocol(m.protocol)?.label ?? m.protocol} · ${redactCredentials(m.url)}`;
 }
 
 /** A monitor's protocol settings in words (monitor page), empty settings left out. */

@@ -7,7 +7,7 @@ import { MonitorFormPage } from '../../../views/console/monitor-form.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith } from './forms.ts';
-import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, settingsInWords } from './monitor-form.ts';
+import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, settingsInWords, targetInWords } from './monitor-form.ts';
 
 /** Monitor page, create and edit forms, pause/resume/delete: the same schema and use cases as /v1/monitors. */
 export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -46,7 +46,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const from = to - MONITOR_RANGES[range];
     const report = core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to);
     const period = { range, from, to, points: core.consoleView.latencySince(m, from), sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, settings: settingsInWords(m), label: protocolForms().find((x) => x.protocol === m.protocol)?.label ?? m.protocol, uptime24h: row.uptime24h, period, now: to }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
   });
   app.get('/monitors/:uuid/edit', (c) => {
     const m = found(c.req.param('uuid'));
