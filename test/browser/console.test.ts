@@ -201,6 +201,13 @@ describe('the console in Chromium', () => {
     await tab.click('button[value=resolve]');
     await tab.waitForURL(/\/outages\/outage_/);
     assert.equal(await tab.locator('#outage-state').innerText(), 'resolved');
+    // Incident updates: one tab per language, switched by CSS alone.
+    const inc = await p.api('/v3/incidents', { method: 'POST', json: { title: { en: 'Slow' }, type: 'incident', updates: [{ text: { en: 'Looking into it', fr: 'Nous enquêtons' }, type: 'investigating' }] } });
+    assert.equal(inc.status, 201);
+    await tab.goto(`${p.url}/incidents`);
+    assert.deepEqual([await tab.locator('.tabs [data-lang=en]').isVisible(), await tab.locator('.tabs [data-lang=fr]').isVisible()], [true, false]);
+    await tab.click('.tabs label:has-text("fr")');
+    assert.deepEqual([await tab.locator('.tabs [data-lang=en]').isVisible(), await tab.locator('.tabs [data-lang=fr]').isVisible()], [false, true]);
     await tab.goto(`${p.url}/monitors/new`);
     assert.equal(await tab.locator('fieldset[data-protocol=dns]').isVisible(), true, "every protocol's fieldset shows without JavaScript");
     await tab.fill('input[name=name]', 'Broken');
