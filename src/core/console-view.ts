@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Monitor } from '../domain/monitor.ts';
+import { redactCredentials } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
 import type { MonitorStats } from '../store/console-reads.ts';
 
@@ -52,7 +53,7 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
       kind: 'monitor',
       uuid: m.uuid,
       name: m.name,
-      target: m.url,
+      target: redactCredentials(m.url), // database monitors carry a password in the URL
       protocol: m.protocol,
       status: m.paused ? 'paused' : lastAt === null && m.status === 'up' ? 'new' : m.status,
       uptime24h: checks > 0 ? (100 * (checks - failures)) / checks : null,

@@ -23,6 +23,10 @@ export interface ProtocolDefinition<F extends z.ZodRawShape = z.ZodRawShape> {
   readonly defaults: z.output<z.ZodObject<F>>;
   /** One line for the docs and the OpenAPI description: what `url` means for this protocol. */
   readonly urlMeaning: string;
+  /** The protocol's name for people (console form and monitor page), e.g. "DNS record"; default: the name in capitals. */
+  readonly label?: string;
+  /** The fields a person sets in the console's form and reads on the monitor page (default: every field); others keep their stored values. */
+  readonly formFields?: readonly (keyof F & string)[];
   /**
    * Where a check goes, from the common `url` and `port`; validates `url` for the protocol.
    * @throws AppError 400 (`url: …`) when the url does not fit

@@ -73,6 +73,13 @@ describe('the console in Chromium', () => {
     await signIn(admin, 'ada@example.com', PW);
     await admin.click('text=New monitor');
     await admin.waitForURL(`${p.url}/monitors/new`);
+    // With JavaScript only the chosen protocol's fieldset shows (all of them without).
+    await admin.locator('fieldset[data-protocol=dns]').waitFor({ state: 'hidden' });
+    assert.equal(await admin.locator('fieldset[data-protocol=http]').isVisible(), true);
+    await admin.selectOption('select[name=protocol]', 'dns');
+    await admin.locator('fieldset[data-protocol=dns]').waitFor({ state: 'visible' });
+    assert.equal(await admin.locator('fieldset[data-protocol=http]').isVisible(), false);
+    await admin.selectOption('select[name=protocol]', 'http');
     await admin.fill('input[name=name]', 'Shop');
     await admin.fill('input[name=url]', target.url);
     await admin.selectOption('select[name=check_frequency]', '10');
@@ -194,13 +201,21 @@ describe('the console in Chromium', () => {
     await tab.click('button[value=resolve]');
     await tab.waitForURL(/\/outages\/outage_/);
     assert.equal(await tab.locator('#outage-state').innerText(), 'resolved');
+    // Incident updates: one tab per language, switched by CSS alone.
+    const inc = await p.api('/v3/incidents', { method: 'POST', json: { title: { en: 'Slow' }, type: 'incident', updates: [{ text: { en: 'Looking into it', fr: 'Nous enquêtons' }, type: 'investigating' }] } });
+    assert.equal(inc.status, 201);
+    await tab.goto(`${p.url}/incidents`);
+    assert.deepEqual([await tab.locator('.tabs [data-lang=en]').isVisible(), await tab.locator('.tabs [data-lang=fr]').isVisible()], [true, false]);
+    await tab.click('.tabs label:has-text("fr")');
+    assert.deepEqual([await tab.locator('.tabs [data-lang=en]').isVisible(), await tab.locator('.tabs [data-lang=fr]').isVisible()], [false, true]);
     await tab.goto(`${p.url}/monitors/new`);
+    assert.equal(await tab.locator('fieldset[data-protocol=dns]').isVisible(), true, "every protocol's fieldset shows without JavaScript");
     await tab.fill('input[name=name]', 'Broken');
     await tab.fill('input[name=url]', target.url);
-    await tab.fill('input[name=expected_status_code]', '999');
+    await tab.fill('input[name="http.expected_status_code"]', '999');
     await tab.click('button:has-text("Create monitor")');
     assert.match(await tab.locator('[data-error-for=expected_status_code]').innerText(), /must be a status code such as 200, 2xx/);
-    await tab.fill('input[name=expected_status_code]', '2xx');
+    await tab.fill('input[name="http.expected_status_code"]', '2xx');
     await tab.click('button:has-text("Create monitor")');
     await tab.waitForURL(/\/monitors\/mon_/);
     assert.equal(await tab.locator('h1').innerText().then((t) => t.startsWith('Broken')), true);

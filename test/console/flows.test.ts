@@ -230,7 +230,7 @@ describe('console flows without JavaScript', () => {
     assert.match((await admin.get('/incidents')).html, /Looking into it/);
     const inc = p.core.incidents.list()[0]!.uuid;
     assert.equal((await admin.post(`/incidents/${inc}/updates`, { lang: 'de', type: 'identified', text: 'Ursache gefunden' })).status, 303);
-    assert.match((await admin.get('/incidents')).html, /<div lang="de"><b class="small">de<\/b> Ursache gefunden<\/div>/);
+    assert.match((await admin.get('/incidents')).html, /<label for="tab-upd_[0-9A-Za-z]+-de">de<\/label><div lang="de" data-lang="de">Ursache gefunden<\/div>/);
     const bad = await admin.post(`/incidents/${inc}/updates`, { lang: 'xx', type: 'identified', text: 'x' });
     assert.equal(bad.status, 400);
   });

@@ -88,7 +88,30 @@ export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[];
   );
 }
 
-/** Incidents: the list (with every language of each update) and the create form (first update in English). */
+/**
+ * One tab per language of an update's text: radio buttons and labels styled as tabs (console.css
+ * shows the panel of the checked one), so they work with JavaScript off.
+ */
+function LanguageTabs(props: { id: string; text: LocalizedText }) {
+  const langs = Object.keys(props.text);
+  return (
+    <div class="tabs" data-tabs={props.id}>
+      {langs.map((lang, i) => (
+        <>
+          <input type="radio" name={`tab-${props.id}`} id={`tab-${props.id}-${lang}`} value={lang} checked={i === 0} />
+          <label for={`tab-${props.id}-${lang}`}>{lang}</label>
+        </>
+      ))}
+      {langs.map((lang) => (
+        <div lang={lang} data-lang={lang}>
+          {props.text[lang as keyof LocalizedText]}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Incidents: the list (one tab per language of each update) and the create form (first update in English). */
 export function IncidentsPage(props: { s: Shell; incidents: Incident[]; statuspages: Choice[]; values: FormValues; errors?: FormErrors | undefined }) {
   const { s, values: f, errors } = props;
   return (
@@ -105,11 +128,7 @@ export function IncidentsPage(props: { s: Shell; incidents: Incident[]; statuspa
                 <span class="muted small">
                   {when(u.at)} · {u.type}
                 </span>
-                {Object.entries(u.text).map(([lang, t]) => (
-                  <div lang={lang}>
-                    <b class="small">{lang}</b> {t}
-                  </div>
-                ))}
+                <LanguageTabs id={u.uuid} text={u.text} />
               </li>
             ))}
           </ol>

@@ -22,3 +22,33 @@ export type FormValues = Record<string, string | string[] | undefined>;
 export const canWrite = (s: Shell): boolean => s.user.role !== 'viewer';
 /** True for admins (users and API tokens). */
 export const isAdmin = (s: Shell): boolean => s.user.role === 'admin';
+
+/**
+ * How the console edits one protocol field (derived from the field's zod schema in the protocol
+ * registry): `text`, `textarea`, `number`, `checkbox`, `select` (an enum), `numbers` (a list of
+ * numbers, "30, 14, 7, 1") or `lines` (a list, one item per line in the syntax of `hint`).
+ */
+export interface ProtocolFieldForm {
+  /** The API field name, e.g. `dns_record_type`; the form input is named `<protocol>.<name>`. */
+  name: string;
+  label: string;
+  kind: 'text' | 'textarea' | 'number' | 'checkbox' | 'select' | 'numbers' | 'lines';
+  options?: string[];
+  /** True when the field may be left empty (null). */
+  optional: boolean;
+  hint?: string;
+}
+
+/** One protocol's part of the monitor form: a fieldset of its fields, and what its `url` means. */
+export interface ProtocolForm {
+  protocol: string;
+  label: string;
+  urlMeaning: string;
+  fields: ProtocolFieldForm[];
+}
+
+/** A monitor's protocol settings in words (monitor page): label and value. */
+export interface SettingLine {
+  label: string;
+  value: string;
+}

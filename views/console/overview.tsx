@@ -1,6 +1,7 @@
 import { raw } from 'hono/html';
 import { escapeToBuffer } from 'hono/utils/html';
 import type { OverviewRow } from '../../src/core/console-view.ts';
+import { PROTOCOLS } from '../../src/domain/monitor.ts';
 import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { ago, Layout } from './layout.tsx';
@@ -83,7 +84,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
           ))}
         </select>
         <select name="protocol" aria-label="Protocol">
-          {['', 'http', 'port', 'icmp', 'healthcheck'].map((v) => (
+          {['', ...PROTOCOLS, 'healthcheck'].map((v) => (
             <option value={v} selected={filter.protocol === v}>
               {v || 'any kind'}
             </option>

@@ -1,4 +1,4 @@
-import type { Statuspage } from '../../src/domain/statuspage.ts';
+import type { PageService, Statuspage } from '../../src/domain/statuspage.ts';
 import { THEMES } from '../../src/domain/statuspage.ts';
 import type { FormErrors, Shell } from './model.ts';
 import { canWrite } from './model.ts';
@@ -17,6 +17,41 @@ function Op(props: { s: Shell; uuid: string; label: string; fields: Record<strin
         {props.label.split(' ')[0]}
       </button>
     </form>
+  );
+}
+
+/** The services of a group (one level deep), each removable, and a picker to add one. */
+function GroupChildren(props: { s: Shell; uuid: string; section: number; group: number; members: PageService[]; nameOf: Map<string, string>; services: ServiceChoice[]; w: boolean }) {
+  const at = { section: String(props.section), service: String(props.group) };
+  return (
+    <ul class="group" data-group-children="">
+      {props.members.map((c, k) => (
+        <li class="actions" data-child={props.nameOf.get(c.monitor_uuid) ?? c.monitor_uuid}>
+          {c.name_shown ?? props.nameOf.get(c.monitor_uuid) ?? c.monitor_uuid}
+          {props.w ? <Op s={props.s} uuid={props.uuid} label="Remove from group" fields={{ op: 'remove-child', ...at, child: String(k) }} /> : null}
+        </li>
+      ))}
+      {props.w ? (
+        <li>
+          <form method="post" action={`/statuspages/${props.uuid}/sections`} class="actions">
+            <Csrf s={props.s} />
+            <input type="hidden" name="op" value="add-child" />
+            <input type="hidden" name="section" value={at.section} />
+            <input type="hidden" name="service" value={at.service} />
+            <select name="uuid" aria-label="Service to add to the group">
+              {props.services.map((x) => (
+                <option value={x.uuid}>
+                  {x.name} ({x.kind})
+                </option>
+              ))}
+            </select>
+            <button type="submit" class="secondary">
+              Add to group
+            </button>
+          </form>
+        </li>
+      ) : null}
+    </ul>
   );
 }
 
@@ -55,6 +90,7 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
                   <td>
                     {sv.name_shown ?? nameOf.get(sv.monitor_uuid) ?? sv.monitor_uuid}
                     {sv.is_group ? <span class="muted small"> (group of {sv.services.length})</span> : null}
+                    {sv.is_group ? <GroupChildren s={s} uuid={p.uuid} section={i} group={j} members={sv.services} nameOf={nameOf} services={props.services} w={w} /> : null}
                   </td>
                   <td>
                     {w ? (
@@ -83,6 +119,17 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
               </select>
               <button type="submit" class="secondary">
                 Add
+              </button>
+            </form>
+          ) : null}
+          {w ? (
+            <form method="post" action={`/statuspages/${p.uuid}/sections`} class="actions">
+              <Csrf s={s} />
+              <input type="hidden" name="op" value="add-group" />
+              <input type="hidden" name="section" value={String(i)} />
+              <input type="text" name="name" aria-label="New group name" placeholder="New group" required />
+              <button type="submit" class="secondary">
+                Add group
               </button>
             </form>
           ) : null}

@@ -1,3 +1,14 @@
+import { LANGUAGES } from '../../src/domain/localized.ts';
+
+/** Language tabs of incident updates: the panel after the checked radio of the same position (no script). */
+const TABS_CSS =
+  '.tabs{display:flex;flex-wrap:wrap;gap:.2rem;margin:.2rem 0}.tabs>input{position:absolute;opacity:0;width:1px;height:1px}' +
+  '.tabs>label{padding:.05rem .5rem;border:1px solid var(--line);border-radius:.3rem;font-size:.8rem;cursor:pointer}' +
+  '.tabs>input:checked+label{background:var(--chip);border-color:var(--accent)}.tabs>input:focus-visible+label{outline:2px solid var(--accent)}' +
+  '.tabs>div{display:none;flex-basis:100%}' +
+  LANGUAGES.map((_, i) => `.tabs>input:nth-of-type(${i + 1}):checked~div:nth-of-type(${i + 1})`).join(',') +
+  '{display:block}';
+
 /**
  * The console's one stylesheet (served at /_console/console.css): system fonts, light and dark by
  * prefers-color-scheme, readable from a 360 px phone up. No inline styles anywhere (strict CSP).
@@ -30,7 +41,7 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 .status{display:inline-block;min-width:4.2rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.8em;font-weight:600;color:#fff;background:var(--paused)}
 .status[data-status=up],.status[data-status=resolved]{background:var(--up)}
 .status[data-status=down],.status[data-status=ongoing]{background:var(--down)}
-.status[data-status=new],.status[data-status=acknowledged]{background:var(--warn)}
+.status[data-status=new],.status[data-status=acknowledged],.status[data-status=degraded]{background:var(--warn)}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;margin-bottom:.75rem}
 .filters input,.filters select{flex:1 1 8rem}
 form.stack{display:grid;gap:.8rem;max-width:40rem}
@@ -70,4 +81,5 @@ ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
  table.rows td.hide-sm{display:none}
  dl.props{grid-template-columns:1fr}
 }
+${TABS_CSS}
 `;

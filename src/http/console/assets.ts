@@ -6,7 +6,8 @@ import { CONSOLE_CSS } from '../../../views/console/style.ts';
  * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
  * /events for the whole visit (htmx-boosted navigation keeps the page, and so the stream); each
  * message is a server-rendered row that replaces the row with its id, or is added to the table
- * that takes it. Copy buttons (`data-copy`) put their text on the clipboard.
+ * that takes it. Copy buttons (`data-copy`) put their text on the clipboard. The monitor form shows
+ * only the chosen protocol's fieldset.
  */
 const CONSOLE_JS = `(function () {
   'use strict';
@@ -45,7 +46,19 @@ const CONSOLE_JS = `(function () {
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, done);
     else done();
   });
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', live); else live();
+  // Monitor form: only the chosen protocol's fieldset is shown (and sent); with JS off all are.
+  function protocolFields() {
+    document.querySelectorAll('select[data-protocol-select]').forEach(function (sel) {
+      sel.form.querySelectorAll('fieldset[data-protocol]').forEach(function (fs) {
+        var on = fs.getAttribute('data-protocol') === sel.value;
+        fs.hidden = !on; fs.disabled = !on;
+      });
+    });
+  }
+  document.addEventListener('change', function (e) { if (e.target.matches && e.target.matches('select[data-protocol-select]')) protocolFields(); });
+  document.addEventListener('htmx:load', protocolFields);
+  function ready() { live(); protocolFields(); }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready); else ready();
 })();
 `;
 

@@ -2,51 +2,19 @@ import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MonitorBody } from '../../domain/monitor.ts';
 import type { HttpDeps } from '../context.ts';
-import { MONITOR_RANGES, MonitorFormPage, MonitorPage, monitorFormValues, type MonitorRange } from '../../../views/console/monitor.tsx';
+import { MONITOR_RANGES, MonitorPage, type MonitorRange } from '../../../views/console/monitor.tsx';
+import { MonitorFormPage } from '../../../views/console/monitor-form.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
-import { errorStatus, formErrors, formOf, numberish, parseWith, text } from './forms.ts';
-
-/**
- * The monitor form as the API's JSON body: numbers typed as text become numbers (so the API's
- * schema judges them), empty optional fields null, a checkbox present means true, headers one
- * "Name: value" per line.
- */
-export function monitorJson(f: FormValues): Record<string, unknown> {
-  const opt = (name: string) => (text(f, name).trim() === '' ? null : text(f, name));
-  const regions = f.regions === undefined ? [] : Array.isArray(f.regions) ? f.regions : [f.regions];
-  const headers = text(f, 'request_headers')
-    .split(/\r?\n/)
-    .filter((l) => l.trim() !== '')
-    .map((l) => {
-      const i = l.indexOf(':');
-      return i < 0 ? { name: l.trim(), value: '' } : { name: l.slice(0, i).trim(), value: l.slice(i + 1).trim() };
-    });
-  return {
-    name: text(f, 'name'),
-    url: text(f, 'url'),
-    protocol: text(f, 'protocol') || 'http',
-    http_method: text(f, 'http_method') || 'GET',
-    check_frequency: numberish(text(f, 'check_frequency') || '30'),
-    regions,
-    expected_status_code: text(f, 'expected_status_code') || '2xx',
-    required_keyword: opt('required_keyword'),
-    follow_redirects: f.follow_redirects !== undefined,
-    port: opt('port') === null ? null : numberish(text(f, 'port')),
-    alerts_wait: numberish(text(f, 'alerts_wait') || '0'),
-    request_body: opt('request_body'),
-    request_headers: headers,
-    timeout: numberish(text(f, 'timeout') || '10'),
-    escalation_policy: opt('escalation_policy'),
-  };
-}
+import { errorStatus, formErrors, formOf, parseWith } from './forms.ts';
+import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, settingsInWords, targetInWords } from './monitor-form.ts';
 
 /** Monitor page, create and edit forms, pause/resume/delete: the same schema and use cases as /v1/monitors. */
 export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
   const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
   const form = (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
-    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, errors: e === undefined ? undefined : formErrors(e), ...(uuid ? { uuid } : {}), policies: policies(), localRegion: core.config.probe.region }), e === undefined ? 200 : errorStatus(e));
+    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: policies(), localRegion: core.config.probe.region }), e === undefined ? 200 : errorStatus(e));
   const found = (uuid: string) => {
     try {
       return core.monitors.get(uuid);
@@ -56,7 +24,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   };
 
-  app.get('/monitors/new', (c) => form(c, {}));
+  app.get('/monitors/new', (c) => form(c, newMonitorFormValues()));
   app.post('/monitors', async (c) => {
     const f = await formOf(c);
     try {
@@ -78,7 +46,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const from = to - MONITOR_RANGES[range];
     const report = core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to);
     const period = { range, from, to, points: core.consoleView.latencySince(m, from), sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, uptime24h: row.uptime24h, period, now: to }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
   });
   app.get('/monitors/:uuid/edit', (c) => {
     const m = found(c.req.param('uuid'));

@@ -35,6 +35,7 @@ export const dns = {
   fields,
   defaults: { dns_record_type: 'A' as (typeof DNS_RECORD_TYPES)[number], dns_resolver: null as string | null, dns_expected: null as string | null },
   urlMeaning: 'the name to resolve, e.g. db.example.lan',
+  label: 'DNS record',
   target(url) {
     const name = url.trim().replace(/\.$/, '');
     if (!isHost(name)) throw invalid('url', 'must be a DNS name to resolve, e.g. db.example.lan');

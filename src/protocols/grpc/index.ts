@@ -16,6 +16,7 @@ export const grpc = {
   fields,
   defaults: { grpc_service: '', grpc_tls: false },
   urlMeaning: 'a host name or IP (host:port or a URL also work); `port` required unless the url carries one',
+  label: 'gRPC health',
   target(url, port) {
     const t = hostTarget(url, port);
     if (t.port === null) throw invalid('port', 'is required for protocol "grpc" unless the url carries a port');

@@ -58,6 +58,7 @@ export const http = {
   fields,
   defaults: { ...SEED_DEFAULTS, assertions: [] as HttpAssertion[], degraded_after_ms: null as number | null, tls_expiry_days: null as number[] | null },
   urlMeaning: 'an absolute http:// or https:// URL',
+  label: 'HTTP(S)',
   target: (url) => urlTarget(url, ['http:', 'https:'], 'an absolute http:// or https:// URL'),
   validate(s) {
     validateSeed(s);

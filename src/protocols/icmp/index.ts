@@ -7,6 +7,8 @@ export const icmp = {
   fields: SEED_FIELDS,
   defaults: SEED_DEFAULTS,
   urlMeaning: 'a host name or IP (a URL is accepted and its host taken)',
+  label: 'ICMP ping',
+  formFields: [],
   target: (url, p) => hostTarget(url, p),
   validate: validateSeed,
   loadProbe: async () => (await import('./probe.ts')).icmpProbe,

@@ -11,6 +11,7 @@ export const mysql = {
   fields,
   defaults: {},
   urlMeaning: 'a connection URL mysql://user:password@host:port/db',
+  label: 'MySQL / MariaDB',
   target: (url) => urlTarget(url, ['mysql:', 'mariadb:'], 'a connection URL mysql://user:password@host:port/db', 3306),
   loadProbe: async () => (await import('./probe.ts')).mysqlProbe,
 } satisfies ProtocolDefinition<typeof fields>;

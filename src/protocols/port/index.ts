@@ -8,6 +8,8 @@ export const port = {
   fields: SEED_FIELDS,
   defaults: SEED_DEFAULTS,
   urlMeaning: 'a host name or IP (or host:port, or a URL whose host is taken); `port` required unless the url carries one',
+  label: 'TCP port',
+  formFields: [],
   target(url, p) {
     const t = hostTarget(url, p);
     if (t.port === null) throw invalid('port', 'is required for protocol "port" unless the url carries a port');

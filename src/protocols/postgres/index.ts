@@ -11,6 +11,7 @@ export const postgres = {
   fields,
   defaults: {},
   urlMeaning: 'a connection URL postgres://user:password@host:port/db',
+  label: 'PostgreSQL',
   target: (url) => urlTarget(url, ['postgres:', 'postgresql:'], 'a connection URL postgres://user:password@host:port/db', 5432),
   loadProbe: async () => (await import('./probe.ts')).postgresProbe,
 } satisfies ProtocolDefinition<typeof fields>;

@@ -11,6 +11,7 @@ export const redis = {
   fields,
   defaults: {},
   urlMeaning: 'a connection URL redis://user:password@host:port/db (rediss:// for TLS)',
+  label: 'Redis',
   target: (url) => urlTarget(url, ['redis:', 'rediss:'], 'a connection URL redis://user:password@host:port/db', 6379),
   loadProbe: async () => (await import('./probe.ts')).redisProbe,
 } satisfies ProtocolDefinition<typeof fields>;

@@ -17,6 +17,7 @@ export const tls = {
   fields,
   defaults: { tls_starttls: 'none' as 'none' | 'smtp', tls_expiry_days: [...TLS_EXPIRY_DAYS] as number[] | null },
   urlMeaning: 'a host name or IP (host:port or a URL also work); `port` defaults to 443',
+  label: 'TLS certificate',
   target: (url, port) => hostTarget(url, port, 443),
   loadProbe: async () => (await import('./probe.ts')).tlsProbe,
 } satisfies ProtocolDefinition<typeof fields>;
