@@ -25,6 +25,11 @@ export function consoleReadsStore(db: Db) {
   const statsOne = db.prepare<[{ since: number; since30: number; now: number; id: number }], StatsRow>(statsSql('WHERE m.id = @id'));
   const toStats = (r: StatsRow): MonitorStats => ({ lastAt: r.last_at, checks: r.checks ?? 0, failures: r.failures ?? 0, downMs30d: r.down_ms ?? 0 });
   const version = db.prepare<[], { v: string }>('SELECT sqlite_version() AS v');
+  // Monitor by monitor through the rollups' primary key (monitor_id, hour_start): rows come in hour order.
+  const hourly = db.prepare<[{ from: number; to: number }], { id: number; latencies: string }>(
+    `SELECT m.id, group_concat(r.latency_sum_ms / r.checks) AS latencies FROM monitors m
+       JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start >= @from AND r.hour_start < @to AND r.checks > 0 GROUP BY m.id`,
+  );
   return {
     /** The SQLite library's version, e.g. `3.50.4`. */
     sqliteVersion: (): string => version.get()!.v,
@@ -35,6 +40,12 @@ export function consoleReadsStore(db: Db) {
     monitorStats(since: number, since30: number, now: number): Map<number, MonitorStats> {
       const out = new Map<number, MonitorStats>();
       for (const r of stats.iterate({ since, since30, now })) out.set(r.id, toStats(r));
+      return out;
+    },
+    /** Per monitor id: the mean latency (whole ms) of each hourly rollup in [`from`, `to`), oldest first, comma-separated. */
+    hourlyLatencies(from: number, to: number): Map<number, string> {
+      const out = new Map<number, string>();
+      for (const r of hourly.iterate({ from, to })) out.set(r.id, r.latencies);
       return out;
     },
     /** {@link monitorStats} of one monitor (a live update), or undefined for an unknown id. */

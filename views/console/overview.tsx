@@ -34,6 +34,7 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
     `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
     `<td class="hide-sm">${escape(r.protocol)}</td><td class="num">${pct(r.uptime24h)}</td><td class="num hide-sm">${pct(r.uptime30d)}</td>` +
+    `<td class="hide-sm spark">${r.sparkline}</td>` +
     `<td class="num hide-sm">${ago(r.lastAt, now)}</td><td class="hide-sm small">${escape(r.regions.join(', '))}</td></tr>`
   );
 }
@@ -106,6 +107,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
                 <th class="hide-sm">Kind</th>
                 <th>Uptime 24 h</th>
                 <th class="hide-sm">30 d</th>
+                <th class="hide-sm" title="Response time, last 24 h (hourly means, each row scaled to its own range)">Latency 24 h</th>
                 <th class="hide-sm">Last check / ping</th>
                 <th class="hide-sm">Regions</th>
               </tr>

@@ -36,6 +36,7 @@ table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8em;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.03em}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
+td.spark{white-space:nowrap;letter-spacing:-.05em;color:var(--accent);line-height:1}
 .muted{color:var(--muted)}
 .small{font-size:.85em}
 .status{display:inline-block;min-width:4.2rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.8em;font-weight:600;color:#fff;background:var(--paused)}
