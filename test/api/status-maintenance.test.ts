@@ -1,6 +1,7 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statusFixture } from '../support/status-fixture.ts';
+import { MIN_RENDER_INTERVAL_MS } from '../../src/http/pages/cache.ts';
 
 // Issue #14 point 18: on a public status page, an ongoing maintenance window outranks "down" (the
 // alerts are held; visitors should read "Under maintenance", not a red "Major outage"). Real Pharos,
@@ -29,6 +30,8 @@ test('a down monitor inside an ongoing maintenance window shows "Under maintenan
   assert.equal(w.status, 201);
   assert.equal((await (await p.api(`/v1/monitors/${f.ids.api}`)).json()).status, 'down', 'still down underneath');
 
+  // A page renders again at most once a second after a change (the render cache, issue 21).
+  await p.advance(MIN_RENDER_INTERVAL_MS);
   const during = await page();
   assert.equal(during.api, 'maintenance');
   assert.equal(during.backend, 'maintenance', 'its group too');
