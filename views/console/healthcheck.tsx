@@ -3,8 +3,7 @@ import { PERIOD_UNITS } from '../../src/domain/healthcheck.ts';
 import type { StoredPing } from '../../src/domain/ping.ts';
 import type { OutageRecord } from '../../src/store/outages.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
-import { canWrite } from './model.ts';
-import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
+import { Csrf, FieldError, FormAlert, Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageLine } from './outages.tsx';
 
 const unit = (n: number, u: string) => `${n} ${n === 1 ? u.replace(/s$/, '') : u}`;
@@ -37,25 +36,7 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
           {status}
         </span>
       </h1>
-      {canWrite(s) ? (
-        <div class="actions" id="healthcheck-actions">
-          <a class="button" href={`/healthchecks/${h.uuid}/edit`}>
-            Edit
-          </a>
-          <form method="post" action={`/healthchecks/${h.uuid}/${h.paused ? 'resume' : 'pause'}`}>
-            <Csrf s={s} />
-            <button type="submit" class="secondary">
-              {h.paused ? 'Resume' : 'Pause'}
-            </button>
-          </form>
-          <form method="post" action={`/healthchecks/${h.uuid}/delete`}>
-            <Csrf s={s} />
-            <button type="submit" class="danger" hx-confirm="Delete this healthcheck?">
-              Delete
-            </button>
-          </form>
-        </div>
-      ) : null}
+      <ResourceActions s={s} id="healthcheck-actions" base={`/healthchecks/${h.uuid}`} paused={h.paused} confirm="Delete this healthcheck?" />
       <div class="card">
         <p>Ping URL</p>
         <p class="secret" id="ping-url">

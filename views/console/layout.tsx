@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
 import type { FormErrors, Shell } from './model.ts';
+import { canWrite } from './model.ts';
 
 // htmx settings: no inline indicator styles (strict CSP), no eval, and error pages (400 with the
 // form and its messages) are swapped in like any other answer.
@@ -101,6 +102,34 @@ export function Bare(props: { title: string; nonce: string; children?: Child }) 
 /** The hidden CSRF field of a state-changing form. */
 export function Csrf(props: { s: Shell }) {
   return <input type="hidden" name="_csrf" value={props.s.csrf} />;
+}
+
+/**
+ * Edit, pause/resume and delete buttons of a monitor or healthcheck page (`base` is its path, e.g.
+ * `/monitors/mon_…`); nothing for someone who may not write.
+ */
+export function ResourceActions(props: { s: Shell; id: string; base: string; paused: boolean; confirm: string }) {
+  const { s, base, paused } = props;
+  if (!canWrite(s)) return null;
+  return (
+    <div class="actions" id={props.id}>
+      <a class="button" href={`${base}/edit`}>
+        Edit
+      </a>
+      <form method="post" action={`${base}/${paused ? 'resume' : 'pause'}`}>
+        <Csrf s={s} />
+        <button type="submit" class="secondary">
+          {paused ? 'Resume' : 'Pause'}
+        </button>
+      </form>
+      <form method="post" action={`${base}/delete`}>
+        <Csrf s={s} />
+        <button type="submit" class="danger" hx-confirm={props.confirm}>
+          Delete
+        </button>
+      </form>
+    </div>
+  );
 }
 
 /** The API's message for a whole form (shown above it). */

@@ -1,8 +1,7 @@
 import type { Monitor } from '../../src/domain/monitor.ts';
 import type { OutageRecord } from '../../src/store/outages.ts';
 import type { SettingLine, Shell } from './model.ts';
-import { canWrite } from './model.ts';
-import { Csrf, Layout, ago, when } from './layout.tsx';
+import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageLine } from './outages.tsx';
 import { ResponseGraph } from '../graph.tsx';
 
@@ -56,25 +55,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; 
           </>
         ) : null}
       </h1>
-      {canWrite(s) ? (
-        <div class="actions" id="monitor-actions">
-          <a class="button" href={`/monitors/${m.uuid}/edit`}>
-            Edit
-          </a>
-          <form method="post" action={`/monitors/${m.uuid}/${m.paused ? 'resume' : 'pause'}`}>
-            <Csrf s={s} />
-            <button type="submit" class="secondary">
-              {m.paused ? 'Resume' : 'Pause'}
-            </button>
-          </form>
-          <form method="post" action={`/monitors/${m.uuid}/delete`}>
-            <Csrf s={s} />
-            <button type="submit" class="danger" hx-confirm="Delete this monitor with its history and outages?">
-              Delete
-            </button>
-          </form>
-        </div>
-      ) : null}
+      <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" />
       <div class="card">
         <dl class="props">
           <dt>Target</dt>
