@@ -63,7 +63,7 @@ function fdSampler(pid: number) {
 }
 
 async function runBaseline(port: number): Promise<Row> {
-  const b = startChild(process.execPath, [join(ROOT, 'bench/baseline-origins.ts'), String(N), String(FREQ_S), String(port)]);
+  const b = startChild(process.execPath, [join(ROOT, 'bench/baseline.ts'), String(N), String(FREQ_S), `origins:${port}`]);
   await b.nextLine();
   await sleep(WARMUP_S * 1000);
   b.proc.kill('SIGUSR2');
