@@ -16,8 +16,8 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function startMain(listen: string, dataDir?: string): Promise<TestPharos> {
-  const p = await startTestPharos({ listen, ...(dataDir ? { data_dir: dataDir } : {}), probe: { region: 'london', agent_offline_seconds: OFFLINE_S } }, systemClock);
+async function startMain(listen: string, dataDir?: string, offlineS = OFFLINE_S): Promise<TestPharos> {
+  const p = await startTestPharos({ listen, ...(dataDir ? { data_dir: dataDir } : {}), probe: { region: 'london', agent_offline_seconds: offlineS } }, systemClock);
   cleanups.push(() => p.cleanup());
   return p;
 }
@@ -152,7 +152,9 @@ describe('remote agents (real processes)', () => {
       throw new Error(`${e.message}\n${a.stderr()}`);
     });
 
-    main = await startMain(listen, dataDir);
+    // The restarted main waits agent_offline_seconds for known agents: the default 10 s here, since a
+    // loaded CI machine can take longer than this file's short 3 s for the agent's next poll.
+    main = await startMain(listen, dataDir, 10);
     id = main.store.monitors.get(uuid)!.id;
     await waitFor('the agent back online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'), 10_000);
     await waitFor('the buffered results delivered', async () => results(main, id).filter((r) => r.at > downAt).length >= 2, 10_000);
