@@ -318,9 +318,11 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
         firstSeen: a?.info.firstSeen ?? now,
         lastSeen: now,
       };
+      // A first poll since this start, or a changed agent, is saved whole; an unchanged one only touched.
+      const stored = a !== undefined;
       if (!a) a = newAgent(info);
       const regionBefore = a.info.region;
-      const known = a.info.name === info.name && a.info.version === info.version && a.info.sourceAddress === info.sourceAddress && regionBefore === info.region;
+      const known = stored && a.info.name === info.name && a.info.version === info.version && a.info.sourceAddress === info.sourceAddress && regionBefore === info.region;
       a.info = info;
       if (body.droppedResults !== undefined) a.droppedResults = body.droppedResults;
       if (known) store.probes.touchAgent(info.id, now);

@@ -152,11 +152,14 @@ describe('remote agents (real processes)', () => {
       throw new Error(`${e.message}\n${a.stderr()}`);
     });
 
-    // The restarted main waits agent_offline_seconds for known agents: the default 10 s here, since a
-    // loaded CI machine can take longer than this file's short 3 s for the agent's next poll.
-    main = await startMain(listen, dataDir, 10);
+    // The restarted main keeps known agents' regions for agent_offline_seconds (30 s here, so a loaded
+    // CI machine cannot make the local probe stand in); the agent polls again within 2 s of the main listening.
+    const restartAt = Date.now();
+    main = await startMain(listen, dataDir, 30);
     id = main.store.monitors.get(uuid)!.id;
-    await waitFor('the agent back online', async () => (await probes(main)).some((p) => p.id === a.id && p.status === 'online'), 10_000);
+    await waitFor('the agent polled the restarted main', async () => main.store.probes.agentsSeenSince(restartAt).some((s) => s.id === a.id), 30_000).catch((e) => {
+      throw new Error(`${e.message}\n${a.stderr()}`);
+    });
     await waitFor('the buffered results delivered', async () => results(main, id).filter((r) => r.at > downAt).length >= 2, 10_000);
     const rs = results(main, id);
     assert.ok(rs.every((r) => r.probe === a.id), `the local probe never stood in, the agent was expected back: ${rs.map((r) => r.probe).join(' ')}`);

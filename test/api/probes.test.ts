@@ -287,4 +287,15 @@ describe('a probe token does not forge results (issue #14 point 3)', () => {
     await poll(null);
     assert.equal((await push('1', [])).status, 200);
   });
+
+  test('an agent\'s first poll is stored, so a restarted main knows it (a later poll only refreshes its last-seen time)', async () => {
+    await setup();
+    const before = p.clock.now();
+    await poll(null);
+    const saved = p.store.probes.agentsSeenSince(0);
+    assert.deepEqual(saved.map((a) => [a.id, a.region, a.name, a.sourceAddress]), [[AGENT, 'paris', 'probe-paris', '127.0.0.2']]);
+    p.clock.advance(5_000);
+    await poll(null);
+    assert.ok(p.store.probes.agentsSeenSince(before + 5_000).some((a) => a.id === AGENT), 'the second poll moved last_seen');
+  });
 });
