@@ -1,7 +1,8 @@
 /**
  * Bench: what dropping one hour's results table costs on the event loop (issue 14 point 14), in-process:
  * N monitors, one hour of their results (one check each every 10 s → N × 360 rows), then time the
- * prune's count + DROP TABLE (dropMs) and a count alone (countMs), and read VmRSS around it.
+ * prune's DROP TABLE (dropMs, with its count of results from the rollups) and, for comparison, a
+ * count(*) of the table (countMs: a pass over its pages), and read VmRSS around it.
  *
  *   node --import tsx bench/drop-hour.ts [--monitors 10000]
  */

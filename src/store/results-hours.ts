@@ -100,11 +100,16 @@ export class ResultHours {
 
   /**
    * Drops one hour's table (inside the caller's transaction).
-   * @returns the rows it held (counted first: a pass over its pages, like the drop's own)
+   * @returns the results it held, read from the hour's rollups (one seek per monitor): every stored
+   *   result is counted in its hour's rollup in the same transaction, and counting the table itself
+   *   would read every page a second time (it doubled the drop's time: 37 + 35 ms at 3.6 M rows)
    */
   drop(hour: number): number {
     if (!this.hours().includes(hour)) return 0;
-    const n = (this.db.prepare(`SELECT count(*) AS n FROM check_results_h${hour}`).get() as { n: number }).n;
+    const n = this.db
+      .prepare<[number], number | null>('SELECT sum(r.checks) FROM monitors m JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start = ?')
+      .pluck()
+      .get(hour * HOUR_MS) ?? 0;
     this.statements.delete(hour);
     this.db.exec(`DROP TABLE check_results_h${hour}`);
     return n;
