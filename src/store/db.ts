@@ -48,6 +48,7 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(db);
       db.pragma(`user_version = ${m.version}`);
     })();
     applied.push(m.version);
