@@ -27,7 +27,12 @@ export interface FloodGuardMetrics {
  * The state lives in memory: after a restart, held outages escalate normally.
  */
 export class FloodGuard implements AlertGate {
-  #recent: Array<{ uuid: string; at: number }> = [];
+  /**
+   * Monitor outages opened within the window while no flood is on: uuid → opening time (epoch ms),
+   * oldest first (a Map keeps insertion order), so expiring and forgetting one are O(1) each, not a
+   * copy of the whole list per outage (a storm opens thousands).
+   */
+  #recent = new Map<string, number>();
   #active: { since: number; held: Set<string>; ongoing: Set<string> } | null = null;
   readonly #unsubscribe: Array<() => void> = [];
 
@@ -74,12 +79,16 @@ export class FloodGuard implements AlertGate {
       return;
     }
     const { window_seconds } = this.deps.config.alerting.flood_guard;
-    this.#recent = this.#recent.filter((r) => r.at > now - window_seconds * 1000);
-    this.#recent.push({ uuid: o.uuid, at: now });
-    if (this.#recent.length < this.#threshold()) return;
-    const uuids = this.#recent.map((r) => r.uuid);
+    const cutoff = now - window_seconds * 1000;
+    for (const [uuid, at] of this.#recent) {
+      if (at > cutoff) break;
+      this.#recent.delete(uuid);
+    }
+    this.#recent.set(o.uuid, now);
+    if (this.#recent.size < this.#threshold()) return;
+    const uuids = [...this.#recent.keys()];
     this.#active = { since: now, held: new Set(uuids), ongoing: new Set(uuids) };
-    this.#recent = [];
+    this.#recent = new Map();
     const region = this.deps.config.probe.region;
     this.#notice(now, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
     this.deps.metrics.floodActive(true);
@@ -100,7 +109,7 @@ export class FloodGuard implements AlertGate {
   }
 
   #resolved(uuid: string): void {
-    this.#recent = this.#recent.filter((r) => r.uuid !== uuid);
+    this.#recent.delete(uuid);
     const a = this.#active;
     if (!a || !a.ongoing.delete(uuid) || a.ongoing.size >= this.#threshold()) return;
     const { store, clock, core, config } = this.deps;

@@ -19,9 +19,11 @@ const FLUSH_RETRY_MS = 1000;
  * Check results and monitor state changes.
  *
  * Plain results are group-committed: buffered and written in one transaction every
- * `flushIntervalMs` (ARCHITECTURE.md "Hot paths"). A state change is different (house rule 3):
- * the buffered results, the flip, the new status and the outage are committed together in one
- * transaction at once, and only then is the event emitted.
+ * `flushIntervalMs` (ARCHITECTURE.md "Hot paths"). A state change (a flip, the new status, the
+ * outage opened or resolved) does not wait that long: it is committed at the next turn of the event
+ * loop in a flush transaction with the buffered results and every other state change of that turn
+ * (one transaction for a whole outage storm's burst, not one per outage), and only then are its
+ * events emitted (house rule 3).
  */
 export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService; config: Pick<Config, 'escalation_policies' | 'public_url'> }) {
   const { store, clock, bus, logger, flushIntervalMs, escalation, config } = deps;
@@ -29,9 +31,16 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   let timer: TimerHandle | null = null;
   /** While `atomically` runs: events held until its transaction commits. */
   let held: Array<() => void> | null = null;
-  const notify = (fn: () => void) => (held ? held.push(fn) : fn());
   /** Batches taken out of the buffer by the transaction running now: put back if it rolls back. */
   let taken: CheckResult[][] | null = null;
+  /** State changes waiting for the next flush transaction (local probe), oldest first. */
+  let changes: StateChange[] = [];
+  /** State changes taken out of `changes` by the transaction running now: put back if it rolls back. */
+  let takenChanges: StateChange[][] | null = null;
+  /** The flush at the next turn of the event loop, set while state changes wait. */
+  let soon: ReturnType<typeof setImmediate> | null = null;
+  /** Callers of `committed()` waiting for that flush. */
+  let waiters: Array<() => void> = [];
   /** Flushes that failed (disk full, I/O error) since start, for /metrics; and the run of them now. */
   let flushFailures = 0;
   let failing = 0;
@@ -61,6 +70,78 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     }
     for (const [id, d] of degraded) if (store.monitors.setDegraded(id, d)) degradedChanged.set(id, d);
   };
+  /**
+   * Writes one state change (inside a transaction); the events it causes go to `after`, run once
+   * the transaction has committed. Reads the outage once for its event (the joined record).
+   */
+  const apply = (c: StateChange, after: Array<() => void>) => {
+    const { monitor, result } = c;
+    const now = clock.now();
+    if (c.down) {
+      if (store.outages.openUuidForMonitor(monitor.id) !== undefined) return;
+      store.checks.insertFlip(monitor.id, result.at, 'down', result.reason);
+      store.monitors.setStatus(monitor.id, 'down');
+      const uuid = newId(ID_PREFIX.outage);
+      store.outages.insert(
+        {
+          uuid,
+          kind: 'monitor',
+          monitorId: monitor.id,
+          healthcheckId: null,
+          startAt: c.detected.at,
+          statusCode: result.statusCode,
+          description: result.reason ?? 'Check failed',
+          detectedLocation: c.detected.region,
+          confirmedLocations: c.confirmedLocations.join(','),
+          protocol: monitor.protocol,
+          severity: 'minor',
+          reportedBy: null,
+          escalationPolicyUuid: monitor.escalationPolicyUuid,
+          summary: null,
+        },
+        now,
+      );
+      const opened = store.outages.get(uuid)!;
+      const outage = escalation.opened(opened, monitor.alertsWaitMinutes, now) ? store.outages.get(uuid)! : opened;
+      after.push(() => bus.emit('outage.opened', { outage }));
+      return;
+    }
+    store.checks.insertFlip(monitor.id, result.at, 'up', null);
+    store.monitors.setStatus(monitor.id, 'up');
+    const open = store.outages.openForMonitor(monitor.id);
+    if (!open) return;
+    store.outages.resolve(open.uuid, result.at);
+    escalation.resolved({ ...open, endAt: result.at }, now, null, null);
+    const outage = store.outages.get(open.uuid)!;
+    after.push(() => bus.emit('outage.resolved', { outage }));
+  };
+  /** Writes the buffered results and the waiting state changes, in order (inside a transaction). */
+  const writePending = (after: Array<() => void>) => {
+    writeBuffered();
+    if (changes.length === 0) return;
+    const batch = changes;
+    changes = [];
+    takenChanges?.push(batch);
+    for (const c of batch) apply(c, after);
+  };
+  /** A state change: written now inside `atomically`, else queued for the flush at the next turn. */
+  const stateChange = (c: StateChange) => {
+    if (held) {
+      buffer.push(c.result);
+      writeBuffered();
+      held.push(announce);
+      apply(c, held);
+      return;
+    }
+    buffer.push(c.result);
+    changes.push(c);
+    // While writes fail, the retry timer takes them (no failing transaction per state change).
+    if (failing === 0) soon ??= setImmediate(() => {
+      soon = null;
+      timer?.cancel();
+      flush();
+    });
+  };
   const announce = () => {
     // Status pages show degraded performance: they render again when the flag flips.
     for (const [monitorId, degraded] of degradedChanged) bus.emit('monitor.degraded', { monitorId, degraded });
@@ -79,10 +160,12 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   const tx = <T>(fn: () => T): T => {
     if (taken) return store.tx(fn);
     taken = [];
+    takenChanges = [];
     try {
       return store.tx(fn);
     } catch (e) {
       buffer = taken.flat().concat(buffer);
+      changes = takenChanges.flat().concat(changes);
       if (buffer.length > MAX_KEPT_RESULTS) {
         dropped += buffer.length - MAX_KEPT_RESULTS;
         buffer = buffer.slice(buffer.length - MAX_KEPT_RESULTS);
@@ -90,13 +173,15 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       throw e;
     } finally {
       taken = null;
+      takenChanges = null;
     }
   };
 
   const flush = () => {
     timer = null;
+    const after: Array<() => void> = [];
     try {
-      tx(writeBuffered);
+      if (buffer.length > 0 || changes.length > 0) tx(() => writePending(after));
       if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
       failing = 0;
     } catch (e) {
@@ -106,8 +191,13 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       // One line when the trouble starts, not one per retry.
       if (failing++ === 0) logger.error('storing check results failed; keeping them in memory and retrying', { results: buffer.length, error: (e as Error).message });
       timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
+      after.length = 0;
     }
     announce();
+    for (const fn of after) fn();
+    const woken = waiters;
+    waiters = [];
+    for (const w of woken) w();
   };
 
   return {
@@ -127,70 +217,39 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     pending: (): number => buffer.length,
     /** Failed flushes since start, and results dropped because too many piled up while writes failed (for /metrics). */
     flushStats: (): { failures: number; dropped: number } => ({ failures: flushFailures, dropped }),
-    /** Drops buffered results of a deleted monitor. */
+    /** Drops buffered results and waiting state changes of a deleted monitor. */
     discard(monitorId: number): void {
       buffer = buffer.filter((r) => r.monitorId !== monitorId);
+      changes = changes.filter((c) => c.monitor.id !== monitorId);
     },
     /**
      * A confirmed failure: stores `result`, flips the monitor to `down` and opens an outage whose
      * start and location are the first failing check's (`detected`) and whose cause (description,
      * status code) is the confirming check's (`result`): the re-checks are what confirmed it, and the
-     * first failure can be an artefact such as a stale kept-alive connection. One transaction; then
-     * emits `outage.opened`.
+     * first failure can be an artefact such as a stale kept-alive connection. Then emits
+     * `outage.opened` (after the commit).
      * Does nothing but store the result when the monitor already has an ongoing outage.
+     *
+     * Inside {@link atomically} (an agent's batch) this is written in the caller's transaction.
+     * Otherwise it joins the next **flush transaction**, run at the next turn of the event loop:
+     * every state change that arrived in the same turn (an outage storm brings hundreds) commits
+     * in one transaction with the buffered results, and its events follow that commit. A flush that
+     * fails keeps its state changes with its results and retries them (never lost, never twice).
      */
     monitorDown(monitor: Monitor, result: CheckResult, detected: ObservedFailure, confirmedLocations: string[]): void {
-      const outage = tx(() => {
-        buffer.push(result);
-        writeBuffered();
-        if (store.outages.openForMonitor(monitor.id)) return undefined;
-        store.checks.insertFlip(monitor.id, result.at, 'down', result.reason);
-        store.monitors.setStatus(monitor.id, 'down');
-        const uuid = newId(ID_PREFIX.outage);
-        store.outages.insert(
-          {
-            uuid,
-            kind: 'monitor',
-            monitorId: monitor.id,
-            healthcheckId: null,
-            startAt: detected.at,
-            statusCode: result.statusCode,
-            description: result.reason ?? 'Check failed',
-            detectedLocation: detected.region,
-            confirmedLocations: confirmedLocations.join(','),
-            protocol: monitor.protocol,
-            severity: 'minor',
-            reportedBy: null,
-            escalationPolicyUuid: monitor.escalationPolicyUuid,
-            summary: null,
-          },
-          clock.now(),
-        );
-        escalation.opened(store.outages.get(uuid)!, monitor.alertsWaitMinutes, clock.now());
-        return store.outages.get(uuid)!;
-      });
-      notify(announce);
-      if (outage) notify(() => bus.emit('outage.opened', { outage }));
+      stateChange({ down: true, monitor, result, detected, confirmedLocations });
     },
     /**
      * Recovery: stores `result`, flips the monitor to `up` and resolves its ongoing outage at the
-     * time of the passing check, in one transaction; then emits `outage.resolved`.
+     * time of the passing check; then emits `outage.resolved`. Committed like {@link monitorDown}.
      */
     monitorUp(monitor: Monitor, result: CheckResult): void {
-      const outage = tx(() => {
-        buffer.push(result);
-        writeBuffered();
-        store.checks.insertFlip(monitor.id, result.at, 'up', null);
-        store.monitors.setStatus(monitor.id, 'up');
-        const open = store.outages.openForMonitor(monitor.id);
-        if (!open) return undefined;
-        store.outages.resolve(open.uuid, result.at);
-        const resolved = store.outages.get(open.uuid)!;
-        escalation.resolved(resolved, clock.now(), null, null);
-        return store.outages.get(open.uuid)!;
-      });
-      notify(announce);
-      if (outage) notify(() => bus.emit('outage.resolved', { outage }));
+      stateChange({ down: false, monitor, result });
+    },
+    /** Resolves once the state changes queued now are committed (or failed); at once when none is queued. */
+    committed(): Promise<void> {
+      if (soon === null) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
     },
     /**
      * Runs `fn` (which records results and state changes through this service) in one transaction
@@ -206,7 +265,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       try {
         const out = tx(() => {
           const r = fn();
-          writeBuffered();
+          writePending(held!);
           return r;
         });
         events = held;
@@ -222,11 +281,17 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     close(): void {
       timer?.cancel();
       timer = null;
-      tx(writeBuffered);
-      announce();
+      if (soon) clearImmediate(soon);
+      soon = null;
+      flush();
     },
   };
 }
+
+/** A state change waiting for its flush transaction. */
+type StateChange =
+  | { down: true; monitor: Monitor; result: CheckResult; detected: ObservedFailure; confirmedLocations: string[] }
+  | { down: false; monitor: Monitor; result: CheckResult };
 
 /** The checks service's interface. */
 export type ChecksService = ReturnType<typeof checksService>;
