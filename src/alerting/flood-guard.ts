@@ -33,6 +33,11 @@ export class FloodGuard implements AlertGate {
    * copy of the whole list per outage (a storm opens thousands).
    */
   #recent = new Map<string, number>();
+  /**
+   * Outages of `#recent` or of the flood that have no escalation policy: they never alert, so the
+   * release has nothing to restart for them (one read and write each, for nothing, in a storm).
+   */
+  #silent = new Set<string>();
   #active: { since: number; held: Set<string>; ongoing: Set<string> } | null = null;
   readonly #unsubscribe: Array<() => void> = [];
 
@@ -73,6 +78,7 @@ export class FloodGuard implements AlertGate {
   /** Counts a new monitor outage; may start a flood. Runs inside the outage's opening transaction. */
   opened(o: OutageRecord, now: number): void {
     if (o.kind !== 'monitor') return;
+    if (o.escalationPolicyUuid === null) this.#silent.add(o.uuid);
     if (this.#active) {
       this.#active.held.add(o.uuid);
       this.#active.ongoing.add(o.uuid);
@@ -83,6 +89,7 @@ export class FloodGuard implements AlertGate {
     for (const [uuid, at] of this.#recent) {
       if (at > cutoff) break;
       this.#recent.delete(uuid);
+      this.#silent.delete(uuid);
     }
     this.#recent.set(o.uuid, now);
     if (this.#recent.size < this.#threshold()) return;
@@ -110,15 +117,18 @@ export class FloodGuard implements AlertGate {
 
   #resolved(uuid: string): void {
     this.#recent.delete(uuid);
+    this.#silent.delete(uuid);
     const a = this.#active;
     if (!a || !a.ongoing.delete(uuid) || a.ongoing.size >= this.#threshold()) return;
     const { store, clock, core, config } = this.deps;
     const now = clock.now();
     const releaseAt = now + config.alerting.flood_guard.window_seconds * 1000;
     const still = [...a.ongoing];
+    const restarted = still.filter((id) => !this.#silent.has(id));
+    for (const id of still) this.#silent.delete(id);
     this.#active = null;
     store.tx(() => {
-      for (const id of still) core.escalation.restart(id, releaseAt);
+      for (const id of restarted) core.escalation.restart(id, releaseAt);
       this.#notice(
         now,
         `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
@@ -127,7 +137,7 @@ export class FloodGuard implements AlertGate {
     });
     this.deps.metrics.floodActive(false);
     this.deps.logger.info('flood guard: probe connectivity back', { stillFailing: still.length });
-    this.deps.changed(still);
+    this.deps.changed(restarted);
   }
 
   /** Queues an operator notice to the configured channels (inside the caller's transaction). */

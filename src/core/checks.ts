@@ -12,6 +12,12 @@ import type { EventBus } from './events.ts';
 
 /** Results kept in memory while writes fail; beyond this the oldest are dropped (and counted). */
 const MAX_KEPT_RESULTS = 200_000;
+/**
+ * Least gap between two flush transactions run for state changes, ms of real time: in a storm
+ * (thousands of flips a second) the changes of a few milliseconds share one commit instead of one
+ * commit per turn of the event loop. A lone state change still commits at the next turn.
+ */
+const STATE_FLUSH_GAP_MS = 20;
 /** Least delay before retrying a failed flush, ms. */
 const FLUSH_RETRY_MS = 1000;
 
@@ -21,7 +27,7 @@ const FLUSH_RETRY_MS = 1000;
  * Plain results are group-committed: buffered and written in one transaction every
  * `flushIntervalMs` (ARCHITECTURE.md "Hot paths"). A state change (a flip, the new status, the
  * outage opened or resolved) does not wait that long: it is committed at the next turn of the event
- * loop in a flush transaction with the buffered results and every other state change of that turn
+ * loop (at most one such flush per {@link STATE_FLUSH_GAP_MS}) in a flush transaction with the buffered results and every other state change of that turn
  * (one transaction for a whole outage storm's burst, not one per outage), and only then are its
  * events emitted (house rule 3).
  */
@@ -37,8 +43,10 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   let changes: StateChange[] = [];
   /** State changes taken out of `changes` by the transaction running now: put back if it rolls back. */
   let takenChanges: StateChange[][] | null = null;
-  /** The flush at the next turn of the event loop, set while state changes wait. */
-  let soon: ReturnType<typeof setImmediate> | null = null;
+  /** The flush for waiting state changes (next turn, or the end of the gap), set while they wait. */
+  let soon: { cancel(): void } | null = null;
+  /** When the last flush for state changes ran (performance.now(), ms). */
+  let lastStateFlush = -Infinity;
   /** Callers of `committed()` waiting for that flush. */
   let waiters: Array<() => void> = [];
   /** Flushes that failed (disk full, I/O error) since start, for /metrics; and the run of them now. */
@@ -136,11 +144,22 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     buffer.push(c.result);
     changes.push(c);
     // While writes fail, the retry timer takes them (no failing transaction per state change).
-    if (failing === 0) soon ??= setImmediate(() => {
+    if (failing > 0 || soon) return;
+    const run = () => {
       soon = null;
+      lastStateFlush = performance.now();
       timer?.cancel();
       flush();
-    });
+    };
+    // Real time, not the clock: this bounds how often the process commits, not when a check is due.
+    const wait = lastStateFlush + STATE_FLUSH_GAP_MS - performance.now();
+    if (wait <= 0) {
+      const h = setImmediate(run);
+      soon = { cancel: () => clearImmediate(h) };
+    } else {
+      const h = setTimeout(run, wait);
+      soon = { cancel: () => clearTimeout(h) };
+    }
   };
   const announce = () => {
     // Status pages show degraded performance: they render again when the flag flips.
@@ -231,9 +250,10 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
      * Does nothing but store the result when the monitor already has an ongoing outage.
      *
      * Inside {@link atomically} (an agent's batch) this is written in the caller's transaction.
-     * Otherwise it joins the next **flush transaction**, run at the next turn of the event loop:
-     * every state change that arrived in the same turn (an outage storm brings hundreds) commits
-     * in one transaction with the buffered results, and its events follow that commit. A flush that
+     * Otherwise it joins the next **flush transaction**, run at the next turn of the event loop
+     * (or {@link STATE_FLUSH_GAP_MS} after the previous one): every state change that arrived
+     * meanwhile (an outage storm brings hundreds) commits in one transaction with the buffered
+     * results, and its events follow that commit. A flush that
      * fails keeps its state changes with its results and retries them (never lost, never twice).
      */
     monitorDown(monitor: Monitor, result: CheckResult, detected: ObservedFailure, confirmedLocations: string[]): void {
@@ -281,7 +301,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     close(): void {
       timer?.cancel();
       timer = null;
-      if (soon) clearImmediate(soon);
+      soon?.cancel();
       soon = null;
       flush();
     },
