@@ -4,7 +4,7 @@ import type { CheckResult } from '../domain/check.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { ObservedFailure } from '../domain/monitor-state.ts';
-import type { Store } from '../store/index.ts';
+import type { OutageRecord, Store } from '../store/index.ts';
 import type { Config } from '../config/schema.ts';
 import { certExpiryNotice } from './cert-expiry.ts';
 import type { EscalationService } from './escalation.ts';
@@ -89,28 +89,41 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       if (store.outages.openUuidForMonitor(monitor.id) !== undefined) return;
       store.checks.insertFlip(monitor.id, result.at, 'down', result.reason);
       store.monitors.setStatus(monitor.id, 'down');
-      const uuid = newId(ID_PREFIX.outage);
-      store.outages.insert(
-        {
-          uuid,
-          kind: 'monitor',
-          monitorId: monitor.id,
-          healthcheckId: null,
-          startAt: c.detected.at,
-          statusCode: result.statusCode,
-          description: result.reason ?? 'Check failed',
-          detectedLocation: c.detected.region,
-          confirmedLocations: c.confirmedLocations.join(','),
-          protocol: monitor.protocol,
-          severity: 'minor',
-          reportedBy: null,
-          escalationPolicyUuid: monitor.escalationPolicyUuid,
-          summary: null,
-        },
-        now,
-      );
-      const opened = store.outages.get(uuid)!;
-      const outage = escalation.opened(opened, monitor.alertsWaitMinutes, now) ? store.outages.get(uuid)! : opened;
+      const row = {
+        uuid: newId(ID_PREFIX.outage),
+        kind: 'monitor' as const,
+        monitorId: monitor.id,
+        healthcheckId: null,
+        startAt: c.detected.at,
+        statusCode: result.statusCode,
+        description: result.reason ?? 'Check failed',
+        detectedLocation: c.detected.region,
+        confirmedLocations: c.confirmedLocations.join(','),
+        protocol: monitor.protocol,
+        severity: 'minor' as const,
+        reportedBy: null,
+        escalationPolicyUuid: monitor.escalationPolicyUuid,
+        summary: null,
+      };
+      const incidentNumber = store.outages.insert(row, now);
+      // The record as `store.outages.get` reads it back (a new monitor outage: nothing acknowledged,
+      // no users, the monitor's own fields), without the joined read per outage.
+      const opened: OutageRecord = {
+        ...row,
+        incidentNumber,
+        endAt: null,
+        acknowledgedAt: null,
+        acknowledgedBy: null,
+        alertedSteps: 0,
+        escalationStartAt: null,
+        nextAlertAt: null,
+        postmortem: null,
+        monitor: { uuid: monitor.uuid, name: monitor.name, url: monitor.url, protocol: monitor.protocol },
+        healthcheck: null,
+        acknowledgedByUser: null,
+        reportedByUser: null,
+      };
+      const outage = escalation.opened(opened, monitor.alertsWaitMinutes, now) ? store.outages.get(row.uuid)! : opened;
       after.push(() => bus.emit('outage.opened', { outage }));
       return;
     }

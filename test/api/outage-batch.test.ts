@@ -69,6 +69,7 @@ test('a batch of failures flushed together opens every outage once, with its tim
   assert.ok(seen.every((e) => e.ongoing === N), 'the whole batch was committed before the first event');
   assert.deepEqual(new Set(seen.map((e) => e.outage.monitorId)), new Set(monitors.map((m) => m.id)));
   assert.equal(new Set(seen.map((e) => e.outage.incidentNumber)).size, N, 'distinct incident numbers');
+  for (const e of seen) assert.deepEqual(e.outage, p.store.outages.get(e.outage.uuid), 'the event carries the outage as stored');
 
   const ongoing = await (await p.api('/v2/outages?status=ongoing')).json();
   assert.equal(ongoing.total, N, 'exactly one ongoing outage per monitor');
@@ -93,6 +94,7 @@ test('a batch of failures flushed together opens every outage once, with its tim
   assert.equal(seen.length, N, 'one outage.resolved per monitor');
   assert.ok(seen.every((e) => e.type === 'resolved' && !e.inTransaction && e.ongoing === 0));
   assert.ok(seen.every((e) => e.outage.endAt === p.clock.now()), 'resolved at the passing check');
+  for (const e of seen) assert.deepEqual(e.outage, p.store.outages.get(e.outage.uuid), 'the event carries the outage as stored');
   assert.equal((await (await p.api('/v2/outages?status=ongoing')).json()).total, 0);
   assert.equal((await (await p.api('/v2/outages')).json()).total, N, 'no outage opened twice');
   await p.advance(0);
