@@ -121,8 +121,9 @@ build_target() {
   # comes from src/http/pages/fonts.ts itself, so the files the server reads and ships cannot drift.
   # execArgv: a 2 MiB young-generation semi-space instead of V8's default (up to 32 MiB on a big
   # machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC; and the old generation
-  # may grow to 1.3× the live heap before a major GC (V8 picks up to 4× when GC looks cheap, which
-  # held ~220 MB of garbage at 10,000 monitors): peak RSS 447 → 222 MB (docs/PERFORMANCE.md).
+  # may grow to 2× the live heap before a major GC (V8 picks up to 4× when GC looks cheap, which
+  # held ~220 MB of garbage at 10,000 monitors): peak RSS ~450 → ~270 MB. 1.3× gave ~220 MB but
+  # major GCs often enough to raise the scheduler's lag p99 (docs/PERFORMANCE.md).
   FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets) \
   WORK=$work ARCH=$arch CODE_CACHE=$code_cache "$NODE" -e '
     const fs = require("node:fs");
@@ -131,7 +132,7 @@ build_target() {
       output: `${process.env.WORK}/sea-prep.blob`,
       disableExperimentalSEAWarning: true,
       useCodeCache: process.env.CODE_CACHE === "true",
-      execArgv: ["--max-semi-space-size=2", "--heap-growing-percent=30"],
+      execArgv: ["--max-semi-space-size=2", "--heap-growing-percent=100"],
       assets: {
         "better_sqlite3.node": `node_modules/better-sqlite3/prebuilds/linux-${process.env.ARCH}.node`,
         "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
