@@ -7,6 +7,8 @@
  * monitor after a full GC.
  *
  *   node --expose-gc --max-semi-space-size=2 --import tsx bench/alloc.ts [--monitors 10000] [--warmup 20] [--duration 20]
+ *
+ * ALLOC_PROFILE=file.json also writes the raw sampling profile (to follow a site's stacks).
  */
 import { Session } from 'node:inspector/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,7 +39,6 @@ await sleep(Number(opt.warmup) * 1000);
 gc();
 const perMonitor = (process.memoryUsage().heapUsed - heap0) / N;
 
-const checks = () => p.scheduler.scheduledCount; // monitors scheduled
 const session = new Session();
 session.connect();
 await session.post('HeapProfiler.enable');
@@ -47,9 +48,9 @@ await sleep(Number(opt.duration) * 1000);
 const metricsAfter = await (await fetch(`${p.url}/metrics`, { headers: { authorization: 'Bearer phr_bench' + 'x'.repeat(38) } })).text();
 const { profile } = await session.post('HeapProfiler.stopSampling');
 if (process.env.ALLOC_PROFILE) (await import('node:fs')).writeFileSync(process.env.ALLOC_PROFILE, JSON.stringify(profile));
-const count = (t: string) => Number(/^pharos_checks_total(?:\{[^}]*\})? (\S+)$/m.exec(t)?.[1] ?? 0);
-const done = [...metricsAfter.matchAll(/^pharos_checks_total(?:\{[^}]*\})? (\S+)$/gm)].reduce((s, m) => s + Number(m[1]), 0) - [...metricsBefore.matchAll(/^pharos_checks_total(?:\{[^}]*\})? (\S+)$/gm)].reduce((s, m) => s + Number(m[1]), 0);
-void count;
+/** Checks done so far: the sum of `pharos_checks_total` over its labels. */
+const checksDone = (t: string) => [...t.matchAll(/^pharos_checks_total(?:\{[^}]*\})? (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+const done = checksDone(metricsAfter) - checksDone(metricsBefore);
 
 type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
 const bySite = new Map<string, number>();
@@ -74,7 +75,6 @@ console.log('--- top allocation sites (self)');
 for (const [k, v] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(mb(v), k);
 console.log('--- by nearest src/ frame');
 for (const [k, v] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(mb(v), k);
-void checks;
 await p.close();
 target.proc.kill();
 rmSync(dir, { recursive: true, force: true });
