@@ -310,13 +310,23 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         announce();
       }
     },
-    /** Commits what is buffered and stops the flush timer. */
+    /** Commits what is buffered (results and state changes) and stops the flush timers. @throws the store's error when that write fails */
     close(): void {
       timer?.cancel();
       timer = null;
       soon?.cancel();
       soon = null;
-      flush();
+      // As before: a failure here throws to the caller (no retry timer after close).
+      const after: Array<() => void> = [];
+      try {
+        tx(() => writePending(after));
+      } finally {
+        const woken = waiters;
+        waiters = [];
+        for (const w of woken) w();
+      }
+      announce();
+      for (const fn of after) fn();
     },
   };
 }
