@@ -148,7 +148,10 @@ build_target() {
     for (const file of Object.values(config.assets)) if (!fs.existsSync(file)) throw new Error(`missing SEA asset file ${file}`);
     fs.writeFileSync(`${process.env.WORK}/sea-config.json`, JSON.stringify(config, null, 2) + "\n");
   '
-  "${gen_node[@]}" --experimental-sea-config "$work/sea-config.json"
+  # The V8 code cache is only accepted under the same V8 flags as it was made with: the blob is made
+  # with the execArgv flags that enter V8's flag hash (--heap-growing-percent does; without it every
+  # start logged "Code cache data rejected" and compiled the bundle from source).
+  "${gen_node[@]}" --heap-growing-percent=100 --experimental-sea-config "$work/sea-config.json"
 
   cp "$base" "$work/pharos"
   chmod u+w "$work/pharos"
