@@ -120,7 +120,10 @@ build_target() {
   # Status page font files are SEA assets too (font/<file> → node_modules/@fontsource/…). The list
   # comes from src/http/pages/fonts.ts itself, so the files the server reads and ships cannot drift.
   # execArgv: a 2 MiB young-generation semi-space instead of V8's default (up to 32 MiB on a big
-  # machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC (docs/PERFORMANCE.md).
+  # machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC; and the old generation
+  # may grow to 2× the live heap before a major GC (V8 picks up to 4× when GC looks cheap, which
+  # held ~220 MB of garbage at 10,000 monitors): peak RSS ~450 → ~270 MB. 1.3× gave ~220 MB but
+  # major GCs often enough to raise the scheduler's lag p99 (docs/PERFORMANCE.md).
   FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets) \
   WORK=$work ARCH=$arch CODE_CACHE=$code_cache "$NODE" -e '
     const fs = require("node:fs");
@@ -129,7 +132,7 @@ build_target() {
       output: `${process.env.WORK}/sea-prep.blob`,
       disableExperimentalSEAWarning: true,
       useCodeCache: process.env.CODE_CACHE === "true",
-      execArgv: ["--max-semi-space-size=2"],
+      execArgv: ["--max-semi-space-size=2", "--heap-growing-percent=100"],
       assets: {
         "better_sqlite3.node": `node_modules/better-sqlite3/prebuilds/linux-${process.env.ARCH}.node`,
         "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
@@ -145,7 +148,10 @@ build_target() {
     for (const file of Object.values(config.assets)) if (!fs.existsSync(file)) throw new Error(`missing SEA asset file ${file}`);
     fs.writeFileSync(`${process.env.WORK}/sea-config.json`, JSON.stringify(config, null, 2) + "\n");
   '
-  "${gen_node[@]}" --experimental-sea-config "$work/sea-config.json"
+  # The V8 code cache is only accepted under the same V8 flags as it was made with: the blob is made
+  # with the execArgv flags that enter V8's flag hash (--heap-growing-percent does; without it every
+  # start logged "Code cache data rejected" and compiled the bundle from source).
+  "${gen_node[@]}" --heap-growing-percent=100 --experimental-sea-config "$work/sea-config.json"
 
   cp "$base" "$work/pharos"
   chmod u+w "$work/pharos"

@@ -5,6 +5,10 @@
  *   npm run bench:monitors -- --monitors 10000 [--frequency 10] [--duration 180] [--warmup 30]
  *                             [--pharos dist|src] [--only pharos|baseline] [--pharos-node-options '--flag']
  *
+ * `--pharos` may name several builds, comma-separated, each optionally with environment for its
+ * process after `+` (e.g. `/tmp/base/pharos,dist,dist+MALLOC_ARENA_MAX=2`): they run one after the
+ * other against the same target, for a side-by-side comparison in one run.
+ *
  * Reports per run: checks/s due and done, schedule lag p50/p99 (ms between due time and probe start;
  * Pharos: from `pharos_scheduler_lag_hist_seconds` over the whole window, baseline: every check of
  * the window), CPU in cores, peak RSS (MB, `VmHWM`: the process's peak since it started), and for
@@ -81,8 +85,10 @@ async function createMonitors(p: BenchPharos, target: string): Promise<void> {
   });
 }
 
-async function runPharos(target: string): Promise<Row> {
-  const p = await startBenchPharos(opt.pharos!, opt['pharos-node-options']);
+async function runPharos(target: string, variant: string): Promise<Row> {
+  const [how, ...envs] = variant.split('+');
+  const env = Object.fromEntries(envs.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const p = await startBenchPharos(how!, opt['pharos-node-options'], undefined, '', env);
   try {
     const t0 = performance.now();
     await createMonitors(p, target);
@@ -106,7 +112,7 @@ async function runPharos(target: string): Promise<Row> {
     db.close();
     const fileBytes = statSync(p.dbFile).size;
     return {
-      what: `pharos (${opt.pharos}${opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : ''})`,
+      what: `pharos (${variant}${opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : ''})`,
       monitors: N,
       duePerS: N / FREQ_S,
       donePerS: (checks1 - checks0) / m.wallS,
@@ -139,7 +145,7 @@ const targetUrl = `http://127.0.0.1:${targetPort}`;
 const rows: Row[] = [];
 try {
   if (opt.only !== 'pharos') rows.push(await runBaseline(targetUrl));
-  if (opt.only !== 'baseline') rows.push(await runPharos(targetUrl));
+  if (opt.only !== 'baseline') for (const v of opt.pharos!.split(',')) rows.push(await runPharos(targetUrl, v));
 } finally {
   await stop(target);
 }

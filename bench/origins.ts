@@ -6,6 +6,10 @@
  *   node --import tsx bench/origins.ts [--monitors 10000] [--frequency 10] [--duration 60] [--warmup 20]
  *                                      [--nofile 1024] [--pharos dist|src] [--only baseline|pharos]
  *
+ * `--pharos` may name several builds, comma-separated (e.g. `/tmp/base/pharos,dist`): each runs in
+ * turn against the same target, for a side-by-side comparison in one run. `--nofile 0` skips the
+ * runs under a descriptor limit.
+ *
  * Per run: checks/s due and done, checks reported down, lag p99 (Pharos: from the histogram over the
  * whole window; baseline: every check), CPU in cores, peak RSS (VmHWM), open file descriptors (peak
  * of 1 s samples), monitors with at least one stored result, EMFILE/ENFILE met (retried).
@@ -79,8 +83,8 @@ async function runBaseline(port: number): Promise<Row> {
   return { what: 'baseline (timers + undici keep-alive)', due: N / FREQ_S, done: (final.done - done0) / m.wallS, down: NaN, lagP99Ms: quantile(final.lagMs, 0.99), cpu: m.cpuCores, rssMb: rss / 2 ** 20, fds: fdPeak };
 }
 
-async function runPharos(port: number, nofile?: number): Promise<Row> {
-  const p = await startBenchPharos(opt.pharos!, undefined, undefined, '', {}, nofile);
+async function runPharos(port: number, build: string, nofile?: number): Promise<Row> {
+  const p = await startBenchPharos(build, undefined, undefined, '', {}, nofile);
   try {
     await forEachConcurrent(N, 8, async (i) => {
       const res = await p.api('/v1/monitors', 'POST', { name: `origin ${i}`, url: `http://${originAddress(i)}:${port}/m/${i}`, check_frequency: FREQ_S });
@@ -102,7 +106,7 @@ async function runPharos(port: number, nofile?: number): Promise<Row> {
     db.close();
     const d = (name: string, label?: string) => metric(t1, name, label) - metric(t0, name, label);
     return {
-      what: `Pharos${nofile ? `, ulimit -n ${nofile}` : ''}`,
+      what: `Pharos${opt.pharos!.includes(',') ? ` (${build})` : ''}${nofile ? `, ulimit -n ${nofile}` : ''}`,
       due: N / FREQ_S,
       done: d('pharos_checks_total') / m.wallS,
       down: d('pharos_checks_total', 'result="down"'),
@@ -125,8 +129,10 @@ const rows: Row[] = [];
 try {
   if (opt.only !== 'pharos') rows.push(await runBaseline(port));
   if (opt.only !== 'baseline') {
-    rows.push(await runPharos(port));
-    rows.push(await runPharos(port, Number(opt.nofile)));
+    for (const build of opt.pharos!.split(',')) {
+      rows.push(await runPharos(port, build));
+      if (Number(opt.nofile) > 0) rows.push(await runPharos(port, build, Number(opt.nofile)));
+    }
   }
 } finally {
   await stop(target);

@@ -5,7 +5,7 @@
  * scheduler lag p99 (histogram over the window), CPU, peak RSS (VmHWM). Then the target comes back:
  * how long until every monitor is up again, and the lag during it.
  *
- *   node --import tsx bench/storm.ts [--monitors 10000] [--frequency 10] [--pharos dist|src]
+ *   node --import tsx bench/storm.ts [--monitors 10000] [--frequency 10] [--pharos dist|src|PATH] [--node-options '--cpu-prof']
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,7 @@ const { values: opt } = parseArgs({
     monitors: { type: 'string', default: '10000' },
     frequency: { type: 'string', default: '10' },
     pharos: { type: 'string', default: 'dist' },
+    'node-options': { type: 'string' },
   },
 });
 const N = Number(opt.monitors);
@@ -59,7 +60,7 @@ const startTarget = async () => {
   return t;
 };
 let target = await startTarget();
-const p = await startBenchPharos(opt.pharos!, undefined, undefined, `channels:\n  - name: hook\n    type: webhook\n    url: ${hookUrl}\n`);
+const p = await startBenchPharos(opt.pharos!, opt['node-options'], undefined, `channels:\n  - name: hook\n    type: webhook\n    url: ${hookUrl}\n`);
 try {
   await forEachConcurrent(N, 8, async (i) => {
     const res = await p.api('/v1/monitors', 'POST', { name: `storm ${i}`, url: `http://127.0.0.1:${port}/m/${i}`, check_frequency: FREQ_S });

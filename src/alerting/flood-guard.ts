@@ -27,7 +27,17 @@ export interface FloodGuardMetrics {
  * The state lives in memory: after a restart, held outages escalate normally.
  */
 export class FloodGuard implements AlertGate {
-  #recent: Array<{ uuid: string; at: number }> = [];
+  /**
+   * Monitor outages opened within the window while no flood is on: uuid → opening time (epoch ms),
+   * oldest first (a Map keeps insertion order), so expiring and forgetting one are O(1) each, not a
+   * copy of the whole list per outage (a storm opens thousands).
+   */
+  #recent = new Map<string, number>();
+  /**
+   * Outages of `#recent` or of the flood that have no escalation policy: they never alert, so the
+   * release has nothing to restart for them (one read and write each, for nothing, in a storm).
+   */
+  #silent = new Set<string>();
   #active: { since: number; held: Set<string>; ongoing: Set<string> } | null = null;
   readonly #unsubscribe: Array<() => void> = [];
 
@@ -68,18 +78,24 @@ export class FloodGuard implements AlertGate {
   /** Counts a new monitor outage; may start a flood. Runs inside the outage's opening transaction. */
   opened(o: OutageRecord, now: number): void {
     if (o.kind !== 'monitor') return;
+    if (o.escalationPolicyUuid === null) this.#silent.add(o.uuid);
     if (this.#active) {
       this.#active.held.add(o.uuid);
       this.#active.ongoing.add(o.uuid);
       return;
     }
     const { window_seconds } = this.deps.config.alerting.flood_guard;
-    this.#recent = this.#recent.filter((r) => r.at > now - window_seconds * 1000);
-    this.#recent.push({ uuid: o.uuid, at: now });
-    if (this.#recent.length < this.#threshold()) return;
-    const uuids = this.#recent.map((r) => r.uuid);
+    const cutoff = now - window_seconds * 1000;
+    for (const [uuid, at] of this.#recent) {
+      if (at > cutoff) break;
+      this.#recent.delete(uuid);
+      this.#silent.delete(uuid);
+    }
+    this.#recent.set(o.uuid, now);
+    if (this.#recent.size < this.#threshold()) return;
+    const uuids = [...this.#recent.keys()];
     this.#active = { since: now, held: new Set(uuids), ongoing: new Set(uuids) };
-    this.#recent = [];
+    this.#recent = new Map();
     const region = this.deps.config.probe.region;
     this.#notice(now, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
     this.deps.metrics.floodActive(true);
@@ -100,16 +116,19 @@ export class FloodGuard implements AlertGate {
   }
 
   #resolved(uuid: string): void {
-    this.#recent = this.#recent.filter((r) => r.uuid !== uuid);
+    this.#recent.delete(uuid);
+    this.#silent.delete(uuid);
     const a = this.#active;
     if (!a || !a.ongoing.delete(uuid) || a.ongoing.size >= this.#threshold()) return;
     const { store, clock, core, config } = this.deps;
     const now = clock.now();
     const releaseAt = now + config.alerting.flood_guard.window_seconds * 1000;
     const still = [...a.ongoing];
+    const restarted = still.filter((id) => !this.#silent.has(id));
+    for (const id of still) this.#silent.delete(id);
     this.#active = null;
     store.tx(() => {
-      for (const id of still) core.escalation.restart(id, releaseAt);
+      for (const id of restarted) core.escalation.restart(id, releaseAt);
       this.#notice(
         now,
         `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
@@ -118,7 +137,7 @@ export class FloodGuard implements AlertGate {
     });
     this.deps.metrics.floodActive(false);
     this.deps.logger.info('flood guard: probe connectivity back', { stillFailing: still.length });
-    this.deps.changed(still);
+    this.deps.changed(restarted);
   }
 
   /** Queues an operator notice to the configured channels (inside the caller's transaction). */

@@ -13,6 +13,7 @@ import type { OutageRecord, Store } from '../store/index.ts';
 export class EscalationStepper {
   readonly #timers: TimerQueue;
   readonly #unsubscribe: Array<() => void> = [];
+  #wakeQueued = false;
 
   constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; wakeDispatcher: () => void }) {
     this.#timers = new TimerQueue(deps.clock);
@@ -22,9 +23,16 @@ export class EscalationStepper {
   start(): void {
     const { core } = this.deps;
     const follow = (o: OutageRecord) => this.#follow(o.uuid, o.incidentNumber, o.nextAlertAt);
+    // A flush transaction can open hundreds of outages (an outage storm): their events wake the
+    // dispatcher once, after the last of them, not once each (each wake reads the outbox twice).
     const woken = (o: OutageRecord) => {
       follow(o);
-      this.deps.wakeDispatcher();
+      if (this.#wakeQueued) return;
+      this.#wakeQueued = true;
+      queueMicrotask(() => {
+        this.#wakeQueued = false;
+        this.deps.wakeDispatcher();
+      });
     };
     this.#unsubscribe.push(
       core.bus.on('outage.opened', ({ outage }) => woken(outage)),

@@ -62,16 +62,18 @@ export function escalationService(deps: { store: Store; config: Pick<Config, 'es
      * A new outage (in its opening transaction): timeline entry, and the escalation schedule —
      * step 1 at now + `alertsWaitMinutes` + its `after_minutes`, queued in this same transaction
      * when that is now. No policy or `alertsWaitMinutes` −1 → never alerted.
+     * @returns true when the outage's row changed (escalation schedule set): re-read it for its event
      */
-    opened(o: OutageRecord, alertsWaitMinutes: number, now: number): void {
+    opened(o: OutageRecord, alertsWaitMinutes: number, now: number): boolean {
       store.outages.addEvent(o.uuid, { at: now, type: 'opened', userUuid: o.reportedBy, message: o.description });
       deps.gate.opened?.(o, now);
       const policy = policyOf(o.escalationPolicyUuid);
-      if (!policy || alertsWaitMinutes < 0) return;
+      if (!policy || alertsWaitMinutes < 0) return false;
       const start = now + alertsWaitMinutes * 60_000;
       const first = sendDueAt(policy, start, 0)!;
       store.outages.setEscalation(o.uuid, start, first, 0);
       if (first <= now) send(store.outages.get(o.uuid)!, policy, now, 'alerted', null, null);
+      return true;
     },
     /**
      * When the scheduled send of an outage is due at `now` (ongoing, unacknowledged), queues it.

@@ -88,9 +88,13 @@ export class Scheduler {
     return this.#wheel.nextDueAt(monitorId);
   }
 
-  /** Resolves when no check is in flight (tests drive a manual clock, then await this). */
-  settled(): Promise<void> {
-    return this.#wheel.settled();
+  /**
+   * Resolves when no check is in flight and the state changes of their results are committed
+   * (tests drive a manual clock, then await this).
+   */
+  async settled(): Promise<void> {
+    await this.#wheel.settled();
+    await this.deps.core.checks.committed();
   }
 
   /** Stops scheduling, waits for checks in flight and leaves the results to the core's flush. */

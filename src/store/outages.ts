@@ -113,6 +113,7 @@ function where(f: OutageFilter): { sql: string; params: (string | number)[] } {
 export function outagesStore(db: Db) {
   const byUuid = db.prepare<[string], Row>(`${SELECT} WHERE o.uuid = ?`);
   const openForMonitor = db.prepare<[number], Row>(`${SELECT} WHERE o.monitor_id = ? AND o.end_at IS NULL`);
+  const openUuidForMonitor = db.prepare<[number], { uuid: string }>('SELECT uuid FROM outages WHERE monitor_id = ? AND end_at IS NULL');
   const openForHealthcheck = db.prepare<[number], Row>(`${SELECT} WHERE o.healthcheck_id = ? AND o.end_at IS NULL`);
   const nextNumber = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'incident_number' RETURNING value");
   const insert = db.prepare(
@@ -144,6 +145,8 @@ export function outagesStore(db: Db) {
       const r = openForMonitor.get(monitorId);
       return r && toRecord(r);
     },
+    /** The uuid of a monitor's ongoing outage, if any: {@link openForMonitor} without the joins (the hot path of a state change). */
+    openUuidForMonitor: (monitorId: number): string | undefined => openUuidForMonitor.get(monitorId)?.uuid,
     /** The ongoing outage of a healthcheck, if any (at most one, as for monitors). */
     openForHealthcheck(healthcheckId: number): OutageRecord | undefined {
       const r = openForHealthcheck.get(healthcheckId);
