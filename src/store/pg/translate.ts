@@ -10,7 +10,7 @@
  * - `group_concat(x[, sep])` → `string_agg(CAST(x AS text), sep default ',')`;
  * - `json_extract(col, '$.a.b')` → `(CAST(col AS jsonb) #>> '{a,b}')`;
  * - `instr(a, b)` → `strpos(a, b)`; `ifnull` → `coalesce`; `sqlite_version()` → the server's version;
- * - `LIKE` → `ILIKE` (SQLite's LIKE ignores ASCII case).
+ * - `LIKE` → `ILIKE` (SQLite's LIKE ignores ASCII case); SQLite's `INDEXED BY x` hints are dropped.
  */
 export interface Translated {
   /** The PostgreSQL text. */
@@ -32,7 +32,8 @@ export function toPostgres(sql: string): Translated {
         if (i < 0) i = names.push(name) - 1;
         return `$${i + 1}`;
       })
-      .replace(/\bLIKE\b/gi, 'ILIKE'),
+      .replace(/\bLIKE\b/gi, 'ILIKE')
+      .replace(/\s+INDEXED\s+BY\s+[A-Za-z_][A-Za-z0-9_]*/gi, ''),
   );
   if (/^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i.test(out)) {
     out = out.replace(/^\s*INSERT\s+OR\s+IGNORE\s+INTO\b/i, 'INSERT INTO');
