@@ -10,6 +10,7 @@
  * - `group_concat(x[, sep])` → `string_agg(CAST(x AS text), sep default ',')`;
  * - `json_extract(col, '$.a.b')` → `(CAST(col AS jsonb) #>> '{a,b}')`;
  * - `instr(a, b)` → `strpos(a, b)`; `ifnull` → `coalesce`; `sqlite_version()` → the server's version;
+ * - `x IS NOT ?` / `x IS ?` → `IS DISTINCT FROM` / `IS NOT DISTINCT FROM`;
  * - `LIKE` → `ILIKE` (SQLite's LIKE ignores ASCII case); SQLite's `INDEXED BY x` hints are dropped.
  */
 export interface Translated {
@@ -32,6 +33,8 @@ export function toPostgres(sql: string): Translated {
         if (i < 0) i = names.push(name) - 1;
         return `$${i + 1}`;
       })
+      .replace(/\bIS\s+NOT\s+(\$\d+)/gi, 'IS DISTINCT FROM $1')
+      .replace(/\bIS\s+(\$\d+)/gi, 'IS NOT DISTINCT FROM $1')
       .replace(/\bLIKE\b/gi, 'ILIKE')
       .replace(/\s+INDEXED\s+BY\s+[A-Za-z_][A-Za-z0-9_]*/gi, ''),
   );
