@@ -143,6 +143,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         depth = 0;
       }
     },
+    available: () => Atomics.load(flags, DOWN) === 0,
     checkpoint: () => {},
     close() {
       if (closed) return;

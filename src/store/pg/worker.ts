@@ -34,6 +34,10 @@ pool.on('error', () => markDown());
 
 let tx: pg.PoolClient | null = null;
 let txBroken = false;
+const onTxError = () => {
+  txBroken = true;
+  markDown();
+};
 const names = new Map<string, string>();
 let probing = false;
 
@@ -49,7 +53,8 @@ function isConnectionError(e: unknown): boolean {
 }
 
 function markDown(): void {
-  if (Atomics.exchange(state, DOWN, 1) === 0 || !probing) void probe();
+  Atomics.store(state, DOWN, 1);
+  void probe();
 }
 
 async function probe(): Promise<void> {
@@ -103,6 +108,8 @@ async function handle(req: Request): Promise<Reply> {
         }
         tx = client;
         txBroken = false;
+        // A pinned client losing its server between two statements must not kill the thread.
+        client.on('error', onTxError);
         return { id, ok: true, rows: [], changes: 0 };
       }
       case 'commit':
@@ -110,6 +117,7 @@ async function handle(req: Request): Promise<Reply> {
         const client = tx;
         tx = null;
         if (!client) return { id, ok: true, rows: [], changes: 0 };
+        client.off('error', onTxError);
         try {
           await client.query(req.op === 'commit' ? 'COMMIT' : 'ROLLBACK');
           client.release(txBroken ? true : undefined);
