@@ -79,6 +79,8 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         if (reply.id !== id) continue; // the answer to a call given up on earlier
         if (reply.ok) return reply;
         if (reply.unavailable) throw unavailable();
+        // disk_full: as SQLITE_FULL, the write was rolled back and the client may try again later.
+        if (reply.code === '53100') throw new AppError(503, 'store.full', 'storage full: the change was not saved, try again later');
         const err = new Error(reply.message) as Error & { code?: string };
         err.code = reply.code;
         throw err;
