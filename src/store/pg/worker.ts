@@ -14,10 +14,11 @@ const init = workerData as WorkerInit;
 const state = new Int32Array(init.state);
 const port = init.port;
 
-// int8 (count(*), bigint columns: epoch ms) and numeric (sum of int8) come back as JS numbers, as
-// SQLite returns them; every other type keeps pg's parser.
+// int8 (count(*), bigint columns: epoch ms) and numeric (sum of int8) come back as JS numbers, and
+// booleans (`x IS NOT NULL AS flag`) as 1/0, as SQLite returns them; other types keep pg's parser.
+const bool = (v: string) => (v === 't' ? 1 : 0);
 const types = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format as 'text')),
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : oid === 16 ? bool : pg.types.getTypeParser(oid, format as 'text')),
 };
 const pool = new pg.Pool({
   connectionString: init.url,
