@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { countResults } from './results-db.ts';
 import { ProcessWindow, median, quantile, sleep, startChild, type Child } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 
@@ -137,7 +138,7 @@ async function ingestPharos(): Promise<IngestRow> {
     t.close();
     await p.stop();
     const db = new Database(p.dbFile, { readonly: true });
-    const stored = (db.prepare("SELECT count(*) AS n FROM check_results WHERE probe LIKE 'prb_bench%'").get() as { n: number }).n;
+    const stored = countResults(db, "c.probe LIKE 'prb_bench%'");
     db.close();
     return { ...row, stored: stored === row.acknowledged ? `all ${stored}` : `${stored} of ${row.acknowledged}` };
   } finally {

@@ -11,6 +11,8 @@
  */
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { checksStore } from '../src/store/checks.ts';
+import { sqliteDb } from '../src/store/db.ts';
 import { cpuSeconds, median, quantile } from './proc.ts';
 import { timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos } from './pharos.ts';
@@ -44,13 +46,13 @@ const db = new Database(seed.dbFile);
 const now = Date.now();
 const ids = db.prepare('SELECT id FROM monitors ORDER BY id').all() as Array<{ id: number }>;
 const rollup = db.prepare('INSERT INTO check_rollups_hourly(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms) VALUES (?, ?, 60, ?, 6000, 200)');
-const result = db.prepare("INSERT INTO check_results(monitor_id, at, region, ok, latency_ms, status_code, reason) VALUES (?, ?, 'london', 1, 100, 200, NULL)");
+const checks = checksStore(sqliteDb(db));
 db.transaction(() => {
   // Unpaused in the database only: the overview shows up/down and uptime as for live monitors.
   db.prepare('UPDATE monitors SET paused = 0').run();
   for (const { id } of ids) {
     for (let h = now - (now % HOUR) - 30 * 24 * HOUR; h < now; h += HOUR) rollup.run(id, h, (h / HOUR + id) % 50 === 0 ? 3 : 0);
-    result.run(id, now - (id % 60) * 1000);
+    checks.insertResults([{ monitorId: id, at: now - (id % 60) * 1000, region: 'london', probe: 'local', ok: true, latencyMs: 100, statusCode: 200, reason: null }]);
   }
   db.prepare("UPDATE monitors SET status = 'down' WHERE id % 100 = 0").run();
   // Keep the scheduler idle: checks would compete with the requests being timed.

@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { countResults, resultBytes } from './results-db.ts';
 import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
@@ -100,10 +101,8 @@ async function runPharos(target: string): Promise<Row> {
     const heapMb = (name: string) => (metric(last, name) / 2 ** 20).toFixed(0);
     await p.stop();
     const db = new Database(p.dbFile, { readonly: true });
-    const rows = (db.prepare('SELECT count(*) AS n FROM check_results').get() as { n: number }).n;
-    const tableBytes = (db.prepare(
-      "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('check_results', 'check_results_monitor_at', 'check_rollups_hourly', 'sqlite_autoindex_check_rollups_hourly_1')",
-    ).get() as { b: number }).b;
+    const rows = countResults(db);
+    const tableBytes = resultBytes(db);
     db.close();
     const fileBytes = statSync(p.dbFile).size;
     return {

@@ -98,7 +98,7 @@ async function runPharos(port: number, nofile?: number): Promise<Row> {
     const rss = peakRss(p.child.proc.pid!);
     await p.stop();
     const db = new Database(p.dbFile, { readonly: true });
-    const checked = (db.prepare('SELECT count(DISTINCT monitor_id) AS n FROM check_results').get() as { n: number }).n;
+    const checked = (db.prepare('SELECT count(DISTINCT monitor_id) AS n FROM check_rollups_hourly').get() as { n: number }).n;
     db.close();
     const d = (name: string, label?: string) => metric(t1, name, label) - metric(t0, name, label);
     return {

@@ -5,8 +5,9 @@
  * 2. backlog: M rows (default 2,000,000) dated 8 days ago written into the database while Pharos
  *    was stopped, so the prune 60 s after the start deletes them all while checks run.
  * Same database, same monitors, one Pharos restarted between the runs. Scheduler lag p50/p99 and the
- * highest lag bucket reached come from the lag histogram over the whole window; a synchronous prune
- * of M rows (~3.3 µs each) would hold every check back for M × 3.3 µs.
+ * highest lag bucket reached come from the lag histogram over the whole window. The prune drops the
+ * backlog's hourly tables whole (src/store/checks.ts); the former row-by-row delete is in
+ * docs/PERFORMANCE.md for comparison.
  *
  *   node --import tsx bench/prune.ts [--monitors 5000] [--rows 2000000] [--window 60] [--pharos dist|src]
  */
@@ -14,6 +15,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import type { CheckResult } from '../src/domain/check.ts';
+import { checksStore } from '../src/store/checks.ts';
+import { sqliteDb } from '../src/store/db.ts';
+import { countResults } from './results-db.ts';
 import { ProcessWindow, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { buckets, metric, windowCount, windowQuantile } from './prom.ts';
@@ -62,7 +67,7 @@ function highestBucket(before: Map<number, number>, after: Map<number, number>):
 
 const oldRows = (dbFile: string) => {
   const db = new Database(dbFile, { readonly: true });
-  const n = (db.prepare('SELECT count(*) AS n FROM check_results WHERE at < ?').get(Date.now() - 7 * DAY_MS) as { n: number }).n;
+  const n = countResults(db, 'at < ?', [Date.now() - 7 * DAY_MS]);
   db.close();
   return n;
 };
@@ -108,13 +113,19 @@ try {
   p = await startBenchPharos(opt.pharos!, undefined, p, CONFIG);
   runs.push(await measure(p, 'baseline: nothing to prune', started));
 
-  // The backlog: old rows with the lowest ids (the prune deletes oldest rowids first).
+  // The backlog: 8-day-old results as the same monitors would have made them (one per monitor every
+  // 10 s, ROWS / N checks each), with their hourly rollups, through the checks store.
   const db = new Database(p.dbFile);
   const ids = (db.prepare('SELECT id FROM monitors').all() as Array<{ id: number }>).map((r) => r.id);
-  const insert = db.prepare('INSERT INTO check_results(id, monitor_id, at, region, ok, latency_ms, status_code, reason) VALUES (?, ?, ?, ?, 1, 12, 200, NULL)');
+  const checks = checksStore(sqliteDb(db));
   const old = Date.now() - 8 * DAY_MS;
+  const batch: CheckResult[] = [];
   db.transaction(() => {
-    for (let i = 0; i < ROWS; i++) insert.run(-ROWS + i, ids[i % ids.length], old + i, 'london');
+    for (let i = 0; i < ROWS; i++) {
+      batch.push({ monitorId: ids[i % ids.length]!, at: old + Math.floor(i / ids.length) * FREQ_S * 1000 + (i % ids.length), region: 'london', probe: 'local', ok: true, latencyMs: 12, statusCode: 200, reason: null });
+      if (batch.length === 10_000) checks.insertResults(batch.splice(0));
+    }
+    checks.insertResults(batch.splice(0));
   })();
   db.close();
 

@@ -110,7 +110,7 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Days raw check results are kept; rollups keep history for reports and status pages. */
       raw_retention_days: z.number().int().min(1).max(3650).default(7),
-      /** Minutes between prunes of raw results past the retention (each runs in small slices between other work). */
+      /** Minutes between prunes of raw results past the retention (whole hours dropped, one per event-loop turn; store/checks.ts). */
       prune_interval_minutes: z.number().int().min(1).max(1440).default(60),
       /** Group-commit interval for check results, ms. */
       flush_interval_ms: z.number().int().min(10).max(5000).default(100),

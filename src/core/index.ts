@@ -26,12 +26,6 @@ import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
 import { logOperatorEvents } from './operator-log.ts';
 
-/** Wall time a pruning slice aims at, ms (a check due meanwhile waits at most about this long). */
-const PRUNE_SLICE_MS = 4;
-/** Bounds of a pruning slice, rows. */
-const PRUNE_SLICE_MIN_ROWS = 50;
-const PRUNE_SLICE_MAX_ROWS = 5000;
-
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester }) {
   const { store, clock, logger, config } = deps;
@@ -80,27 +74,24 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     statuspages: statuspagesService({ store, clock, bus }),
     subscribers: subscribersService({ store, clock }),
     /**
-     * Deletes raw check results older than the retention window in slices, each its own short
-     * transaction, with a turn of the event loop between them, so checks, pings and requests run
-     * while a large backlog is pruned (one synchronous run of 3.6 M rows froze the process for
-     * seconds). A slice's row count adapts to keep it near {@link PRUNE_SLICE_MS}: what a row costs
-     * varies tenfold with how scattered its index entries are and with WAL checkpoints.
-     * @param signal stops between slices (shutdown)
-     * @returns rows deleted
+     * Deletes raw check results past the retention window: every hour's table (store/checks.ts) that
+     * ended at or before now − `storage.raw_retention_days` is dropped whole, each in its own short
+     * transaction with a turn of the event loop in between; then the contexts no remaining hour uses.
+     * Dropping a table frees its pages without deleting rows one by one (no index to rewrite, almost
+     * nothing written to the WAL), so pruning costs the loop a few ms an hour instead of seconds of
+     * row deletes (issue 14 point 14). A result is thus kept its retention rounded up to the hour.
+     * @param signal stops between hours (shutdown)
+     * @returns results deleted (plus expired probe batch ids)
      */
     async pruneResults(signal?: AbortSignal): Promise<number> {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
       let total = store.tx(() => store.probes.pruneBefore(clock.now() - 86_400_000));
-      let rows = 500;
-      while (!signal?.aborted) {
-        const started = performance.now();
-        const n = store.tx(() => store.checks.pruneResultsBefore(cutoff, rows));
-        total += n;
-        if (n === 0) break;
-        const tookMs = performance.now() - started;
-        rows = Math.round(Math.min(PRUNE_SLICE_MAX_ROWS, Math.max(PRUNE_SLICE_MIN_ROWS, (rows * PRUNE_SLICE_MS) / Math.max(tookMs, 0.1), rows / 2), rows * 2));
+      for (const hour of store.checks.expiredHours(cutoff)) {
+        if (signal?.aborted) return total;
+        total += store.tx(() => store.checks.dropHour(hour));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
+      store.tx(() => store.checks.pruneContexts());
       return total;
     },
     /** Adds a rule that holds alerts back (an outage for which it returns true gets no alert). */

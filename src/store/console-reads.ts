@@ -8,15 +8,18 @@ export interface MonitorStats {
   downMs30d: number;
 }
 
-/** Reads of the console that no other store module has: the newest outages of one monitor or healthcheck. */
-export function consoleReadsStore(db: Db) {
+/**
+ * Reads of the console that no other store module has: the newest outages of one monitor or healthcheck.
+ * `lastCheckAts`/`lastCheckAt` are the checks store's (raw results live in its hourly tables).
+ */
+export function consoleReadsStore(db: Db, lastCheckAts: () => Map<number, number>, lastCheckAt: (monitorId: number) => number | null) {
   const ofMonitor = db.prepare<[number, number], { uuid: string }>('SELECT uuid FROM outages WHERE monitor_id = ? ORDER BY start_at DESC LIMIT ?');
   const ofHealthcheck = db.prepare<[number, number], { uuid: string }>('SELECT uuid FROM outages WHERE healthcheck_id = ? ORDER BY start_at DESC LIMIT ?');
   // One statement for every monitor (index seeks inside SQLite): no per-monitor round trip from JS.
   // `down_ms`: outage time inside [since30, now] (outages_monitor index).
   type StatsRow = { id: number; last_at: number | null; checks: number | null; failures: number | null; down_ms: number | null };
   const statsSql = (where: string) =>
-    `SELECT m.id, (SELECT max(at) FROM check_results WHERE monitor_id = m.id) AS last_at, sum(r.checks) AS checks, sum(r.failures) AS failures,
+    `SELECT m.id, NULL AS last_at, sum(r.checks) AS checks, sum(r.failures) AS failures,
        (SELECT sum(min(coalesce(o.end_at, @now), @now) - max(o.start_at, @since30, m.created_at)) FROM outages o
          WHERE o.monitor_id = m.id AND (o.end_at IS NULL OR o.end_at > max(@since30, m.created_at)) AND o.start_at < @now) AS down_ms
      FROM monitors m LEFT JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start >= @since
@@ -39,7 +42,8 @@ export function consoleReadsStore(db: Db) {
      */
     monitorStats(since: number, since30: number, now: number): Map<number, MonitorStats> {
       const out = new Map<number, MonitorStats>();
-      for (const r of stats.iterate({ since, since30, now })) out.set(r.id, toStats(r));
+      const last = lastCheckAts();
+      for (const r of stats.iterate({ since, since30, now })) out.set(r.id, toStats({ ...r, last_at: last.get(r.id) ?? null }));
       return out;
     },
     /** Per monitor id: the mean latency (whole ms) of each hourly rollup in [`from`, `to`), oldest first, comma-separated. */
@@ -51,7 +55,7 @@ export function consoleReadsStore(db: Db) {
     /** {@link monitorStats} of one monitor (a live update), or undefined for an unknown id. */
     oneMonitorStats(id: number, since: number, since30: number, now: number): MonitorStats | undefined {
       const r = statsOne.get({ since, since30, now, id });
-      return r && toStats(r);
+      return r && toStats({ ...r, last_at: lastCheckAt(id) });
     },
     /** Uuids of a monitor's newest outages, newest first. */
     monitorOutageUuids: (monitorId: number, limit: number): string[] => ofMonitor.all(monitorId, limit).map((r) => r.uuid),

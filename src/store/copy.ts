@@ -1,6 +1,7 @@
 import { AppError } from '../lib/errors.ts';
 import { sqliteOf } from './db.ts';
 import type { Db } from './driver.ts';
+import { pgHourTableSql } from './pg/0016_results_hourly.ts';
 
 /** Rows copied and found in one table (`pharos storage copy`). */
 export interface TableCount {
@@ -26,6 +27,9 @@ export function copySqliteToPostgres(from: Db, to: Db): TableCount[] {
   if (!lite || to.dialect !== 'postgres') throw new AppError(400, 'storage.unsupported', 'storage copy: only from sqlite: to postgres:// is supported');
   const tables = foreignKeyOrder(lite);
   const pgColumns = new Map<string, Map<string, string>>();
+  // Raw results live in one table per hour (migration 0016): make the source's hours on the target first.
+  const hourTables = tables.filter((t) => /^check_results_h\d+$/.test(t));
+  if (hourTables.length) to.tx(() => hourTables.forEach((t) => to.exec(pgHourTableSql(Number(t.slice('check_results_h'.length))))));
   for (const r of to.prepare<[], { t: string; c: string; type: string }>("SELECT table_name AS t, column_name AS c, data_type AS type FROM information_schema.columns WHERE table_schema = 'public'").all()) {
     if (!pgColumns.has(r.t)) pgColumns.set(r.t, new Map());
     pgColumns.get(r.t)!.set(r.c, r.type);

@@ -76,6 +76,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(sqliteDb(db));
       db.pragma(`user_version = ${m.version}`);
     })();
     applied.push(m.version);

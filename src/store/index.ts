@@ -19,11 +19,12 @@ import { invitationsStore } from './invitations.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
+  const checks = checksStore(db);
   return {
     db,
     users: usersStore(db),
     monitors: monitorsStore(db),
-    checks: checksStore(db),
+    checks,
     outages: outagesStore(db),
     healthchecks: healthchecksStore(db),
     alerts: alertsStore(db),
@@ -36,7 +37,7 @@ export function createStore(db: Db) {
     ssoConnections: ssoConnectionsStore(db),
     kumaImports: kumaImportsStore(db),
     sessions: sessionsStore(db),
-    consoleReads: consoleReadsStore(db),
+    consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
     invitations: invitationsStore(db),
     /** Writes buffered pages (SQLite WAL checkpoint) and closes the database. */
     close(): void {

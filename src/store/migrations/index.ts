@@ -13,12 +13,16 @@ import { sql as subscriberLimits } from './0012_subscriber_limits.ts';
 import { sql as console } from './0013_console.ts';
 import { sql as protocolSettings } from './0014_protocol_settings.ts';
 import { sql as consoleSso } from './0015_console_sso.ts';
+import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly_tables.ts';
+import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** A data step after `sql`, in the same transaction (for what SQL alone cannot say, e.g. tables named by data). */
+  run?: (db: Db) => void;
 }
 
 /** Every migration, in order. Append only: never edit a released one. */
@@ -38,4 +42,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'console', sql: console },
   { version: 14, name: 'protocol_settings', sql: protocolSettings },
   { version: 15, name: 'console_sso', sql: consoleSso },
+  { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
 ];

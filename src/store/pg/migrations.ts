@@ -2,6 +2,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { Db } from '../driver.ts';
 import type { Migration } from '../migrations/index.ts';
 import { sql as baseline } from './0015_baseline.ts';
+import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly.ts';
 
 /**
  * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
@@ -10,7 +11,8 @@ import { sql as baseline } from './0015_baseline.ts';
  */
 export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'baseline', sql: baseline },
-  // 16 (store: compact results rows) and 17 (ha: cluster) go here when they land on main.
+  { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
+  // 17 (ha: cluster) goes here when it lands on main.
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
@@ -36,6 +38,7 @@ export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MI
     for (const m of migrations) {
       if (m.version <= current) continue;
       db.exec(m.sql);
+      m.run?.(db);
       applied.push(m.version);
     }
     if (applied.length) {
