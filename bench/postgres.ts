@@ -9,7 +9,7 @@
  * Per run: checks/s done, scheduler lag p50/p99 (from `pharos_scheduler_lag_hist_seconds` over the
  * whole window), Pharos CPU (cores, /proc of its process), PostgreSQL CPU (cores, /proc of the
  * postmaster and every backend it forked), Pharos peak RSS (VmHWM) and the bytes per stored check
- * (SQLite: dbstat pages of check_results + rollups and their indexes; PostgreSQL:
+ * (SQLite: dbstat pages of the hourly results tables, rollups and contexts; PostgreSQL:
  * pg_total_relation_size of the same tables) / rows. Printed as Markdown; see docs/PERFORMANCE.md.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -98,13 +98,20 @@ async function run(store: 'sqlite' | 'postgres', target: string): Promise<Row> {
     if (pgCluster) {
       const c = new pg.Client({ connectionString: pgCluster.url });
       await c.connect();
-      rows = Number((await c.query('SELECT count(*) AS n FROM check_results')).rows[0].n);
-      bytes = Number((await c.query("SELECT pg_total_relation_size('check_results') + pg_total_relation_size('check_rollups_hourly') AS b")).rows[0].b);
+      // Raw results live in one table per hour (migration 16).
+      const tables = (await c.query("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'check\\_results\\_h%'")).rows.map((r) => r.t as string);
+      rows = 0;
+      bytes = Number((await c.query("SELECT pg_total_relation_size('check_rollups_hourly') + pg_total_relation_size('check_contexts') AS b")).rows[0].b);
+      for (const t of tables) {
+        rows += Number((await c.query(`SELECT count(*) AS n FROM ${t}`)).rows[0].n);
+        bytes += Number((await c.query(`SELECT pg_total_relation_size('${t}') AS b`)).rows[0].b);
+      }
       await c.end();
     } else {
       const db = new Database(p.dbFile, { readonly: true });
-      rows = (db.prepare('SELECT count(*) AS n FROM check_results').get() as { n: number }).n;
-      bytes = (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('check_results', 'check_results_monitor_at', 'check_rollups_hourly')").get() as { b: number }).b;
+      const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'check_results_h[0-9]*'").all() as { name: string }[]).map((r) => r.name);
+      rows = tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n, 0);
+      bytes = (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name GLOB 'check_results_h[0-9]*' OR name IN ('check_rollups_hourly', 'sqlite_autoindex_check_rollups_hourly_1', 'check_contexts', 'check_contexts_key')").get() as { b: number }).b;
       db.close();
     }
     return {
