@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { checksStore } from '../src/store/checks.ts';
+import { sqliteDb } from '../src/store/db.ts';
 import { cpuSeconds, median, quantile } from './proc.ts';
 import { timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos } from './pharos.ts';
@@ -45,7 +46,7 @@ const db = new Database(seed.dbFile);
 const now = Date.now();
 const ids = db.prepare('SELECT id FROM monitors ORDER BY id').all() as Array<{ id: number }>;
 const rollup = db.prepare('INSERT INTO check_rollups_hourly(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms) VALUES (?, ?, 60, ?, 6000, 200)');
-const checks = checksStore(db);
+const checks = checksStore(sqliteDb(db));
 db.transaction(() => {
   // Unpaused in the database only: the overview shows up/down and uptime as for live monitors.
   db.prepare('UPDATE monitors SET paused = 0').run();

@@ -18,8 +18,9 @@ const { values: opt } = parseArgs({ options: { monitors: { type: 'string', defau
 const N = Number(opt.monitors);
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 const dir = mkdtempSync(join(tmpdir(), 'pharos-drop-'));
-const db = openDb(dir);
-const store = createStore(db);
+const handle = openDb(dir);
+const db = handle.sqlite;
+const store = createStore(handle);
 const ins = db.prepare(`INSERT INTO monitors(uuid, name, url, protocol, check_frequency_s, regions, status, paused, alerts_wait_min, timeout_s, created_at, updated_at)
   VALUES (?, 'm', 'http://127.0.0.1/', 'http', 10, '["london"]', 'up', 0, 0, 10, 1, 2)`);
 db.transaction(() => { for (let i = 0; i < N; i++) ins.run(`mon_${i}`); })();

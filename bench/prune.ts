@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { CheckResult } from '../src/domain/check.ts';
 import { checksStore } from '../src/store/checks.ts';
+import { sqliteDb } from '../src/store/db.ts';
 import { countResults } from './results-db.ts';
 import { ProcessWindow, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
@@ -116,7 +117,7 @@ try {
   // 10 s, ROWS / N checks each), with their hourly rollups, through the checks store.
   const db = new Database(p.dbFile);
   const ids = (db.prepare('SELECT id FROM monitors').all() as Array<{ id: number }>).map((r) => r.id);
-  const checks = checksStore(db);
+  const checks = checksStore(sqliteDb(db));
   const old = Date.now() - 8 * DAY_MS;
   const batch: CheckResult[] = [];
   db.transaction(() => {

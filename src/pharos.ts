@@ -22,8 +22,9 @@ import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import type { Logger } from './lib/logger.ts';
-import { openDb } from './store/db.ts';
-import { createStore, type Store } from './store/index.ts';
+import { describeTarget, openStore, watchAvailability } from './store/open.ts';
+import { storageTarget } from './config/storage.ts';
+import type { Store } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
 
 /** A running Pharos: the HTTP server, the engine and the store, and how to stop them. */
@@ -63,14 +64,13 @@ export function parseListen(listen: string): { host: string; port: number } {
 export async function startPharos(opts: { config: Readonly<Config>; logger: Logger; clock?: Clock; nativeBinding?: object | undefined }): Promise<RunningPharos> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  let db;
-  try {
-    db = openDb(config.data_dir, undefined, opts.nativeBinding);
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    throw new AppError(500, 'store.open_failed', `cannot open the database in ${config.data_dir}: ${(e as Error).message}`);
-  }
-  const store = createStore(db);
+  const target = storageTarget(config, opts.nativeBinding);
+  const store = openStore(target);
+  if (target.driver === 'postgres') logger.info(`store: ${describeTarget(target)} (pool ${config.storage.postgres_pool_size}, statement timeout ${config.storage.postgres_statement_timeout_ms} ms)`);
+  const stopWatching = watchAvailability(store.db, (up) => {
+    if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);
+    else logger.error(`database unreachable (${describeTarget(target)}): API writes and pings answer 503 until it is back`);
+  });
   const channels = createChannels(config.channels);
   const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
   const core = createCore({ store, clock, logger, config, channelTester });
@@ -157,7 +157,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     }) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
-      db.close();
+      store.close();
       reject(new AppError(500, 'http.listen_failed', e.code === 'EADDRINUSE' ? `cannot listen on ${config.listen}: address already in use` : `cannot listen on ${config.listen}: ${e.message}`));
     });
   });
@@ -228,8 +228,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         await Promise.all([...channels.values()].map((c) => c.close()));
         core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));
-        db.pragma('wal_checkpoint(TRUNCATE)');
-        db.close();
+        stopWatching();
+        store.close();
       })();
       return closing;
     },

@@ -71,12 +71,11 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       if (r.sslExpirationDays !== undefined) ssl.set(r.monitorId, r.sslExpirationDays);
       degraded.set(r.monitorId, r.ok && r.degraded === true);
     }
-    for (const [id, days] of ssl) {
-      if (!store.monitors.setSslExpiration(id, days)) continue;
+    for (const [id, days] of store.monitors.setSslExpirationMany(ssl)) {
       const m = store.monitors.getById(id);
       if (m) noticesQueued += certExpiryNotice(store, config.escalation_policies, config.public_url, m, days, clock.now());
     }
-    for (const [id, d] of degraded) if (store.monitors.setDegraded(id, d)) degradedChanged.set(id, d);
+    for (const [id, d] of store.monitors.setDegradedMany(degraded)) degradedChanged.set(id, d);
   };
   /**
    * Writes one state change (inside a transaction); the events it causes go to `after`, run once

@@ -31,19 +31,34 @@ export function checksStore(db: Db) {
        failures = failures + excluded.failures, latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
        latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
   );
+  // PostgreSQL: the rollups of a flush in one statement (arrays unnested server-side): one round trip.
+  const upsertRollupsPg =
+    db.dialect === 'postgres'
+      ? db.prepare(
+          `INSERT INTO check_rollups_hourly AS r(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms)
+           SELECT t.* FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]))
+             AS t(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms)
+           WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = t.monitor_id)
+           ON CONFLICT(monitor_id, hour_start) DO UPDATE SET checks = r.checks + excluded.checks,
+             failures = r.failures + excluded.failures, latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms,
+             latency_max_ms = greatest(r.latency_max_ms, excluded.latency_max_ms)`,
+        )
+      : undefined;
   const insertFlip = db.prepare('INSERT INTO monitor_flips(monitor_id, at, status, reason) VALUES (?, ?, ?, ?)');
   const flipsFor = db.prepare<[number], { at: number; status: MonitorStatus; reason: string | null }>(
     'SELECT at, status, reason FROM monitor_flips WHERE monitor_id = ? ORDER BY at, id',
   );
-  const newestHour = db.prepare<[number], number | null>('SELECT max(hour_start) FROM check_rollups_hourly WHERE monitor_id = ?').pluck();
+  const newestHourOf = db.prepare<[number], { h: number | null }>('SELECT max(hour_start) AS h FROM check_rollups_hourly WHERE monitor_id = ?');
+  const newestHour = { get: (monitorId: number): number | null => newestHourOf.get(monitorId)?.h ?? null };
   const newestHours = db.prepare<[], { id: number; h: number | null }>(
     'SELECT m.id, (SELECT max(hour_start) FROM check_rollups_hourly WHERE monitor_id = m.id) AS h FROM monitors m',
   );
-  const monitorExists = db.prepare<[number], number>('SELECT 1 FROM monitors WHERE id = ?').pluck();
+  const monitorExistsOf = db.prepare<[number], { x: number }>('SELECT 1 AS x FROM monitors WHERE id = ?');
+  const monitorExists = { get: (monitorId: number): boolean => monitorExistsOf.get(monitorId) !== undefined };
   const findContext = db.prepare<[number, string, string | null, string | null], { id: number; last_hour: number }>(
     'SELECT id, last_hour FROM check_contexts WHERE ok = ? AND region = ? AND probe IS ? AND reason IS ?',
   );
-  const addContext = db.prepare('INSERT INTO check_contexts(ok, region, probe, reason, last_hour) VALUES (?, ?, ?, ?, ?)');
+  const addContext = db.prepare<[number, string, string | null, string | null, number], { id: number }>('INSERT INTO check_contexts(ok, region, probe, reason, last_hour) VALUES (?, ?, ?, ?, ?) RETURNING id');
   const touchContext = db.prepare('UPDATE check_contexts SET last_hour = ? WHERE id = ? AND last_hour < ?');
   const contextById = db.prepare<[number], { ok: number; region: string; probe: string | null; reason: string | null }>(
     'SELECT ok, region, probe, reason FROM check_contexts WHERE id = ?',
@@ -59,10 +74,50 @@ export function checksStore(db: Db) {
       if (row) {
         id = row.id;
         if (row.last_hour < hour) touchContext.run(hour, id, hour);
-      } else id = Number(addContext.run(ok, region, probe, reason, hour).lastInsertRowid);
+      } else id = addContext.get(ok, region, probe, reason, hour)!.id;
       seen.set(key, id);
     }
     return id;
+  };
+
+  /**
+   * PostgreSQL: each hour's rows in one INSERT … SELECT FROM unnest … ON CONFLICT DO NOTHING RETURNING;
+   * a row not stored (its monitor deleted meanwhile, or an exact repeat) takes SQLite's path one by one:
+   * dropped when the monitor is gone, else stored 1 ms later.
+   */
+  const insertPendingPg = (
+    pending: Array<{ r: CheckResult; hourNo: number; t: number; ctx: number; code: number; stmts: HourStatements }>,
+    count: (r: CheckResult, hourNo: number) => void,
+  ) => {
+    const byHour = new Map<number, typeof pending>();
+    for (const p of pending) {
+      const list = byHour.get(p.hourNo);
+      if (list) list.push(p);
+      else byHour.set(p.hourNo, [p]);
+    }
+    for (const [hourNo, rows] of byHour) {
+      const stmts = rows[0]!.stmts;
+      const lat = (p: (typeof rows)[number]) => Math.round(p.r.latencyMs);
+      const stored = stmts.insertMany!.all(rows.map((p) => p.r.monitorId), rows.map((p) => p.t), rows.map((p) => p.ctx), rows.map(lat), rows.map((p) => p.code));
+      const left = new Map<string, number>();
+      for (const s of stored) {
+        const k = `${s.monitor_id}:${s.t}:${s.ctx}:${s.latency_ms}:${s.code}`;
+        left.set(k, (left.get(k) ?? 0) + 1);
+      }
+      for (const p of rows) {
+        const k = `${p.r.monitorId}:${p.t}:${p.ctx}:${lat(p)}:${p.code}`;
+        const n = left.get(k) ?? 0;
+        if (n > 0) {
+          left.set(k, n - 1);
+          count(p.r, hourNo);
+          continue;
+        }
+        if (!monitorExists.get(p.r.monitorId)) continue;
+        let t = p.t;
+        while (stmts.insert.run(p.r.monitorId, ++t, p.ctx, lat(p), p.code, p.r.monitorId).changes === 0);
+        count(p.r, hourNo);
+      }
+    }
   };
 
   /** Newest-first results of a monitor from its newest hour down, at most `limit`. */
@@ -105,6 +160,17 @@ export function checksStore(db: Db) {
       const rollups = new Map<string, { monitorId: number; hour: number; checks: number; failures: number; sum: number; max: number }>();
       const seen = new Map<string, number>();
       const ensured = new Map<number, HourStatements>();
+      const pending: Array<{ r: CheckResult; hourNo: number; t: number; ctx: number; code: number; stmts: HourStatements }> = [];
+      const count = (r: CheckResult, hourNo: number) => {
+        const hour = hourNo * HOUR_MS;
+        const key = `${r.monitorId}:${hour}`;
+        let h = rollups.get(key);
+        if (!h) rollups.set(key, (h = { monitorId: r.monitorId, hour, checks: 0, failures: 0, sum: 0, max: 0 }));
+        h.checks++;
+        if (!r.ok) h.failures++;
+        h.sum += r.latencyMs;
+        h.max = Math.max(h.max, r.latencyMs);
+      };
       for (const r of results) {
         const hourNo = Math.floor(r.at / HOUR_MS);
         const ok = r.ok ? 1 : 0;
@@ -113,6 +179,11 @@ export function checksStore(db: Db) {
         if (!stmts) ensured.set(hourNo, (stmts = hours.ensure(hourNo)));
         let t = r.at - hourNo * HOUR_MS;
         const code = r.statusCode - CODE_BASE;
+        if (stmts.insertMany) {
+          // PostgreSQL: rows go in one statement per hour below; a refused row falls back to this loop there.
+          pending.push({ r, hourNo, t, ctx, code, stmts });
+          continue;
+        }
         if (stmts.insert.run(r.monitorId, t, ctx, r.latencyMs, code, r.monitorId).changes === 0) {
           if (!monitorExists.get(r.monitorId)) continue;
           while (stmts.insert.run(r.monitorId, ++t, ctx, r.latencyMs, code, r.monitorId).changes === 0);
@@ -125,6 +196,12 @@ export function checksStore(db: Db) {
         if (!r.ok) h.failures++;
         h.sum += r.latencyMs;
         h.max = Math.max(h.max, r.latencyMs);
+      }
+      if (pending.length) insertPendingPg(pending, count);
+      if (upsertRollupsPg) {
+        const hs = [...rollups.values()];
+        if (hs.length) upsertRollupsPg.run(hs.map((h) => h.monitorId), hs.map((h) => h.hour), hs.map((h) => h.checks), hs.map((h) => h.failures), hs.map((h) => Math.round(h.sum)), hs.map((h) => Math.round(h.max)));
+        return;
       }
       for (const h of rollups.values()) upsertRollup.run(h.monitorId, h.hour, h.checks, h.failures, h.sum, h.max, h.monitorId);
     },
@@ -152,7 +229,7 @@ export function checksStore(db: Db) {
       for (const [h, ids] of byHour) {
         const missing: number[] = [];
         if (hours.hours().includes(h)) {
-          for (const r of hours.of(h).newestOf.iterate(JSON.stringify(ids))) {
+          for (const r of hours.of(h).newestOf.iterate(db.dialect === 'postgres' ? ids : JSON.stringify(ids))) {
             if (r.t === null) missing.push(r.id);
             else out.set(r.id, h * HOUR_MS + r.t);
           }

@@ -1,6 +1,8 @@
-import type { Statement } from 'better-sqlite3';
-import type { Db } from './db.ts';
+import type Database from 'better-sqlite3';
+import { sqliteOf, type Db } from './db.ts';
+import type { Statement } from './driver.ts';
 import { hourTableSql } from './migrations/0016_results_hourly_tables.ts';
+import { pgHourTableSql } from './pg/0016_results_hourly.ts';
 
 /** Length of one results table's span: one UTC hour, the same grain as the hourly rollups. */
 export const HOUR_MS = 3_600_000;
@@ -24,7 +26,10 @@ export interface HourStatements {
   newest: Statement<[number], { t: number | null }>;
   latest: Statement<[number, number], { t: number; ctx: number; latency_ms: number; code: number }>;
   count: Statement<[number], { n: number }>;
-  newestOf: Statement<[string], { id: number; t: number | null }>;
+  /** PostgreSQL: a whole batch in one statement (column arrays), answering the rows it stored. */
+  insertMany: Statement<[number[], number[], number[], number[], number[]], { monitor_id: number; t: number; ctx: number; latency_ms: number; code: number }> | undefined;
+  /** SQLite: a JSON array of ids; PostgreSQL: the ids as an array. */
+  newestOf: Statement<[string | number[]], { id: number; t: number | null }>;
 }
 
 /**
@@ -35,15 +40,20 @@ export interface HourStatements {
  * freelist pages to the WAL), which is what makes pruning cheap.
  */
 export class ResultHours {
-  private readonly schemaVersion: Statement<[], number>;
+  private readonly schemaVersion: Database.Statement<[], number> | undefined;
   private readonly listing: Statement<[], { name: string }>;
+  /** better-sqlite3 itself on SQLite; undefined on PostgreSQL. */
+  private readonly lite: Database.Database | undefined;
   private version = -1;
   private sorted: number[] = [];
   private readonly statements = new Map<number, HourStatements>();
 
   constructor(private readonly db: Db) {
-    this.schemaVersion = db.prepare<[], number>('PRAGMA schema_version').pluck();
-    this.listing = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'check_results_h[0-9]*'");
+    this.lite = sqliteOf(db);
+    this.schemaVersion = this.lite?.prepare<[], number>('PRAGMA schema_version').pluck();
+    this.listing = this.lite
+      ? db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'check_results_h[0-9]*'")
+      : db.prepare("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'check\\_results\\_h%'");
   }
 
   /** Hour numbers (floor(epoch ms / 3,600,000)) of the existing tables, oldest first. */
@@ -51,8 +61,9 @@ export class ResultHours {
     const list = () => this.listing.all().map((r) => Number(r.name.slice('check_results_h'.length))).sort((a, b) => a - b);
     // Inside a transaction the schema may still roll back: read it afresh and cache nothing. Outside, a
     // committed schema_version names one committed schema (it only grows), so the cache is exact.
-    if (this.db.inTransaction) return list();
-    const v = this.schemaVersion.get()!;
+    // PostgreSQL has no cheap schema version (and other instances may add or drop hours): read afresh, one round trip.
+    if (!this.lite || this.lite.inTransaction) return list();
+    const v = this.schemaVersion!.get()!;
     if (v !== this.version) {
       this.sorted = list();
       this.version = v;
@@ -75,7 +86,7 @@ export class ResultHours {
    * EXISTS`, so a creation rolled back with its batch is simply made again) and returns its statements.
    */
   ensure(hour: number): HourStatements {
-    this.db.exec(hourTableSql(hour));
+    this.db.exec(this.lite ? hourTableSql(hour) : pgHourTableSql(hour));
     return this.of(hour);
   }
 
@@ -87,11 +98,26 @@ export class ResultHours {
       s = {
         // INSERT … SELECT … WHERE EXISTS: a result of a monitor deleted while it sat in the write buffer is
         // dropped instead of failing the whole batch on the foreign key.
-        insert: this.db.prepare(`INSERT INTO ${t}(monitor_id, t, ctx, latency_ms, code) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM monitors WHERE id = ?) ON CONFLICT DO NOTHING`),
+        insert: this.db.prepare(
+          this.lite
+            ? `INSERT INTO ${t}(monitor_id, t, ctx, latency_ms, code) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM monitors WHERE id = ?) ON CONFLICT DO NOTHING`
+            : `INSERT INTO ${t}(monitor_id, t, ctx, latency_ms, code) SELECT CAST(? AS bigint), CAST(? AS integer), CAST(? AS bigint), CAST(? AS integer), CAST(? AS integer) WHERE EXISTS (SELECT 1 FROM monitors WHERE id = ?) ON CONFLICT DO NOTHING`,
+        ),
         newest: this.db.prepare(`SELECT max(t) AS t FROM ${t} WHERE monitor_id = ?`),
         latest: this.db.prepare(`SELECT t, ctx, latency_ms, code FROM ${t} WHERE monitor_id = ? ORDER BY t DESC LIMIT ?`),
         count: this.db.prepare(`SELECT count(*) AS n FROM ${t} WHERE monitor_id = ?`),
-        newestOf: this.db.prepare(`SELECT j.value AS id, (SELECT max(t) FROM ${t} WHERE monitor_id = j.value) AS t FROM json_each(?) j`),
+        newestOf: this.db.prepare(
+          this.lite
+            ? `SELECT j.value AS id, (SELECT max(t) FROM ${t} WHERE monitor_id = j.value) AS t FROM json_each(?) j`
+            : `SELECT j.id, (SELECT max(t) FROM ${t} WHERE monitor_id = j.id) AS t FROM unnest(CAST(? AS bigint[])) AS j(id)`,
+        ),
+        insertMany: this.lite
+          ? undefined
+          : this.db.prepare(
+              `INSERT INTO ${t}(monitor_id, t, ctx, latency_ms, code)
+               SELECT u.* FROM unnest(CAST(? AS bigint[]), CAST(? AS integer[]), CAST(? AS bigint[]), CAST(? AS integer[]), CAST(? AS integer[])) AS u(monitor_id, t, ctx, latency_ms, code)
+               WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = u.monitor_id) ON CONFLICT DO NOTHING RETURNING monitor_id, t, ctx, latency_ms, code`,
+            ),
       };
       this.statements.set(hour, s);
     }
@@ -106,10 +132,7 @@ export class ResultHours {
    */
   drop(hour: number): number {
     if (!this.hours().includes(hour)) return 0;
-    const n = this.db
-      .prepare<[number], number | null>('SELECT sum(r.checks) FROM monitors m JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start = ?')
-      .pluck()
-      .get(hour * HOUR_MS) ?? 0;
+    const n = this.db.prepare<[number], { n: number | null }>('SELECT sum(r.checks) AS n FROM monitors m JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start = ?').get(hour * HOUR_MS)?.n ?? 0;
     this.statements.delete(hour);
     this.db.exec(`DROP TABLE check_results_h${hour}`);
     return n;

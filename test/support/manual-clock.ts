@@ -39,7 +39,16 @@ export class ManualClock implements Clock {
   /** Moves time forward by `ms`, firing every timer due on the way, and awaiting `settle` after each. */
   async advance(ms: number, settle: () => Promise<void> = async () => {}): Promise<void> {
     const target = this.#now + ms;
+    // A long advance (months of hourly timers, each a few database round trips on PostgreSQL) can keep
+    // the event loop from turning for seconds: let it turn once per real second, so sockets and the
+    // server's keep-alive timers are serviced as they would be, instead of all at once afterwards
+    // (a kept-alive socket closed by the server just as the next request reuses it: ECONNRESET).
+    let turned = performance.now();
     for (;;) {
+      if (performance.now() - turned > 1000) {
+        await new Promise((r) => setImmediate(r));
+        turned = performance.now();
+      }
       this.#timers = this.#timers.filter((t) => !t.cancelled);
       this.#timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
       const next = this.#timers[0];
