@@ -24,6 +24,9 @@ export function sqliteDb(raw: Database.Database): SqliteDb {
     prepare: ((sql: string) => raw.prepare(sql)) as Db['prepare'],
     exec: (sql) => void raw.exec(sql),
     tx: (fn) => raw.transaction(fn).immediate(),
+    get inTransaction() {
+      return raw.inTransaction;
+    },
     available: () => true,
     checkpoint: () => void raw.pragma('wal_checkpoint(TRUNCATE)'),
     close: () => void raw.close(),

@@ -45,6 +45,8 @@ export interface Db {
    * BEGIN … COMMIT). Nested calls become savepoints. `fn` throwing rolls back and rethrows.
    */
   tx<T>(fn: () => T): T;
+  /** True inside {@link Db.tx} (what runs now will commit or roll back with the transaction). */
+  readonly inTransaction: boolean;
   /** False while the driver knows the database cannot be reached (calls then throw AppError 503 `store.unavailable`); SQLite: always true. */
   available(): boolean;
   /** Writes what the driver buffers to the main file (SQLite: WAL checkpoint TRUNCATE; PostgreSQL: nothing). */

@@ -166,6 +166,9 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         depth = 0;
       }
     },
+    get inTransaction() {
+      return depth > 0;
+    },
     available: () => Atomics.load(flags, DOWN) === 0,
     checkpoint: () => {},
     close() {
