@@ -34,12 +34,7 @@ interface AgentState {
 }
 
 /** Results counted per one-minute window. */
-interface Rate {
-  windowStart: number;
-  count: number;
-  perSecond: number;
-  full: boolean;
-}
+interface Rate { windowStart: number; count: number; perSecond: number; full: boolean }
 
 const RATE_WINDOW_MS = 60_000;
 /** A numeric key per (monitor, region): no string is built per result on the hot path. */
@@ -233,9 +228,8 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
 
   return {
     /**
-     * Loads the monitors and the agents seen in the last hour (online until they miss
-     * `agent_offline_seconds` from now), plans every monitor (announcing the local probe's share on the bus) and
-     * follows monitor events. Call after the local scheduler subscribed.
+     * Loads the monitors and the agents seen in the last hour (online until they miss `agent_offline_seconds`
+     * from now), plans every monitor and follows monitor events. The scheduler asks for its share (`announceLocal`).
      */
     start(): void {
       const now = clock.now();
@@ -255,6 +249,10 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       bus.on('monitor.created', ({ monitor }) => upsertMonitor(monitor, false));
       bus.on('monitor.updated', ({ monitor }) => upsertMonitor(monitor, true));
       bus.on('monitor.deleted', ({ monitorId }) => removeMonitor(monitorId));
+    },
+    /** Announces the local share again (`probe.local`, due times re-read): for a scheduler started later (at start, on gaining leadership). */
+    announceLocal: (): void => {
+      for (const [id, { localRegion: r }] of plans) if (r) lastAt.delete(lastKey(id, r)), bus.emit('probe.local', { monitorId: id, monitor: monitors.get(id)!, region: r, nextDueAt: nextDueAt(monitors.get(id)!, r) });
     },
     /** The plan of an active monitor, or undefined (paused, deleted). */
     plan: (monitorId: number): ProbePlan | undefined => plans.get(monitorId),

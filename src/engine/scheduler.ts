@@ -56,8 +56,8 @@ export class Scheduler {
   }
 
   /**
-   * Follows the core's local-probe plan and unconfirmed-failure events, then starts the probe
-   * plans (which announce the local share). A monitor's first check after a restart comes one
+   * Follows the core's local-probe plan and unconfirmed-failure events, then asks the (started)
+   * probe plans to announce the local share. A monitor's first check after a restart comes one
    * frequency after its last stored check, or spread over the first 10 s.
    */
   start(): void {
@@ -74,7 +74,8 @@ export class Scheduler {
       core.bus.on('probe.local.recheck', ({ monitorId, delayMs }) => this.#wheel.recheck(monitorId, delayMs)),
       core.bus.on('check.unconfirmed', () => metrics.unconfirmedFailure()),
     );
-    core.probes.start();
+    // The probe plans were started by the wiring (every instance serves agents; only the leader schedules).
+    core.probes.announceLocal();
     this.#started = true;
   }
 

@@ -13,6 +13,7 @@ import { statuspagesRouter } from './api/statuspages.ts';
 import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
+import { clusterRouter } from './api/cluster.ts';
 import { ssoConnectionsRouter } from './api/sso-connections.ts';
 import { ssoRouter } from './sso/router.ts';
 import { hostedDomain } from './api/statuspages.ts';
@@ -75,6 +76,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v2/statuspages', statuspagesRouter(deps));
   app.route('/v2/statuspages', subscribersRouter(deps));
   app.route('/v1/probes', probesRouter(deps));
+  app.route('/v1/cluster', clusterRouter(deps));
   app.route('/v1/sso-connections', ssoConnectionsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

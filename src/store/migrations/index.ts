@@ -13,6 +13,7 @@ import { sql as subscriberLimits } from './0012_subscriber_limits.ts';
 import { sql as console } from './0013_console.ts';
 import { sql as protocolSettings } from './0014_protocol_settings.ts';
 import { sql as consoleSso } from './0015_console_sso.ts';
+import { sql as clusterInstances } from './0017_cluster_instances.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
 export interface Migration {
@@ -38,4 +39,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'console', sql: console },
   { version: 14, name: 'protocol_settings', sql: protocolSettings },
   { version: 15, name: 'console_sso', sql: consoleSso },
+  // Reserved number 0017 (BRIEF); version 16 on branch ha until store's 0016 lands, then 17 at merge.
+  { version: 16, name: 'cluster_instances', sql: clusterInstances },
 ];

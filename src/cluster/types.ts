@@ -1,0 +1,62 @@
+import type { ClusterChange, ClusterView } from '../domain/cluster.ts';
+
+/**
+ * Who leads (issue 22): exactly one instance of a database runs the scheduler, the healthcheck
+ * deadlines, the maintenance timers, the escalation stepper and the alert dispatcher.
+ */
+export interface Leadership {
+  /** True while this instance leads. */
+  readonly isLeader: boolean;
+  /**
+   * Calls `fn(true)` when this instance becomes the leader and `fn(false)` the moment it stops
+   * being one (connection lost, heartbeat failed, stop). Listeners run synchronously, in order;
+   * a throwing listener is logged and does not stop the others. Returns the unsubscribe function.
+   */
+  onLeadership(fn: (leader: boolean) => void): () => void;
+}
+
+/** This instance's identity in the cluster (times epoch ms). */
+export interface InstanceInfo {
+  id: string;
+  address: string;
+  version: string;
+  startedAt: number;
+}
+
+/**
+ * The cluster as one instance sees it: leadership, the instances listing, and change messages
+ * between instances (a change made here that the others must follow: they re-read it from the store).
+ */
+export interface Cluster extends Leadership {
+  readonly mode: ClusterView['mode'];
+  readonly instanceId: string;
+  /**
+   * Tells the other instances about a committed change (PostgreSQL NOTIFY; nothing with one instance).
+   * Never throws and never blocks: changes are batched per event-loop turn; while the connection is
+   * down they are dropped (the leader rebuilds its timers from the store when it gains leadership,
+   * and a deadline re-reads the store before it flips anything).
+   */
+  publish(change: ClusterChange): void;
+  /** Calls `fn` for each change another instance published. Returns the unsubscribe function. */
+  onChange(fn: (change: ClusterChange) => void): () => void;
+  /**
+   * The listing for `GET /v1/cluster`.
+   * @throws AppError 503 `cluster.unavailable` when the database cannot be asked now
+   */
+  view(): Promise<ClusterView>;
+  /** Registers this instance and starts trying to lead (single: leads at once). */
+  start(): Promise<void>;
+  /** Stops heartbeats, gives leadership up (listeners hear `false`) and closes connections. */
+  stop(): Promise<void>;
+}
+
+/** Calls each listener; one that throws is reported through `onError` and the others still run. */
+export function callAll<T>(listeners: Iterable<(v: T) => void>, value: T, onError: (e: unknown) => void): void {
+  for (const fn of [...listeners]) {
+    try {
+      fn(value);
+    } catch (e) {
+      onError(e);
+    }
+  }
+}
