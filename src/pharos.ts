@@ -22,11 +22,13 @@ import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import type { Logger } from './lib/logger.ts';
-import { openDb } from './store/db.ts';
-import { createStore, type Store } from './store/index.ts';
+import { openStore } from './store/open.ts';
+import { storageTarget } from './config/storage.ts';
+import type { Store } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
 import { randomBase62 } from './domain/ids.ts';
 import { singleCluster } from './cluster/single.ts';
+import { postgresCluster } from './cluster/postgres.ts';
 import { relayChanges } from './cluster/relay.ts';
 import type { Cluster } from './cluster/types.ts';
 import { LeaderWork } from './leader-work.ts';
@@ -70,14 +72,7 @@ export function parseListen(listen: string): { host: string; port: number } {
 export async function startPharos(opts: { config: Readonly<Config>; logger: Logger; clock?: Clock; nativeBinding?: object | undefined }): Promise<RunningPharos> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  let db;
-  try {
-    db = openDb(config.data_dir, undefined, opts.nativeBinding);
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    throw new AppError(500, 'store.open_failed', `cannot open the database in ${config.data_dir}: ${(e as Error).message}`);
-  }
-  const store = createStore(db);
+  const store = openStore(storageTarget(config, opts.nativeBinding));
   const channels = createChannels(config.channels);
   const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
   const core = createCore({ store, clock, logger, config, channelTester });
@@ -87,7 +82,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   const instance = { id: `ins_${randomBase62(12)}`, address: '', version: PHAROS_VERSION, startedAt: clock.now() };
-  const cluster = singleCluster({ store: store.cluster, clock, instance });
+  const target = storageTarget(config, opts.nativeBinding);
+  // With PostgreSQL several instances may share the database: leadership by an advisory lock (issue 22).
+  const cluster = target.driver === 'postgres' ? postgresCluster({ url: target.url, clock, logger, instance }) : singleCluster({ store: store.cluster, clock, instance });
   const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster });
   const stopRelay = relayChanges({ core, cluster, logger });
 
@@ -119,7 +116,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     }) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => {
-      db.close();
+      store.close();
       reject(new AppError(500, 'http.listen_failed', e.code === 'EADDRINUSE' ? `cannot listen on ${config.listen}: address already in use` : `cannot listen on ${config.listen}: ${e.message}`));
     });
   });
@@ -132,7 +129,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
   // Every instance plans probes (agents poll any of them); the leader's scheduler takes the local share.
   core.probes.start();
-  instance.address = `${hostname()}:${(server.address() as AddressInfo).port}`;
+  instance.address = `${host === '0.0.0.0' || host === '::' ? hostname() : host}:${(server.address() as AddressInfo).port}`;
   await cluster.start();
   work.start();
 
@@ -193,8 +190,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         await Promise.all([...channels.values()].map((c) => c.close()));
         core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));
-        db.pragma('wal_checkpoint(TRUNCATE)');
-        db.close();
+        store.close();
       })();
       return closing;
     },

@@ -1,20 +1,25 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../lib/errors.ts';
-import { maintenanceConfig, parse, withDb, type CliCommand } from './command.ts';
+import { sqliteOf } from '../store/db.ts';
+import { maintenanceConfig, parse, withStore, type CliCommand } from './command.ts';
 
 /** `pharos backup FILE`: an online SQLite backup (the server may keep running). */
 export const command: CliCommand = {
   help: `Usage: pharos backup [--config FILE] DEST
 Writes an online backup of the database (<data_dir>/pharos.db) to DEST while Pharos may keep running.
-Refuses to overwrite DEST. Unset \${VARIABLES} in config.yaml do not matter here.`,
+Refuses to overwrite DEST. SQLite only (storage.driver postgres: use pg_dump). Unset \${VARIABLES} in config.yaml do not matter here.`,
   async run(args, env) {
     const { values, positionals } = parse(args, {});
     const dest = positionals[0];
     if (!dest) throw new AppError(400, 'cli.invalid', 'backup: give the destination FILE');
     if (existsSync(dest)) throw new AppError(409, 'cli.exists', `backup: ${dest} already exists; refusing to overwrite`);
     const config = maintenanceConfig(env, values.config);
-    return withDb(config, env, async (db) => {
+    if (config.storage.driver !== 'sqlite') {
+      throw new AppError(400, 'cli.invalid', 'backup: storage.driver is postgres: back up PostgreSQL with its own tools (pg_dump, or your provider\'s backups); pharos backup copies the SQLite file only');
+    }
+    return withStore(config, env, async (store) => {
+      const db = sqliteOf(store.db)!;
       const tmp = `${dest}.partial`;
       rmSync(tmp, { force: true });
       try {

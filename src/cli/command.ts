@@ -2,7 +2,9 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { sqliteNativeBinding } from '../lib/sea.ts';
-import { openDb, type Db } from '../store/db.ts';
+import { storageTarget } from '../config/storage.ts';
+import type { Store } from '../store/index.ts';
+import { openStore } from '../store/open.ts';
 
 /**
  * One `pharos <command>` (src/cli/<command>.ts, listed in the COMMANDS table of src/main.ts).
@@ -42,16 +44,16 @@ export function maintenanceConfig(env: Env, file?: string): Readonly<Config> {
 }
 
 /**
- * Opens the database of `config.data_dir` (loading the SQLite addon of the single executable
- * first, data dir folder first) for `fn`, closing it afterwards.
- * @throws Error from the addon loader (one line naming the folders tried) or from openDb
+ * Opens the store of the config (`storage.driver`: SQLite in `data_dir`, loading the addon of the
+ * single executable first, or PostgreSQL) for `fn`, closing it afterwards.
+ * @throws Error from the addon loader (one line naming the folders tried) or AppError from openStore
  */
-export async function withDb<T>(config: Readonly<Config>, env: Env, fn: (db: Db, nativeBinding: object | undefined) => Promise<T> | T): Promise<T> {
-  const nativeBinding = sqliteNativeBinding(env, config.data_dir);
-  const db = openDb(config.data_dir, undefined, nativeBinding);
+export async function withStore<T>(config: Readonly<Config>, env: Env, fn: (store: Store, nativeBinding: object | undefined) => Promise<T> | T): Promise<T> {
+  const nativeBinding = config.storage.driver === 'sqlite' ? sqliteNativeBinding(env, config.data_dir) : undefined;
+  const store = openStore(storageTarget(config, nativeBinding));
   try {
-    return await fn(db, nativeBinding);
+    return await fn(store, nativeBinding);
   } finally {
-    db.close();
+    store.close();
   }
 }

@@ -8,8 +8,8 @@ import { parseKumaBackup, type KumaData } from '../domain/kuma/types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import { silentLogger } from '../lib/logger.ts';
-import { openDb } from '../store/db.ts';
-import { createStore } from '../store/index.ts';
+import { storageTarget } from '../config/storage.ts';
+import { openStore } from '../store/open.ts';
 import { readKumaDb } from '../store/kuma.ts';
 import type { CliOutput } from './alert.ts';
 import { maintenanceConfig, parse, type CliCommand } from './command.ts';
@@ -63,14 +63,13 @@ export async function runImportCommand(
   if (sub !== 'kuma') throw new AppError(400, 'cli.invalid', 'import: the only source is `import kuma PATH`');
   if (!path) throw new AppError(400, 'cli.invalid', 'import kuma: give the Kuma data directory, its kuma.db, or a JSON backup');
   const data = readKuma(path, options.nativeBinding);
-  const db = openDb(config.data_dir, undefined, options.nativeBinding);
+  const store = openStore(storageTarget(config, options.nativeBinding));
   let report: KumaImportReport;
   try {
-    const store = createStore(db);
     const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
     report = importKuma({ store, clock: systemClock, publicUrl: config.public_url, ...core }, data, { withSecrets: options.withSecrets });
   } finally {
-    db.close();
+    store.close();
   }
   for (const line of reportLines(report)) io.out(line);
   const output = options.output ?? 'config.kuma.yaml';

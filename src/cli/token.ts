@@ -1,10 +1,9 @@
 import { createCore } from '../core/index.ts';
-import { createStore } from '../store/index.ts';
 import { TOKEN_SCOPES, type TokenScope } from '../domain/user.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import { silentLogger } from '../lib/logger.ts';
-import { maintenanceConfig, parse, withDb, type CliCommand } from './command.ts';
+import { maintenanceConfig, parse, withStore, type CliCommand } from './command.ts';
 
 /** `pharos token create|list|revoke`: API tokens, straight in the database. */
 export const command: CliCommand = {
@@ -23,8 +22,8 @@ Works on <data_dir> directly; unset \${VARIABLES} in config.yaml do not matter h
       throw new AppError(400, 'cli.invalid', `token: ${sub ? `unknown subcommand '${sub}'` : 'give a subcommand'}: create, list or revoke (pharos token --help)`);
     }
     const config = maintenanceConfig(env, values.config);
-    return withDb(config, env, (db) => {
-      const core = createCore({ store: createStore(db), clock: systemClock, logger: silentLogger, config });
+    return withStore(config, env, (store) => {
+      const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
       if (sub === 'create') {
         const scope = (values.scope ?? 'write') as TokenScope;
         if (!TOKEN_SCOPES.includes(scope)) throw new AppError(400, 'cli.invalid', `--scope: must be one of ${TOKEN_SCOPES.join(', ')}`);

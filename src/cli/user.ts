@@ -7,8 +7,8 @@ import { ROLES, type Role } from '../domain/user.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import { silentLogger } from '../lib/logger.ts';
-import { openDb } from '../store/db.ts';
-import { createStore } from '../store/index.ts';
+import { storageTarget } from '../config/storage.ts';
+import { openStore } from '../store/open.ts';
 
 /** Usage lines of `pharos user` (also shown in the main usage). */
 export const USER_USAGE = `  user create --email E --role admin|editor|viewer [--name N] [--password-stdin]
@@ -47,16 +47,16 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
   if (!values.email) throw new AppError(400, 'cli.invalid', '--email: is required');
   if (sub === 'disable-totp') {
     const config = maintenanceConfig(env, values.config);
-    const db = openDb(config.data_dir, undefined, nativeBinding);
+    const store = openStore(storageTarget(config, nativeBinding));
     try {
-      const core = createCore({ store: createStore(db), clock: systemClock, logger: silentLogger, config });
+      const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
       const account = core.accounts.byEmail(values.email);
       if (!account) throw new AppError(404, 'cli.not_found', `no user with email ${values.email}`);
       core.accounts.clearTotp(account.uuid);
       process.stdout.write(`two-factor sign-in off for ${account.email}\n`);
       return 0;
     } finally {
-      db.close();
+      store.close();
     }
   }
   const role = (values.role ?? (sub === 'create' ? undefined : 'viewer')) as Role | undefined;
@@ -64,9 +64,9 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
   const generated = !values['password-stdin'];
   const password = generated ? randomBytes(15).toString('base64url') : await readStdinLine();
   const config = maintenanceConfig(env, values.config);
-  const db = openDb(config.data_dir, undefined, nativeBinding);
+  const store = openStore(storageTarget(config, nativeBinding));
   try {
-    const core = createCore({ store: createStore(db), clock: systemClock, logger: silentLogger, config });
+    const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
     let email: string;
     if (sub === 'create') {
       email = (await core.accounts.create({ email: values.email, name: values.name, role: role!, password })).email;
@@ -79,7 +79,7 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
     process.stdout.write(generated ? `${password}\n` : `${sub === 'create' ? 'created' : 'password set for'} ${email}\n`);
     return 0;
   } finally {
-    db.close();
+    store.close();
   }
 }
 

@@ -15,20 +15,6 @@ export const CHANGES_CHANNEL = 'pharos_cluster';
 /** NOTIFY payloads must stay under 8000 bytes; a batch is cut into messages below this. */
 const MAX_PAYLOAD_BYTES = 7000;
 
-/**
- * The instances table. It lives beside the lock (its statements run on the cluster's own connection,
- * not through the store), so the cluster creates it itself; it holds no domain data
- * (`pharos storage copy` leaves it out).
- */
-const INSTANCES_DDL = `CREATE TABLE IF NOT EXISTS pharos_cluster_instances (
-  id TEXT PRIMARY KEY,
-  address TEXT NOT NULL,
-  version TEXT NOT NULL,
-  started_at BIGINT NOT NULL,
-  last_seen_at BIGINT NOT NULL,
-  leader BOOLEAN NOT NULL DEFAULT FALSE
-)`;
-
 /** Timing of the leadership, ms. */
 export interface PostgresClusterOptions {
   /** Heartbeat (and, for followers, lock attempt) period; also the heartbeat's query timeout. Default 2000. */
@@ -133,19 +119,15 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       await c.connect();
       await run(c, 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
       await run(c, `LISTEN ${CHANGES_CHANNEL}`);
-      await run(c, INSTANCES_DDL).catch(async (e: { code?: string }) => {
-        // Two instances creating the table at once: one wins (unique violation on the catalog).
-        if (e.code !== '23505' && e.code !== '42P07') throw e;
-      });
       const now = clock.now();
       await run(
         c,
-        `INSERT INTO pharos_cluster_instances(id, address, version, started_at, last_seen_at, leader) VALUES ($1, $2, $3, $4, $5, FALSE)
+        `INSERT INTO cluster_instances(id, address, version, started_at, last_seen_at, leader) VALUES ($1, $2, $3, $4, $5, 0)
          ON CONFLICT (id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
         [instance.id, instance.address, instance.version, instance.startedAt, now],
       );
       // Forget instances long gone.
-      await run(c, 'DELETE FROM pharos_cluster_instances WHERE last_seen_at < $1', [now - CLUSTER_FORGET_MS]);
+      await run(c, 'DELETE FROM cluster_instances WHERE last_seen_at < $1', [now - CLUSTER_FORGET_MS]);
     } catch (e) {
       lose(c, (e as Error).message);
       return;
@@ -165,12 +147,12 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       if (!leader && Date.now() >= contendAfter) {
         const r = await run<{ got: boolean }>(c, 'SELECT pg_try_advisory_lock($1, $2) AS got', [LEADER_LOCK[0], LEADER_LOCK[1]]);
         if (r.rows[0]?.got && client === c) {
-          await run(c, 'UPDATE pharos_cluster_instances SET leader = (id = $1)', [instance.id]);
+          await run(c, 'UPDATE cluster_instances SET leader = CASE WHEN id = $1 THEN 1 ELSE 0 END', [instance.id]);
           if (client !== c) return;
           setLeader(true);
         }
       }
-      await run(c, 'UPDATE pharos_cluster_instances SET last_seen_at = $2, leader = $3 WHERE id = $1', [instance.id, clock.now(), leader]);
+      await run(c, 'UPDATE cluster_instances SET last_seen_at = $2, leader = $3 WHERE id = $1', [instance.id, clock.now(), leader ? 1 : 0]);
     } catch (e) {
       lose(c, (e as Error).message);
       return;
@@ -234,13 +216,13 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       const c = client;
       if (!c) throw new AppError(503, 'cluster.unavailable', 'the database cannot be reached: the cluster listing is unavailable');
       try {
-        const r = await run<{ id: string; address: string; version: string; started_at: string; last_seen_at: string; leader: boolean }>(
+        const r = await run<{ id: string; address: string; version: string; started_at: string; last_seen_at: string; leader: number }>(
           c,
-          'SELECT id, address, version, started_at, last_seen_at, leader FROM pharos_cluster_instances WHERE last_seen_at >= $1',
+          'SELECT id, address, version, started_at, last_seen_at, leader FROM cluster_instances WHERE last_seen_at >= $1',
           [clock.now() - CLUSTER_FORGET_MS],
         );
         const instances: ClusterInstance[] = sortInstances(
-          r.rows.map((row) => ({ id: row.id, address: row.address, version: row.version, startedAt: Number(row.started_at), lastSeenAt: Number(row.last_seen_at), leader: row.leader })),
+          r.rows.map((row) => ({ id: row.id, address: row.address, version: row.version, startedAt: Number(row.started_at), lastSeenAt: Number(row.last_seen_at), leader: row.leader === 1 })),
         );
         return { mode: 'postgres', self: instance.id, leader: instances.find((i) => i.leader)?.id ?? null, instances };
       } catch (e) {
@@ -260,7 +242,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       client = null;
       setLeader(false);
       // A clean goodbye frees the lock at once and marks this instance as not leading.
-      await run(c, 'UPDATE pharos_cluster_instances SET leader = FALSE, last_seen_at = $2 WHERE id = $1', [instance.id, clock.now()]).catch(() => {});
+      await run(c, 'UPDATE cluster_instances SET leader = 0, last_seen_at = $2 WHERE id = $1', [instance.id, clock.now()]).catch(() => {});
       await c.end().catch(() => {});
     },
   };

@@ -85,6 +85,12 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
     const v = env[envName];
     if (v !== undefined && v !== '') raw[key] = v;
   }
+  // PHAROS_DATABASE_URL selects PostgreSQL (issue 22) whatever config.yaml says.
+  const dbUrl = env.PHAROS_DATABASE_URL;
+  if (dbUrl !== undefined && dbUrl !== '') {
+    const storage = raw.storage && typeof raw.storage === 'object' && !Array.isArray(raw.storage) ? (raw.storage as Record<string, unknown>) : {};
+    raw.storage = { ...storage, driver: 'postgres', postgres_url: dbUrl };
+  }
   return parseConfig(raw);
 }
 

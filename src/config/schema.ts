@@ -116,7 +116,16 @@ export const ConfigSchema = z.strictObject({
       flush_interval_ms: z.number().int().min(10).max(5000).default(100),
       /** Pings kept per healthcheck (the newest ones); older pings are deleted as new ones arrive. */
       pings_per_healthcheck: z.number().int().min(1).max(10000).default(100),
+      /** `sqlite` (`<data_dir>/pharos.db`) or `postgres` (`postgres_url`; env PHAROS_DATABASE_URL selects it). */
+      driver: z.enum(['sqlite', 'postgres']).default('sqlite'),
+      /** `postgres://user:password@host:port/database` (driver postgres). Its password is never logged. */
+      postgres_url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+      /** Connections of the PostgreSQL pool. */
+      postgres_pool_size: z.number().int().min(1).max(100).default(4),
+      /** PostgreSQL statement_timeout, ms: a statement running longer is cancelled (the request answers 503). */
+      postgres_statement_timeout_ms: z.number().int().min(100).max(600000).default(10000),
     })
+    .refine((s) => s.driver !== 'postgres' || s.postgres_url !== undefined, { message: 'is required when driver is postgres (or set PHAROS_DATABASE_URL)', path: ['postgres_url'] })
     .prefault({}),
   /** Status pages. */
   status_pages: z

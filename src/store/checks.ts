@@ -20,6 +20,28 @@ export function checksStore(db: Db) {
        failures = failures + excluded.failures, latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
        latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
   );
+  // PostgreSQL: one statement per flush for all results and one for all rollups (arrays unnested
+  // server-side), so a flush is two round trips through the driver's worker instead of one per row.
+  const pg = db.dialect === 'postgres';
+  const insertResultsPg = pg
+    ? db.prepare(
+        `INSERT INTO check_results(monitor_id, at, region, probe, ok, latency_ms, status_code, reason)
+         SELECT t.* FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]))
+           AS t(monitor_id, at, region, probe, ok, latency_ms, status_code, reason)
+         WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = t.monitor_id)`,
+      )
+    : undefined;
+  const upsertRollupsPg = pg
+    ? db.prepare(
+        `INSERT INTO check_rollups_hourly AS r(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms)
+         SELECT t.* FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]))
+           AS t(monitor_id, hour_start, checks, failures, latency_sum_ms, latency_max_ms)
+         WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = t.monitor_id)
+         ON CONFLICT(monitor_id, hour_start) DO UPDATE SET checks = r.checks + excluded.checks,
+           failures = r.failures + excluded.failures, latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms,
+           latency_max_ms = greatest(r.latency_max_ms, excluded.latency_max_ms)`,
+      )
+    : undefined;
   const insertFlip = db.prepare('INSERT INTO monitor_flips(monitor_id, at, status, reason) VALUES (?, ?, ?, ?)');
   const countFor = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM check_results WHERE monitor_id = ?');
   const latest = db.prepare<[number, number], { at: number; region: string; probe: string; ok: number; latency_ms: number; status_code: number; reason: string | null }>(
@@ -40,8 +62,12 @@ export function checksStore(db: Db) {
      */
     insertResults(results: readonly CheckResult[]): void {
       const hours = new Map<string, { monitorId: number; hour: number; checks: number; failures: number; sum: number; max: number }>();
+      if (insertResultsPg && results.length) {
+        const col = <T>(f: (r: CheckResult) => T) => results.map(f);
+        insertResultsPg.run(col((r) => r.monitorId), col((r) => r.at), col((r) => r.region), col((r) => (r.probe === LOCAL_PROBE ? null : r.probe)), col((r) => (r.ok ? 1 : 0)), col((r) => Math.round(r.latencyMs)), col((r) => r.statusCode), col((r) => r.reason));
+      }
       for (const r of results) {
-        insertResult.run(r.monitorId, r.at, r.region, r.probe === LOCAL_PROBE ? null : r.probe, r.ok ? 1 : 0, r.latencyMs, r.statusCode, r.reason, r.monitorId);
+        if (!insertResultsPg) insertResult.run(r.monitorId, r.at, r.region, r.probe === LOCAL_PROBE ? null : r.probe, r.ok ? 1 : 0, r.latencyMs, r.statusCode, r.reason, r.monitorId);
         const hour = r.at - (r.at % HOUR_MS);
         const key = `${r.monitorId}:${hour}`;
         let h = hours.get(key);
@@ -50,6 +76,12 @@ export function checksStore(db: Db) {
         if (!r.ok) h.failures++;
         h.sum += r.latencyMs;
         h.max = Math.max(h.max, r.latencyMs);
+      }
+      if (upsertRollupsPg) {
+        if (!hours.size) return;
+        const hs = [...hours.values()];
+        upsertRollupsPg.run(hs.map((h) => h.monitorId), hs.map((h) => h.hour), hs.map((h) => h.checks), hs.map((h) => h.failures), hs.map((h) => Math.round(h.sum)), hs.map((h) => Math.round(h.max)));
+        return;
       }
       for (const h of hours.values()) upsertRollup.run(h.monitorId, h.hour, h.checks, h.failures, h.sum, h.max, h.monitorId);
     },

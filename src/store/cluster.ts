@@ -30,10 +30,11 @@ export function clusterStore(db: Db) {
   const seen = db.prepare<[number], InstanceRow>(`SELECT ${cols} FROM cluster_instances WHERE last_seen_at >= ? ORDER BY leader DESC, started_at, id`);
   return {
     /** Makes `i` the only instance (one transaction: older rows are earlier runs of this data dir). */
-    register: db.transaction((i: ClusterInstance): void => {
-      clear.run();
-      insert.run(i.id, i.address, i.version, i.startedAt, i.lastSeenAt, i.leader ? 1 : 0);
-    }),
+    register: (i: ClusterInstance): void =>
+      db.tx(() => {
+        clear.run();
+        insert.run(i.id, i.address, i.version, i.startedAt, i.lastSeenAt, i.leader ? 1 : 0);
+      }),
     /** Instances whose last heartbeat is at or after `since` (epoch ms), leader first, then by start. */
     list: (since: number): ClusterInstance[] => seen.all(since).map(toInstance),
   };

@@ -2,10 +2,37 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../lib/errors.ts';
+import type { Db } from './driver.ts';
 import { MIGRATIONS, type Migration } from './migrations/index.ts';
 
-/** The better-sqlite3 handle type used across the store. */
-export type Db = Database.Database;
+export type { Db } from './driver.ts';
+
+/** The SQLite driver's handle: the neutral {@link Db} plus better-sqlite3's own object for SQLite-only work (backup, PRAGMAs in tests). */
+export interface SqliteDb extends Db {
+  readonly dialect: 'sqlite';
+  readonly sqlite: Database.Database;
+}
+
+/**
+ * The {@link Db} of a better-sqlite3 handle: statements are better-sqlite3's own (no wrapper on the
+ * hot path), `tx` is `db.transaction(fn).immediate()` as before the driver split.
+ */
+export function sqliteDb(raw: Database.Database): SqliteDb {
+  return {
+    dialect: 'sqlite',
+    sqlite: raw,
+    prepare: ((sql: string) => raw.prepare(sql)) as Db['prepare'],
+    exec: (sql) => void raw.exec(sql),
+    tx: (fn) => raw.transaction(fn).immediate(),
+    checkpoint: () => void raw.pragma('wal_checkpoint(TRUNCATE)'),
+    close: () => void raw.close(),
+  };
+}
+
+/** better-sqlite3's object behind `db` when it is a SQLite handle, else undefined (SQLite-only operations). */
+export function sqliteOf(db: Db): Database.Database | undefined {
+  return db.dialect === 'sqlite' ? (db as SqliteDb).sqlite : undefined;
+}
 
 /**
  * Opens (creating when missing) `<dataDir>/pharos.db` with WAL, foreign keys and
@@ -16,20 +43,20 @@ export type Db = Database.Database;
  * @param nativeBinding the loaded better-sqlite3 addon inside the single executable (see lib/sea.ts)
  * @throws AppError `store.newer_schema` when the file was written by a newer Pharos (downgrade refused)
  */
-export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): Db {
+export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): SqliteDb {
   mkdirSync(dataDir, { recursive: true });
   return openDbFile(join(dataDir, 'pharos.db'), migrations, nativeBinding);
 }
 
 /** Like {@link openDb} for an explicit file path (`:memory:` works too). */
-export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): Db {
+export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): SqliteDb {
   const db = new Database(file, dbOptions(nativeBinding));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, migrations);
-  return db;
+  return sqliteDb(db);
 }
 
 /**
@@ -37,7 +64,7 @@ export function openDbFile(file: string, migrations: readonly Migration[] = MIGR
  * together with the version bump, so a crash leaves the schema at a whole step.
  * @returns the versions applied
  */
-export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {

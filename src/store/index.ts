@@ -40,15 +40,20 @@ export function createStore(db: Db) {
     consoleReads: consoleReadsStore(db),
     invitations: invitationsStore(db),
     cluster: clusterStore(db),
-    /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
+    /** Writes buffered pages (SQLite WAL checkpoint) and closes the database. */
+    close(): void {
+      db.checkpoint();
+      db.close();
+    },
+    /** Runs `fn` in one transaction (SQLite: IMMEDIATE; nested calls become savepoints). See {@link Db.tx}. */
     tx<T>(fn: () => T): T {
-      return db.transaction(fn).immediate();
+      return db.tx(fn);
     },
   };
 }
 
 /** The store handed to the core. */
 export type Store = ReturnType<typeof createStore>;
-export type { Db } from './db.ts';
+export type { Db, Dialect } from './driver.ts';
 export type { OutageRecord } from './outages.ts';
 export type { AlertRow } from './alerts.ts';

@@ -58,9 +58,9 @@ export function subscribersStore(db: Db) {
   const clearCode = db.prepare('UPDATE subscribers SET code_hash = NULL, code_expires_at = NULL, code_attempts = 0 WHERE uuid = ?');
   const byId = db.prepare<[number], Row>('SELECT * FROM subscribers WHERE id = ?');
   const pageOf = db.prepare<[{ page: number; channel: string | null; limit: number; offset: number }], Row>(
-    'SELECT * FROM subscribers WHERE statuspage_id = @page AND (@channel IS NULL OR channel = @channel) ORDER BY id LIMIT @limit OFFSET @offset',
+    'SELECT * FROM subscribers WHERE statuspage_id = @page AND (CAST(@channel AS TEXT) IS NULL OR channel = @channel) ORDER BY id LIMIT @limit OFFSET @offset',
   );
-  const countOf = db.prepare<[{ page: number; channel: string | null }], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = @page AND (@channel IS NULL OR channel = @channel)');
+  const countOf = db.prepare<[{ page: number; channel: string | null }], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = @page AND (CAST(@channel AS TEXT) IS NULL OR channel = @channel)');
   const setLanguage = db.prepare('UPDATE subscribers SET language = ? WHERE uuid = ?');
   const confirmSent = db.prepare('UPDATE subscribers SET confirm_sent_at = ? WHERE uuid = ?');
   const countConfirmed = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NOT NULL');

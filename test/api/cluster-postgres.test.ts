@@ -5,6 +5,8 @@ import { silentLogger } from '../../src/lib/logger.ts';
 import { postgresCluster } from '../../src/cluster/postgres.ts';
 import type { Cluster } from '../../src/cluster/types.ts';
 import type { ClusterChange } from '../../src/domain/cluster.ts';
+import { sql as instancesTable } from '../../src/store/pg/0017_cluster_instances.ts';
+import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { waitFor } from '../support/process.ts';
 
@@ -57,10 +59,23 @@ async function terminate(instanceId: string): Promise<void> {
   }
 }
 
+/** A new database with the instances table (what the store's PostgreSQL migrations create before the cluster starts). */
+async function database(name: string): Promise<string> {
+  const url = await pgsql.createDatabase(name);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(instancesTable);
+  } finally {
+    await c.end();
+  }
+  return url;
+}
+
 const leaders = (all: Cluster[]) => all.filter((c) => c.isLeader);
 
 test('two instances on one database: exactly one leads; cutting its connection hands leadership to the other', async () => {
-  const url = await pgsql.createDatabase('two');
+  const url = await database('two');
   const log: Log = [];
   const a = await instance(url, log);
   const b = await instance(url, log);
@@ -104,7 +119,7 @@ test('two instances on one database: exactly one leads; cutting its connection h
 });
 
 test('a leader whose heartbeat cannot complete stops leading while its frozen session still holds the lock', async () => {
-  const url = await pgsql.createDatabase('frozen');
+  const url = await database('frozen');
   const log: Log = [];
   const a = await instance(url, log);
   await waitFor('a to lead', async () => a.isLeader);
@@ -139,7 +154,7 @@ test('a leader whose heartbeat cannot complete stops leading while its frozen se
 });
 
 test('a leader that stops frees the lock at once; changes reach the other instances, not the sender', async () => {
-  const url = await pgsql.createDatabase('relay');
+  const url = await database('relay');
   const log: Log = [];
   const a = await instance(url, log);
   await waitFor('a to lead', async () => a.isLeader);
@@ -178,7 +193,7 @@ test('a leader that stops frees the lock at once; changes reach the other instan
 });
 
 test('the database going away takes leadership away; it comes back by itself', async () => {
-  const url = await pgsql.createDatabase('outage');
+  const url = await database('outage');
   const log: Log = [];
   const a = await instance(url, log);
   try {

@@ -1,10 +1,11 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
+import { startTestPharos, tempDir, TEST_DRIVER, type TestPharos } from '../support/pharos.ts';
 import { rmSync } from 'node:fs';
 
-// GET /v1/cluster on SQLite: one instance, always the leader (issue 22). The PostgreSQL side (several
-// instances, the advisory lock, take-over) is test/api/cluster-postgres.test.ts.
+// GET /v1/cluster with one instance (issue 22): on SQLite always the leader; on PostgreSQL
+// (PHAROS_TEST_DRIVER=postgres) the only instance takes the lock before it starts its leader work.
+// Several instances, take-over and the lock itself: cluster-postgres.test.ts and failover.test.ts.
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
@@ -23,13 +24,13 @@ async function start(dataDir?: string): Promise<TestPharos> {
   return p;
 }
 
-test('a single SQLite instance lists itself as the leader, to a read token', async () => {
+test('a single instance lists itself as the leader, to a read token', async () => {
   const p = await start();
   const read = p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }).token;
   const res = await p.api('/v1/cluster', { token: read });
   assert.equal(res.status, 200, await res.clone().text());
   const v = (await res.json()) as View;
-  assert.equal(v.mode, 'single');
+  assert.equal(v.mode, TEST_DRIVER === 'postgres' ? 'postgres' : 'single');
   assert.match(v.self, /^ins_[0-9A-Za-z]{12}$/);
   assert.equal(v.leader, v.self);
   assert.equal(v.instances.length, 1);
@@ -52,7 +53,7 @@ test('the cluster route needs a token, and a probe token may not read it', async
   assert.equal((await p.api('/v1/cluster', { method: 'POST', json: {} })).status, 405, 'nothing to write');
 });
 
-test('a restarted instance replaces the earlier one (a new id) in the listing', async () => {
+test('a restarted instance is a new one (a new id) and leads', async () => {
   const dir = tempDir();
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const first = await start(dir);
@@ -61,7 +62,10 @@ test('a restarted instance replaces the earlier one (a new id) in the listing', 
   const second = await start(dir);
   const after = (await (await second.api('/v1/cluster')).json()) as View;
   assert.notEqual(after.self, before.self);
-  assert.deepEqual(after.instances.map((i) => i.id), [after.self]);
+  assert.equal(after.leader, after.self);
+  // SQLite: the earlier run is replaced (one process per data dir); PostgreSQL: it stays listed, not leading, until forgotten.
+  const expected = TEST_DRIVER === 'postgres' ? [[after.self, true], [before.self, false]] : [[after.self, true]];
+  assert.deepEqual(after.instances.map((i) => [i.id, i.leader]), expected);
 });
 
 test('the OpenAPI document describes GET /v1/cluster', async () => {

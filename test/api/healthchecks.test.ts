@@ -1,4 +1,5 @@
 import { afterEach, describe, test } from 'node:test';
+import { sqliteOf } from '../../src/store/db.ts';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../support/manual-clock.ts';
 import { startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
@@ -196,9 +197,9 @@ describe('ping endpoint', () => {
     const p = await setup();
     const hc = await create(p, { period_value: 1, period_type: 'hours' });
     await ping(p, hc.uuid);
-    p.store.db.pragma('wal_checkpoint(TRUNCATE)');
-    const pages = p.store.db.pragma('page_count', { simple: true });
-    const walPages = () => p.store.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+    sqliteOf(p.store.db)!.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = sqliteOf(p.store.db)!.pragma('page_count', { simple: true });
+    const walPages = () => sqliteOf(p.store.db)!.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
     const before = walPages()[0]!.log;
     const statuses = new Set<number>();
     for (let batch = 0; batch < 20; batch++) {
@@ -206,7 +207,7 @@ describe('ping endpoint', () => {
       for (const r of res) statuses.add(r.status);
     }
     assert.deepEqual([...statuses], [404]);
-    assert.equal(p.store.db.pragma('page_count', { simple: true }), pages);
+    assert.equal(sqliteOf(p.store.db)!.pragma('page_count', { simple: true }), pages);
     assert.equal(walPages()[0]!.log, before, 'no WAL frames were written');
     assert.equal((p.store.db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 1);
   });

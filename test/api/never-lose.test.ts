@@ -1,4 +1,5 @@
 import { afterEach, test } from 'node:test';
+import { sqliteOf } from '../../src/store/db.ts';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -137,8 +138,8 @@ test('an agent batch that rolls back leaves memory as the database is: its retry
 
 test('SQLITE_FULL on an API write answers 503 with the JSON error shape and stores nothing half-done', async () => {
   const { p } = await start();
-  const pages = p.store.db.pragma('page_count', { simple: true }) as number;
-  p.store.db.pragma(`max_page_count = ${pages}`);
+  const pages = sqliteOf(p.store.db)!.pragma('page_count', { simple: true }) as number;
+  sqliteOf(p.store.db)!.pragma(`max_page_count = ${pages}`);
   const statuses: number[] = [];
   let full: { status: number; body: { error: string; message: string } } | null = null;
   for (let i = 0; i < 300 && !full; i++) {
@@ -151,7 +152,7 @@ test('SQLITE_FULL on an API write answers 503 with the JSON error shape and stor
   assert.match(full.body.error, /storage full/);
   assert.equal(full.body.message, full.body.error);
   const created = statuses.filter((s) => s === 201).length;
-  p.store.db.pragma('max_page_count = 1073741823');
+  sqliteOf(p.store.db)!.pragma('max_page_count = 1073741823');
   assert.equal((await (await p.api('/v1/monitors')).json()).length, created, 'the refused create left nothing behind');
   assert.equal((await p.api('/v1/monitors', { method: 'POST', json: { name: 'after', url: 'http://127.0.0.1:9/' } })).status, 201, 'writes work again once there is room');
 });

@@ -3,9 +3,51 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/config/load.ts';
 import type { Clock } from '../../src/lib/clock.ts';
-import { silentLogger, type Logger } from '../../src/lib/logger.ts';
+import { createLogger, silentLogger, type Logger } from '../../src/lib/logger.ts';
 import { startPharos, type RunningPharos } from '../../src/pharos.ts';
 import { ManualClock } from './manual-clock.ts';
+import { startPostgres, type TestPostgres } from './postgres.ts';
+
+/**
+ * The store driver tests run on: `sqlite` (default) or `postgres` (env PHAROS_TEST_DRIVER=postgres:
+ * every startTestPharos gets a fresh database on one PostgreSQL cluster shared by the test process).
+ */
+export const TEST_DRIVER: 'sqlite' | 'postgres' = process.env.PHAROS_TEST_DRIVER === 'postgres' ? 'postgres' : 'sqlite';
+
+let cluster: Promise<TestPostgres> | undefined;
+let databases = 0;
+/** Databases made for a data dir: a test restarting Pharos on the same `data_dir` finds its data again. */
+const databaseOf = new Map<string, { name: string; url: string }>();
+
+/** The test process's shared PostgreSQL cluster (started on first use, gone when the process exits). */
+export function sharedPostgres(): Promise<TestPostgres> {
+  cluster ??= startPostgres('postgres', { untilExit: true });
+  return cluster;
+}
+
+async function databaseFor(dataDir: string): Promise<{ name: string; url: string }> {
+  let db = databaseOf.get(dataDir);
+  if (!db) {
+    const pg = await sharedPostgres();
+    const name = `t${process.pid}_${++databases}`;
+    db = { name, url: await pg.createDatabase(name) };
+    databaseOf.set(dataDir, db);
+  }
+  return db;
+}
+
+async function dropDatabase(dataDir: string): Promise<void> {
+  const db = databaseOf.get(dataDir);
+  if (!db) return;
+  databaseOf.delete(dataDir);
+  const c = (await sharedPostgres()).admin();
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS "${db.name}" WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
+}
 
 /** A write token every test server accepts. */
 export const WRITE_TOKEN = 'test-write-token-0123456789abcdef';
@@ -19,7 +61,7 @@ export function tempDir(prefix = 'pharos-test-'): string {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonResponse = Omit<Response, 'json' | 'clone'> & { json(): Promise<any>; clone(): JsonResponse };
 
-/** An in-process Pharos on 127.0.0.1 with a real SQLite file, driven by a manual clock unless one is given. */
+/** An in-process Pharos on 127.0.0.1 with a real SQLite file (or PostgreSQL database: TEST_DRIVER), driven by a manual clock unless one is given. */
 export interface TestPharos extends RunningPharos {
   clock: ManualClock;
   dataDir: string;
@@ -37,6 +79,12 @@ export interface TestPharos extends RunningPharos {
  */
 export async function startTestPharos(config: Record<string, unknown> = {}, clock: Clock = new ManualClock(), logger: Logger = silentLogger): Promise<TestPharos> {
   const dataDir = (config.data_dir as string | undefined) ?? tempDir();
+  // PHAROS_TEST_LOG=1: the server's warnings and errors on stderr (what a 500 was, while debugging).
+  if (logger === silentLogger && process.env.PHAROS_TEST_LOG) logger = createLogger('warn', (l) => void process.stderr.write(l), 'text');
+  const storage = (config.storage ?? {}) as Record<string, unknown>;
+  if (TEST_DRIVER === 'postgres' && storage.driver === undefined) {
+    config = { ...config, storage: { ...storage, driver: 'postgres', postgres_url: (await databaseFor(dataDir)).url } };
+  }
   const cfg = parseConfig({ listen: '127.0.0.1:0', data_dir: dataDir, admin_token: WRITE_TOKEN, ...config });
   const p = await startPharos({ config: cfg, logger, clock });
   const settle = async () => {
@@ -60,7 +108,10 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
     advance: (ms: number) => (clock as ManualClock).advance(ms, settle),
     async cleanup() {
       await p.close();
-      if (!config.data_dir) rmSync(dataDir, { recursive: true, force: true });
+      if (!config.data_dir) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropDatabase(dataDir);
+      }
     },
   });
 }

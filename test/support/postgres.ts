@@ -34,8 +34,10 @@ export interface TestPostgres {
  * Starts a fresh PostgreSQL cluster for a test (`initdb` + `postgres`, as the `postgres` user when
  * the tests run as root). fsync is off: these are tests, not durability proofs of PostgreSQL.
  * @param database the database `url` points at (created when not `postgres`)
+ * @param opts.untilExit a cluster shared by a whole test process: it does not keep the process
+ *   alive and is shut down (SIGQUIT, immediate) and removed when the process exits
  */
-export async function startPostgres(database = 'pharos'): Promise<TestPostgres> {
+export async function startPostgres(database = 'pharos', opts: { untilExit?: boolean } = {}): Promise<TestPostgres> {
   const dir = daemonDir('postgres');
   const data = join(dir, 'data');
   writeFileSync(join(dir, 'pw'), 's3cret\n');
@@ -48,7 +50,33 @@ export async function startPostgres(database = 'pharos'): Promise<TestPostgres> 
   let server: Daemon | null = null;
   const up = async () => {
     server = await startDaemon('postgres', `${PG_BIN}/postgres`, args, port, { signal: 'SIGINT' });
+    // The port opens before recovery ends ("the database system is starting up"): wait for a query.
+    for (let i = 0; ; i++) {
+      const c = new pg.Client({ host: dir, port, user: 'pharos', database: 'postgres' });
+      try {
+        await c.connect();
+        await c.query('SELECT 1');
+        break;
+      } catch (e) {
+        if (i >= 300) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      } finally {
+        await c.end().catch(() => {});
+      }
+    }
+    if (opts.untilExit) {
+      const s: Daemon = server;
+      s.proc.unref();
+      for (const stream of [s.proc.stdout, s.proc.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
   };
+  if (opts.untilExit) {
+    process.once('exit', () => {
+      const s: Daemon | null = server;
+      if (s?.proc.pid && s.proc.exitCode === null) s.proc.kill('SIGQUIT');
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
   await up();
   const urlOf = (db: string) => `postgres://pharos:s3cret@127.0.0.1:${port}/${db}`;
   const admin = (db = 'postgres') => new pg.Client({ host: dir, port, user: 'pharos', database: db });

@@ -42,7 +42,7 @@ const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config']
 const PACKAGE_OWNERS: Record<string, string[]> = {
   'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'],
   undici: ['engine', 'alerting', 'protocol-probe'], ping: ['protocol-probe'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'],
-  pg: ['protocol-probe', 'cluster'], mysql2: ['protocol-probe'], redis: ['protocol-probe'], '@grpc/grpc-js': ['protocol-probe'], 'jsonpath-plus': ['protocol-probe'],
+  pg: ['protocol-probe', 'store', 'cluster'], mysql2: ['protocol-probe'], redis: ['protocol-probe'], '@grpc/grpc-js': ['protocol-probe'], 'jsonpath-plus': ['protocol-probe'],
 };
 
 function files(dir: string): string[] {

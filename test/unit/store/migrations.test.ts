@@ -9,10 +9,10 @@ test('migrations are numbered 1..n in order, and every prefix applies on an empt
   MIGRATIONS.forEach((m, i) => assert.equal(m.version, i + 1, `migration ${m.name} has version ${i + 1}`));
   for (let k = 0; k <= MIGRATIONS.length; k++) {
     const db = openDbFile(join(tempDir(), 'p.db'), MIGRATIONS.slice(0, k));
-    assert.equal(db.pragma('user_version', { simple: true }), k);
-    assert.deepEqual(migrate(db), MIGRATIONS.slice(k).map((m) => m.version));
-    assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
-    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.equal(db.sqlite.pragma('user_version', { simple: true }), k);
+    assert.deepEqual(migrate(db.sqlite), MIGRATIONS.slice(k).map((m) => m.version));
+    assert.equal(db.sqlite.pragma('user_version', { simple: true }), MIGRATIONS.length);
+    assert.equal(db.sqlite.pragma('integrity_check', { simple: true }), 'ok');
     db.close();
   }
 });
@@ -20,7 +20,7 @@ test('migrations are numbered 1..n in order, and every prefix applies on an empt
 test('a database from a newer Pharos is refused with a clear message', () => {
   const file = join(tempDir(), 'p.db');
   const db = openDbFile(file);
-  db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+  db.sqlite.pragma(`user_version = ${MIGRATIONS.length + 1}`);
   db.close();
   assert.throws(() => openDbFile(file), /newer than this Pharos knows.*refusing to downgrade/);
 });
@@ -35,7 +35,7 @@ test('protocol_settings moves the HTTP columns of every existing monitor into it
   insert.run('mon_a', 'Site', 'https://e.com/', 'http', 'POST', 'down', '200-299', 'ok', 0, null, 12, '{"a":1}', '[{"name":"X-K","value":"v"}]');
   insert.run('mon_b', 'Db', 'db.lan', 'port', 'GET', 'up', '2xx', null, 1, 5432, null, null, '[]');
   insert.run('mon_c', 'Gw', '10.0.0.1', 'icmp', 'HEAD', 'up', '3xx', '', 1, null, null, null, '[]');
-  migrate(db);
+  migrate(db.sqlite);
   const [a, b, c] = monitorsStore(db).list();
   assert.deepEqual(
     { protocol: a!.protocol, status: a!.status, ssl: a!.sslExpirationDays, settings: a!.settings },

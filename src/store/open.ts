@@ -1,0 +1,48 @@
+import { AppError } from '../lib/errors.ts';
+import { openDb } from './db.ts';
+import type { Db } from './driver.ts';
+import { createStore, type Store } from './index.ts';
+import { openPostgresDb, redactUrl } from './pg/driver.ts';
+import { migratePostgres } from './pg/migrations.ts';
+
+/** Where the store lives (config `storage.driver` and friends; see src/config/storage.ts). */
+export type StorageTarget =
+  | { driver: 'sqlite'; dataDir: string; nativeBinding?: object | undefined }
+  | { driver: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number };
+
+/**
+ * Opens the database of `target` and applies pending migrations: SQLite `<dataDir>/pharos.db`, or
+ * PostgreSQL through the worker-thread driver (pg/driver.ts).
+ * @throws AppError `store.open_failed` (the URL in the message has its password masked),
+ *   `store.newer_schema` when the schema is newer than this Pharos
+ */
+export function openDatabase(target: StorageTarget): Db {
+  if (target.driver === 'sqlite') {
+    try {
+      return openDb(target.dataDir, undefined, target.nativeBinding);
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      throw new AppError(500, 'store.open_failed', `cannot open the database in ${target.dataDir}: ${(e as Error).message}`);
+    }
+  }
+  const db = openPostgresDb({ url: target.url, poolSize: target.poolSize, statementTimeoutMs: target.statementTimeoutMs });
+  try {
+    migratePostgres(db);
+    return db;
+  } catch (e) {
+    db.close();
+    if (e instanceof AppError && e.code !== 'store.unavailable') throw e;
+    const why = e instanceof AppError ? 'it does not answer' : (e as Error).message.split(target.url).join(redactUrl(target.url));
+    throw new AppError(500, 'store.open_failed', `cannot open the PostgreSQL database ${redactUrl(target.url)}: ${why}`);
+  }
+}
+
+/** {@link openDatabase} wrapped in the store modules (what the core is given). */
+export function openStore(target: StorageTarget): Store {
+  return createStore(openDatabase(target));
+}
+
+/** A one-line description of `target` for logs (PostgreSQL: the URL with the password masked). */
+export function describeTarget(target: StorageTarget): string {
+  return target.driver === 'sqlite' ? `sqlite ${target.dataDir}/pharos.db` : `postgres ${redactUrl(target.url)}`;
+}

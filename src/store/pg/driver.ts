@@ -1,0 +1,159 @@
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Transferable } from 'node:worker_threads';
+import { AppError } from '../../lib/errors.ts';
+import { bundledFile, isSea } from '../../lib/sea.ts';
+import type { Db, RunResult, Statement } from '../driver.ts';
+import { DOWN, READY, type Reply, type Request, type WorkerInit } from './protocol.ts';
+import { toPostgres } from './translate.ts';
+
+/** How to reach PostgreSQL (config `storage.postgres_*`). */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/db`; the password is never logged nor put in an error. */
+  url: string;
+  poolSize: number;
+  /** Server-side statement_timeout, ms; the main thread gives up waiting 2 s after it. */
+  statementTimeoutMs: number;
+}
+
+/** The error every store call throws while the database cannot be reached: the API answers 503. */
+export function unavailable(): AppError {
+  return new AppError(503, 'store.unavailable', 'the database is unavailable: the change was not saved, try again shortly');
+}
+
+/** `url` with its password replaced by `***` (for logs and messages). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/**
+ * Starts the worker thread. From source it runs src/store/pg/worker.ts (the `tsx` loader is
+ * inherited through execArgv); inside the single executable it runs the bundled copy stored as the
+ * SEA asset `pg-worker.cjs` (build.sh) with `eval: true`.
+ */
+function startWorker(init: WorkerInit): Worker {
+  const transfer = [init.port as unknown as Transferable];
+  if (isSea()) return new Worker(bundledFile('pg-worker.cjs', '').toString('utf8'), { eval: true, workerData: init, transferList: transfer });
+  return new Worker(new URL('./worker.ts', import.meta.url), { workerData: init, transferList: transfer });
+}
+
+/** Rows as SQLite returns them: Buffers, not the Uint8Arrays structured cloning turns them into. */
+function fixRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  for (const r of rows) for (const k in r) if (r[k] instanceof Uint8Array) r[k] = Buffer.from(r[k].buffer, r[k].byteOffset, r[k].byteLength);
+  return rows;
+}
+
+/**
+ * Opens a PostgreSQL {@link Db}: the synchronous store interface answered by a worker thread that
+ * owns a `pg` pool (issue 22 design). Each call posts one request and blocks on Atomics.wait until
+ * the worker answers (~0.1–0.3 ms on loopback). While the worker knows the database is down, calls
+ * throw {@link unavailable} at once; they work again by themselves once it answers.
+ * Migrations are not applied here (see pg/migrate.ts).
+ */
+export function openPostgresDb(opts: PostgresOptions): Db {
+  const state = new SharedArrayBuffer(8);
+  const flags = new Int32Array(state);
+  const { port1, port2 } = new MessageChannel();
+  const worker = startWorker({ url: opts.url, poolSize: opts.poolSize, statementTimeoutMs: opts.statementTimeoutMs, state, port: port2 as MessagePort });
+  worker.unref();
+  let nextId = 0;
+  let depth = 0;
+  let closed = false;
+  const waitMs = opts.statementTimeoutMs + 5000;
+
+  type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
+  const call = (req: Body, failFast = true): Reply & { ok: true } => {
+    if (closed) throw new Error('the PostgreSQL store is closed');
+    if (failFast && Atomics.load(flags, DOWN) === 1) throw unavailable();
+    const id = ++nextId;
+    port1.postMessage({ ...req, id });
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const m = receiveMessageOnPort(port1);
+      if (m) {
+        const reply = m.message as Reply;
+        if (reply.id !== id) continue; // the answer to a call given up on earlier
+        if (reply.ok) return reply;
+        if (reply.unavailable) throw unavailable();
+        const err = new Error(reply.message) as Error & { code?: string };
+        err.code = reply.code;
+        throw err;
+      }
+      const seen = Atomics.load(flags, READY);
+      if (seen === id) continue;
+      const left = until - Date.now();
+      if (left <= 0) throw unavailable();
+      Atomics.wait(flags, READY, seen, left);
+    }
+  };
+
+  const statement = (sql: string): Statement => {
+    let t: ReturnType<typeof toPostgres> | undefined;
+    const query = (params: unknown[]) => {
+      t ??= toPostgres(sql);
+      const values = t.names ? t.names.map((n) => (params[0] as Record<string, unknown>)[n] ?? null) : params;
+      return call({ op: 'query', text: t.text, values });
+    };
+    return {
+      run: (...params: unknown[]): RunResult => ({ changes: query(params).changes, lastInsertRowid: 0 }),
+      get: (...params: unknown[]) => fixRows(query(params).rows)[0],
+      all: (...params: unknown[]) => fixRows(query(params).rows),
+      iterate: (...params: unknown[]) => fixRows(query(params).rows)[Symbol.iterator](),
+    };
+  };
+
+  return {
+    dialect: 'postgres',
+    prepare: statement as Db['prepare'],
+    exec: (sql) => void call({ op: 'exec', text: sql }),
+    tx<T>(fn: () => T): T {
+      if (depth > 0) {
+        const sp = `sp${depth}`;
+        call({ op: 'exec', text: `SAVEPOINT ${sp}` });
+        depth++;
+        try {
+          const r = fn();
+          call({ op: 'exec', text: `RELEASE SAVEPOINT ${sp}` });
+          return r;
+        } catch (e) {
+          call({ op: 'exec', text: `ROLLBACK TO SAVEPOINT ${sp}` }, false);
+          throw e;
+        } finally {
+          depth--;
+        }
+      }
+      call({ op: 'begin' });
+      depth = 1;
+      try {
+        const r = fn();
+        call({ op: 'commit' });
+        return r;
+      } catch (e) {
+        try {
+          call({ op: 'rollback' }, false);
+        } catch {
+          // the connection is gone: the server rolled back; the worker dropped the client
+        }
+        throw e;
+      } finally {
+        depth = 0;
+      }
+    },
+    checkpoint: () => {},
+    close() {
+      if (closed) return;
+      try {
+        call({ op: 'close' }, false);
+      } catch {
+        // ending a pool whose server is gone
+      }
+      closed = true;
+      port1.close();
+      void worker.terminate();
+    },
+  };
+}

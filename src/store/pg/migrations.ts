@@ -1,0 +1,57 @@
+import { AppError } from '../../lib/errors.ts';
+import type { Db } from '../driver.ts';
+import type { Migration } from '../migrations/index.ts';
+import { sql as baseline } from './0015_baseline.ts';
+import { sql as clusterInstances } from './0017_cluster_instances.ts';
+
+/**
+ * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
+ * one schema on both: version 15 is the whole SQLite schema at 0015 in one step; every later SQLite
+ * migration gets its PostgreSQL twin here with the same number (append only, never edit a released one).
+ */
+export const PG_MIGRATIONS: readonly Migration[] = [
+  { version: 15, name: 'baseline', sql: baseline },
+  // ha's reserved 0017: version 16 on branch ha like its SQLite twin, 17 once store's 0016 lands.
+  { version: 16, name: 'cluster_instances', sql: clusterInstances },
+  // 16 (store: compact results rows) and 17 (ha: cluster) go here when they land on main.
+];
+
+/** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
+const MIGRATION_LOCK = 7_242_001;
+
+/**
+ * Applies every migration above the stored version (table `pharos_schema`), all in one transaction
+ * under an advisory lock (PostgreSQL runs DDL in transactions: a failure leaves the schema as it was).
+ * @returns the versions applied
+ * @throws AppError `store.newer_schema` when the database was written by a newer Pharos
+ */
+export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MIGRATIONS): number[] {
+  return db.tx(() => {
+    db.prepare('SELECT pg_advisory_xact_lock(?)').get(MIGRATION_LOCK);
+    db.exec('CREATE TABLE IF NOT EXISTS pharos_schema (version BIGINT NOT NULL)');
+    const row = db.prepare<[], { version: number }>('SELECT version FROM pharos_schema').get();
+    const current = row?.version ?? 0;
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (current > latest) {
+      throw new AppError(500, 'store.newer_schema', `database schema version ${current} is newer than this Pharos knows (${latest}); refusing to downgrade`);
+    }
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (m.version <= current) continue;
+      db.exec(m.sql);
+      applied.push(m.version);
+    }
+    if (applied.length) {
+      if (row) db.prepare('UPDATE pharos_schema SET version = ?').run(latest);
+      else db.prepare('INSERT INTO pharos_schema(version) VALUES (?)').run(latest);
+    }
+    return applied;
+  });
+}
+
+/** The stored schema version (0 for an empty database). */
+export function postgresSchemaVersion(db: Db): number {
+  const exists = db.prepare<[], { t: string | null }>("SELECT to_regclass('pharos_schema') AS t").get();
+  if (!exists?.t) return 0;
+  return db.prepare<[], { version: number }>('SELECT version FROM pharos_schema').get()?.version ?? 0;
+}
