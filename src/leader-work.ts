@@ -24,6 +24,8 @@ export interface LeaderWorkDeps {
   channels: ChannelLookup;
   metrics: { engine: EngineMetrics; alerts: AlertMetrics & FloodGuardMetrics };
   leadership: Leadership;
+  /** Several instances share the database: a gained leadership is a take-over (Scheduler `takeOver`). */
+  shared: boolean;
 }
 
 /**
@@ -139,7 +141,7 @@ export class LeaderWork {
 
   #newScheduler(): Scheduler {
     const { core, clock, logger, probes, metrics, config } = this.deps;
-    return new Scheduler({ core, clock, logger, probes, metrics: metrics.engine, options: { maxConcurrentChecks: config.probe.max_concurrent_checks } });
+    return new Scheduler({ core, clock, logger, probes, metrics: metrics.engine, options: { maxConcurrentChecks: config.probe.max_concurrent_checks, takeOver: this.deps.shared } });
   }
 
   #newDispatcher(): AlertDispatcher {

@@ -85,7 +85,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const target = storageTarget(config, opts.nativeBinding);
   // With PostgreSQL several instances may share the database: leadership by an advisory lock (issue 22).
   const cluster = target.driver === 'postgres' ? postgresCluster({ url: target.url, clock, logger, instance }) : singleCluster({ store: store.cluster, clock, instance });
-  const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster });
+  const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
   const stopRelay = relayChanges({ core, cluster, logger });
 
   // The console's "send test alert": the same sample delivery as `pharos alert test` (core.channels).
