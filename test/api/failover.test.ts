@@ -99,6 +99,8 @@ test('three instances on one PostgreSQL: SIGKILL the leader during checks with a
   const b = await start(2);
   const c = await start(3);
   const all = [a, b, c];
+  // /healthz answers as soon as an instance listens; it joins the cluster a moment later.
+  await waitFor('all three instances listed', async () => (await api(c.url, '/v1/cluster')).ok && (await cluster(c)).instances.length === 3);
   const view = await cluster(c);
   assert.deepEqual(view.instances.map((i) => [i.id, i.leader]), [[a.id, true], [b.id, false], [c.id, false]]);
 
