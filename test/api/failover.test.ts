@@ -90,7 +90,10 @@ test('three instances on one PostgreSQL: SIGKILL the leader during checks with a
       if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
     });
     const url = `http://127.0.0.1:${port}`;
-    const id = (await (await api(url, '/v1/cluster')).json()).self as string;
+    const id = await waitFor('the instance to join the cluster', async () => {
+      const res = await api(url, '/v1/cluster');
+      return res.ok ? ((await res.json()).self as string) : undefined;
+    });
     return { proc, url, id };
   };
 
