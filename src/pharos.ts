@@ -100,7 +100,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
       return (e as Error).message;
     }
   };
-  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view() });
+  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl() });
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
@@ -129,7 +129,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
   // Every instance plans probes (agents poll any of them); the leader's scheduler takes the local share.
   core.probes.start();
-  instance.address = `${host === '0.0.0.0' || host === '::' ? hostname() : host}:${(server.address() as AddressInfo).port}`;
+  // Where the other instances reach this one (agent requests are forwarded to the leader).
+  const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;
+  instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;
   await cluster.start();
   work.start();
 

@@ -66,6 +66,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
    * the real clock): a healthy follower takes over, rather than the instance whose link just failed.
    */
   let contendAfter = 0;
+  /** Where the current leader answers when it is another instance (read at each follower heartbeat). */
+  let leaderAddress: string | null = null;
 
   const report = (e: unknown) => logger.error('cluster: a leadership listener failed', { error: (e as Error).message });
   const setLeader = (next: boolean) => {
@@ -153,6 +155,14 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
         }
       }
       await run(c, 'UPDATE cluster_instances SET last_seen_at = $2, leader = $3 WHERE id = $1', [instance.id, clock.now(), leader ? 1 : 0]);
+      if (leader) leaderAddress = null;
+      else {
+        const r = await run<{ address: string }>(c, 'SELECT address FROM cluster_instances WHERE leader = 1 AND id <> $1 AND last_seen_at >= $2 ORDER BY last_seen_at DESC LIMIT 1', [
+          instance.id,
+          clock.now() - 5 * heartbeatMs,
+        ]);
+        leaderAddress = r.rows[0]?.address ?? null;
+      }
     } catch (e) {
       lose(c, (e as Error).message);
       return;
@@ -208,6 +218,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
         setImmediate(flush);
       }
     },
+    leaderUrl: () => (leader || !client || !leaderAddress ? null : `http://${leaderAddress}`),
     onChange(fn) {
       changeListeners.add(fn);
       return () => changeListeners.delete(fn);

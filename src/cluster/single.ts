@@ -23,6 +23,7 @@ export function singleCluster(deps: { store: ClusterStore; clock: Clock; instanc
     // started and stopped by pharos.ts around them.
     onLeadership: () => () => {},
     publish() {},
+    leaderUrl: () => null,
     onChange: () => () => {},
     async view(): Promise<ClusterView> {
       const now = clock.now();

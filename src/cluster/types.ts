@@ -37,6 +37,12 @@ export interface Cluster extends Leadership {
    * and a deadline re-reads the store before it flips anything).
    */
   publish(change: ClusterChange): void;
+  /**
+   * The leader's base URL (`http://host:port`, from its `address`) when another instance leads, else
+   * null (this instance leads, there is one instance, or no leader is known right now). Refreshed
+   * at every heartbeat. Followers forward agents' requests there.
+   */
+  leaderUrl(): string | null;
   /** Calls `fn` for each change another instance published. Returns the unsubscribe function. */
   onChange(fn: (change: ClusterChange) => void): () => void;
   /**

@@ -14,6 +14,7 @@ import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
 import { clusterRouter } from './api/cluster.ts';
+import { forwardToLeader } from './leader-forward.ts';
 import { ssoConnectionsRouter } from './api/sso-connections.ts';
 import { ssoRouter } from './sso/router.ts';
 import { hostedDomain } from './api/statuspages.ts';
@@ -75,6 +76,12 @@ export function createApp(deps: HttpDeps) {
   app.route('/v1/components', componentsRouter(deps));
   app.route('/v2/statuspages', statuspagesRouter(deps));
   app.route('/v2/statuspages', subscribersRouter(deps));
+  if (deps.leaderUrl) {
+    const forward = forwardToLeader(deps.leaderUrl, (core.config.probe.agent_poll_seconds + 15) * 1000);
+    app.post('/v1/probes/poll', forward);
+    app.post('/v1/probes/results', forward);
+    app.get('/v1/probes', forward);
+  }
   app.route('/v1/probes', probesRouter(deps));
   app.route('/v1/cluster', clusterRouter(deps));
   app.route('/v1/sso-connections', ssoConnectionsRouter(deps));

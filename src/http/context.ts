@@ -29,4 +29,6 @@ export interface HttpDeps {
    * @throws AppError 503 `cluster.unavailable` when the database cannot be asked
    */
   cluster?: () => Promise<ClusterView>;
+  /** The leader's base URL when another instance leads (agent routes are forwarded there), else null. */
+  leaderUrl?: () => string | null;
 }

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { sharedPostgres, startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { httpReceiver } from '../support/receivers.ts';
-import { waitFor } from '../support/process.ts';
+import { spawnAgent, waitFor } from '../support/process.ts';
+import { httpTarget } from '../support/targets.ts';
+import { systemClock } from '../../src/lib/clock.ts';
 
 // Two in-process instances on one real PostgreSQL database, sharing a manual clock (issue 22): only the
 // leader runs the leader work; what a follower takes (a ping, a new monitor, a new outage) reaches the
@@ -69,4 +71,44 @@ test('a follower’s ping, monitor and outage reach the leader; the follower tak
   assert.equal(follower.deadlines.timerAt(id), pingedAt + HOUR + 60_000 + 1, 'the deadline is rebuilt from the store');
   const view = (await (await follower.api('/v1/cluster')).json()) as { leader: string; self: string };
   assert.equal(view.leader, view.self);
+});
+
+test('an agent polling a follower is served by the leader: only the agent checks its region; it stays served after a fail-over', { timeout: 90_000 }, async () => {
+  const url = await (await sharedPostgres()).createDatabase(`agents${process.pid}`);
+  const config = { storage: { driver: 'postgres', postgres_url: url }, probe: { region: 'london', agent_offline_seconds: 3 } };
+  const leader = await startTestPharos(config, systemClock);
+  let leaderStopped = false;
+  cleanups.push(async () => {
+    if (!leaderStopped) await leader.cleanup();
+  });
+  const follower = await startTestPharos(config, systemClock);
+  cleanups.push(() => follower.cleanup());
+  await waitFor('the follower to know the leader', async () => follower.cluster.leaderUrl() === leader.url, 10_000);
+  const token = follower.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe' }).token;
+  const target = await httpTarget(200);
+  cleanups.push(() => target.stop());
+
+  const agent = await spawnAgent(token, ['--server', follower.url, '--region', 'paris', '--source-address', '127.0.0.2', '--name', 'paris-probe']);
+  cleanups.push(async () => {
+    if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGKILL');
+    await agent.exited;
+  });
+  type Listing = Array<{ id: string; status: string }>;
+  await waitFor('the leader to have the agent online', async () => ((await (await leader.api('/v1/probes')).json()) as Listing).some((p) => p.id === agent.id && p.status === 'online'));
+  const viaFollower = (await (await follower.api('/v1/probes')).json()) as Listing;
+  assert.ok(viaFollower.some((p) => p.id === agent.id && p.status === 'online'), 'the follower shows the leader’s listing');
+
+  const m = (await (await follower.api('/v1/monitors', { method: 'POST', json: { name: 'api', url: target.url, check_frequency: 10, regions: ['paris'] } })).json()) as { id: number };
+  await waitFor('two checks of the monitor', async () => target.hits >= 2, 30_000);
+  assert.deepEqual([...target.clients], ['127.0.0.2'], 'only the agent checks the paris region');
+  assert.equal(leader.scheduler.nextDueAt(m.id), undefined, 'the leader’s local probe leaves paris to the agent');
+
+  // The leader stops: the follower leads, serves the agent itself, and the agent keeps checking.
+  leaderStopped = true;
+  await leader.cleanup();
+  await waitFor('the follower to lead', async () => follower.cluster.isLeader, 15_000);
+  const hits = target.hits;
+  await waitFor('two more checks', async () => target.hits >= hits + 2, 40_000);
+  assert.deepEqual([...target.clients], ['127.0.0.2'], 'still only the agent');
+  assert.ok(((await (await follower.api('/v1/probes')).json()) as Listing).some((p) => p.id === agent.id && p.status === 'online'));
 });
