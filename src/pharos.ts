@@ -100,7 +100,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
       return (e as Error).message;
     }
   };
-  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl() });
+  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl(),
+    health: () => ({ ok: cluster.connected, instance: cluster.instanceId, leader: cluster.isLeader }),
+  });
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });

@@ -68,6 +68,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   let contendAfter = 0;
   /** Where the current leader answers when it is another instance (read at each follower heartbeat). */
   let leaderAddress: string | null = null;
+  /** The current connection is made and this instance registered on it. */
+  let joined = false;
 
   const report = (e: unknown) => logger.error('cluster: a leadership listener failed', { error: (e as Error).message });
   const setLeader = (next: boolean) => {
@@ -83,6 +85,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   const lose = (c: pg.Client, why: string) => {
     if (client !== c) return;
     client = null;
+    joined = false;
     if (tick) clearTimeout(tick);
     tick = null;
     setLeader(false);
@@ -135,6 +138,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       return;
     }
     if (client !== c) return;
+    joined = true;
     if (failing) logger.info('cluster: connected to the database again', { instance: instance.id });
     failing = false;
     backoffMs = 250;
@@ -201,6 +205,9 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   return {
     mode: 'postgres',
     instanceId: instance.id,
+    get connected() {
+      return joined;
+    },
     get isLeader() {
       return leader;
     },
@@ -249,6 +256,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       if (tick) clearTimeout(tick);
       tick = null;
       const c = client;
+      joined = false;
       if (!c) return setLeader(false);
       client = null;
       setLeader(false);

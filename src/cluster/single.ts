@@ -16,6 +16,7 @@ export function singleCluster(deps: { store: ClusterStore; clock: Clock; instanc
   return {
     mode: 'single',
     instanceId: instance.id,
+    connected: true,
     get isLeader() {
       return running;
     },

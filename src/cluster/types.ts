@@ -31,6 +31,12 @@ export interface Cluster extends Leadership {
   readonly mode: ClusterView['mode'];
   readonly instanceId: string;
   /**
+   * False while this instance cannot reach the cluster's database (PostgreSQL: its cluster connection
+   * is down or not made yet); `/healthz` then answers 503 so a load balancer sends requests elsewhere.
+   * Always true with one instance.
+   */
+  readonly connected: boolean;
+  /**
    * Tells the other instances about a committed change (PostgreSQL NOTIFY; nothing with one instance).
    * Never throws and never blocks: changes are batched per event-loop turn; while the connection is
    * down they are dropped (the leader rebuilds its timers from the store when it gains leadership,

@@ -97,7 +97,11 @@ export function createApp(deps: HttpDeps) {
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
-  app.get('/healthz', (c) => c.json({ status: 'ok', version: deps.version }));
+  app.get('/healthz', (c) => {
+    const h = deps.health?.();
+    const who = h ? { instance: h.instance, leader: h.leader } : {};
+    return h && !h.ok ? c.json({ status: 'unavailable', version: deps.version, ...who }, 503) : c.json({ status: 'ok', version: deps.version, ...who }, 200);
+  });
 
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));
   let known: ReturnType<typeof routes> | null = null;

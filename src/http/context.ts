@@ -29,6 +29,11 @@ export interface HttpDeps {
    * @throws AppError 503 `cluster.unavailable` when the database cannot be asked
    */
   cluster?: () => Promise<ClusterView>;
+  /**
+   * For `/healthz`: this instance's id, whether it leads, and whether it can serve (false while a
+   * cluster instance cannot reach its database: 503, so a load balancer sends requests elsewhere).
+   */
+  health?: () => { ok: boolean; instance: string; leader: boolean };
   /** The leader's base URL when another instance leads (agent routes are forwarded there), else null. */
   leaderUrl?: () => string | null;
 }

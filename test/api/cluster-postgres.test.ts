@@ -201,8 +201,10 @@ test('the database going away takes leadership away; it comes back by itself', a
     await pgsql.stop();
     await waitFor('a to stop leading', async () => !a.isLeader, 10_000);
     await assert.rejects(a.view(), (e: { status?: number; code?: string }) => e.status === 503 && e.code === 'cluster.unavailable');
+    assert.equal(a.connected, false, '/healthz answers 503 meanwhile');
     await pgsql.start();
     await waitFor('a to lead again', async () => a.isLeader, 20_000);
+    assert.equal(a.connected, true);
     assert.deepEqual(log, [
       { id: a.instanceId, leader: true },
       { id: a.instanceId, leader: false },

@@ -40,6 +40,7 @@ test('a single instance lists itself as the leader, to a read token', async () =
   assert.match(me!.address, new RegExp(`:${p.port}$`), 'the address names the listening port');
   assert.equal(me!.startedAt, new Date(p.clock.now()).toISOString());
   assert.equal(p.cluster.isLeader, true);
+  assert.deepEqual(await (await p.api('/healthz', { token: null })).json(), { status: 'ok', version: (await (await p.api('/healthz')).json()).version, instance: v.self, leader: true });
   assert.equal(p.scheduler.scheduledCount, 0, 'the leader runs the scheduler (nothing to check yet)');
 });
 
