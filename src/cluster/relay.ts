@@ -40,6 +40,7 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
     bus.on('notices.queued', ({ count }) => send({ kind: 'alerts', count })),
     cluster.onChange((change) => {
       replaying = true;
+      bus.replaying = true;
       try {
         replay(change);
       } catch (e) {
@@ -47,6 +48,7 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
         logger.debug('cluster: a change could not be re-read', { change: change.kind, error: (e as Error).message });
       } finally {
         replaying = false;
+        bus.replaying = false;
       }
     }),
   ];

@@ -6,6 +6,7 @@ import { httpReceiver } from '../support/receivers.ts';
 import { spawnAgent, waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 
 // Two in-process instances on one real PostgreSQL database, sharing a manual clock (issue 22): only the
 // leader runs the leader work; what a follower takes (a ping, a new monitor, a new outage) reaches the
@@ -27,12 +28,13 @@ test('a follower’s ping, monitor and outage reach the leader; the follower tak
     channels: [{ name: 'hook', type: 'webhook', url: `${hooks.url}/hook` }],
     escalation_policies: [{ uuid: 'ep_hook', name: 'Hook', steps: [{ after_minutes: 0, channels: ['hook'] }] }],
   };
-  const leader: TestPharos = await startTestPharos(config, clock);
+  const lines = { leader: [] as string[], follower: [] as string[] };
+  const leader: TestPharos = await startTestPharos(config, clock, createLogger('info', (l) => void lines.leader.push(l), 'json'));
   let leaderStopped = false;
   cleanups.push(async () => {
     if (!leaderStopped) await leader.cleanup();
   });
-  const follower: TestPharos = await startTestPharos(config, clock);
+  const follower: TestPharos = await startTestPharos(config, clock, createLogger('info', (l) => void lines.follower.push(l), 'json'));
   cleanups.push(() => follower.cleanup());
   assert.equal(leader.cluster.isLeader, true);
   assert.equal(follower.cluster.isLeader, false);
@@ -62,6 +64,8 @@ test('a follower’s ping, monitor and outage reach the leader; the follower tak
   await leader.dispatcher.settled();
   await follower.dispatcher.settled();
   assert.equal(hooks.received.length, 1, 'sent once');
+  const opened = (l: string[]) => l.filter((x) => /outage #\d+ opened/.test(x)).length;
+  assert.deepEqual([opened(lines.follower), opened(lines.leader)], [1, 0], 'the outage is logged once, by the instance that opened it');
 
   // The leader stops: the follower gains leadership and starts the work from the store.
   leaderStopped = true;
