@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   import: { summary: 'import monitors, pages and notifications from Uptime Kuma', load: () => import('./cli/import.ts') },
   'install-service': { summary: 'install and start the systemd service (root)', load: () => import('./cli/install-service.ts') },
   serve: { summary: 'run the monitor, API and status pages', load: () => import('./cli/serve.ts') },
+  storage: { summary: 'copy a SQLite install into PostgreSQL (storage copy)', load: () => import('./cli/storage.ts') },
   token: { summary: 'create, list or revoke API tokens', load: () => import('./cli/token.ts') },
   'uninstall-service': { summary: 'stop and remove the systemd service, keeping the data (root)', load: () => import('./cli/uninstall-service.ts') },
   user: { summary: 'create console users, reset passwords, turn off two-factor sign-in', load: () => import('./cli/user.ts') },
@@ -28,7 +29,7 @@ Commands:
 ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join('\n')}
-Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN, PHAROS_AGENT_TOKEN`;
+Environment: PHAROS_CONFIG, PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN, PHAROS_AGENT_TOKEN, PHAROS_DATABASE_URL`;
 }
 
 /** Runs one CLI command; returns the process exit code (2: usage error). */

@@ -22,7 +22,7 @@ import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import type { Logger } from './lib/logger.ts';
-import { openStore } from './store/open.ts';
+import { describeTarget, openStore, watchAvailability } from './store/open.ts';
 import { storageTarget } from './config/storage.ts';
 import type { Store } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
@@ -72,7 +72,12 @@ export function parseListen(listen: string): { host: string; port: number } {
 export async function startPharos(opts: { config: Readonly<Config>; logger: Logger; clock?: Clock; nativeBinding?: object | undefined }): Promise<RunningPharos> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  const store = openStore(storageTarget(config, opts.nativeBinding));
+  const target = storageTarget(config, opts.nativeBinding);
+  const store = openStore(target);
+  const stopWatching = watchAvailability(store.db, (up) => {
+    if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);
+    else logger.error(`database unreachable (${describeTarget(target)}): API writes and pings answer 503 until it is back`);
+  });
   const channels = createChannels(config.channels);
   const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
   const core = createCore({ store, clock, logger, config, channelTester });
@@ -194,6 +199,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         await Promise.all([...channels.values()].map((c) => c.close()));
         core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));
+        stopWatching();
         store.close();
       })();
       return closing;

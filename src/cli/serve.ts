@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import { configChanges, LIVE_KEYS } from '../config/changes.ts';
 import { loadConfig } from '../config/load.ts';
-import { createLogger } from '../lib/logger.ts';
+import type { Config } from '../config/schema.ts';
+import { createLogger, type AdjustableLogger } from '../lib/logger.ts';
 import { sqliteNativeBinding } from '../lib/sea.ts';
 import { startPharos } from '../pharos.ts';
 import { PHAROS_VERSION } from '../version.ts';
@@ -11,12 +13,14 @@ export const command: CliCommand = {
   help: `Usage: pharos serve [--config FILE]
 Runs the monitor, the API and the status pages in one process until SIGTERM or SIGINT (then it stops
 accepting requests, finishes checks in flight, flushes results and checkpoints the database).
+SIGHUP re-reads the configuration: log_level is applied at once; the log names every other changed key
+(they take effect at the next start); an invalid file is refused and the running configuration stays.
 Configuration: FILE, else $PHAROS_CONFIG, else ./config.yaml when it exists (every key in
 config.example.yaml); env PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN override it.
 Every \${VARIABLE} config.yaml references must be set.`,
   async run(args, env) {
     const { values } = parse(args, {});
-    const config = loadConfig(env, values.config);
+    let config = loadConfig(env, values.config);
     const logger = createLogger(config.log_level, undefined, config.log.format);
     const pharos = await startPharos({ config, logger, nativeBinding: sqliteNativeBinding(env, config.data_dir) });
     if (pharos.firstStartToken) {
@@ -34,9 +38,42 @@ Every \${VARIABLE} config.yaml references must be set.`,
           resolve();
         });
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      const reload = () => {
+        config = reloadConfig(config, () => loadConfig(env, values.config), logger, configFile);
+      };
+      process.on('SIGHUP', reload);
+      process.once('SIGTERM', () => (process.off('SIGHUP', reload), stop('SIGTERM')));
+      process.once('SIGINT', () => (process.off('SIGHUP', reload), stop('SIGINT')));
     });
     return 0;
   },
 };
+
+/**
+ * SIGHUP: reads the configuration again and logs one line saying what happened. `log_level` (see
+ * LIVE_KEYS) is applied at once; other changed keys are named (never their values, which may be
+ * secrets) as needing a restart. An unreadable or invalid file is refused with its message.
+ * @returns the configuration now in force: the new one when valid (its live keys applied), else `running`
+ */
+export function reloadConfig(running: Readonly<Config>, load: () => Readonly<Config>, logger: AdjustableLogger, file: string | null): Readonly<Config> {
+  const from = file ?? 'defaults and environment';
+  let next: Readonly<Config>;
+  try {
+    next = load();
+  } catch (e) {
+    logger.error(`config reload refused, the running configuration stays: ${(e as Error).message}`, { config: file });
+    return running;
+  }
+  const changed = configChanges(running, next);
+  const live = changed.filter((k) => (LIVE_KEYS as readonly string[]).includes(k));
+  const later = changed.filter((k) => !live.includes(k));
+  if (live.includes('log_level')) logger.setLevel(next.log_level);
+  const parts = [
+    changed.length === 0 ? 'nothing changed' : null,
+    live.length ? `applied ${live.map((k) => (k === 'log_level' ? `log_level ${running.log_level} → ${next.log_level}` : k)).join(', ')}` : null,
+    later.length ? `changed but applied at the next restart: ${later.join(', ')}` : null,
+  ].filter(Boolean);
+  logger.info(`config reloaded from ${from}: ${parts.join('; ')}`, { config: file, applied: live, restart_needed: later });
+  // Keys that need a restart keep their running values, so the next reload compares against what runs.
+  return { ...running, ...Object.fromEntries(live.map((k) => [k, next[k as keyof Config]])) } as Readonly<Config>;
+}

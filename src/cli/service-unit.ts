@@ -54,6 +54,8 @@ Type=simple
 User=${layout.user}
 Group=${layout.user}
 ExecStart=${layout.binary} serve
+# systemctl reload: re-read the config (log_level applies at once; the log names keys needing a restart).
+ExecReload=/bin/kill -HUP $MAINPID
 Environment=PHAROS_CONFIG=${layout.config}
 Environment=PHAROS_DATA_DIR=${layout.dataDir}
 Environment=XDG_CACHE_HOME=/var/cache

@@ -316,8 +316,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
         firstSeen: a?.info.firstSeen ?? now,
         lastSeen: now,
       };
-      // A first poll since this start, or a changed agent, is saved whole; an unchanged one only touched.
-      const stored = a !== undefined;
+      const stored = a !== undefined; // a first poll since this start is saved whole; a known agent only touched
       if (!a) a = newAgent(info);
       const regionBefore = a.info.region;
       const known = stored && a.info.name === info.name && a.info.version === info.version && a.info.sourceAddress === info.sourceAddress && regionBefore === info.region;

@@ -49,6 +49,8 @@ export function errorHandler(logger: Logger) {
   return (err: Error, c: Context) => {
     if (err instanceof AppError) {
       if (err.status === 401) c.header('WWW-Authenticate', 'Bearer');
+      // store.unavailable (PostgreSQL unreachable): the client may retry shortly; the store recovers by itself.
+      if (err.status === 503) c.header('Retry-After', '5');
       return c.json(errorBody(err.message, err.details, err.code), err.status as 400);
     }
     if (err instanceof HTTPException) {

@@ -52,7 +52,15 @@ export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
       return true;
     }
     const hasBody = req.method === 'POST' || (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && (!signal || !core.healthchecks.knows(token))) {
+    let known: boolean;
+    try {
+      known = !hasBody || (signal !== null && core.healthchecks.knows(token));
+    } catch {
+      // The store cannot be read (PostgreSQL unreachable): nothing can be stored either.
+      answer(res, 503, 'Ping not stored, try again', { connection: 'close', 'retry-after': '5' });
+      return true;
+    }
+    if (!known) {
       // Refused before the body is read (issue #14 point 9): the connection closes after the 404
       // instead of taking in, say, 1 GB that nobody wants. One indexed read; pings of known tokens skip nothing.
       answer(res, 404, 'Not found', { connection: 'close' });
@@ -72,8 +80,9 @@ export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
       });
       answer(res, stored ? 200 : 404, stored ? 'OK' : 'Not found');
     })().catch((e: unknown) => {
-      logger.error('ping failed', { error: (e as Error).message });
-      if (!res.headersSent) answer(res, 503, 'Ping not stored, try again');
+      // An unreachable database is logged once by the store's watcher (pharos.ts), not per ping.
+      if ((e as { code?: string }).code !== 'store.unavailable') logger.error('ping failed', { error: (e as Error).message });
+      if (!res.headersSent) answer(res, 503, 'Ping not stored, try again', { 'retry-after': '5' });
     });
     return true;
   };

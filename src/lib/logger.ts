@@ -30,7 +30,7 @@ export const REDACTED_KEYS = ['token', 'admin_token', 'password', 'secret', 'aut
  * @param write sink for one formatted line including its `\n` (default: stderr; tests pass an array pusher)
  * @param format see {@link LogFormat}; `auto` asks whether stderr is a TTY (a custom `write` is not one)
  */
-export function createLogger(level: LogLevel = 'info', write?: (line: string) => void, format: LogFormat = 'auto'): Logger {
+export function createLogger(level: LogLevel = 'info', write?: (line: string) => void, format: LogFormat = 'auto'): AdjustableLogger {
   const tty = !write && process.stderr.isTTY === true;
   const text = format === 'text' || (format === 'auto' && tty);
   const sink = write ?? ((line: string) => void process.stderr.write(line));
@@ -51,7 +51,20 @@ export function createLogger(level: LogLevel = 'info', write?: (line: string) =>
     destination,
   );
   const at = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => (fields ? log[lvl](fields, msg) : log[lvl](msg));
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    setLevel: (l) => {
+      log.level = l;
+    },
+  };
+}
+
+/** A {@link Logger} whose minimum level can be changed while it runs (`pharos serve` on SIGHUP). */
+export interface AdjustableLogger extends Logger {
+  setLevel(level: LogLevel): void;
 }
 
 /** A logger that drops everything (for tools and tests that do not care). */

@@ -24,6 +24,7 @@ export function sqliteDb(raw: Database.Database): SqliteDb {
     prepare: ((sql: string) => raw.prepare(sql)) as Db['prepare'],
     exec: (sql) => void raw.exec(sql),
     tx: (fn) => raw.transaction(fn).immediate(),
+    available: () => true,
     checkpoint: () => void raw.pragma('wal_checkpoint(TRUNCATE)'),
     close: () => void raw.close(),
   };

@@ -45,6 +45,8 @@ export interface Db {
    * BEGIN … COMMIT). Nested calls become savepoints. `fn` throwing rolls back and rethrows.
    */
   tx<T>(fn: () => T): T;
+  /** False while the driver knows the database cannot be reached (calls then throw AppError 503 `store.unavailable`); SQLite: always true. */
+  available(): boolean;
   /** Writes what the driver buffers to the main file (SQLite: WAL checkpoint TRUNCATE; PostgreSQL: nothing). */
   checkpoint(): void;
   /** Closes the handle (PostgreSQL: ends the pool and the worker). */

@@ -30,8 +30,8 @@ export function incidentsStore(db: Db) {
   const all = db.prepare<[], IncidentRow>('SELECT * FROM incidents ORDER BY created_at DESC, id DESC');
   const byUuid = db.prepare<[string], IncidentRow>('SELECT * FROM incidents WHERE uuid = ?');
   const updatesOf = db.prepare<[number], { uuid: string; at: number; text: string; type: IncidentUpdate['type'] }>('SELECT uuid, at, text, type FROM incident_updates WHERE incident_id = ? ORDER BY at, id');
-  const insert = db.prepare(
-    'INSERT INTO incidents(uuid, title, type, affected_components, statuspages, started_at, created_at, updated_at) VALUES (@uuid, @title, @type, @affected, @pages, @started, @now, @now)',
+  const insert = db.prepare<[Record<string, unknown>], { id: number }>(
+    'INSERT INTO incidents(uuid, title, type, affected_components, statuspages, started_at, created_at, updated_at) VALUES (@uuid, @title, @type, @affected, @pages, @started, @now, @now) RETURNING id',
   );
   const update = db.prepare('UPDATE incidents SET title=@title, type=@type, affected_components=@affected, statuspages=@pages, started_at=@started, updated_at=@now WHERE uuid=@uuid');
   const touch = db.prepare('UPDATE incidents SET updated_at = ? WHERE id = ?');
@@ -79,7 +79,7 @@ export function incidentsStore(db: Db) {
     },
     /** Inserts an incident with its updates. Call inside a transaction. */
     insert(uuid: string, f: Fields, updates: readonly IncidentUpdate[], now: number): Incident {
-      const id = Number(insert.run(params(uuid, f, now)).lastInsertRowid);
+      const id = insert.get(params(uuid, f, now))!.id;
       putUpdates(id, updates);
       return toIncident(byUuid.get(uuid)!);
     },

@@ -42,6 +42,21 @@ export function openStore(target: StorageTarget): Store {
   return createStore(openDatabase(target));
 }
 
+/**
+ * Calls `changed(false)` when the database becomes unreachable and `changed(true)` when it answers
+ * again, looking once a second (an unref'd timer). For one log line per outage, not one per request.
+ * @returns a function that stops watching
+ */
+export function watchAvailability(db: Db, changed: (available: boolean) => void): () => void {
+  let was = db.available();
+  const timer = setInterval(() => {
+    const now = db.available();
+    if (now !== was) changed((was = now));
+  }, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** A one-line description of `target` for logs (PostgreSQL: the URL with the password masked). */
 export function describeTarget(target: StorageTarget): string {
   return target.driver === 'sqlite' ? `sqlite ${target.dataDir}/pharos.db` : `postgres ${redactUrl(target.url)}`;

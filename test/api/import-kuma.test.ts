@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { startTestPharos, tempDir } from '../support/pharos.ts';
+import { startTestPharos, tempDir, testDatabaseUrl } from '../support/pharos.ts';
 import { createKumaDb, kumaBackupJson } from '../support/kuma.ts';
 
 // `pharos import kuma` from source on Kuma databases of both schema versions (built from Kuma's
@@ -15,9 +15,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 // This Pharos has the dns protocol and HTTP response assertions (issue 17): DNS and JSON-query monitors map.
 
+/** config.yaml path → the test database the CLI works on when tests run on PostgreSQL (PHAROS_TEST_DRIVER). */
+const databaseUrls = new Map<string, string>();
 async function pharos(config: string, ...args: string[]) {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args, '--config', config], { cwd: ROOT, env: { ...process.env, PHAROS_CONFIG: '' } });
+    const r = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args, '--config', config], { cwd: ROOT, env: { ...process.env, PHAROS_CONFIG: '', PHAROS_DATABASE_URL: databaseUrls.get(config) ?? '' } });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -46,6 +48,8 @@ for (const version of ['1.23', '2.x'] as const) {
     const kumaDir = join(env.dir, 'kuma');
     (await import('node:fs')).mkdirSync(kumaDir);
     createKumaDb(join(kumaDir, 'kuma.db'), version);
+    const url = await testDatabaseUrl(env.data);
+    if (url) databaseUrls.set(env.config, url);
     const first = await pharos(env.config, 'import', 'kuma', kumaDir, '--output', env.out);
     assert.equal(first.code, 0, first.stderr);
     const out = first.stdout;

@@ -17,7 +17,23 @@ import { waitFor } from '../support/process.ts';
 
 // Issue #14 "never lose, never crash": a real Pharos over HTTP on a manual clock. Store failures are
 // real SQLite errors: a trigger that aborts a write (an I/O error stand-in) or `max_page_count`
-// (a genuine SQLITE_FULL), set on the server's own connection.
+// (a genuine SQLITE_FULL), set on the server's own connection. On PostgreSQL (PHAROS_TEST_DRIVER)
+// the same triggers in PL/pgSQL, and a trigger raising disk_full (SQLSTATE 53100) stands in for a full disk.
+
+const tables = new Map<string, string>();
+/** Makes `event` (`BEFORE INSERT`, `BEFORE UPDATE OF col`) on `table` fail like an I/O error. */
+function refuseWrites(p: TestPharos, name: string, event: string, table: string, errcode = 'XX000'): void {
+  tables.set(name, table);
+  if (p.store.db.dialect === 'sqlite') {
+    p.store.db.exec(`CREATE TRIGGER ${name} ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END`);
+    return;
+  }
+  p.store.db.exec(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk I/O error (test)' USING ERRCODE = '${errcode}'; END $$;
+    CREATE TRIGGER ${name} ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+}
+function allowWrites(p: TestPharos, name: string): void {
+  p.store.db.exec(p.store.db.dialect === 'sqlite' ? `DROP TRIGGER ${name}` : `DROP TRIGGER ${name} ON ${tables.get(name)}`);
+}
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -69,7 +85,7 @@ test('a failed flush keeps its batch of check results and stores it on a later f
   cleanups.push(() => target.stop());
   const m = await (await p.api('/v1/monitors', { method: 'POST', json: { name: 'api', url: target.url, check_frequency: 30 } })).json();
   const id = p.store.monitors.get(m.uuid)!.id;
-  p.store.db.exec("CREATE TRIGGER refuse_results BEFORE INSERT ON check_results BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END");
+  refuseWrites(p, 'refuse_results', 'BEFORE INSERT', 'check_results');
   await p.advance(95_000); // about three checks and their flushes, all refused
   const done = target.hits;
   assert.ok(done >= 3, `checks ran: ${done}`);
@@ -77,7 +93,7 @@ test('a failed flush keeps its batch of check results and stores it on a later f
   assert.ok((await metric(p, 'pharos_result_flush_failures_total')) >= 1, 'failed flushes are counted');
   assert.equal(log.lines().filter((l) => l.msg.startsWith('storing check results failed')).length, 1, 'one line when the trouble starts, not one per retry');
 
-  p.store.db.exec('DROP TRIGGER refuse_results');
+  allowWrites(p, 'refuse_results');
   await p.advance(1_000); // the retry (a check may also fall in this second)
   assert.ok(p.store.checks.latestResults(id, 100).length >= done, 'every result of the failed flushes is stored by the retry');
   p.core.checks.flush();
@@ -96,7 +112,7 @@ test('a store error while recording a delivery is caught, logged and retried: no
     channels: [{ name: 'hook', type: 'webhook', url: `${hooks.url}/hook` }],
     escalation_policies: [{ uuid: 'ep_now', name: 'Now', steps: [{ after_minutes: 0, channels: ['hook'] }] }],
   });
-  p.store.db.exec("CREATE TRIGGER refuse_marks BEFORE UPDATE OF delivered_at ON alerts BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END");
+  refuseWrites(p, 'refuse_marks', 'BEFORE UPDATE OF delivered_at', 'alerts');
   assert.equal((await p.api('/v2/outages', { method: 'POST', json: { description: 'db down', escalationPolicyUuid: 'ep_now' } })).status, 200);
   await p.advance(0);
   await new Promise((r) => setImmediate(r)); // let a rejection, if any, surface
@@ -105,7 +121,7 @@ test('a store error while recording a delivery is caught, logged and retried: no
   assert.equal(p.store.alerts.pendingCount(), 1, 'the delivery is not recorded yet');
   assert.ok(log.lines().some((l) => l.level === 'error' && l.msg.startsWith('alert outbox: the database refused')));
 
-  p.store.db.exec('DROP TRIGGER refuse_marks');
+  allowWrites(p, 'refuse_marks');
   await p.advance(10_000);
   assert.equal(p.store.alerts.pendingCount(), 0, 'the delivery is recorded on the retry');
   assert.equal(hooks.received.length, 1, 'and the alert was not sent a second time');
@@ -121,13 +137,13 @@ test('an agent batch that rolls back leaves memory as the database is: its retry
   const m = await (await p.api('/v1/monitors', { method: 'POST', json: { name: 'shop', url: 'http://127.0.0.1:9/', check_frequency: 30, regions: ['paris'] } })).json();
   const batch = { agent, region: 'paris', batch: 'b1', results: [{ monitor: m.uuid, at: p.clock.now(), ok: false, latencyMs: 3, statusCode: 503, reason: 'HTTP 503' }] };
 
-  p.store.db.exec("CREATE TRIGGER refuse_outages BEFORE INSERT ON outages BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END");
+  refuseWrites(p, 'refuse_outages', 'BEFORE INSERT', 'outages');
   const refused = await p.api('/v1/probes/results', { method: 'POST', token: probeToken, json: batch });
   assert.notEqual(refused.status, 200, 'the batch is refused (the agent keeps it and retries)');
   assert.equal(await metric(p, 'pharos_monitors', 'status="down"'), 0, 'memory did not move ahead of the rolled-back database');
   assert.equal(await metric(p, 'pharos_agent_results_total'), 0);
 
-  p.store.db.exec('DROP TRIGGER refuse_outages');
+  allowWrites(p, 'refuse_outages');
   const retried = await p.api('/v1/probes/results', { method: 'POST', token: probeToken, json: batch });
   assert.equal(retried.status, 200);
   const outages = (await (await p.api('/v2/outages')).json()).outages;
@@ -138,8 +154,9 @@ test('an agent batch that rolls back leaves memory as the database is: its retry
 
 test('SQLITE_FULL on an API write answers 503 with the JSON error shape and stores nothing half-done', async () => {
   const { p } = await start();
-  const pages = sqliteOf(p.store.db)!.pragma('page_count', { simple: true }) as number;
-  sqliteOf(p.store.db)!.pragma(`max_page_count = ${pages}`);
+  const lite = sqliteOf(p.store.db);
+  if (lite) lite.pragma(`max_page_count = ${lite.pragma('page_count', { simple: true }) as number}`);
+  else refuseWrites(p, 'disk_full', 'BEFORE INSERT', 'monitors', '53100');
   const statuses: number[] = [];
   let full: { status: number; body: { error: string; message: string } } | null = null;
   for (let i = 0; i < 300 && !full; i++) {
@@ -152,7 +169,8 @@ test('SQLITE_FULL on an API write answers 503 with the JSON error shape and stor
   assert.match(full.body.error, /storage full/);
   assert.equal(full.body.message, full.body.error);
   const created = statuses.filter((s) => s === 201).length;
-  sqliteOf(p.store.db)!.pragma('max_page_count = 1073741823');
+  if (lite) lite.pragma('max_page_count = 1073741823');
+  else allowWrites(p, 'disk_full');
   assert.equal((await (await p.api('/v1/monitors')).json()).length, created, 'the refused create left nothing behind');
   assert.equal((await p.api('/v1/monitors', { method: 'POST', json: { name: 'after', url: 'http://127.0.0.1:9/' } })).status, 201, 'writes work again once there is room');
 });

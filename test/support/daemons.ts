@@ -1,16 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tempDir } from './pharos.ts';
 
-/** A free TCP port on 127.0.0.1 (listen on 0, close). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort } from './process.ts';
 
 /**
  * Whom a Debian server runs as: PostgreSQL and MariaDB refuse to run as root, so when the tests

@@ -9,14 +9,7 @@ import Provider from 'oidc-provider';
 import { SignedXml } from 'xml-crypto';
 import { tempDir } from './pharos.ts';
 
-/** A free TCP port on 127.0.0.1 (the listener is closed again; Pharos binds it next). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+export { freePort } from './process.ts';
 
 const listen = async (server: Server): Promise<string> => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -36,6 +36,15 @@ async function databaseFor(dataDir: string): Promise<{ name: string; url: string
   return db;
 }
 
+/**
+ * The PostgreSQL URL startTestPharos uses for `dataDir` (created on first use), or undefined when
+ * tests run on SQLite: a CLI command spawned by a test gets it as PHAROS_DATABASE_URL to work on
+ * the same data as the test's server.
+ */
+export async function testDatabaseUrl(dataDir: string): Promise<string | undefined> {
+  return TEST_DRIVER === 'postgres' ? (await databaseFor(dataDir)).url : undefined;
+}
+
 async function dropDatabase(dataDir: string): Promise<void> {
   const db = databaseOf.get(dataDir);
   if (!db) return;

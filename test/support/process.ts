@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,13 +25,24 @@ export function isolatedEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv
   return { ...clean, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.json'), ...env };
 }
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
+/**
+ * A free TCP port on 127.0.0.1 for a server a test starts later (a child process, a daemon, a restart
+ * on the same port). Picked at random below the kernel's ephemeral range (32768–60999 on Linux), where
+ * `listen(0)` never lands, so the test targets and receivers other test files open meanwhile cannot
+ * take it between this check and the server's bind (they could with a port from `listen(0)`).
+ */
 export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const s = createServer();
+    const ok = await new Promise<boolean>((r) => {
+      s.once('error', () => r(false));
+      s.listen(port, '127.0.0.1', () => r(true));
+    });
+    if (!ok) continue;
+    await new Promise<void>((r) => s.close(() => r()));
+    return port;
+  }
 }
 
 /** A `pharos serve` child process running from source on the real clock. */
@@ -66,7 +76,8 @@ export async function spawnPharos(env: Record<string, string>, args: string[] = 
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pharos exited early: ${err}`);
     try {
-      if ((await fetch(url + '/healthz')).ok) break;
+      // Its own start line too: a /healthz answer alone could come from another server on the port.
+      if (/ listening on /.test(err) && (await fetch(url + '/healthz')).ok) break;
     } catch {
       /* not listening yet */
     }

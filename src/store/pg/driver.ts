@@ -31,14 +31,16 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Starts the worker thread. From source it runs src/store/pg/worker.ts (the `tsx` loader is
- * inherited through execArgv); inside the single executable it runs the bundled copy stored as the
+ * Starts the worker thread. From source it runs src/store/pg/worker.ts (Node's own type stripping);
+ * inside the single executable it runs the bundled copy stored as the
  * SEA asset `pg-worker.cjs` (build.sh) with `eval: true`.
  */
 function startWorker(init: WorkerInit): Worker {
   const transfer = [init.port as unknown as Transferable];
   if (isSea()) return new Worker(bundledFile('pg-worker.cjs', '').toString('utf8'), { eval: true, workerData: init, transferList: transfer });
-  return new Worker(new URL('./worker.ts', import.meta.url), { workerData: init, transferList: transfer });
+  // Node 24 strips the types itself; no loader flags are passed on (a `--import tsx` of the parent
+  // resolves against the working directory, which need not hold node_modules).
+  return new Worker(new URL('./worker.ts', import.meta.url), { workerData: init, transferList: transfer, execArgv: [] });
 }
 
 /** Rows as SQLite returns them: Buffers, not the Uint8Arrays structured cloning turns them into. */
@@ -79,6 +81,8 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         if (reply.id !== id) continue; // the answer to a call given up on earlier
         if (reply.ok) return reply;
         if (reply.unavailable) throw unavailable();
+        // disk_full: as SQLITE_FULL, the write was rolled back and the client may try again later.
+        if (reply.code === '53100') throw new AppError(503, 'store.full', 'storage full: the change was not saved, try again later');
         const err = new Error(reply.message) as Error & { code?: string };
         err.code = reply.code;
         throw err;
@@ -143,6 +147,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         depth = 0;
       }
     },
+    available: () => Atomics.load(flags, DOWN) === 0,
     checkpoint: () => {},
     close() {
       if (closed) return;

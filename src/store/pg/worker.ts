@@ -14,10 +14,11 @@ const init = workerData as WorkerInit;
 const state = new Int32Array(init.state);
 const port = init.port;
 
-// int8 (count(*), bigint columns: epoch ms) and numeric (sum of int8) come back as JS numbers, as
-// SQLite returns them; every other type keeps pg's parser.
+// int8 (count(*), bigint columns: epoch ms) and numeric (sum of int8) come back as JS numbers, and
+// booleans (`x IS NOT NULL AS flag`) as 1/0, as SQLite returns them; other types keep pg's parser.
+const bool = (v: string) => (v === 't' ? 1 : 0);
 const types = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format as 'text')),
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : oid === 16 ? bool : pg.types.getTypeParser(oid, format as 'text')),
 };
 const pool = new pg.Pool({
   connectionString: init.url,
@@ -34,6 +35,10 @@ pool.on('error', () => markDown());
 
 let tx: pg.PoolClient | null = null;
 let txBroken = false;
+const onTxError = () => {
+  txBroken = true;
+  markDown();
+};
 const names = new Map<string, string>();
 let probing = false;
 
@@ -49,7 +54,8 @@ function isConnectionError(e: unknown): boolean {
 }
 
 function markDown(): void {
-  if (Atomics.exchange(state, DOWN, 1) === 0 || !probing) void probe();
+  Atomics.store(state, DOWN, 1);
+  void probe();
 }
 
 async function probe(): Promise<void> {
@@ -103,6 +109,8 @@ async function handle(req: Request): Promise<Reply> {
         }
         tx = client;
         txBroken = false;
+        // A pinned client losing its server between two statements must not kill the thread.
+        client.on('error', onTxError);
         return { id, ok: true, rows: [], changes: 0 };
       }
       case 'commit':
@@ -110,6 +118,7 @@ async function handle(req: Request): Promise<Reply> {
         const client = tx;
         tx = null;
         if (!client) return { id, ok: true, rows: [], changes: 0 };
+        client.off('error', onTxError);
         try {
           await client.query(req.op === 'commit' ? 'COMMIT' : 'ROLLBACK');
           client.release(txBroken ? true : undefined);
