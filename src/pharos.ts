@@ -87,7 +87,6 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   const instance = { id: `ins_${randomBase62(12)}`, address: '', version: PHAROS_VERSION, startedAt: clock.now() };
-  const target = storageTarget(config, opts.nativeBinding);
   // With PostgreSQL several instances may share the database: leadership by an advisory lock (issue 22).
   const cluster = target.driver === 'postgres' ? postgresCluster({ url: target.url, clock, logger, instance }) : singleCluster({ store: store.cluster, clock, instance });
   const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
