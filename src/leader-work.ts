@@ -48,6 +48,8 @@ export class LeaderWork {
   #scheduler: Scheduler;
   #dispatcher: AlertDispatcher;
   #running = false;
+  /** The scheduler runs on without leadership (alone, database gone: see `Leadership.alone`). */
+  #checksKept = false;
   /** Stops of earlier leaderships still finishing (checks, deliveries in flight). */
   #stopping: Promise<void> = Promise.resolve();
   #unfollow: (() => void) | null = null;
@@ -93,7 +95,7 @@ export class LeaderWork {
 
   /** Follows the leadership: starts the work now when leading, and on every gain; stops it on a loss. */
   start(): void {
-    this.#unfollow = this.deps.leadership.onLeadership((leader) => (leader ? this.#begin() : this.#end()));
+    this.#unfollow = this.deps.leadership.onLeadership((leader) => (leader ? this.#begin() : this.#running ? this.#end(this.deps.leadership.alone) : this.#dropKeptChecks()));
     if (this.deps.leadership.isLeader) this.#begin();
   }
 
@@ -101,7 +103,8 @@ export class LeaderWork {
   async stop(): Promise<void> {
     this.#unfollow?.();
     this.#unfollow = null;
-    this.#end();
+    this.#end(false);
+    this.#dropKeptChecks();
     await this.#stopping;
   }
 
@@ -111,7 +114,8 @@ export class LeaderWork {
     // Same order as a single instance's start: gates first, so alerts decided by the first checks see them.
     this.floodGuard.start();
     this.maintenanceGate.start();
-    this.#scheduler.start();
+    if (this.#checksKept) this.#checksKept = false;
+    else this.#scheduler.start();
     this.deadlines.start();
     this.stepper.start();
     this.#dispatcher.start();
@@ -121,22 +125,39 @@ export class LeaderWork {
    * Stops at once everything that could act (timers cancelled, no new claim or check), then lets
    * what is in flight finish in the background; a new scheduler and dispatcher wait for the next gain.
    */
-  #end(): void {
+  #end(keepChecks: boolean): void {
     if (!this.#running) return;
     this.#running = false;
     this.deadlines.stop();
     this.stepper.stop();
     this.floodGuard.stop();
     this.maintenanceGate.stop();
-    const scheduler = this.#scheduler;
     const dispatcher = this.#dispatcher;
+    this.#dispatcher = this.#newDispatcher();
+    if (keepChecks) {
+      // Alone on a database that went away: nobody can take over, so the checks go on and their
+      // results wait in the store's write buffer (the outage test of the PostgreSQL driver).
+      this.#checksKept = true;
+      this.deps.logger.warn('no other instance is alive: checks go on while the database is unreachable; deadlines, escalations and alerts resume with it');
+      this.#stopping = Promise.all([this.#stopping, dispatcher.stop()]).then(() => {}, (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }));
+      return;
+    }
+    const scheduler = this.#scheduler;
     const done = Promise.all([scheduler.stop(), dispatcher.stop()]).then(
       () => {},
       (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }),
     );
     this.#stopping = Promise.all([this.#stopping, done]).then(() => {});
     this.#scheduler = this.#newScheduler();
-    this.#dispatcher = this.#newDispatcher();
+  }
+
+  /** Stops checks kept going without leadership (another instance leads now, or shutdown). */
+  #dropKeptChecks(): void {
+    if (!this.#checksKept) return;
+    this.#checksKept = false;
+    const scheduler = this.#scheduler;
+    this.#scheduler = this.#newScheduler();
+    this.#stopping = Promise.all([this.#stopping, scheduler.stop()]).then(() => {});
   }
 
   #newScheduler(): Scheduler {

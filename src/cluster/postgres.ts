@@ -68,6 +68,10 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   let contendAfter = 0;
   /** Where the current leader answers when it is another instance (read at each follower heartbeat). */
   let leaderAddress: string | null = null;
+  /** No other instance beat in the last 5 heartbeats (as of the last heartbeat). */
+  let alone = false;
+  /** Lost leadership while alone, not led since: the leader work may still be checking. */
+  let lostAlone = false;
   /** The current connection is made and this instance registered on it. */
   let joined = false;
 
@@ -75,7 +79,12 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   const setLeader = (next: boolean) => {
     if (leader === next) return;
     leader = next;
-    if (!next) contendAfter = Date.now() + 3 * heartbeatMs;
+    // A leader that was alone keeps its checks (see `alone`) and tries again at once; one with
+    // followers lets a healthy follower take over first.
+    if (!next) {
+      if (alone) lostAlone = true;
+      else contendAfter = Date.now() + 3 * heartbeatMs;
+    } else lostAlone = false;
     if (next) logger.info(`this instance (${instance.id}) is now the leader: it runs the scheduler, deadlines, maintenance timers and alerts`, { instance: instance.id });
     else logger.warn(`this instance (${instance.id}) is no longer the leader: leader work stopped`, { instance: instance.id });
     callAll(leadershipListeners, next, report);
@@ -152,6 +161,12 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     try {
       if (!leader && Date.now() >= contendAfter) {
         const r = await run<{ got: boolean }>(c, 'SELECT pg_try_advisory_lock($1, $2) AS got', [LEADER_LOCK[0], LEADER_LOCK[1]]);
+        if (!r.rows[0]?.got && lostAlone) {
+          // Someone else leads now (it started while this one was cut off): the checks this instance
+          // kept going must stop too. Listeners hear `false` once more.
+          lostAlone = false;
+          callAll(leadershipListeners, false, report);
+        }
         if (r.rows[0]?.got && client === c) {
           await run(c, 'UPDATE cluster_instances SET leader = CASE WHEN id = $1 THEN 1 ELSE 0 END', [instance.id]);
           if (client !== c) return;
@@ -159,14 +174,14 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
         }
       }
       await run(c, 'UPDATE cluster_instances SET last_seen_at = $2, leader = $3 WHERE id = $1', [instance.id, clock.now(), leader ? 1 : 0]);
-      if (leader) leaderAddress = null;
-      else {
-        const r = await run<{ address: string }>(c, 'SELECT address FROM cluster_instances WHERE leader = 1 AND id <> $1 AND last_seen_at >= $2 ORDER BY last_seen_at DESC LIMIT 1', [
-          instance.id,
-          clock.now() - 5 * heartbeatMs,
-        ]);
-        leaderAddress = r.rows[0]?.address ?? null;
-      }
+      // The other live instances: where the leader answers (followers forward agents there), and
+      // whether this instance is alone (then its checks go on through a database outage, see `alone`).
+      const others = await run<{ address: string; leader: number }>(c, 'SELECT address, leader FROM cluster_instances WHERE id <> $1 AND last_seen_at >= $2 ORDER BY last_seen_at DESC', [
+        instance.id,
+        clock.now() - 5 * heartbeatMs,
+      ]);
+      leaderAddress = leader ? null : (others.rows.find((r) => r.leader === 1)?.address ?? null);
+      alone = others.rows.length === 0;
     } catch (e) {
       lose(c, (e as Error).message);
       return;
@@ -207,6 +222,9 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     instanceId: instance.id,
     get connected() {
       return joined;
+    },
+    get alone() {
+      return alone;
     },
     get isLeader() {
       return leader;

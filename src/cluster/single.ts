@@ -17,6 +17,7 @@ export function singleCluster(deps: { store: ClusterStore; clock: Clock; instanc
     mode: 'single',
     instanceId: instance.id,
     connected: true,
+    alone: true,
     get isLeader() {
       return running;
     },

@@ -8,8 +8,16 @@ export interface Leadership {
   /** True while this instance leads. */
   readonly isLeader: boolean;
   /**
+   * True when no other instance was alive at the last heartbeat (always with SQLite). A leader that
+   * loses its database connection while alone keeps its checks going (results wait in the store's
+   * write buffer): nobody else can take over, since another instance would have to reach the database
+   * to start. With other instances alive, it stops everything so that a new leader never overlaps it.
+   */
+  readonly alone: boolean;
+  /**
    * Calls `fn(true)` when this instance becomes the leader and `fn(false)` the moment it stops
-   * being one (connection lost, heartbeat failed, stop). Listeners run synchronously, in order;
+   * being one (connection lost, heartbeat failed, stop), and `fn(false)` again when an instance that
+   * lost it while alone finds another one leading. Listeners run synchronously, in order;
    * a throwing listener is logged and does not stop the others. Returns the unsubscribe function.
    */
   onLeadership(fn: (leader: boolean) => void): () => void;

@@ -124,6 +124,8 @@ test('a leader whose heartbeat cannot complete stops leading while its frozen se
   const a = await instance(url, log);
   await waitFor('a to lead', async () => a.isLeader);
   const b = await instance(url, log);
+  // a has seen b beat: a is not alone, so it stops everything when it loses the lock (see `alone`).
+  await waitFor('a to see b', async () => !a.alone);
   const pid = await backendPid(a.instanceId);
   try {
     // Freeze a's server process: a's heartbeat gets no answer, and the lock stays held by that session.
@@ -198,6 +200,7 @@ test('the database going away takes leadership away; it comes back by itself', a
   const a = await instance(url, log);
   try {
     await waitFor('a to lead', async () => a.isLeader);
+    await waitFor('a to know it is alone (a leader that loses the database then keeps its checks)', async () => a.alone);
     await pgsql.stop();
     await waitFor('a to stop leading', async () => !a.isLeader, 10_000);
     await assert.rejects(a.view(), (e: { status?: number; code?: string }) => e.status === 503 && e.code === 'cluster.unavailable');
