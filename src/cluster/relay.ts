@@ -28,6 +28,7 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
     bus.on('monitor.created', ({ monitor }) => send({ kind: 'monitor', uuid: monitor.uuid, created: true })),
     bus.on('monitor.updated', ({ monitor }) => send({ kind: 'monitor', uuid: monitor.uuid, created: false })),
     bus.on('monitor.deleted', ({ monitorId, uuid }) => send({ kind: 'monitor.deleted', id: monitorId, uuid })),
+    bus.on('monitor.degraded', ({ monitorId, degraded }) => send({ kind: 'monitor.degraded', id: monitorId, degraded })),
     bus.on('maintenance.changed', ({ window }) => send({ kind: 'maintenance', uuid: window.uuid })),
     bus.on('maintenance.deleted', ({ window }) => send({ kind: 'maintenance.deleted', window })),
     outage('opened'),
@@ -63,6 +64,8 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
         return bus.emit(c.created ? 'monitor.created' : 'monitor.updated', { monitor: core.monitors.get(c.uuid) });
       case 'monitor.deleted':
         return bus.emit('monitor.deleted', { monitorId: c.id, uuid: c.uuid });
+      case 'monitor.degraded':
+        return bus.emit('monitor.degraded', { monitorId: c.id, degraded: c.degraded });
       case 'maintenance':
         return bus.emit('maintenance.changed', { window: core.maintenance.get(c.uuid) });
       case 'maintenance.deleted':

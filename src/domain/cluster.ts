@@ -43,6 +43,7 @@ export type ClusterChange =
   | { kind: 'healthcheck.deleted'; id: number; uuid: string }
   | { kind: 'monitor'; uuid: string; created: boolean }
   | { kind: 'monitor.deleted'; id: number; uuid: string }
+  | { kind: 'monitor.degraded'; id: number; degraded: boolean }
   | { kind: 'maintenance'; uuid: string }
   | { kind: 'maintenance.deleted'; window: MaintenanceWindow }
   | { kind: 'outage'; uuid: string; event: 'opened' | 'resolved' | 'acknowledged' | 'unacknowledged' | 'escalated' }
