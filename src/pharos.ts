@@ -28,7 +28,6 @@ import type { Store } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
 import { randomBase62 } from './domain/ids.ts';
 import { singleCluster } from './cluster/single.ts';
-import { postgresCluster } from './cluster/postgres.ts';
 import { relayChanges } from './cluster/relay.ts';
 import type { Cluster } from './cluster/types.ts';
 import { LeaderWork } from './leader-work.ts';
@@ -88,7 +87,11 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   const instance = { id: `ins_${randomBase62(12)}`, address: '', version: PHAROS_VERSION, startedAt: clock.now() };
   // With PostgreSQL several instances may share the database: leadership by an advisory lock (issue 22).
-  const cluster = target.driver === 'postgres' ? postgresCluster({ url: target.url, clock, logger, instance }) : singleCluster({ store: store.cluster, clock, instance });
+  // Loaded only then: a SQLite install never loads `pg` (like the PostgreSQL probe, which loads it lazily).
+  const cluster =
+    target.driver === 'postgres'
+      ? (await import('./cluster/postgres.ts')).postgresCluster({ url: target.url, clock, logger, instance })
+      : singleCluster({ store: store.cluster, clock, instance });
   const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
   const stopRelay = relayChanges({ core, cluster, logger });
 
