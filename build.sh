@@ -108,6 +108,10 @@ build_target() {
     --outfile="$work/pharos.cjs" --log-level=warning --legal-comments=none \
     --define:import.meta.url=__pharos_import_meta_url \
     --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
+  # The PostgreSQL driver's worker thread (src/store/pg/worker.ts, with pg inside) as its own CJS
+  # bundle: the SEA asset pg-worker.cjs, started with new Worker(code, { eval: true }).
+  node_modules/.bin/esbuild src/store/pg/worker.ts --bundle --platform=node --format=cjs --target=node24 \
+    --outfile="$work/pg-worker.cjs" --log-level=error --legal-comments=none
 
   # Who makes the blob: the target's own Node (its code cache is valid there), run natively or
   # under qemu; else this machine's Node without a code cache.
@@ -135,6 +139,7 @@ build_target() {
         "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
         "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
         "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js",
+        "pg-worker.cjs": `${process.env.WORK}/pg-worker.cjs`,
       },
     };
     // A key clash would silently drop an asset, so it fails; so does a missing file.

@@ -59,7 +59,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       const m = store.monitors.getById(id);
       if (m) noticesQueued += certExpiryNotice(store, config.escalation_policies, config.public_url, m, days, clock.now());
     }
-    for (const [id, d] of degraded) if (store.monitors.setDegraded(id, d)) degradedChanged.set(id, d);
+    for (const [id, d] of store.monitors.setDegradedMany(degraded)) degradedChanged.set(id, d);
   };
   const announce = () => {
     // Status pages show degraded performance: they render again when the flag flips.

@@ -2,7 +2,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../support/pharos.ts';
+import { tempDir, testDatabaseUrl } from '../support/pharos.ts';
 import { freePort, spawnPharos, waitFor, type PharosProcess } from '../support/process.ts';
 import { httpReceiver } from '../support/receivers.ts';
 
@@ -41,7 +41,7 @@ test('SIGKILL loses no pending alert and re-sends nothing delivered', { timeout:
     ].join('\n'),
   );
   const port = await freePort();
-  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: configFile };
+  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: configFile, PHAROS_DATABASE_URL: (await testDatabaseUrl(dataDir)) ?? '' };
   let proc: PharosProcess = await spawnPharos(env);
   cleanups.push(() => proc.child.kill('SIGKILL'));
   const report = async (description: string) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { tempDir, type JsonResponse } from '../support/pharos.ts';
+import { tempDir, testDatabaseUrl, type JsonResponse } from '../support/pharos.ts';
 import { freePort, spawnPharos, waitFor, type PharosProcess } from '../support/process.ts';
 
 // A real `pharos serve` process on the real clock, killed with SIGKILL and stopped with SIGTERM.
@@ -32,7 +32,7 @@ test('restart after SIGKILL and SIGTERM: nothing acknowledged is lost, monitors 
   const downPort = await freePort();
   const configFile = join(dataDir, 'config.yaml');
   writeFileSync(configFile, 'probe:\n  recheck_interval_seconds: 2\n');
-  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: configFile };
+  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_CONFIG: configFile, PHAROS_DATABASE_URL: (await testDatabaseUrl(dataDir)) ?? '' };
   const target = await countingTarget();
   let proc: PharosProcess = await spawnPharos(env);
   cleanups.push(() => proc.child.kill('SIGKILL'));

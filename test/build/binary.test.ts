@@ -8,6 +8,7 @@ import { buildBinary, prepareBinary, serveSmoke, type BinaryUnderTest } from '..
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
 import { Walker, samlKeys, startOidcProvider } from '../support/idp.ts';
+import { startPostgres } from '../support/postgres.ts';
 
 // The single executable for this machine (issue 6 smoke test, issue 20 addon folders): build.sh
 // makes dist/pharos; a copy in an empty directory, with no node_modules and a PATH without node,
@@ -151,4 +152,41 @@ test('serve: a status page sign-in through OIDC (openid-client inside the bundle
     await idp.close();
   }
   assert.equal(await exited, 0, stderr);
+});
+
+test('serve on PostgreSQL: the driver\'s worker thread runs from inside the binary (SEA asset pg-worker.cjs); storage copy too', { timeout: 90_000 }, async () => {
+  const pg = await startPostgres();
+  const target = await httpTarget();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATABASE_URL: pg.url, PHAROS_DATA_DIR: join(dir, 'pg-data') }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' } });
+  try {
+    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 30_000);
+    assert.equal((await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'on-pg', url: `${target.url}/health`, check_frequency: 10 }) })).status, 201);
+    await waitFor('a check counted', async () => /pharos_checks_total\{protocol="http",result="up"\} [1-9]/.test(await (await api('/metrics')).text()), 20_000);
+  } finally {
+    child.kill('SIGTERM');
+    await target.stop();
+  }
+  assert.equal(await exited, 0, stderr);
+  assert.match(stderr, /store: postgres postgres:\/\/pharos:\*\*\*@127\.0\.0\.1/, 'the store is named, its password masked');
+  assert.ok(!stderr.includes('s3cret'));
+  const c = pg.admin('pharos');
+  await c.connect();
+  try {
+    assert.equal((await c.query("SELECT name FROM monitors")).rows[0].name, 'on-pg', 'the monitor is in PostgreSQL');
+    assert.ok(Number((await c.query('SELECT count(*) AS n FROM check_results')).rows[0].n) > 0, 'and its results');
+    await c.query('CREATE DATABASE copied');
+  } finally {
+    await c.end();
+  }
+  // storage copy from the binary: the SQLite data dir of the earlier tests into an empty database.
+  const copy = spawnSync(bin, ['storage', 'copy', '--from', `sqlite:${join(dir, 'pg-data')}`, '--to', pg.url.replace(/\/pharos$/, '/copied')], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
+  assert.equal(copy.status, 0, copy.stderr);
+  assert.match(copy.stdout, /counts verified/);
+  await pg.cleanup();
 });
