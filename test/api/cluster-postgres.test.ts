@@ -217,3 +217,26 @@ test('the database going away takes leadership away; it comes back by itself', a
     await a.stop();
   }
 });
+
+test('a leader alone that loses its connection tries the lock again at once; finding it held, it says so (its kept checks stop)', async () => {
+  const url = await database('alone');
+  const log: Log = [];
+  const a = await instance(url, log);
+  await waitFor('a to lead, alone', async () => a.isLeader && a.alone);
+  const pid = await backendPid(a.instanceId);
+  try {
+    // The frozen session keeps the lock: a's heartbeat times out, a reconnects and cannot take it back.
+    process.kill(pid, 'SIGSTOP');
+    await waitFor('a to hear it lost, then that someone else holds the lock', async () => log.length >= 3, 10_000);
+    assert.deepEqual(log.slice(0, 3), [
+      { id: a.instanceId, leader: true },
+      { id: a.instanceId, leader: false },
+      { id: a.instanceId, leader: false },
+    ]);
+    assert.equal(a.isLeader, false);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  await waitFor('a to lead again once the frozen session ends', async () => a.isLeader, 10_000);
+  await a.stop();
+});
