@@ -59,9 +59,24 @@ function fixRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
 export function openPostgresDb(opts: PostgresOptions): Db {
   const state = new SharedArrayBuffer(8);
   const flags = new Int32Array(state);
-  const { port1, port2 } = new MessageChannel();
-  const worker = startWorker({ url: opts.url, poolSize: opts.poolSize, statementTimeoutMs: opts.statementTimeoutMs, state, port: port2 as MessagePort });
-  worker.unref();
+  let port1: MessagePort;
+  let worker: Worker;
+  let dead = false;
+  // A worker that died (a bug, never a database outage: those are answered) is replaced at the next
+  // call; meanwhile DOWN is set, so calls fail fast with 503 until the new worker reaches the database.
+  const start = () => {
+    const channel = new MessageChannel();
+    port1 = channel.port1 as MessagePort;
+    worker = startWorker({ url: opts.url, poolSize: opts.poolSize, statementTimeoutMs: opts.statementTimeoutMs, state, port: channel.port2 as MessagePort });
+    worker.unref();
+    worker.once('exit', () => {
+      if (closed) return;
+      Atomics.store(flags, DOWN, 1);
+      dead = true;
+    });
+    dead = false;
+  };
+  start();
   let nextId = 0;
   let depth = 0;
   let closed = false;
@@ -70,6 +85,10 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
   const call = (req: Body, failFast = true): Reply & { ok: true } => {
     if (closed) throw new Error('the PostgreSQL store is closed');
+    if (dead) {
+      port1.close();
+      start();
+    }
     if (failFast && Atomics.load(flags, DOWN) === 1) throw unavailable();
     const id = ++nextId;
     port1.postMessage({ ...req, id });

@@ -143,6 +143,9 @@ async function handle(req: Request): Promise<Reply> {
   }
 }
 
+// A replacement for a worker that died starts with DOWN set: find out whether the database answers.
+if (Atomics.load(state, DOWN) === 1) void probe();
+
 // Requests are handled strictly in order (the main thread waits for each, but a request it gave up
 // on may still be running when the next arrives).
 let chain: Promise<void> = Promise.resolve();
