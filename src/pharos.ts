@@ -1,16 +1,16 @@
 import { createServer, type RequestListener } from 'node:http';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config/schema.ts';
 import { createCore, type Core } from './core/index.ts';
 import { createProbes } from './engine/probes/index.ts';
-import { Scheduler } from './engine/scheduler.ts';
-import { HealthcheckDeadlines } from './engine/deadlines.ts';
+import type { Scheduler } from './engine/scheduler.ts';
+import type { HealthcheckDeadlines } from './engine/deadlines.ts';
 import { createChannels } from './alerting/channels/index.ts';
-import { AlertDispatcher } from './alerting/dispatcher.ts';
-import { EscalationStepper } from './alerting/stepper.ts';
-import { FloodGuard } from './alerting/flood-guard.ts';
-import { MaintenanceGate } from './alerting/maintenance-gate.ts';
+import type { AlertDispatcher } from './alerting/dispatcher.ts';
+import type { EscalationStepper } from './alerting/stepper.ts';
+import type { FloodGuard } from './alerting/flood-guard.ts';
 import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createChannelTester } from './alerting/test-alert.ts';
 import { createApp } from './http/app.ts';
@@ -26,6 +26,11 @@ import { describeTarget, openStore, watchAvailability } from './store/open.ts';
 import { storageTarget } from './config/storage.ts';
 import type { Store } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
+import { randomBase62 } from './domain/ids.ts';
+import { singleCluster } from './cluster/single.ts';
+import { relayChanges } from './cluster/relay.ts';
+import type { Cluster } from './cluster/types.ts';
+import { LeaderWork } from './leader-work.ts';
 
 /** A running Pharos: the HTTP server, the engine and the store, and how to stop them. */
 export interface RunningPharos {
@@ -39,6 +44,8 @@ export interface RunningPharos {
   stepper: EscalationStepper;
   floodGuard: FloodGuard;
   dispatcher: AlertDispatcher;
+  /** This instance's view of the cluster (leadership, instances); `single` with SQLite. */
+  cluster: Cluster;
   /** The token generated at first start (null when one existed or PHAROS_ADMIN_TOKEN was set). */
   firstStartToken: string | null;
   /** The first-start setup token while nobody can sign in to the console yet (its link is logged), else null. */
@@ -79,55 +86,15 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
-  const scheduler = new Scheduler({
-    core,
-    clock,
-    logger,
-    probes,
-    metrics: metrics.engine,
-    options: { maxConcurrentChecks: config.probe.max_concurrent_checks },
-  });
-
-  const deadlines = new HealthcheckDeadlines({ core, clock, logger });
-  const dispatcher = new AlertDispatcher({
-    store,
-    clock,
-    logger,
-    channels: channelLookup({ configured: channels, store, core }),
-    metrics: metrics.alerts,
-    options: {
-      maxAttempts: config.alerting.max_attempts,
-      retryBaseMs: config.alerting.retry_base_seconds * 1000,
-      retryMaxMs: config.alerting.retry_max_seconds * 1000,
-    },
-  });
-  core.bus.on('notices.queued', () => dispatcher.wake());
-  const stepper = new EscalationStepper({ core, store, clock, logger, wakeDispatcher: () => dispatcher.wake() });
-  const floodGuard = new FloodGuard({
-    core,
-    store,
-    clock,
-    logger,
-    config,
-    monitorCount: () => core.probes.activeCount(),
-    metrics: metrics.alerts,
-    changed: (restarted) => {
-      for (const uuid of restarted) stepper.refresh(uuid);
-      dispatcher.wake();
-    },
-  });
-  floodGuard.start();
-  const maintenanceGate = new MaintenanceGate({
-    core,
-    store,
-    clock,
-    logger,
-    changed: (restarted) => {
-      for (const uuid of restarted) stepper.refresh(uuid);
-      dispatcher.wake();
-    },
-  });
-  maintenanceGate.start();
+  const instance = { id: `ins_${randomBase62(12)}`, address: '', version: PHAROS_VERSION, startedAt: clock.now() };
+  // With PostgreSQL several instances may share the database: leadership by an advisory lock (issue 22).
+  // Loaded only then: a SQLite install never loads `pg` (like the PostgreSQL probe, which loads it lazily).
+  const cluster =
+    target.driver === 'postgres'
+      ? (await import('./cluster/postgres.ts')).postgresCluster({ url: target.url, clock, logger, instance })
+      : singleCluster({ store: store.cluster, clock, instance });
+  const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
+  const stopRelay = relayChanges({ core, cluster, logger });
 
   // The console's "send test alert": the same sample delivery as `pharos alert test` (core.channels).
   const testAlert = async (name: string, by: string): Promise<string | null> => {
@@ -141,7 +108,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
       return (e as Error).message;
     }
   };
-  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert });
+  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl(),
+    health: () => ({ ok: cluster.connected, instance: cluster.instanceId, leader: cluster.isLeader }),
+  });
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
@@ -168,10 +137,13 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   if (setupToken) logger.warn(`no console user yet: open ${config.public_url.replace(/\/$/, '')}/setup/${setupToken} to create the first admin (the link works once)`);
   const revokedAdmin = core.users.revokedAdminTokenId(config.admin_token);
   if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
-  scheduler.start();
-  deadlines.start();
-  stepper.start();
-  dispatcher.start();
+  // Every instance plans probes (agents poll any of them); the leader's scheduler takes the local share.
+  core.probes.start();
+  // Where the other instances reach this one (agent requests are forwarded to the leader).
+  const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;
+  instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;
+  await cluster.start();
+  work.start();
 
   let prune: TimerHandle | null = null;
   const pruning = new AbortController();
@@ -203,11 +175,16 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     port: actualPort,
     core,
     store,
-    scheduler,
-    deadlines,
-    stepper,
-    floodGuard,
-    dispatcher,
+    get scheduler() {
+      return work.scheduler;
+    },
+    deadlines: work.deadlines,
+    stepper: work.stepper,
+    floodGuard: work.floodGuard,
+    get dispatcher() {
+      return work.dispatcher;
+    },
+    cluster,
     firstStartToken,
     setupToken,
     close() {
@@ -219,12 +196,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
         core.probes.stop();
-        deadlines.stop();
-        stepper.stop();
-        floodGuard.stop();
-        maintenanceGate.stop();
-        await scheduler.stop();
-        await dispatcher.stop();
+        stopRelay();
+        await work.stop();
+        await cluster.stop();
         await Promise.all([...channels.values()].map((c) => c.close()));
         core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));

@@ -15,6 +15,13 @@ export interface AlertMetrics {
 const what = (row: AlertRow) =>
   row.kind === 'notice' ? 'status page notice' : `${row.kind === 'recovery' ? 'recovery' : row.step && row.step > 1 ? `escalation (send ${row.step})` : 'alert'}${row.outageUuid ? ` for outage ${row.outageUuid}` : ''}`;
 
+/**
+ * How long a claimed outbox row stays reserved for the dispatcher that claimed it, ms: longer than any
+ * channel's send (their timeouts are shorter), short enough that a dispatcher that died mid-send (a
+ * killed leader) has its row sent by the next leader a minute later.
+ */
+export const CLAIM_LEASE_MS = 60_000;
+
 /** Delay before retrying after the store refused an outbox read or write, ms. */
 const STORE_RETRY_MS = 5000;
 
@@ -79,9 +86,11 @@ export class AlertDispatcher {
         this.#unrecorded.delete(id);
       }
       const now = clock.now();
-      // Rows in flight are still due (not yet marked): read them too, and fill only the free slots.
+      // Claimed rows are not due to anyone until the lease ends (several instances, issue 22: never
+      // sent twice by two dispatchers); fill only the free slots. A row still in flight when its lease
+      // ends is claimed again and skipped here.
       const limit = options.batchSize ?? 100;
-      for (const row of this.#inFlight.size >= limit ? [] : store.alerts.due(now, limit)) {
+      for (const row of this.#inFlight.size >= limit ? [] : store.alerts.claimDue(now, limit - this.#inFlight.size, now + CLAIM_LEASE_MS)) {
         if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
         const p = this.#deliver(row)
           .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))

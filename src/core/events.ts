@@ -54,6 +54,11 @@ type Listener<K extends keyof PharosEvents> = (payload: PharosEvents[K]) => void
 /** A small typed, synchronous event bus. A throwing listener is reported and does not stop the others. */
 export class EventBus {
   readonly #listeners = new Map<keyof PharosEvents, Set<Listener<never>>>();
+  /**
+   * True while a change another instance made is re-announced here (the cluster relay, issue 22):
+   * listeners that act once per cluster rather than once per instance (the operator's log) skip it.
+   */
+  replaying = false;
   readonly #onError: (err: unknown, event: string) => void;
 
   /** @param onError called when a listener throws (default: rethrown on the next tick) */

@@ -96,7 +96,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     },
     /** Adds a rule that holds alerts back (an outage for which it returns true gets no alert). */
     addAlertGate(gate: AlertGate): void {
-      gates.push(gate);
+      // Once per gate: a gate restarted when its instance regains leadership (issue 22) is not added twice.
+      if (!gates.includes(gate)) gates.push(gate);
     },
     /** Policies from config.yaml (CONTRACT.md "Outages"). */
     escalationPolicies: () => config.escalation_policies,

@@ -21,18 +21,20 @@ export function outageSubjectName(o: OutageRecord): string {
  */
 export function logOperatorEvents(deps: { bus: EventBus; logger: Logger; clock: Clock }): () => void {
   const { bus, logger, clock } = deps;
+  // A change another instance made is logged there (issue 22): one line per cluster, not per instance.
+  const on: EventBus['on'] = (event, fn) => bus.on(event, (p) => void (bus.replaying || fn(p)));
   const ids = (o: OutageRecord) => ({ outage: o.uuid, incident: o.incidentNumber, ...(o.monitor ? { monitor: o.monitor.uuid } : {}), ...(o.healthcheck ? { healthcheck: o.healthcheck.uuid } : {}) });
   const off = [
-    bus.on('outage.opened', ({ outage: o }) => logger.warn(`outage #${o.incidentNumber} opened: ${outageSubjectName(o)} is down (${o.description})`, ids(o))),
-    bus.on('outage.resolved', ({ outage: o }) =>
+    on('outage.opened', ({ outage: o }) => logger.warn(`outage #${o.incidentNumber} opened: ${outageSubjectName(o)} is down (${o.description})`, ids(o))),
+    on('outage.resolved', ({ outage: o }) =>
       logger.info(`outage #${o.incidentNumber} resolved: ${outageSubjectName(o)} is up again after ${formatDuration(((o.endAt ?? clock.now()) - o.startAt) / 1000)}`, ids(o)),
     ),
-    bus.on('outage.acknowledged', ({ outage: o }) =>
+    on('outage.acknowledged', ({ outage: o }) =>
       logger.info(`outage #${o.incidentNumber} acknowledged${o.acknowledgedByUser ? ` by ${o.acknowledgedByUser.name}` : ''}: ${outageSubjectName(o)}; escalation stopped`, ids(o)),
     ),
-    bus.on('outage.unacknowledged', ({ outage: o }) => logger.info(`outage #${o.incidentNumber} unacknowledged: ${outageSubjectName(o)}; escalation resumes`, ids(o))),
-    bus.on('outage.escalated', ({ outage: o }) => logger.warn(`outage #${o.incidentNumber} escalated by hand to step ${o.alertedSteps}: ${outageSubjectName(o)}`, ids(o))),
-    bus.on('probe.results', ({ agent, region, count }) => logger.debug(`agent results: ${count} from ${agent} (${region})`, { agent, region, results: count })),
+    on('outage.unacknowledged', ({ outage: o }) => logger.info(`outage #${o.incidentNumber} unacknowledged: ${outageSubjectName(o)}; escalation resumes`, ids(o))),
+    on('outage.escalated', ({ outage: o }) => logger.warn(`outage #${o.incidentNumber} escalated by hand to step ${o.alertedSteps}: ${outageSubjectName(o)}`, ids(o))),
+    on('probe.results', ({ agent, region, count }) => logger.debug(`agent results: ${count} from ${agent} (${region})`, { agent, region, results: count })),
   ];
   return () => off.forEach((u) => u());
 }

@@ -34,12 +34,7 @@ interface AgentState {
 }
 
 /** Results counted per one-minute window. */
-interface Rate {
-  windowStart: number;
-  count: number;
-  perSecond: number;
-  full: boolean;
-}
+interface Rate { windowStart: number; count: number; perSecond: number; full: boolean }
 
 const RATE_WINDOW_MS = 60_000;
 /** A numeric key per (monitor, region): no string is built per result on the hot path. */
@@ -174,18 +169,8 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   };
 
   const newAgent = (info: AgentInfo): AgentState => {
-    const a: AgentState = {
-      info,
-      online: false,
-      openPolls: 0,
-      waiters: new Set(),
-      version: 0,
-      monitors: new Set(),
-      rechecks: new Set(),
-      droppedResults: 0,
-      offlineTimer: null,
-      rate: { windowStart: clock.now(), count: 0, perSecond: 0, full: false },
-    };
+    const rate = { windowStart: clock.now(), count: 0, perSecond: 0, full: false };
+    const a: AgentState = { info, online: false, openPolls: 0, waiters: new Set(), version: 0, monitors: new Set(), rechecks: new Set(), droppedResults: 0, offlineTimer: null, rate };
     agents.set(info.id, a);
     return a;
   };
@@ -216,6 +201,21 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     return { assignment: token, checks, rechecks };
   };
 
+  /**
+   * Agents seen in the last hour (stored by whichever instance served their polls) keep their regions
+   * for agent_offline_seconds from now: they reconnect within a couple of seconds; those that do not
+   * come back then fall back. At start, and when this instance gains leadership (issue 22).
+   */
+  const recallAgents = () => {
+    const now = clock.now();
+    for (const info of store.probes.agentsSeenSince(now - STARTUP_MEMORY_MS)) {
+      if (agents.has(info.id)) continue;
+      const a = newAgent({ ...info, lastSeen: now });
+      a.online = true;
+      armOffline(a);
+    }
+  };
+
   const upsertMonitor = (m: Monitor, settingsChanged: boolean) => {
     if (m.paused) return removeMonitor(m.id);
     monitors.set(m.id, m);
@@ -233,19 +233,11 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
 
   return {
     /**
-     * Loads the monitors and the agents seen in the last hour (online until they miss
-     * `agent_offline_seconds` from now), plans every monitor (announcing the local probe's share on the bus) and
-     * follows monitor events. Call after the local scheduler subscribed.
+     * Loads the monitors and the agents seen in the last hour (online until they miss `agent_offline_seconds`
+     * from now), plans every monitor and follows monitor events. The scheduler asks for its share (`announceLocal`).
      */
     start(): void {
-      const now = clock.now();
-      // Agents seen in the last hour keep their regions for agent_offline_seconds after this start
-      // (they reconnect within a couple of seconds); those that do not come back then fall back.
-      for (const info of store.probes.agentsSeenSince(now - STARTUP_MEMORY_MS)) {
-        const a = newAgent({ ...info, lastSeen: now });
-        a.online = true;
-        armOffline(a);
-      }
+      recallAgents();
       for (const m of store.monitors.list()) {
         if (m.paused) continue;
         monitors.set(m.id, m);
@@ -255,6 +247,12 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       bus.on('monitor.created', ({ monitor }) => upsertMonitor(monitor, false));
       bus.on('monitor.updated', ({ monitor }) => upsertMonitor(monitor, true));
       bus.on('monitor.deleted', ({ monitorId }) => removeMonitor(monitorId));
+    },
+    /** Recalls recent agents, then announces the local share (`probe.local`, due times re-read): for a scheduler started later (at start, on gaining leadership). */
+    announceLocal: (): void => {
+      recallAgents();
+      replan(monitors.keys());
+      for (const [id, { localRegion: r }] of plans) if (r) lastAt.delete(lastKey(id, r)), bus.emit('probe.local', { monitorId: id, monitor: monitors.get(id)!, region: r, nextDueAt: nextDueAt(monitors.get(id)!, r) });
     },
     /** The plan of an active monitor, or undefined (paused, deleted). */
     plan: (monitorId: number): ProbePlan | undefined => plans.get(monitorId),

@@ -12,6 +12,12 @@ export type { EngineMetrics } from './wheel.ts';
 /** Engine settings, from config `probe`. */
 export interface SchedulerOptions {
   maxConcurrentChecks: number;
+  /**
+   * A take-over (issue 22: this instance just became the leader of a cluster): a monitor whose check
+   * fell due less than one frequency ago is checked at once, not spread, so a fail-over makes no check
+   * more than one period late. Older ones (the whole cluster was down) are spread as at a start.
+   */
+  takeOver?: boolean;
 }
 
 interface Tag {
@@ -56,8 +62,8 @@ export class Scheduler {
   }
 
   /**
-   * Follows the core's local-probe plan and unconfirmed-failure events, then starts the probe
-   * plans (which announce the local share). A monitor's first check after a restart comes one
+   * Follows the core's local-probe plan and unconfirmed-failure events, then asks the (started)
+   * probe plans to announce the local share. A monitor's first check after a restart comes one
    * frequency after its last stored check, or spread over the first 10 s.
    */
   start(): void {
@@ -68,13 +74,16 @@ export class Scheduler {
         const freqMs = monitor.checkFrequencySeconds * 1000;
         const spread = firstDueAt(monitor.uuid, region, freqMs, clock.now());
         // At start (and for new monitors) spread first checks; on a hand-over continue the rhythm.
-        const due = nextDueAt === null ? spread : this.#started ? Math.max(clock.now(), nextDueAt) : Math.max(spread, nextDueAt);
+        const now = clock.now();
+        const continues = this.#started || (this.deps.options.takeOver === true && nextDueAt !== null && nextDueAt >= now - freqMs);
+        const due = nextDueAt === null ? spread : continues ? Math.max(now, nextDueAt) : Math.max(spread, nextDueAt);
         this.#wheel.upsert(monitorId, { spec: checkSpec(monitor), frequencyMs: freqMs, tag: { monitor, region } }, due);
       }),
       core.bus.on('probe.local.recheck', ({ monitorId, delayMs }) => this.#wheel.recheck(monitorId, delayMs)),
       core.bus.on('check.unconfirmed', () => metrics.unconfirmedFailure()),
     );
-    core.probes.start();
+    // The probe plans were started by the wiring (every instance serves agents; only the leader schedules).
+    core.probes.announceLocal();
     this.#started = true;
   }
 

@@ -13,6 +13,8 @@ import { statuspagesRouter } from './api/statuspages.ts';
 import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
+import { clusterRouter } from './api/cluster.ts';
+import { forwardToLeader } from './leader-forward.ts';
 import { ssoConnectionsRouter } from './api/sso-connections.ts';
 import { ssoRouter } from './sso/router.ts';
 import { hostedDomain } from './api/statuspages.ts';
@@ -74,7 +76,14 @@ export function createApp(deps: HttpDeps) {
   app.route('/v1/components', componentsRouter(deps));
   app.route('/v2/statuspages', statuspagesRouter(deps));
   app.route('/v2/statuspages', subscribersRouter(deps));
+  if (deps.leaderUrl) {
+    const forward = forwardToLeader(deps.leaderUrl, (core.config.probe.agent_poll_seconds + 15) * 1000);
+    app.post('/v1/probes/poll', forward);
+    app.post('/v1/probes/results', forward);
+    app.get('/v1/probes', forward);
+  }
   app.route('/v1/probes', probesRouter(deps));
+  app.route('/v1/cluster', clusterRouter(deps));
   app.route('/v1/sso-connections', ssoConnectionsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
@@ -88,7 +97,11 @@ export function createApp(deps: HttpDeps) {
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
-  app.get('/healthz', (c) => c.json({ status: 'ok', version: deps.version }));
+  app.get('/healthz', (c) => {
+    const h = deps.health?.();
+    const who = h ? { instance: h.instance, leader: h.leader } : {};
+    return h && !h.ok ? c.json({ status: 'unavailable', version: deps.version, ...who }, 503) : c.json({ status: 'ok', version: deps.version, ...who }, 200);
+  });
 
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));
   let known: ReturnType<typeof routes> | null = null;

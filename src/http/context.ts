@@ -2,6 +2,7 @@ import type { Core } from '../core/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Principal } from '../domain/user.ts';
+import type { ClusterView } from '../domain/cluster.ts';
 
 /** Hono environment: the authenticated principal is set by the auth middleware on API routes. */
 export interface AppEnv {
@@ -23,4 +24,16 @@ export interface HttpDeps {
    * @returns null when delivered, else why not (unknown channel, the channel's error)
    */
   testAlert?: (name: string, by: string) => Promise<string | null>;
+  /**
+   * The instances sharing this database and the leader (`GET /v1/cluster`, issue 22).
+   * @throws AppError 503 `cluster.unavailable` when the database cannot be asked
+   */
+  cluster?: () => Promise<ClusterView>;
+  /**
+   * For `/healthz`: this instance's id, whether it leads, and whether it can serve (false while a
+   * cluster instance cannot reach its database: 503, so a load balancer sends requests elsewhere).
+   */
+  health?: () => { ok: boolean; instance: string; leader: boolean };
+  /** The leader's base URL when another instance leads (agent routes are forwarded there), else null. */
+  leaderUrl?: () => string | null;
 }

@@ -62,6 +62,20 @@ export function alertsStore(db: Db) {
   const due = db.prepare<[number, number], Row>(
     'SELECT * FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?',
   );
+  // The claim (issue 22, several instances on one PostgreSQL): due rows move their next attempt to the
+  // lease's end in the statement that reads them, so no other dispatcher sees them as due while this one
+  // sends; FOR UPDATE SKIP LOCKED lets two claims at the same instant take different rows instead of
+  // waiting. A delivery's outcome overwrites the lease; a dispatcher that dies mid-send leaves the row
+  // due again when the lease ends (at-least-once, as after a crash with one instance).
+  const claim = db.prepare<[number, number, number], Row>(
+    db.dialect === 'postgres'
+      ? `UPDATE alerts SET next_attempt_at = ? WHERE id IN (
+           SELECT id FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ?
+           ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *`
+      : `UPDATE alerts SET next_attempt_at = ? WHERE id IN (
+           SELECT id FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= ?
+           ORDER BY next_attempt_at, id LIMIT ?) RETURNING *`,
+  );
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(next_attempt_at) AS at FROM alerts WHERE delivered_at IS NULL AND failed_at IS NULL');
   const delivered = db.prepare('UPDATE alerts SET delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?');
   const retry = db.prepare('UPDATE alerts SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?');
@@ -80,6 +94,14 @@ export function alertsStore(db: Db) {
     },
     /** Undelivered, not failed rows due at `now`, oldest first, at most `limit`. */
     due: (now: number, limit: number): AlertRow[] => due.all(now, limit).map(toAlert),
+    /**
+     * Claims undelivered, not failed rows due at `now` (at most `limit`, oldest first) for one
+     * dispatcher until `leaseUntil` (epoch ms): one transaction; the rows' `nextAttemptAt` becomes
+     * `leaseUntil`, so they are not due to anyone else meanwhile. Record the outcome with
+     * `markDelivered` / `markRetry` / `markFailed`.
+     */
+    claimDue: (now: number, limit: number, leaseUntil: number): AlertRow[] =>
+      db.tx(() => claim.all(leaseUntil, now, limit).map(toAlert).sort((a, b) => a.id - b.id)),
     /** The earliest next attempt of any pending row, or null when nothing is pending. */
     nextDueAt: (): number | null => nextDue.get()!.at,
     markDelivered(id: number, at: number): void {

@@ -16,6 +16,7 @@ import { kumaImportsStore } from './kuma.ts';
 import { sessionsStore } from './sessions.ts';
 import { consoleReadsStore } from './console-reads.ts';
 import { invitationsStore } from './invitations.ts';
+import { clusterStore } from './cluster.ts';
 
 /** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
 export function createStore(db: Db) {
@@ -39,6 +40,7 @@ export function createStore(db: Db) {
     sessions: sessionsStore(db),
     consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
     invitations: invitationsStore(db),
+    cluster: clusterStore(db),
     /** Writes buffered pages (SQLite WAL checkpoint) and closes the database. */
     close(): void {
       db.checkpoint();

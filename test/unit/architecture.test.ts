@@ -18,6 +18,9 @@ const ALLOWED: Record<string, string[]> = {
   // `pharos agent`: the engine's wheel and probes, talking to the main over HTTP only.
   agent: ['agent', 'engine', 'domain', 'lib'],
   alerting: ['alerting', 'core', 'domain', 'store', 'lib', 'config'],
+  // High availability (issue 22): leadership, the instances listing and the change relay. The PostgreSQL
+  // leader lock, heartbeats and LISTEN/NOTIFY run on its own async `pg` connection (BRIEF design decision).
+  cluster: ['cluster', 'core', 'domain', 'lib'],
   http: ['http', 'core', 'domain', 'lib', 'config', 'engine', 'views'],
   // Templates render what http hands them: domain values and view-model types, never a store handle.
   views: ['views', 'domain'],
@@ -34,12 +37,12 @@ const ALLOWED: Record<string, string[]> = {
 for (const [layer, allowed] of Object.entries(ALLOWED)) if (allowed.includes('domain') && !allowed.includes('protocols')) allowed.push('protocols');
 ALLOWED.domain!.push('protocols');
 // http may name engine types only for metrics wiring (EngineMetrics); it never calls the engine.
-const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'], views: ['core', 'store', 'http'] };
+const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'], views: ['core', 'store', 'http'], cluster: ['store'] };
 // Packages that belong to one layer only.
 const PACKAGE_OWNERS: Record<string, string[]> = {
   'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'],
   undici: ['engine', 'alerting', 'protocol-probe'], ping: ['protocol-probe'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'],
-  pg: ['protocol-probe', 'store'], mysql2: ['protocol-probe'], redis: ['protocol-probe'], '@grpc/grpc-js': ['protocol-probe'], 'jsonpath-plus': ['protocol-probe'],
+  pg: ['protocol-probe', 'store', 'cluster'], mysql2: ['protocol-probe'], redis: ['protocol-probe'], '@grpc/grpc-js': ['protocol-probe'], 'jsonpath-plus': ['protocol-probe'],
 };
 
 function files(dir: string): string[] {
@@ -115,14 +118,16 @@ test('imports follow the arrows of ARCHITECTURE.md', () => {
   assert.deepEqual(problems, []);
 });
 
-test('dynamic import() only where a protocol definition loads its own probe, or main.ts loads a CLI command', () => {
+test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, or pharos.ts the PostgreSQL cluster', () => {
   const problems: string[] = [];
   for (const file of files(SRC)) {
     const rel = relative(SRC, file);
     for (const m of readFileSync(file, 'utf8').matchAll(/\bimport\(\s*['"]([^'"]+)['"]/g)) {
       const probe = /^protocols\/[a-z0-9]+\/index\.ts$/.test(rel) && m[1] === './probe.ts';
       const command = rel === 'main.ts' && /^\.\/cli\/[a-z-]+\.ts$/.test(m[1]!);
-      if (!probe && !command) problems.push(`${rel}: import('${m[1]}')`);
+      // Leadership on PostgreSQL (issue 22) needs `pg` on the main thread: loaded only with that driver.
+      const cluster = rel === 'pharos.ts' && m[1] === './cluster/postgres.ts';
+      if (!probe && !command && !cluster) problems.push(`${rel}: import('${m[1]}')`);
     }
   }
   assert.deepEqual(problems, []);

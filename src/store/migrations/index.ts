@@ -14,6 +14,7 @@ import { sql as console } from './0013_console.ts';
 import { sql as protocolSettings } from './0014_protocol_settings.ts';
 import { sql as consoleSso } from './0015_console_sso.ts';
 import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly_tables.ts';
+import { sql as clusterInstances } from './0017_cluster_instances.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: 'protocol_settings', sql: protocolSettings },
   { version: 15, name: 'console_sso', sql: consoleSso },
   { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
+  { version: 17, name: 'cluster_instances', sql: clusterInstances },
 ];

@@ -3,6 +3,7 @@ import type { Db } from '../driver.ts';
 import type { Migration } from '../migrations/index.ts';
 import { sql as baseline } from './0015_baseline.ts';
 import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly.ts';
+import { sql as clusterInstances } from './0017_cluster_instances.ts';
 
 /**
  * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
@@ -12,7 +13,7 @@ import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_h
 export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'baseline', sql: baseline },
   { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
-  // 17 (ha: cluster) goes here when it lands on main.
+  { version: 17, name: 'cluster_instances', sql: clusterInstances },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */

@@ -1,0 +1,82 @@
+import type { ClusterChange, ClusterView } from '../domain/cluster.ts';
+
+/**
+ * Who leads (issue 22): exactly one instance of a database runs the scheduler, the healthcheck
+ * deadlines, the maintenance timers, the escalation stepper and the alert dispatcher.
+ */
+export interface Leadership {
+  /** True while this instance leads. */
+  readonly isLeader: boolean;
+  /**
+   * True when no other instance was alive at the last heartbeat (always with SQLite). A leader that
+   * loses its database connection while alone keeps its checks going (results wait in the store's
+   * write buffer): nobody else can take over, since another instance would have to reach the database
+   * to start. With other instances alive, it stops everything so that a new leader never overlaps it.
+   */
+  readonly alone: boolean;
+  /**
+   * Calls `fn(true)` when this instance becomes the leader and `fn(false)` the moment it stops
+   * being one (connection lost, heartbeat failed, stop), and `fn(false)` again when an instance that
+   * lost it while alone finds another one leading. Listeners run synchronously, in order;
+   * a throwing listener is logged and does not stop the others. Returns the unsubscribe function.
+   */
+  onLeadership(fn: (leader: boolean) => void): () => void;
+}
+
+/** This instance's identity in the cluster (times epoch ms). */
+export interface InstanceInfo {
+  id: string;
+  address: string;
+  version: string;
+  startedAt: number;
+}
+
+/**
+ * The cluster as one instance sees it: leadership, the instances listing, and change messages
+ * between instances (a change made here that the others must follow: they re-read it from the store).
+ */
+export interface Cluster extends Leadership {
+  readonly mode: ClusterView['mode'];
+  readonly instanceId: string;
+  /**
+   * False while this instance cannot reach the cluster's database (PostgreSQL: its cluster connection
+   * is down or not made yet); `/healthz` then answers 503 so a load balancer sends requests elsewhere.
+   * Always true with one instance.
+   */
+  readonly connected: boolean;
+  /**
+   * Tells the other instances about a committed change (PostgreSQL NOTIFY; nothing with one instance).
+   * Never throws and never blocks: changes are batched per event-loop turn; while the connection is
+   * down they are dropped (the leader rebuilds its timers from the store when it gains leadership,
+   * and a deadline re-reads the store before it flips anything).
+   */
+  publish(change: ClusterChange): void;
+  /**
+   * The leader's base URL (`http://host:port`, from its `address`) when another instance leads, else
+   * null (this instance leads, there is one instance, or no leader is known right now). Refreshed
+   * at every heartbeat. Followers forward agents' requests there.
+   */
+  leaderUrl(): string | null;
+  /** Calls `fn` for each change another instance published. Returns the unsubscribe function. */
+  onChange(fn: (change: ClusterChange) => void): () => void;
+  /**
+   * The listing for `GET /v1/cluster`.
+   * @throws AppError 503 `cluster.unavailable` when the database cannot be asked now
+   */
+  view(): Promise<ClusterView>;
+  /** Registers this instance and starts trying to lead (single: leads at once). */
+  start(): Promise<void>;
+  /** Stops heartbeats, gives leadership up (listeners hear `false`) and closes connections. */
+  stop(): Promise<void>;
+}
+
+/** Calls each listener; one that throws is reported through `onError` and the others still run. */
+export function callAll<T>(listeners: Iterable<(v: T) => void>, value: T, onError: (e: unknown) => void): void {
+  for (const fn of [...listeners]) {
+    try {
+      fn(value);
+    } catch (e) {
+      onError(e);
+    }
+  }
+}
