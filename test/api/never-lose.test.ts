@@ -14,26 +14,12 @@ import { startTestPharos, tempDir, WRITE_TOKEN, type TestPharos } from '../suppo
 import { httpReceiver } from '../support/receivers.ts';
 import { httpTarget } from '../support/targets.ts';
 import { waitFor } from '../support/process.ts';
+import { allowWrites, refuseWrites } from '../support/store-faults.ts';
 
 // Issue #14 "never lose, never crash": a real Pharos over HTTP on a manual clock. Store failures are
 // real SQLite errors: a trigger that aborts a write (an I/O error stand-in) or `max_page_count`
 // (a genuine SQLITE_FULL), set on the server's own connection. On PostgreSQL (PHAROS_TEST_DRIVER)
 // the same triggers in PL/pgSQL, and a trigger raising disk_full (SQLSTATE 53100) stands in for a full disk.
-
-const tables = new Map<string, string>();
-/** Makes `event` (`BEFORE INSERT`, `BEFORE UPDATE OF col`) on `table` fail like an I/O error. */
-function refuseWrites(p: TestPharos, name: string, event: string, table: string, errcode = 'XX000'): void {
-  tables.set(name, table);
-  if (p.store.db.dialect === 'sqlite') {
-    p.store.db.exec(`CREATE TRIGGER ${name} ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END`);
-    return;
-  }
-  p.store.db.exec(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk I/O error (test)' USING ERRCODE = '${errcode}'; END $$;
-    CREATE TRIGGER ${name} ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
-}
-function allowWrites(p: TestPharos, name: string): void {
-  p.store.db.exec(p.store.db.dialect === 'sqlite' ? `DROP TRIGGER ${name}` : `DROP TRIGGER ${name} ON ${tables.get(name)}`);
-}
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -5,6 +5,7 @@ import type { Monitor } from '../../src/domain/monitor.ts';
 import type { OutageRecord } from '../../src/store/index.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { httpReceiver } from '../support/receivers.ts';
+import { allowWrites, refuseWrites } from '../support/store-faults.ts';
 
 // Issue 21 (outage storm): state changes that arrive in the same turn of the event loop are written
 // in one flush transaction. A real Pharos on a manual clock; the confirmed failures and recoveries
@@ -104,14 +105,14 @@ test('a batch of failures flushed together opens every outage once, with its tim
 test('a flush transaction that rolls back keeps its state changes and opens each outage exactly once on the retry', async () => {
   const { p, monitors } = await setup({ alerting: { flood_guard: { enabled: false } } });
   const seen = follow(p);
-  p.store.db.exec("CREATE TRIGGER refuse_outages BEFORE INSERT ON outages BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END");
+  refuseWrites(p, 'refuse_outages', 'BEFORE INSERT', 'outages');
   for (const m of monitors) down(p, m);
   await p.core.checks.committed();
   assert.equal(p.store.outages.ongoingCount(), 0, 'the failed flush stored nothing half-done');
   assert.equal(seen.length, 0, 'and announced nothing');
   assert.equal(p.store.checks.latestResults(monitors[0]!.id, 10).length, 0);
 
-  p.store.db.exec('DROP TRIGGER refuse_outages');
+  allowWrites(p, 'refuse_outages');
   await p.advance(1_000); // the flush's retry
   assert.equal(seen.length, N);
   assert.ok(seen.every((e) => !e.inTransaction && e.ongoing === N));
