@@ -188,14 +188,7 @@ export function checksStore(db: Db) {
           if (!monitorExists.get(r.monitorId)) continue;
           while (stmts.insert.run(r.monitorId, ++t, ctx, r.latencyMs, code, r.monitorId).changes === 0);
         }
-        const hour = hourNo * HOUR_MS;
-        const key = `${r.monitorId}:${hour}`;
-        let h = rollups.get(key);
-        if (!h) rollups.set(key, (h = { monitorId: r.monitorId, hour, checks: 0, failures: 0, sum: 0, max: 0 }));
-        h.checks++;
-        if (!r.ok) h.failures++;
-        h.sum += r.latencyMs;
-        h.max = Math.max(h.max, r.latencyMs);
+        count(r, hourNo);
       }
       if (pending.length) insertPendingPg(pending, count);
       if (upsertRollupsPg) {

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { AppError } from '../lib/errors.ts';
 import type { Db } from './driver.ts';
-import { MIGRATIONS, type Migration } from './migrations/index.ts';
+import { MIGRATIONS, pendingMigrations, type Migration } from './migrations/index.ts';
 
 export type { Db } from './driver.ts';
 
@@ -70,13 +69,8 @@ export function openDbFile(file: string, migrations: readonly Migration[] = MIGR
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
   const current = db.pragma('user_version', { simple: true }) as number;
-  const latest = migrations.at(-1)?.version ?? 0;
-  if (current > latest) {
-    throw new AppError(500, 'store.newer_schema', `database schema version ${current} is newer than this Pharos knows (${latest}); refusing to downgrade`);
-  }
   const applied: number[] = [];
-  for (const m of migrations) {
-    if (m.version <= current) continue;
+  for (const m of pendingMigrations(current, migrations)) {
     db.transaction(() => {
       db.exec(m.sql);
       m.run?.(sqliteDb(db));

@@ -1,3 +1,4 @@
+import { AppError } from '../../lib/errors.ts';
 import { sql as init } from './0001_init.ts';
 import { sql as healthchecks } from './0002_healthchecks.ts';
 import { sql as alerting } from './0003_alerting.ts';
@@ -46,3 +47,16 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
   { version: 17, name: 'cluster_instances', sql: clusterInstances },
 ];
+
+/**
+ * The migrations above `current`, in order (both dialects number them alike).
+ * @throws AppError `store.newer_schema` when `current` is above the last of `migrations`: a database
+ *   written by a newer Pharos (downgrade refused)
+ */
+export function pendingMigrations(current: number, migrations: readonly Migration[]): Migration[] {
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new AppError(500, 'store.newer_schema', `database schema version ${current} is newer than this Pharos knows (${latest}); refusing to downgrade`);
+  }
+  return migrations.filter((m) => m.version > current);
+}

@@ -1,6 +1,5 @@
-import { AppError } from '../../lib/errors.ts';
 import type { Db } from '../driver.ts';
-import type { Migration } from '../migrations/index.ts';
+import { pendingMigrations, type Migration } from '../migrations/index.ts';
 import { sql as baseline } from './0015_baseline.ts';
 import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly.ts';
 import { sql as clusterInstances } from './0017_cluster_instances.ts';
@@ -31,18 +30,14 @@ export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MI
     db.exec('CREATE TABLE IF NOT EXISTS pharos_schema (version BIGINT NOT NULL)');
     const row = db.prepare<[], { version: number }>('SELECT version FROM pharos_schema').get();
     const current = row?.version ?? 0;
-    const latest = migrations.at(-1)?.version ?? 0;
-    if (current > latest) {
-      throw new AppError(500, 'store.newer_schema', `database schema version ${current} is newer than this Pharos knows (${latest}); refusing to downgrade`);
-    }
     const applied: number[] = [];
-    for (const m of migrations) {
-      if (m.version <= current) continue;
+    for (const m of pendingMigrations(current, migrations)) {
       db.exec(m.sql);
       m.run?.(db);
       applied.push(m.version);
     }
-    if (applied.length) {
+    const latest = applied.at(-1);
+    if (latest !== undefined) {
       if (row) db.prepare('UPDATE pharos_schema SET version = ?').run(latest);
       else db.prepare('INSERT INTO pharos_schema(version) VALUES (?)').run(latest);
     }
