@@ -2,14 +2,21 @@
  * Bench (issue 21): a status page under a rush. Pharos with M HTTP monitors every 10 s (the
  * scheduler's load) and a page of S of them; then, in one run:
  * 1. single renders: the first GET of each of P identical pages (each a render) and the second (cached);
+ *    `--rounds R` repeats it R times, each after the next minute (when every render expires);
  * 2. quiet window (the baseline): pings to one healthcheck, one at a time, and the scheduler lag;
  * 3. the rush: autocannon with C connections on the page (Accept-Encoding: br, gzip) for D s, the
- *    same pings and lag measured during it.
+ *    same pings and lag measured during it (`--duration 0` skips 2 and 3).
  * Lag p99 comes from the histogram over each whole window; peak RSS from VmHWM.
  *
- *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--connections 1000]
- *                                   [--duration 20] [--path /status/bench] [--pharos dist|src]
+ * `--pharos a,b,…` compares builds in one run (e.g. `/tmp/base/pharos,dist`): every build runs its own
+ * monitors and pages at the same time, the single renders alternate between builds page by page (so
+ * the machine's load falls on each alike), and the page's HTML is compared between builds (CSP nonce
+ * and "updated" time aside). The windows run one build at a time, the others stopped (SIGSTOP) meanwhile.
+ *
+ *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--rounds 1] [--connections 1000]
+ *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
  */
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -22,6 +29,7 @@ const { values: opt } = parseArgs({
     monitors: { type: 'string', default: '1000' },
     services: { type: 'string', default: '50' },
     pages: { type: 'string', default: '40' },
+    rounds: { type: 'string', default: '1' },
     connections: { type: 'string', default: '1000' },
     duration: { type: 'string', default: '20' },
     path: { type: 'string', default: '/status/bench' },
@@ -33,6 +41,8 @@ const S = Number(opt.services);
 const P = Number(opt.pages);
 const C = Number(opt.connections);
 const D = Number(opt.duration);
+const R = Number(opt.rounds);
+const BUILDS = opt.pharos!.split(',');
 
 /** Times sequential GETs of `paths`, ms. */
 async function timeGets(base: string, paths: string[]): Promise<number[]> {
@@ -78,11 +88,8 @@ async function window(p: BenchPharos, pingUrl: string, during: () => Promise<unk
   return { result, pingP50: quantile(lat, 0.5), pingP99: quantile(lat, 0.99), pings: lat.length, lagP99: lag.ms, lagN: lag.count, cpu: m.cpuCores };
 }
 
-const targetPort = await freePort();
-const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
-await target.nextLine();
-const p = await startBenchPharos(opt.pharos!);
-try {
+/** Creates the monitors, the pages and the healthcheck of one build; returns the ping URL. */
+async function populate(p: BenchPharos, targetPort: number): Promise<string> {
   const uuids: string[] = new Array(M);
   await forEachConcurrent(M, 8, async (i) => {
     const res = await p.api('/v1/monitors', 'POST', { name: `Service ${i}`, url: `http://127.0.0.1:${targetPort}/m/${i}`, check_frequency: 10 });
@@ -95,28 +102,59 @@ try {
     if (res.status !== 201) throw new Error(`create page: ${res.status} ${await res.text()}`);
   }
   const hc = await p.api('/v1/healthchecks', 'POST', { name: 'job', period_value: 1, period_type: 'days', grace_period_value: 1, grace_period_type: 'hours' });
-  const pingUrl = `${p.url}/ping/${((await hc.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid}`;
+  return `${p.url}/ping/${((await hc.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid}`;
+}
+
+/** A page's HTML without what differs per response or per build run: the CSP nonce and the "updated" time. */
+const comparable = (html: string) => html.replace(/nonce="[^"]*"/g, 'nonce=""').replace(/<p class="updated">.*?<\/p>/s, '<p class="updated"></p>');
+
+const targetPort = await freePort();
+const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
+await target.nextLine();
+const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; cached: number[] }> = [];
+try {
+  for (const name of BUILDS) {
+    const p = await startBenchPharos(name);
+    builds.push({ name, p, pingUrl: '', renders: [], cached: [] });
+  }
+  for (const b of builds) b.pingUrl = await populate(b.p, targetPort);
   await sleep(20_000); // every monitor checked at least once
 
   const pagePaths = Array.from({ length: P }, (_, i) => `/status/render${i}`);
-  const renders = await timeGets(p.url, pagePaths);
-  const cached = await timeGets(p.url, pagePaths);
-
-  const quiet = await window(p, pingUrl, () => sleep(D * 1000));
-  const rush = await window(p, pingUrl, () =>
-    autocannon({ url: p.url + opt.path, connections: C, duration: D, headers: { 'accept-encoding': 'br, gzip' } }),
-  );
-  const r = rush.result as autocannon.Result;
-  const rss = peakRss(p.child.proc.pid!);
+  for (let round = 0; round < R; round++) {
+    if (round > 0) await sleep(60_000 - (Date.now() % 60_000) + 500); // every render expired
+    for (const path of pagePaths) for (const b of builds) b.renders.push(...(await timeGets(b.p.url, [path])));
+    for (const path of pagePaths) for (const b of builds) b.cached.push(...(await timeGets(b.p.url, [path])));
+  }
+  const pages = await Promise.all(builds.map((b) => fetch(b.p.url + opt.path).then((r) => r.text())));
   const f = (n: number, d = 1) => n.toFixed(d);
-  console.log(`\n${M} monitors every 10 s; pages of ${S} services; ${C} connections on ${opt.path} for ${D} s\n`);
-  console.log(`Single render (first GET of ${P} pages): p50 ${f(quantile(renders, 0.5))} ms, p99 ${f(quantile(renders, 0.99))} ms; cached GET: p50 ${f(quantile(cached, 0.5))} ms, p99 ${f(quantile(cached, 0.99))} ms\n`);
-  console.log('| window | responses/s | response p50 ms | response p99 ms | non-2xx + errors | scheduler lag p99 ms (checks) | ping p50 ms | ping p99 ms (pings) | Pharos CPU (cores) |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  console.log(`| quiet (baseline) | – | – | – | – | ${f(quiet.lagP99)} (${quiet.lagN}) | ${f(quiet.pingP50)} | ${f(quiet.pingP99)} (${quiet.pings}) | ${f(quiet.cpu, 2)} |`);
-  console.log(`| rush | ${f(r['2xx'] / r.duration, 0)} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${r.non2xx + r.errors} | ${f(rush.lagP99)} (${rush.lagN}) | ${f(rush.pingP50)} | ${f(rush.pingP99)} (${rush.pings}) | ${f(rush.cpu, 2)} |`);
-  console.log(`\nPeak RSS (VmHWM) of Pharos over the run: ${f(rss / 2 ** 20, 0)} MB; ${r.throughput.average ? f(r.throughput.average / 2 ** 20, 1) : '?'} MB/s sent`);
+  console.log(`\n${M} monitors every 10 s per build; pages of ${S} services; ${C} connections on ${opt.path} for ${D} s; load average ${loadavg().map((l) => f(l, 2)).join(' ')}\n`);
+  console.log(`Single render (first GET of ${P} pages × ${R} round(s), builds alternating page by page):\n`);
+  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const [i, b] of builds.entries()) {
+    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
+  }
+  if (D > 0) {
+    console.log(`\n| build | window | responses/s | response p50 ms | response p99 ms | non-2xx + errors | scheduler lag p99 ms (checks) | ping p50 ms | ping p99 ms (pings) | Pharos CPU (cores) | peak RSS MB |`);
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const b of builds) {
+      for (const o of builds) if (o !== b) o.p.child.proc.kill('SIGSTOP');
+      const quiet = await window(b.p, b.pingUrl, () => sleep(D * 1000));
+      const rush = await window(b.p, b.pingUrl, () => autocannon({ url: b.p.url + opt.path, connections: C, duration: D, headers: { 'accept-encoding': 'br, gzip' } }));
+      const r = rush.result as autocannon.Result;
+      const rss = f(peakRss(b.p.child.proc.pid!) / 2 ** 20, 0);
+      console.log(`| ${b.name} | quiet (baseline) | – | – | – | – | ${f(quiet.lagP99)} (${quiet.lagN}) | ${f(quiet.pingP50)} | ${f(quiet.pingP99)} (${quiet.pings}) | ${f(quiet.cpu, 2)} | |`);
+      console.log(`| ${b.name} | rush | ${f(r['2xx'] / r.duration, 0)} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${r.non2xx + r.errors} | ${f(rush.lagP99)} (${rush.lagN}) | ${f(rush.pingP50)} | ${f(rush.pingP99)} (${rush.pings}) | ${f(rush.cpu, 2)} | ${rss} |`);
+      await b.p.stop(); // the next build's windows run without this one
+      for (const o of builds) if (o !== b) o.p.child.proc.kill('SIGCONT');
+      await sleep(12_000); // the resumed builds catch up on their checks outside any window
+    }
+  }
 } finally {
-  await p.cleanup();
+  for (const b of builds) {
+    b.p.child.proc.kill('SIGCONT');
+    await b.p.cleanup();
+  }
   await stop(target);
 }
