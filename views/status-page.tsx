@@ -56,14 +56,15 @@ const escape = (s: string) => {
   return buffer[0];
 };
 
-/** Date labels of the bars, shared by every service of one response (90 Intl calls, not 90 per service). */
-const dateLabels = new WeakMap<Chrome, Map<number, string>>();
+/**
+ * The bars' HTML by day and figures, shared by every service of one response: on most pages the days
+ * of most services read alike (no data before creation, 100 % since), so each distinct bar is built
+ * (date label, Intl, escaping) once per response, not once per service.
+ */
+const barMemo = new WeakMap<Chrome, Map<number, Map<number | null, Map<number, string>>>>();
 
 function dayTitle(c: Chrome, d: DayUptime): string {
-  let labels = dateLabels.get(c);
-  if (!labels) dateLabels.set(c, (labels = new Map()));
-  let date = labels.get(d.dayStart);
-  if (date === undefined) labels.set(d.dayStart, (date = formatDate(d.dayStart, c.lang)));
+  const date = formatDate(d.dayStart, c.lang);
   if (d.uptime === null) return `${date} · ${c.t.no_data}`;
   const down = d.downtimeMs > 0 ? fmt(c.t.downtime, { duration: formatDuration(d.downtimeMs, c.lang) }) : c.t.no_downtime;
   return `${date} · ${d.uptime.toFixed(2)} % · ${down}`;
@@ -74,8 +75,19 @@ function dayTitle(c: Chrome, d: DayUptime): string {
  * and building them as a string (every title escaped) costs a fraction of 4,500 JSX elements.
  */
 function barsHtml(c: Chrome, days: DayUptime[]) {
+  let memo = barMemo.get(c);
+  if (!memo) barMemo.set(c, (memo = new Map()));
   let out = '';
-  for (const d of days) out += `<span class="bar l-${uptimeLevel(d.uptime)}" title="${escape(dayTitle(c, d))}"></span>`;
+  for (const d of days) {
+    // Keyed by numbers (day start → uptime → downtime): no key strings built per bar.
+    let byUptime = memo.get(d.dayStart);
+    if (!byUptime) memo.set(d.dayStart, (byUptime = new Map()));
+    let byDowntime = byUptime.get(d.uptime);
+    if (!byDowntime) byUptime.set(d.uptime, (byDowntime = new Map()));
+    let bar = byDowntime.get(d.downtimeMs);
+    if (bar === undefined) byDowntime.set(d.downtimeMs, (bar = `<span class="bar l-${uptimeLevel(d.uptime)}" title="${escape(dayTitle(c, d))}"></span>`));
+    out += bar;
+  }
   return raw(out);
 }
 
