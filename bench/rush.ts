@@ -15,6 +15,7 @@
  *
  *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--rounds 1] [--connections 1000]
  *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
+ *                                   [--pharos-node-options=--cpu-prof]
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ const { values: opt } = parseArgs({
     duration: { type: 'string', default: '20' },
     path: { type: 'string', default: '/status/bench' },
     pharos: { type: 'string', default: 'dist' },
+    'pharos-node-options': { type: 'string' },
   },
 });
 const M = Number(opt.monitors);
@@ -114,7 +116,7 @@ await target.nextLine();
 const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; cached: number[] }> = [];
 try {
   for (const name of BUILDS) {
-    const p = await startBenchPharos(name);
+    const p = await startBenchPharos(name, opt['pharos-node-options']);
     builds.push({ name, p, pingUrl: '', renders: [], cached: [] });
   }
   for (const b of builds) b.pingUrl = await populate(b.p, targetPort);

@@ -89,6 +89,16 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
     show ? withUptime(dailyUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS), since, now) : { days: null, uptime: null };
   const withUptime = (days: DayUptime[], since: number, now: number) => ({ days, uptime: uptimeOfDays(days, since, now) });
 
+  /**
+   * Whether monitor `id` has a stored check result (else the page shows it `unknown`), as
+   * `store.checks.lastCheckAt(id) !== null` says, without its reads when the page already read the
+   * monitor's rollups: every stored result has its hourly rollup (same transaction), and a rollup
+   * with checks of an hour that started in the last 24 h names an hour whose raw results are still
+   * kept (`storage.raw_retention_days` is at least 1, and a prune drops only hours that ended past it).
+   */
+  const checkedYet = (id: number, rollups: ReadonlyArray<{ hourStart: number; checks: number }> | null, now: number): boolean =>
+    rollups?.some((r) => r.checks > 0 && r.hourStart >= now - DAY_MS) || store.checks.lastCheckAt(id) !== null;
+
   /** Maintenance intervals of every monitor over the 90 days: one range read for the whole page. */
   type Windows = Map<number, Interval[]>;
   const service = (s: PageService, now: number, range: LatencyRange, windows: Windows): ServiceView | null => {
@@ -102,10 +112,11 @@ export function statusViewService(deps: { store: Store; clock: Clock }) {
     if (m) {
       const maintenance = windows.get(m.id) ?? [];
       const inMaintenance = maintenance.some((w) => w.startAt <= now && (w.endAt === null || w.endAt > now));
+      const rollups = s.show_response_times ? store.pageReads.rollupsSince(m.id, now - LATENCY_RANGES[range]) : null;
       // Maintenance outranks down: the window is the announced reason (and its alerts are held).
-      const status: ServiceStatus = m.paused ? 'paused' : inMaintenance ? 'maintenance' : m.status === 'down' ? 'major_outage' : store.checks.lastCheckAt(m.id) === null ? 'unknown' : m.degraded ? 'degraded' : 'operational';
+      const status: ServiceStatus = m.paused ? 'paused' : inMaintenance ? 'maintenance' : m.status === 'down' ? 'major_outage' : !checkedYet(m.id, rollups, now) ? 'unknown' : m.degraded ? 'degraded' : 'operational';
       const outages = s.show_uptime ? store.pageReads.monitorOutagesSince(m.id, from) : [];
-      const latency = s.show_response_times ? store.pageReads.rollupsSince(m.id, now - LATENCY_RANGES[range]).map((r): [number, number] => [r.hourStart, Math.round(r.latencyAvgMs)]) : null;
+      const latency = rollups ? rollups.map((r): [number, number] => [r.hourStart, Math.round(r.latencyAvgMs)]) : null;
       return { ...base, name: s.name_shown ?? m.name, kind: 'monitor', status, ...history(outages, maintenance, m.createdAt, now, s.show_uptime), latency, children: [] };
     }
     const hc = store.healthchecks.get(s.monitor_uuid) ?? store.healthchecks.getByPublicUuid(s.monitor_uuid);
