@@ -2,7 +2,10 @@
  * Bench (issue 21): a status page under a rush. Pharos with M HTTP monitors every 10 s (the
  * scheduler's load) and a page of S of them; then, in one run:
  * 1. single renders: the first GET of each of P identical pages (each a render) and the second (cached);
- *    `--rounds R` repeats it R times, each after the next minute (when every render expires);
+ *    `--rounds R` repeats it R times, each after the next minute (when every render expires). Besides
+ *    the client's wall time, the CPU time of Pharos's main thread during each first GET
+ *    (/proc/<pid>/task/<pid>/schedstat): the render's own cost, without the waits for a CPU that a
+ *    shared machine adds to the wall time;
  * 2. quiet window (the baseline): pings to one healthcheck, one at a time, and the scheduler lag;
  * 3. the rush: autocannon with C connections on the page (Accept-Encoding: br, gzip) for D s, the
  *    same pings and lag measured during it (`--duration 0` skips 2 and 3).
@@ -17,6 +20,7 @@
  *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
  *                                   [--pharos-node-options=--cpu-prof]
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,17 +50,24 @@ const D = Number(opt.duration);
 const R = Number(opt.rounds);
 const BUILDS = opt.pharos!.split(',');
 
-/** Times sequential GETs of `paths`, ms. */
-async function timeGets(base: string, paths: string[]): Promise<number[]> {
-  const out: number[] = [];
-  for (const path of paths) {
-    const t = performance.now();
-    const r = await fetch(base + path, { headers: { 'accept-encoding': 'br, gzip' } });
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-    out.push(performance.now() - t);
-  }
-  return out;
+/** CPU time a process's main thread has had so far, ms (`/proc/<pid>/task/<pid>/schedstat`, ns on a CPU). */
+function mainThreadCpuMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
+
+/**
+ * One GET of `path` (Accept-Encoding: br, gzip): its wall time as the client sees it and the main-thread
+ * CPU time Pharos spent meanwhile (the render's own work without waiting for a CPU or for other work
+ * queued before it, plus whatever else the loop ran in that time: a few checks), ms.
+ */
+async function timeGet(p: BenchPharos, path: string): Promise<[number, number]> {
+  const pid = p.child.proc.pid!;
+  const cpu = mainThreadCpuMs(pid);
+  const t = performance.now();
+  const r = await fetch(p.url + path, { headers: { 'accept-encoding': 'br, gzip' } });
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+  return [performance.now() - t, mainThreadCpuMs(pid) - cpu];
 }
 
 /** Pings `url` one at a time until `until()` says stop; returns latencies, ms. */
@@ -113,11 +124,11 @@ const comparable = (html: string) => html.replace(/nonce="[^"]*"/g, 'nonce=""').
 const targetPort = await freePort();
 const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
 await target.nextLine();
-const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; cached: number[] }> = [];
+const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; renderCpu: number[]; cached: number[] }> = [];
 try {
   for (const name of BUILDS) {
     const p = await startBenchPharos(name, opt['pharos-node-options']);
-    builds.push({ name, p, pingUrl: '', renders: [], cached: [] });
+    builds.push({ name, p, pingUrl: '', renders: [], renderCpu: [], cached: [] });
   }
   for (const b of builds) b.pingUrl = await populate(b.p, targetPort);
   await sleep(20_000); // every monitor checked at least once
@@ -125,17 +136,23 @@ try {
   const pagePaths = Array.from({ length: P }, (_, i) => `/status/render${i}`);
   for (let round = 0; round < R; round++) {
     if (round > 0) await sleep(60_000 - (Date.now() % 60_000) + 500); // every render expired
-    for (const path of pagePaths) for (const b of builds) b.renders.push(...(await timeGets(b.p.url, [path])));
-    for (const path of pagePaths) for (const b of builds) b.cached.push(...(await timeGets(b.p.url, [path])));
+    for (const path of pagePaths) {
+      for (const b of builds) {
+        const [wall, cpu] = await timeGet(b.p, path);
+        b.renders.push(wall);
+        b.renderCpu.push(cpu);
+      }
+    }
+    for (const path of pagePaths) for (const b of builds) b.cached.push((await timeGet(b.p, path))[0]);
   }
   const pages = await Promise.all(builds.map((b) => fetch(b.p.url + opt.path).then((r) => r.text())));
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(`\n${M} monitors every 10 s per build; pages of ${S} services; ${C} connections on ${opt.path} for ${D} s; load average ${loadavg().map((l) => f(l, 2)).join(' ')}\n`);
   console.log(`Single render (first GET of ${P} pages × ${R} round(s), builds alternating page by page):\n`);
-  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | main-thread CPU per render p50 / p99 ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const [i, b] of builds.entries()) {
-    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
+    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.renderCpu, 0.5))} / ${f(quantile(b.renderCpu, 0.99))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
   }
   if (D > 0) {
     console.log(`\n| build | window | responses/s | response p50 ms | response p99 ms | non-2xx + errors | scheduler lag p99 ms (checks) | ping p50 ms | ping p99 ms (pings) | Pharos CPU (cores) | peak RSS MB |`);
