@@ -118,5 +118,3 @@ export function rawDb(store: Store): Db {
 }
 
 export type { Db, Dialect } from './driver.ts';
-export type { OutageRecord } from './outages.ts';
-export type { AlertRow } from './alerts.ts';
