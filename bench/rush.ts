@@ -166,6 +166,7 @@ try {
       console.log(`| ${b.name} | quiet (baseline) | – | – | – | – | ${f(quiet.lagP99)} (${quiet.lagN}) | ${f(quiet.pingP50)} | ${f(quiet.pingP99)} (${quiet.pings}) | ${f(quiet.cpu, 2)} | |`);
       console.log(`| ${b.name} | rush | ${f(r['2xx'] / r.duration, 0)} | ${f(r.latency.p50)} | ${f(r.latency.p99)} | ${r.non2xx + r.errors} | ${f(rush.lagP99)} (${rush.lagN}) | ${f(rush.pingP50)} | ${f(rush.pingP99)} (${rush.pings}) | ${f(rush.cpu, 2)} | ${rss} |`);
       await b.p.stop(); // the next build's windows run without this one
+      if (b === builds.at(-1)) break;
       for (const o of builds) if (o !== b) o.p.child.proc.kill('SIGCONT');
       await sleep(12_000); // the resumed builds catch up on their checks outside any window
     }
