@@ -41,7 +41,12 @@ export class TimerQueue {
   /** Runs `fn(dueAt)` at epoch ms `at`, replacing any timer of `key`. */
   schedule(key: number, at: number, fn: (dueAt: number) => void): void {
     const seq = ++this.#seq;
-    this.#live.set(key, { seq, fn });
+    const live = this.#live.get(key);
+    if (live) {
+      // Rescheduled (a healthcheck's deadline on every ping): the record is reused, not reallocated.
+      live.seq = seq;
+      live.fn = fn;
+    } else this.#live.set(key, { seq, fn });
     this.#push({ at, seq, key });
     // Replaced entries are dropped lazily at the top; keys rescheduled again and again before their
     // time would pile them up, so past twice the live count the heap is rebuilt (O(n log n) once per
