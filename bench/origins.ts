@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/origins.ts [--monitors 10000] [--frequency 10] [--duration 60] [--warmup 20]
  *                                      [--nofile 1024] [--pharos dist|src] [--only baseline|pharos]
+ *                                      [--pharos-node-options '--cpu-prof --cpu-prof-dir=/tmp/prof']
  *
  * `--pharos` may name several builds, comma-separated (e.g. `/tmp/base/pharos,dist`): each runs in
  * turn against the same target, for a side-by-side comparison in one run. `--nofile 0` skips the
@@ -31,6 +32,7 @@ const { values: opt } = parseArgs({
     nofile: { type: 'string', default: '1024' },
     pharos: { type: 'string', default: 'dist' },
     only: { type: 'string' },
+    'pharos-node-options': { type: 'string' },
   },
 });
 const N = Number(opt.monitors);
@@ -84,7 +86,7 @@ async function runBaseline(port: number): Promise<Row> {
 }
 
 async function runPharos(port: number, build: string, nofile?: number): Promise<Row> {
-  const p = await startBenchPharos(build, undefined, undefined, '', {}, nofile);
+  const p = await startBenchPharos(build, opt['pharos-node-options'], undefined, '', {}, nofile);
   try {
     await forEachConcurrent(N, 8, async (i) => {
       const res = await p.api('/v1/monitors', 'POST', { name: `origin ${i}`, url: `http://${originAddress(i)}:${port}/m/${i}`, check_frequency: FREQ_S });

@@ -74,7 +74,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const target = storageTarget(config, opts.nativeBinding);
   const store = openStore(target);
   if (target.driver === 'postgres') logger.info(`store: ${describeTarget(target)} (pool ${config.storage.postgres_pool_size}, statement timeout ${config.storage.postgres_statement_timeout_ms} ms)`);
-  const stopWatching = watchAvailability(store.db, (up) => {
+  const stopWatching = watchAvailability(store, (up) => {
     if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);
     else logger.error(`database unreachable (${describeTarget(target)}): API writes and pings answer 503 until it is back`);
   });

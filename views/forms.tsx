@@ -1,4 +1,4 @@
-import type { SubscriberChannel } from '../src/store/subscribers.ts';
+import type { SubscriberChannel } from '../src/domain/subscriber.ts';
 import { href, Layout, pathOf, type Chrome } from './layout.tsx';
 import type { UiKey } from './i18n/index.ts';
 

@@ -1,7 +1,8 @@
 import type { Clock, TimerHandle } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { AlertMessage } from '../domain/alert.ts';
-import type { AlertRow, Store } from '../store/index.ts';
+import type { AlertRow } from '../domain/alert.ts';
+import type { Store } from '../store/index.ts';
 import { ChannelError, type Channel } from './channels/types.ts';
 
 /** Delivery outcomes, for `pharos_alerts_total{channel,result}`. */

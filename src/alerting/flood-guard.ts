@@ -4,7 +4,8 @@ import type { Logger } from '../lib/logger.ts';
 import type { AlertMessage } from '../domain/alert.ts';
 import type { AlertGate } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
-import type { OutageRecord, Store } from '../store/index.ts';
+import type { OutageRecord } from '../domain/outage.ts';
+import type { Store } from '../store/index.ts';
 
 /** Flood-guard observations for `/metrics`. */
 export interface FloodGuardMetrics {

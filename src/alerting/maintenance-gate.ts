@@ -4,7 +4,8 @@ import { TimerQueue } from '../lib/timer-queue.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import type { AlertGate } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
-import type { OutageRecord, Store } from '../store/index.ts';
+import type { OutageRecord } from '../domain/outage.ts';
+import type { Store } from '../store/index.ts';
 
 /**
  * Maintenance windows as an alert gate (CONTRACT.md "Maintenance windows"): while a window covering
@@ -72,12 +73,12 @@ export class MaintenanceGate implements AlertGate {
     const now = clock.now();
     const restarted: string[] = [];
     try {
-      store.tx(() => {
+      store.tx((tx) => {
         for (const monitorUuid of w.monitors) {
-          const m = store.monitors.get(monitorUuid);
-          const o = m && store.outages.openForMonitor(m.id);
+          const m = tx.monitors.get(monitorUuid);
+          const o = m && tx.outages.openForMonitor(m.id);
           // Only outages whose sends were all held: steps taken (alertedSteps > 0) but no alert queued.
-          if (!o || o.alertedSteps === 0 || store.alerts.alertedChannels(o.uuid).length > 0 || core.maintenance.activeForMonitor(m.id, now)) continue;
+          if (!o || o.alertedSteps === 0 || tx.alerts.alertedChannels(o.uuid).length > 0 || core.maintenance.activeForMonitor(m.id, now)) continue;
           core.escalation.restart(o.uuid, now);
           restarted.push(o.uuid);
         }

@@ -2,7 +2,8 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { TimerQueue } from '../lib/timer-queue.ts';
 import type { Core } from '../core/index.ts';
-import type { OutageRecord, Store } from '../store/index.ts';
+import type { OutageRecord } from '../domain/outage.ts';
+import type { Store } from '../store/index.ts';
 
 /**
  * The escalation stepper: one timer per outage with a scheduled send (`next_alert_at`), rebuilt

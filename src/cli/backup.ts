@@ -1,7 +1,6 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../lib/errors.ts';
-import { sqliteOf } from '../store/db.ts';
 import { maintenanceConfig, parse, withStore, type CliCommand } from './command.ts';
 
 /** `pharos backup FILE`: an online SQLite backup (the server may keep running). */
@@ -19,11 +18,10 @@ Refuses to overwrite DEST. SQLite only (storage.driver postgres: use pg_dump). U
       throw new AppError(400, 'cli.invalid', 'backup: storage.driver is postgres: back up PostgreSQL with its own tools (pg_dump, or your provider\'s backups); pharos backup copies the SQLite file only');
     }
     return withStore(config, env, async (store) => {
-      const db = sqliteOf(store.db)!;
       const tmp = `${dest}.partial`;
       rmSync(tmp, { force: true });
       try {
-        await db.backup(tmp);
+        await store.backupTo(tmp);
         renameSync(tmp, dest);
       } catch (e) {
         rmSync(tmp, { force: true });

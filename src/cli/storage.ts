@@ -1,8 +1,6 @@
 import { AppError } from '../lib/errors.ts';
 import { sqliteNativeBinding } from '../lib/sea.ts';
-import { copySqliteToPostgres } from '../store/copy.ts';
-import type { Db } from '../store/driver.ts';
-import { describeTarget, openDatabase, type StorageTarget } from '../store/open.ts';
+import { copyStorage, describeTarget, type StorageTarget } from '../store/open.ts';
 import { redactUrl } from '../store/pg/driver.ts';
 import { parse, type CliCommand, type Env } from './command.ts';
 
@@ -30,19 +28,10 @@ postgres and storage.postgres_url (or PHAROS_DATABASE_URL) and start it again.`,
     const from = targetOf(values.from, '--from', env);
     const to = targetOf(values.to, '--to', env);
     if (from.driver !== 'sqlite' || to.driver !== 'postgres') throw new AppError(400, 'cli.invalid', 'storage copy: copies from sqlite:DIR to postgres://… only');
-    let source: Db | undefined;
-    let target: Db | undefined;
-    try {
-      source = openDatabase(from);
-      target = openDatabase(to);
-      const counts = copySqliteToPostgres(source, target);
-      const width = Math.max(...counts.map((c) => c.table.length));
-      for (const c of counts) process.stdout.write(`${c.table.padEnd(width)}  ${c.target}\n`);
-      process.stdout.write(`copied ${counts.reduce((n, c) => n + c.target, 0)} rows in ${counts.length} tables from ${describeTarget(from)} to ${redactUrl(to.url)}; counts verified\n`);
-      return 0;
-    } finally {
-      target?.close();
-      source?.close();
-    }
+    const counts = copyStorage(from, to);
+    const width = Math.max(...counts.map((c) => c.table.length));
+    for (const c of counts) process.stdout.write(`${c.table.padEnd(width)}  ${c.target}\n`);
+    process.stdout.write(`copied ${counts.reduce((n, c) => n + c.target, 0)} rows in ${counts.length} tables from ${describeTarget(from)} to ${redactUrl(to.url)}; counts verified\n`);
+    return 0;
   },
 };

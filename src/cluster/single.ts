@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.ts';
 import type { ClusterView } from '../domain/cluster.ts';
-import type { ClusterStore } from '../store/cluster.ts';
+import type { Store } from '../store/index.ts';
 import type { Cluster, InstanceInfo } from './types.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { Cluster, InstanceInfo } from './types.ts';
  * is alive, so its `lastSeenAt` is the time of the answer (the stored one is the start; a timer would
  * also cost manual-clock tests that jump months a wake-up per beat).
  */
-export function singleCluster(deps: { store: ClusterStore; clock: Clock; instance: InstanceInfo }): Cluster {
+export function singleCluster(deps: { store: Store['cluster']; clock: Clock; instance: InstanceInfo }): Cluster {
   const { store, clock, instance } = deps;
   let running = false;
   return {

@@ -119,10 +119,10 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * unused one) and returns it for the log; else null.
      */
     setupToken(): string | null {
-      return store.tx(() => {
-        if (store.sessions.countPeople() > 0) return null;
+      return store.tx((tx) => {
+        if (tx.sessions.countPeople() > 0) return null;
         const token = randomBase62(32);
-        store.sessions.replaceSetupToken(sha256(token), clock.now());
+        tx.sessions.replaceSetupToken(sha256(token), clock.now());
         return token;
       });
     },
@@ -139,8 +139,8 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       checkPassword(input.password);
       normEmail(input.email);
       const hash = await hashPassword(input.password);
-      return store.tx(() => {
-        if (store.sessions.countPeople() > 0 || !store.sessions.spendSetupToken(sha256(token), clock.now())) {
+      return store.tx((tx) => {
+        if (tx.sessions.countPeople() > 0 || !tx.sessions.spendSetupToken(sha256(token), clock.now())) {
           throw new AppError(403, 'setup.invalid', 'this setup link is not valid (it was used already, or a newer one was printed)');
         }
         const a = insertAccount({ ...input, role: 'admin' }, hash);
@@ -171,10 +171,10 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     async setPassword(uuid: string, password: string): Promise<void> {
       checkPassword(password);
       const hash = await hashPassword(password);
-      store.tx(() => {
+      store.tx((tx) => {
         mustGet(uuid);
-        store.sessions.setPassword(uuid, hash);
-        store.sessions.deleteSessionsOf(uuid);
+        tx.sessions.setPassword(uuid, hash);
+        tx.sessions.deleteSessionsOf(uuid);
       });
     },
     /**
@@ -189,18 +189,18 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     /** @throws AppError 400 unknown role, 404 unknown user */
     setRole(uuid: string, role: Role): Account {
       if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
-      return store.tx(() => {
+      return store.tx((tx) => {
         mustGet(uuid);
-        store.sessions.setRole(uuid, role);
+        tx.sessions.setRole(uuid, role);
         return mustGet(uuid);
       });
     },
     /** Disables (ending every session) or enables an account. @throws AppError 404 */
     setDisabled(uuid: string, disabled: boolean): Account {
-      return store.tx(() => {
+      return store.tx((tx) => {
         mustGet(uuid);
-        store.sessions.setDisabled(uuid, disabled ? clock.now() : null);
-        if (disabled) store.sessions.deleteSessionsOf(uuid);
+        tx.sessions.setDisabled(uuid, disabled ? clock.now() : null);
+        if (disabled) tx.sessions.deleteSessionsOf(uuid);
         return mustGet(uuid);
       });
     },
@@ -258,9 +258,9 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
         return false;
       }
       await perAccount.delete(account.email);
-      store.tx(() => {
-        if (byRecovery) store.sessions.setTotp(account.uuid, t!.secret, t!.recovery.filter((h) => h !== codeHash));
-        store.sessions.clearPending(sha256(id!));
+      store.tx((tx) => {
+        if (byRecovery) tx.sessions.setTotp(account.uuid, t!.secret, t!.recovery.filter((h) => h !== codeHash));
+        tx.sessions.clearPending(sha256(id!));
       });
       return true;
     },
@@ -279,21 +279,21 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
       if (totpOf(secret, a.email).validate({ token: code.replace(/\s+/g, ''), timestamp: clock.now(), window: 1 }) === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
       const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
-      store.tx(() => store.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex'))));
+      store.tx((tx) => tx.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex'))));
       return codes;
     },
     /** Turns a person's TOTP off without their password (`pharos user disable-totp`: a lost phone). @throws AppError 404 */
     clearTotp(uuid: string): void {
-      store.tx(() => {
+      store.tx((tx) => {
         mustGet(uuid);
-        store.sessions.setTotp(uuid, null, null);
+        tx.sessions.setTotp(uuid, null, null);
       });
     },
     /** Turns TOTP off after checking the password. @throws AppError 400 `current_password` */
     async disableTotp(uuid: string, password: string): Promise<void> {
       const stored = store.sessions.passwordHash(uuid);
       if (!stored || !(await verifyPassword(password, stored))) throw invalid('current_password', 'is not your current password');
-      store.tx(() => store.sessions.setTotp(uuid, null, null));
+      store.tx((tx) => tx.sessions.setTotp(uuid, null, null));
     },
     /**
      * The live session with this id, or null when unknown, idle too long, too old or its account is

@@ -67,25 +67,25 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
       if (!email) return { ok: false, reason: 'no_email', email };
       if (!who.emailVerified) return { ok: false, reason: 'unverified', email };
       if (!emailAllowed(email, true, cfg.sso_allowed_domains)) return { ok: false, reason: 'domain', email };
-      return store.tx((): ConsoleSsoOutcome => {
+      return store.tx((tx): ConsoleSsoOutcome => {
         const now = clock.now();
-        const invitation = store.invitations.get(email);
-        let account = store.sessions.accountByEmail(email);
+        const invitation = tx.invitations.get(email);
+        let account = tx.sessions.accountByEmail(email);
         let created = false;
         if (account && account.disabledAt !== null) return { ok: false, reason: 'disabled', email };
         if (!account) {
           const uuid = newId(ID_PREFIX.user);
-          store.sessions.insertAccount({ uuid, email, name: email, role: invitation?.role ?? 'viewer', passwordHash: null, sso: true }, now);
+          tx.sessions.insertAccount({ uuid, email, name: email, role: invitation?.role ?? 'viewer', passwordHash: null, sso: true }, now);
           created = true;
         } else if (!account.hasPassword && account.ssoAt === null) {
           // A user made only to own API tokens becomes a person now: the invited role, else viewer.
-          store.sessions.setRole(account.uuid, invitation?.role ?? 'viewer');
+          tx.sessions.setRole(account.uuid, invitation?.role ?? 'viewer');
           created = true;
         }
-        const uuid = account?.uuid ?? store.sessions.accountByEmail(email)!.uuid;
-        store.sessions.markSso(uuid, now);
-        if (invitation) store.invitations.delete(email);
-        account = store.sessions.account(uuid)!;
+        const uuid = account?.uuid ?? tx.sessions.accountByEmail(email)!.uuid;
+        tx.sessions.markSso(uuid, now);
+        if (invitation) tx.invitations.delete(email);
+        account = tx.sessions.account(uuid)!;
         const { id, pending } = accounts.openVerified(account, client);
         if (created) logger.info(`console: ${email} signed in through single sign-on for the first time (${account.role}${invitation ? ', invited' : ''})`);
         return { ok: true, id, pending, account, created };
@@ -102,16 +102,16 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
       create(emailRaw: string, role: Role, invitedBy: string): Invitation {
         const email = normEmail(emailRaw);
         if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
-        return store.tx(() => {
-          const a = store.sessions.accountByEmail(email);
+        return store.tx((tx) => {
+          const a = tx.sessions.accountByEmail(email);
           if (a && (a.hasPassword || a.ssoAt !== null)) throw new AppError(409, 'invitations.exists', `email: ${email} already has an account (change its role instead)`);
           const i: Invitation = { email, role, invitedBy, createdAt: clock.now() };
-          store.invitations.put(i);
+          tx.invitations.put(i);
           return i;
         });
       },
       /** Revokes the invitation of `email`. @returns false when there was none */
-      revoke: (email: string): boolean => store.tx(() => store.invitations.delete(email.trim().toLowerCase())),
+      revoke: (email: string): boolean => store.tx((tx) => tx.invitations.delete(email.trim().toLowerCase())),
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import { redactCredentials } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
-import type { MonitorStats } from '../store/console-reads.ts';
+import type { MonitorStats } from '../domain/monitor.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

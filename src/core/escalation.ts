@@ -2,7 +2,8 @@ import type { Config } from '../config/schema.ts';
 import { escalationOfSend, renderAlert } from '../domain/alert.ts';
 import { followsAcknowledgements } from '../domain/channels/index.ts';
 import { sendChannels, sendDueAt } from '../domain/escalation.ts';
-import type { OutageRecord, Store } from '../store/index.ts';
+import type { OutageRecord } from '../domain/outage.ts';
+import type { Store } from '../store/index.ts';
 import { outageSubject } from '../domain/outage.ts';
 
 /**

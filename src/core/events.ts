@@ -2,7 +2,7 @@ import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { Region } from '../domain/regions.ts';
-import type { OutageRecord } from '../store/outages.ts';
+import type { OutageRecord } from '../domain/outage.ts';
 
 /** Events the core emits after a commit (house rule 3: commit, then notify). */
 export interface PharosEvents {

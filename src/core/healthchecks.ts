@@ -11,7 +11,8 @@ import {
   type HealthcheckBodyInput,
 } from '../domain/healthcheck.ts';
 import { applyPing, failDescription, type Ping, type StoredPing } from '../domain/ping.ts';
-import type { OutageRecord, Store } from '../store/index.ts';
+import type { OutageRecord } from '../domain/outage.ts';
+import type { Store } from '../store/index.ts';
 import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
 import { pingIngest } from './ping-ingest.ts';
@@ -131,7 +132,7 @@ export function healthchecksService(deps: Deps) {
      */
     create(body: HealthcheckBodyInput): Healthcheck {
       const settings = resolveHealthcheckSettings(body, null, knownPolicy);
-      const hc = store.tx(() => store.healthchecks.insert(newId(ID_PREFIX.healthcheck), newId(ID_PREFIX.healthcheckPublic), settings, clock.now()));
+      const hc = store.tx((tx) => tx.healthchecks.insert(newId(ID_PREFIX.healthcheck), newId(ID_PREFIX.healthcheckPublic), settings, clock.now()));
       bus.emit('healthcheck.changed', { healthcheck: hc });
       return hc;
     },
@@ -141,9 +142,9 @@ export function healthchecksService(deps: Deps) {
      * @throws AppError 404 / 400
      */
     update(uuid: string, body: HealthcheckBodyInput): Healthcheck {
-      const hc = store.tx(() => {
+      const hc = store.tx((tx) => {
         const current = mustGet(uuid);
-        return store.healthchecks.update(current.id, resolveHealthcheckSettings(body, current, knownPolicy), clock.now());
+        return tx.healthchecks.update(current.id, resolveHealthcheckSettings(body, current, knownPolicy), clock.now());
       });
       bus.emit('healthcheck.changed', { healthcheck: hc });
       return hc;
@@ -153,9 +154,9 @@ export function healthchecksService(deps: Deps) {
      * @throws AppError 404
      */
     delete(uuid: string): Healthcheck {
-      const hc = store.tx(() => {
+      const hc = store.tx((tx) => {
         const h = mustGet(uuid);
-        store.healthchecks.delete(h.id);
+        tx.healthchecks.delete(h.id);
         return h;
       });
       bus.emit('healthcheck.deleted', { healthcheckId: hc.id, uuid: hc.uuid });
@@ -167,10 +168,10 @@ export function healthchecksService(deps: Deps) {
      * @throws AppError 404
      */
     pause(uuid: string): Healthcheck {
-      const hc = store.tx(() => {
+      const hc = store.tx((tx) => {
         const h = mustGet(uuid);
-        if (!h.paused) store.healthchecks.setPaused(h.id, true, h.clockStartAt, clock.now());
-        return store.healthchecks.getById(h.id)!;
+        if (!h.paused) tx.healthchecks.setPaused(h.id, true, h.clockStartAt, clock.now());
+        return tx.healthchecks.getById(h.id)!;
       });
       bus.emit('healthcheck.changed', { healthcheck: hc });
       return hc;
@@ -180,10 +181,10 @@ export function healthchecksService(deps: Deps) {
      * @throws AppError 404
      */
     resume(uuid: string): Healthcheck {
-      const hc = store.tx(() => {
+      const hc = store.tx((tx) => {
         const h = mustGet(uuid);
-        if (h.paused) store.healthchecks.setPaused(h.id, false, clock.now(), clock.now());
-        return store.healthchecks.getById(h.id)!;
+        if (h.paused) tx.healthchecks.setPaused(h.id, false, clock.now(), clock.now());
+        return tx.healthchecks.getById(h.id)!;
       });
       bus.emit('healthcheck.changed', { healthcheck: hc });
       return hc;
@@ -210,8 +211,8 @@ export function healthchecksService(deps: Deps) {
      */
     checkDeadline(healthcheckId: number): void {
       const now = clock.now();
-      const opened = store.tx(() => {
-        const hc = store.healthchecks.getById(healthcheckId);
+      const opened = store.tx((tx) => {
+        const hc = tx.healthchecks.getById(healthcheckId);
         if (!hc || !isWatched(hc)) return undefined;
         const deadline = deadlineAt(hc);
         if (deadline === null || now <= deadline) return undefined;

@@ -107,19 +107,19 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
       /** @throws AppError 400 naming a missing or broken field */
       create(body: SsoConnectionBodyInput): SsoConnection {
         const f = fields(body, null);
-        return store.tx(() => store.ssoConnections.insert(newId(ID_PREFIX.sso), f, clock.now()));
+        return store.tx((tx) => tx.ssoConnections.insert(newId(ID_PREFIX.sso), f, clock.now()));
       },
       /** Fields left out keep their values. @throws AppError 404 / 400 */
       update(uuid: string, body: SsoConnectionBodyInput): SsoConnection {
-        return store.tx(() => store.ssoConnections.update(uuid, fields(body, mustGet(uuid)), clock.now()));
+        return store.tx((tx) => tx.ssoConnections.update(uuid, fields(body, mustGet(uuid)), clock.now()));
       },
       /** @throws AppError 404, 409 `sso_connections.in_use` while a status page names it */
       delete(uuid: string): void {
-        store.tx(() => {
+        store.tx((tx) => {
           mustGet(uuid);
-          const pages = store.ssoConnections.pagesUsing(uuid);
+          const pages = tx.ssoConnections.pagesUsing(uuid);
           if (pages.length > 0) throw conflict('sso_connections.in_use', `SSO connection is used by status page(s) ${pages.map((p) => `"${p}"`).join(', ')}; change their authentication first`);
-          store.ssoConnections.delete(uuid);
+          tx.ssoConnections.delete(uuid);
         });
       },
     },

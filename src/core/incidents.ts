@@ -108,9 +108,9 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
     },
     /** @throws AppError 404 */
     delete(uuid: string): void {
-      store.tx(() => {
+      store.tx((tx) => {
         mustGet(uuid);
-        store.incidents.delete(uuid);
+        tx.incidents.delete(uuid);
       });
       bus.emit('statuspage.content', { kind: 'incident', uuid });
     },
@@ -119,22 +119,22 @@ export function incidentsService(deps: { store: Store; clock: Clock; bus: EventB
       /** @throws AppError 404 `components.not_found` */
       get: mustGetComponent,
       create(b: ComponentBodyInput): Component {
-        return component(store.tx(() => store.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now())));
+        return component(store.tx((tx) => tx.incidents.components.insert(newId(ID_PREFIX.component), { name: b.name, description: b.description ?? null, status: b.status ?? 'operational' }, clock.now())));
       },
       /** Fields left out keep their values. @throws AppError 404 */
       update(uuid: string, b: Partial<ComponentBodyInput>): Component {
         return component(
-          store.tx(() => {
+          store.tx((tx) => {
             const c = mustGetComponent(uuid);
-            return store.incidents.components.update(uuid, { name: b.name ?? c.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
+            return tx.incidents.components.update(uuid, { name: b.name ?? c.name, description: b.description === undefined ? c.description : b.description, status: b.status ?? c.status }, clock.now());
           }),
         );
       },
       /** @throws AppError 404 */
       delete(uuid: string): void {
-        store.tx(() => {
+        store.tx((tx) => {
           mustGetComponent(uuid);
-          store.incidents.components.delete(uuid);
+          tx.incidents.components.delete(uuid);
         });
         bus.emit('statuspage.content', { kind: 'component', uuid });
       },

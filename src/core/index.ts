@@ -85,13 +85,13 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
      */
     async pruneResults(signal?: AbortSignal): Promise<number> {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
-      let total = store.tx(() => store.probes.pruneBefore(clock.now() - 86_400_000));
+      let total = store.tx((tx) => tx.probes.pruneBefore(clock.now() - 86_400_000));
       for (const hour of store.checks.expiredHours(cutoff)) {
         if (signal?.aborted) return total;
-        total += store.tx(() => store.checks.dropHour(hour));
+        total += store.tx((tx) => tx.checks.dropHour(hour));
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      store.tx(() => store.checks.pruneContexts());
+      store.tx((tx) => tx.checks.pruneContexts());
       return total;
     },
     /** Adds a rule that holds alerts back (an outage for which it returns true gets no alert). */

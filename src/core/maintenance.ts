@@ -38,7 +38,7 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
     /** @throws AppError 400 naming the field */
     create(body: MaintenanceBodyInput): MaintenanceWindow {
       const s = resolveMaintenance(body, knownMonitor, knownStatuspage);
-      const w = store.tx(() => notifyNow(store.maintenance.insert(newId(ID_PREFIX.maintenance), s, clock.now())));
+      const w = store.tx((tx) => notifyNow(tx.maintenance.insert(newId(ID_PREFIX.maintenance), s, clock.now())));
       wake();
       bus.emit('maintenance.changed', { window: w });
       return w;
@@ -49,7 +49,7 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
      * @throws AppError 404 / 400
      */
     update(uuid: string, body: Partial<MaintenanceBodyInput>): MaintenanceWindow {
-      const w = store.tx(() => {
+      const w = store.tx((tx) => {
         const cur = mustGet(uuid);
         const merged: MaintenanceBodyInput = {
           name: cur.name,
@@ -63,7 +63,7 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
           notificationMinutes: cur.notificationMinutes,
           ...definedOnly(body),
         };
-        return notifyNow(store.maintenance.update(uuid, resolveMaintenance(merged, knownMonitor, knownStatuspage), clock.now()));
+        return notifyNow(tx.maintenance.update(uuid, resolveMaintenance(merged, knownMonitor, knownStatuspage), clock.now()));
       });
       wake();
       bus.emit('maintenance.changed', { window: w });
@@ -71,9 +71,9 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
     },
     /** @throws AppError 404 */
     delete(uuid: string): void {
-      const w = store.tx(() => {
+      const w = store.tx((tx) => {
         const found = mustGet(uuid);
-        store.maintenance.delete(uuid);
+        tx.maintenance.delete(uuid);
         return found;
       });
       bus.emit('maintenance.deleted', { window: w });
@@ -83,8 +83,8 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
      * `notificationMinutes` before the start, or late after a restart); once per window.
      */
     notifyScheduled(uuid: string): void {
-      store.tx(() => {
-        const w = store.maintenance.get(uuid);
+      store.tx((tx) => {
+        const w = tx.maintenance.get(uuid);
         if (w && w.notifiedAt === null && w.endAt > clock.now()) queued += subscriptions.queueMaintenance(w);
       });
       wake();

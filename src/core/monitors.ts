@@ -26,7 +26,7 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      */
     create(body: MonitorBodyInput): Monitor {
       const settings = resolveMonitorSettings(body, monitorDefaults(config.probe.region), knownPolicy);
-      const monitor = store.tx(() => store.monitors.insert(newId(ID_PREFIX.monitor), settings, clock.now()));
+      const monitor = store.tx((tx) => tx.monitors.insert(newId(ID_PREFIX.monitor), settings, clock.now()));
       bus.emit('monitor.created', { monitor });
       return monitor;
     },
@@ -37,10 +37,10 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * @throws AppError 404 / 400
      */
     update(uuid: string, body: Partial<MonitorBodyInput>): Monitor {
-      const monitor = store.tx(() => {
+      const monitor = store.tx((tx) => {
         const current = mustGet(uuid);
         const settings = resolveMonitorSettings({ ...body, name: body.name ?? current.name, url: body.url ?? current.url }, current, knownPolicy);
-        return store.monitors.update(uuid, settings, clock.now())!;
+        return tx.monitors.update(uuid, settings, clock.now())!;
       });
       bus.emit('monitor.updated', { monitor });
       return monitor;
@@ -50,9 +50,9 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * @throws AppError 404
      */
     delete(uuid: string): void {
-      const monitor = store.tx(() => {
+      const monitor = store.tx((tx) => {
         const m = mustGet(uuid);
-        store.monitors.delete(uuid);
+        tx.monitors.delete(uuid);
         return m;
       });
       bus.emit('monitor.deleted', { monitorId: monitor.id, uuid });

@@ -1,7 +1,7 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { formatDuration } from '../domain/duration.ts';
-import type { OutageRecord } from '../store/outages.ts';
+import type { OutageRecord } from '../domain/outage.ts';
 import type { EventBus } from './events.ts';
 
 /** What an outage is about, in words: `monitor "API"`, `healthcheck "nightly backup"`, or `reported outage`. */

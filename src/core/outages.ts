@@ -5,11 +5,12 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { resumeAt } from '../domain/escalation.ts';
 import { OUTAGES_PER_PAGE, type OutageEvent, type OutageFilter, type Severity } from '../domain/outage.ts';
 import type { Principal } from '../domain/user.ts';
-import type { OutageRecord, Store } from '../store/index.ts';
+import type { OutageRecord } from '../domain/outage.ts';
+import type { Store } from '../store/index.ts';
 import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
 
-export type { OutageRecord } from '../store/index.ts';
+export type { OutageRecord } from '../domain/outage.ts';
 
 /** One page of outages as GET /v2/outages returns it (API.md §4.4). */
 export interface OutagePage {
@@ -43,10 +44,10 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
   };
   /** Runs `fn` on the current outage in one transaction and returns the outage as stored after it. */
   const act = (uuid: string, fn: (o: OutageRecord, now: number) => void): OutageRecord =>
-    store.tx(() => {
+    store.tx((tx) => {
       const o = mustGet(uuid);
       fn(o, clock.now());
-      return store.outages.get(uuid)!;
+      return tx.outages.get(uuid)!;
     });
 
   return {
@@ -75,10 +76,10 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
       if (policyUuid !== null && !escalation.policyOf(policyUuid)) {
         throw invalid('escalationPolicyUuid', `unknown escalation policy "${policyUuid}" (use a uuid from GET /v1/escalation-policies)`);
       }
-      const outage = store.tx(() => {
+      const outage = store.tx((tx) => {
         const now = clock.now();
         const uuid = newId(ID_PREFIX.outage);
-        store.outages.insert(
+        tx.outages.insert(
           {
             uuid,
             kind: 'manual',
@@ -97,18 +98,18 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
           },
           now,
         );
-        const o = store.outages.get(uuid)!;
+        const o = tx.outages.get(uuid)!;
         escalation.opened(o, 0, now);
-        return store.outages.get(uuid)!;
+        return tx.outages.get(uuid)!;
       });
       bus.emit('outage.opened', { outage });
       return outage;
     },
     /** Deletes an outage and its timeline (any state). @throws AppError 404 */
     delete(uuid: string): void {
-      const o = store.tx(() => {
+      const o = store.tx((tx) => {
         const found = mustGet(uuid);
-        store.outages.delete(uuid);
+        tx.outages.delete(uuid);
         return found;
       });
       bus.emit('outage.deleted', { uuid, incidentNumber: o.incidentNumber });

@@ -65,10 +65,10 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
   };
   /** Stores a resolved new page in one transaction (subdomain made free, hostname unique). */
   const insertPage = (r: ReturnType<typeof resolveStatuspage>, passwordHash: string | null): Statuspage =>
-    store.tx(() => {
+    store.tx((tx) => {
       const subdomain = freeSubdomain(r.subdomain, r.name, null);
       checkHostname(r.hostname, null);
-      return store.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
+      return tx.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
     });
 
   return {
@@ -126,19 +126,19 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
       const r = resolveStatuspage(body, current, knownService, knownConnection);
       const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
       return changed(
-        store.tx(() => {
+        store.tx((tx) => {
           mustGet(uuid);
           const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
           checkHostname(r.hostname, uuid);
-          return store.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
+          return tx.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
         }),
       );
     },
     /** @throws AppError 404 */
     delete(uuid: string): void {
-      store.tx(() => {
+      store.tx((tx) => {
         mustGet(uuid);
-        store.statuspages.delete(uuid);
+        tx.statuspages.delete(uuid);
       });
       changed({ uuid });
     },

@@ -4,9 +4,9 @@ import { AppError, invalid, notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { PAGE_LANGUAGES, type Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
-import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
+import type { Subscriber, SubscriberChannel } from '../domain/subscriber.ts';
 
-export type { Subscriber } from '../store/subscribers.ts';
+export type { Subscriber } from '../domain/subscriber.ts';
 
 /** Subscribers per list page (like the status page list). */
 export const SUBSCRIBERS_PER_PAGE = 20;
@@ -63,26 +63,26 @@ export function subscribersService(deps: { store: Store; clock: Clock }) {
       const field = type === 'email' ? 'email' : `${type}_webhook_url`;
       if (!target) throw invalid(field, `is required when type is "${type}"`);
       const now = clock.now();
-      return store.tx(() => {
+      return store.tx((tx) => {
         const sp = mustPage(pageUuid);
-        const found = store.subscribers.find(sp.id, type, target);
+        const found = tx.subscribers.find(sp.id, type, target);
         if (found) {
-          if (found.confirmedAt === null) store.subscribers.confirm(found.uuid, now);
-          if (body.language) store.subscribers.setLanguage(found.uuid, body.language);
-          return { page: sp, subscriber: store.subscribers.get(found.uuid)!, created: false };
+          if (found.confirmedAt === null) tx.subscribers.confirm(found.uuid, now);
+          if (body.language) tx.subscribers.setLanguage(found.uuid, body.language);
+          return { page: sp, subscriber: tx.subscribers.get(found.uuid)!, created: false };
         }
-        const s = store.subscribers.insert(newId(ID_PREFIX.subscriber), sp.id, type, target, now, now);
-        if (body.language) store.subscribers.setLanguage(s.uuid, body.language);
-        return { page: sp, subscriber: store.subscribers.get(s.uuid)!, created: true };
+        const s = tx.subscribers.insert(newId(ID_PREFIX.subscriber), sp.id, type, target, now, now);
+        if (body.language) tx.subscribers.setLanguage(s.uuid, body.language);
+        return { page: sp, subscriber: tx.subscribers.get(s.uuid)!, created: true };
       });
     },
     /** Removes a subscriber of the page by integer id or `sub_…` uuid. @throws AppError 404 */
     remove(pageUuid: string, id: string): void {
-      store.tx(() => {
+      store.tx((tx) => {
         const sp = mustPage(pageUuid);
-        const s = /^\d{1,15}$/.test(id) ? store.subscribers.getById(Number(id)) : store.subscribers.get(id);
+        const s = /^\d{1,15}$/.test(id) ? tx.subscribers.getById(Number(id)) : tx.subscribers.get(id);
         if (!s || s.statuspageId !== sp.id) throw new AppError(404, 'subscribers.not_found', 'Subscriber not found');
-        store.subscribers.delete(s.uuid);
+        tx.subscribers.delete(s.uuid);
       });
     },
   };

@@ -13,7 +13,7 @@ import { confirmNotice, incidentNotice, maintenanceNotice, smsCodeNotice, welcom
 import type { Statuspage } from '../domain/statuspage.ts';
 import { webhookTargetProblem } from '../domain/subscriber-target.ts';
 import type { Store } from '../store/index.ts';
-import type { Subscriber, SubscriberChannel } from '../store/subscribers.ts';
+import type { Subscriber, SubscriberChannel } from '../domain/subscriber.ts';
 import type { EventBus } from './events.ts';
 import type { PageAccessService } from './page-access.ts';
 
@@ -117,37 +117,37 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
         if (problem) throw invalid('target', problem);
       }
       const now = clock.now();
-      const r = store.tx((): SubscribeResult & { queued: boolean } => {
-        const found = store.subscribers.find(page.id, ch, ch === 'email' ? t.toLowerCase() : t);
+      const r = store.tx((tx): SubscribeResult & { queued: boolean } => {
+        const found = tx.subscribers.find(page.id, ch, ch === 'email' ? t.toLowerCase() : t);
         if (found?.confirmedAt) return { subscriber: found, outcome: 'already', queued: false };
         if (ch === 'sms') {
           // One valid code at a time per number and page: asking again within its 15 minutes
           // sends nothing more (a stranger cannot make Pharos text someone over and over).
-          const pending = found && store.subscribers.code(found.uuid);
+          const pending = found && tx.subscribers.code(found.uuid);
           if (found && pending?.expiresAt && pending.expiresAt > now) return { subscriber: found, outcome: 'code', queued: false };
         } else if (found && found.confirmSentAt !== null && now - found.confirmSentAt < DAY_MS) {
           // One confirmation mail per address, page and day, however often it is entered (the answer is the same).
           return { subscriber: found, outcome: 'confirm', queued: false };
         }
         // Anything past here adds one to the count (a new row, or a pending one whose day ran out).
-        if (store.subscribers.countActive(page.id, now - DAY_MS) >= limits.max_per_page) {
+        if (tx.subscribers.countActive(page.id, now - DAY_MS) >= limits.max_per_page) {
           throw new AppError(409, 'subscriptions.full', 'this page takes no more subscribers');
         }
         if (ch === 'sms') {
-          const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, null, now);
+          const s = found ?? tx.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, null, now);
           const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-          store.subscribers.setCode(s.uuid, codeHash(s.uuid, code), now + CODE_TTL_MS);
-          store.subscribers.markConfirmSent(s.uuid, now);
+          tx.subscribers.setCode(s.uuid, codeHash(s.uuid, code), now + CODE_TTL_MS);
+          tx.subscribers.markConfirmSent(s.uuid, now);
           queue(s, smsCodeNotice(page.name, code, now), now);
           return { subscriber: s, outcome: 'code', queued: true };
         }
         if (ch === 'email') {
-          const s = found ?? store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t.toLowerCase(), null, now);
-          store.subscribers.markConfirmSent(s.uuid, now);
+          const s = found ?? tx.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t.toLowerCase(), null, now);
+          tx.subscribers.markConfirmSent(s.uuid, now);
           queue(s, confirmNotice(page.name, service.links(page, s.uuid).confirm, now), now);
           return { subscriber: s, outcome: 'confirm', queued: true };
         }
-        const s = store.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, now, now);
+        const s = tx.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, now, now);
         queue(s, welcomeNotice(page.name, pageUrl(page), now), now);
         return { subscriber: s, outcome: 'subscribed', queued: true };
       });
@@ -163,26 +163,26 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
      */
     confirmCode(page: Statuspage, subscriberUuid: string, code: string): Subscriber {
       const now = clock.now();
-      const outcome = store.tx((): Subscriber | AppError => {
-        const s = store.subscribers.get(subscriberUuid);
-        const pending = s && store.subscribers.code(s.uuid);
+      const outcome = store.tx((tx): Subscriber | AppError => {
+        const s = tx.subscribers.get(subscriberUuid);
+        const pending = s && tx.subscribers.code(s.uuid);
         if (!s || s.statuspageId !== page.id || s.channel !== 'sms' || s.confirmedAt !== null || !pending?.hash || pending.expiresAt === null) {
           return new AppError(404, 'subscriptions.invalid_link', 'this subscription is not waiting for a code (subscribe again)');
         }
         if (pending.expiresAt <= now) {
-          store.subscribers.delete(s.uuid);
+          tx.subscribers.delete(s.uuid);
           return new AppError(400, 'subscriptions.code_expired', 'code: has expired; subscribe again for a new one');
         }
         const given = Buffer.from(codeHash(s.uuid, code.trim()));
         if (!timingSafeEqual(given, Buffer.from(pending.hash))) {
           const left = CODE_MAX_ATTEMPTS - pending.attempts - 1;
-          if (left <= 0) store.subscribers.delete(s.uuid);
-          else store.subscribers.failCode(s.uuid);
+          if (left <= 0) tx.subscribers.delete(s.uuid);
+          else tx.subscribers.failCode(s.uuid);
           return new AppError(400, 'subscriptions.wrong_code', left > 0 ? `code: is not the one we sent (${left} tries left)` : 'code: is not the one we sent; subscribe again for a new one');
         }
-        store.subscribers.confirm(s.uuid, now);
-        store.subscribers.clearCode(s.uuid);
-        return store.subscribers.get(s.uuid)!;
+        tx.subscribers.confirm(s.uuid, now);
+        tx.subscribers.clearCode(s.uuid);
+        return tx.subscribers.get(s.uuid)!;
       });
       if (outcome instanceof AppError) throw outcome;
       return outcome;
@@ -193,13 +193,13 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
      */
     confirm(page: Statuspage, subscriberUuid: string, token: string): Subscriber {
       const s = mustLink(page, 'confirm', subscriberUuid, token);
-      store.tx(() => store.subscribers.confirm(s.uuid, clock.now()));
+      store.tx((tx) => tx.subscribers.confirm(s.uuid, clock.now()));
       return store.subscribers.get(s.uuid)!;
     },
     /** Ends a subscription from its link. @throws AppError 404 as {@link confirm} */
     unsubscribe(page: Statuspage, subscriberUuid: string, token: string): void {
       const s = mustLink(page, 'unsubscribe', subscriberUuid, token);
-      store.tx(() => store.subscribers.delete(s.uuid));
+      store.tx((tx) => tx.subscribers.delete(s.uuid));
     },
     /** Checks a link without acting on it (the page that shows the confirm button). */
     checkLink(page: Statuspage, purpose: 'confirm' | 'unsubscribe', subscriberUuid: string, token: string): Subscriber {

@@ -57,14 +57,14 @@ export function usersService(deps: { store: Store; clock: Clock }) {
      * @returns the generated token when one was made (to print once), else null
      */
     bootstrapAdmin(adminToken: string | undefined): string | null {
-      return store.tx(() => {
+      return store.tx((tx) => {
         if (adminToken) {
-          if (!store.users.findTokenByHash(hashToken(adminToken))) {
+          if (!tx.users.findTokenByHash(hashToken(adminToken))) {
             insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'PHAROS_ADMIN_TOKEN', 'write', adminToken);
           }
           return null;
         }
-        if (store.users.countLiveTokens() > 0) return null;
+        if (tx.users.countLiveTokens() > 0) return null;
         const token = TOKEN_PREFIX + randomBase62(43);
         insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'first-start', 'write', token);
         return token;

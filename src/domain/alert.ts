@@ -127,3 +127,24 @@ export function renderAlert(kind: 'alert' | 'recovery' | 'acknowledge', o: Alert
     createdAt: new Date(now).toISOString(),
   };
 }
+
+/** The kinds of outbox rows (see alerting/channels/types.ts `AlertKind`). */
+export type AlertRowKind = 'alert' | 'recovery' | 'acknowledge' | 'notice';
+
+/** One outbox row. Times are epoch ms; `message` is the rendered AlertMessage as JSON. */
+export interface AlertRow {
+  id: number;
+  outageUuid: string | null;
+  channel: string;
+  kind: AlertRowKind;
+  step: number | null;
+  message: string;
+  createdAt: number;
+  attempts: number;
+  nextAttemptAt: number;
+  deliveredAt: number | null;
+  failedAt: number | null;
+  lastError: string | null;
+  /** Idempotency id of the row (`dlv_…`), the same on every attempt. */
+  deliveryId: string;
+}

@@ -28,3 +28,14 @@ export interface CheckResult extends CheckOutcome {
   region: string;
   probe: string;
 }
+
+/** One stored result as the console shows it (`probe` is `local` for the main's own probe). */
+export interface StoredResult {
+  at: number;
+  region: string;
+  probe: string;
+  ok: number;
+  latency_ms: number;
+  status_code: number;
+  reason: string | null;
+}

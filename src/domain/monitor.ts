@@ -176,3 +176,11 @@ export function protocolFieldsJson(m: Pick<Monitor, 'protocol' | 'settings'>): R
   const def = protocolDefinition(m.protocol);
   return def.show ? def.show(m.settings) : m.settings;
 }
+
+/** What the overview shows of one monitor (see {@link consoleReadsStore}'s `monitorStats`). */
+export interface MonitorStats {
+  lastAt: number | null;
+  checks: number;
+  failures: number;
+  downMs30d: number;
+}

@@ -1,4 +1,5 @@
 import { redactCredentials } from '../protocols/target.ts';
+import type { User } from './user.ts';
 
 /** Outage severity (API.md §2.6). */
 export const SEVERITIES = ['critical', 'major', 'minor'] as const;
@@ -89,4 +90,16 @@ export function outageSubject(o: { monitor: OutageSubject | null; healthcheck: {
   // Database monitors carry a password in `url`: alerts and outage listings never show it.
   if (o.monitor) return { ...o.monitor, url: redactCredentials(o.monitor.url) };
   return o.healthcheck && { uuid: o.healthcheck.uuid, name: o.healthcheck.name, url: pingUrlOf(o.healthcheck.uuid), protocol: 'healthcheck' };
+}
+
+/** An outage with the joined records the API shows: the monitor and the users who acknowledged or reported it. */
+export interface OutageRecord extends Outage {
+  monitor: { uuid: string; name: string; url: string; protocol: string } | null;
+  /**
+   * The healthcheck of a healthcheck outage (the API shows it as `monitor` with the ping URL).
+   * `uuid` is the ping token (a secret); `publicUuid` (`hc_…`) is safe to show in alerts.
+   */
+  healthcheck: { uuid: string; name: string; publicUuid: string } | null;
+  acknowledgedByUser: User | null;
+  reportedByUser: User | null;
 }

@@ -117,3 +117,11 @@ export function reportFigures(outages: readonly Interval[], maintenance: readonl
     details,
   };
 }
+
+/** One hour of a monitor's check rollup. `latencyAvgMs` is the mean check latency of that hour. */
+export interface HourRollup {
+  hourStart: number;
+  checks: number;
+  failures: number;
+  latencyAvgMs: number;
+}

@@ -73,3 +73,11 @@ export interface SessionInfo {
 export function scopeOfRole(role: Role): TokenScope {
   return role === 'viewer' ? 'read' : 'write';
 }
+
+/** A stored session with what the console needs to check it (the id hash itself stays here). */
+export interface StoredSession extends SessionInfo {
+  userUuid: string;
+  csrf: string;
+  /** The second factor is still to be given. */
+  pending: boolean;
+}

@@ -1,26 +1,6 @@
 import { randomBase62 } from '../domain/ids.ts';
+import type { AlertRow, AlertRowKind } from '../domain/alert.ts';
 import type { Db } from './db.ts';
-
-/** The kinds of outbox rows (see alerting/channels/types.ts `AlertKind`). */
-export type AlertRowKind = 'alert' | 'recovery' | 'acknowledge' | 'notice';
-
-/** One outbox row. Times are epoch ms; `message` is the rendered AlertMessage as JSON. */
-export interface AlertRow {
-  id: number;
-  outageUuid: string | null;
-  channel: string;
-  kind: AlertRowKind;
-  step: number | null;
-  message: string;
-  createdAt: number;
-  attempts: number;
-  nextAttemptAt: number;
-  deliveredAt: number | null;
-  failedAt: number | null;
-  lastError: string | null;
-  /** Idempotency id of the row (`dlv_…`), the same on every attempt. */
-  deliveryId: string;
-}
 
 interface Row {
   id: number;

@@ -1,19 +1,8 @@
-import type { CheckResult } from '../domain/check.ts';
+import type { CheckResult, StoredResult } from '../domain/check.ts';
 import { LOCAL_PROBE } from '../domain/probe.ts';
 import type { MonitorStatus } from '../domain/monitor.ts';
 import type { Db } from './db.ts';
 import { CODE_BASE, HOUR_MS, ResultHours, type HourStatements } from './results-hours.ts';
-
-/** One stored result as the console shows it (`probe` is `local` for the main's own probe). */
-export interface StoredResult {
-  at: number;
-  region: string;
-  probe: string;
-  ok: number;
-  latency_ms: number;
-  status_code: number;
-  reason: string | null;
-}
 
 /**
  * Check results, their hourly rollups and the flip records. Raw results live in one WITHOUT ROWID table

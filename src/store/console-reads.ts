@@ -1,12 +1,5 @@
+import type { MonitorStats } from '../domain/monitor.ts';
 import type { Db } from './db.ts';
-
-/** What the overview shows of one monitor (see {@link consoleReadsStore}'s `monitorStats`). */
-export interface MonitorStats {
-  lastAt: number | null;
-  checks: number;
-  failures: number;
-  downMs30d: number;
-}
 
 /**
  * Reads of the console that no other store module has: the newest outages of one monitor or healthcheck.

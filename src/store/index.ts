@@ -17,12 +17,14 @@ import { sessionsStore } from './sessions.ts';
 import { consoleReadsStore } from './console-reads.ts';
 import { invitationsStore } from './invitations.ts';
 import { clusterStore } from './cluster.ts';
+import { sqliteOf } from './db.ts';
+import { scoped } from './tx-scope.ts';
+import { AppError } from '../lib/errors.ts';
 
-/** Every table family's module over one database handle, plus `tx` to run a function in one transaction. */
-export function createStore(db: Db) {
+/** Every table family's module over one database handle (what {@link Store} adds `tx`, `close`… to). */
+function modulesOf(db: Db) {
   const checks = checksStore(db);
   return {
-    db,
     users: usersStore(db),
     monitors: monitorsStore(db),
     checks,
@@ -41,20 +43,78 @@ export function createStore(db: Db) {
     consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
     invitations: invitationsStore(db),
     cluster: clusterStore(db),
-    /** Writes buffered pages (SQLite WAL checkpoint) and closes the database. */
-    close(): void {
-      db.checkpoint();
-      db.close();
-    },
-    /** Runs `fn` in one transaction (SQLite: IMMEDIATE; nested calls become savepoints). See {@link Db.tx}. */
-    tx<T>(fn: () => T): T {
-      return db.tx(fn);
-    },
   };
 }
 
-/** The store handed to the core. */
-export type Store = ReturnType<typeof createStore>;
+/**
+ * The store handed to the core: one module per table family (domain values in and out), and the
+ * driver-neutral operations below. No raw database handle is part of it (issue 22); the SQLite and
+ * PostgreSQL drivers behind it are chosen in open.ts.
+ */
+export type Store = ReturnType<typeof modulesOf> & {
+  /**
+   * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: one pinned connection; nested
+   * calls become savepoints; `fn` throwing rolls back and rethrows). `fn` is handed a
+   * transaction-scoped store of the same shape (tx-scope.ts): calls through it join the transaction,
+   * and using it after the transaction ended throws. See {@link Db.tx}.
+   */
+  tx<T>(fn: (tx: Store) => T): T;
+  /** False while the database cannot be reached (store calls then throw AppError 503 `store.unavailable`); SQLite: always true. */
+  available(): boolean;
+  /**
+   * Writes an online copy of the SQLite database to `file` (better-sqlite3's backup API; the server may
+   * keep writing meanwhile). Resolves once the copy is complete.
+   * @throws AppError 400 `store.unsupported` on PostgreSQL (use pg_dump); the driver's error when `file` cannot be written
+   */
+  backupTo(file: string): Promise<void>;
+  /**
+   * Writes buffered pages (SQLite WAL checkpoint) and closes the database.
+   * @throws Error when called inside a transaction
+   */
+  close(): void;
+};
+
+const handles = new WeakMap<object, Db>();
+
+/** The store of the modules over `db`. */
+export function createStore(db: Db): Store {
+  const store: Store = {
+    ...modulesOf(db),
+    tx<T>(fn: (tx: Store) => T): T {
+      return db.tx(() => {
+        const scope = { open: true };
+        try {
+          return fn(scoped(store, scope));
+        } finally {
+          scope.open = false;
+        }
+      });
+    },
+    available: () => db.available(),
+    async backupTo(file: string): Promise<void> {
+      const lite = sqliteOf(db);
+      if (!lite) throw new AppError(400, 'store.unsupported', 'backup: the database is PostgreSQL: back it up with its own tools (pg_dump)');
+      await lite.backup(file);
+    },
+    close(): void {
+      if (db.inTransaction) throw new Error('store: close() inside a transaction');
+      db.checkpoint();
+      db.close();
+    },
+  };
+  handles.set(store, db);
+  return store;
+}
+
+/**
+ * The database handle under `store`, for src/store/ itself and for tests that look at rows or inject
+ * faults (test/support/store-faults.ts). Nothing else in src/ may call it (test/unit/architecture.test.ts).
+ * @throws Error for an object that is not a store made by {@link createStore} (a transaction-scoped one included)
+ */
+export function rawDb(store: Store): Db {
+  const db = handles.get(store);
+  if (!db) throw new Error('rawDb: not a store made by createStore');
+  return db;
+}
+
 export type { Db, Dialect } from './driver.ts';
-export type { OutageRecord } from './outages.ts';
-export type { AlertRow } from './alerts.ts';

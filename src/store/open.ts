@@ -1,6 +1,7 @@
 import { AppError } from '../lib/errors.ts';
 import { openDb } from './db.ts';
 import type { Db } from './driver.ts';
+import { copySqliteToPostgres, type TableCount } from './copy.ts';
 import { createStore, type Store } from './index.ts';
 import { openPostgresDb, redactUrl } from './pg/driver.ts';
 import { migratePostgres } from './pg/migrations.ts';
@@ -47,14 +48,33 @@ export function openStore(target: StorageTarget): Store {
  * again, looking once a second (an unref'd timer). For one log line per outage, not one per request.
  * @returns a function that stops watching
  */
-export function watchAvailability(db: Db, changed: (available: boolean) => void): () => void {
-  let was = db.available();
+export function watchAvailability(store: Pick<Store, 'available'>, changed: (available: boolean) => void): () => void {
+  let was = store.available();
   const timer = setInterval(() => {
-    const now = db.available();
+    const now = store.available();
     if (now !== was) changed((was = now));
   }, 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * `pharos storage copy`: opens both databases (migrating each to this version's schema), copies every
+ * table from the SQLite `from` into the empty PostgreSQL `to` (copy.ts) and closes both.
+ * @returns the row count of every table, read back from the target
+ * @throws AppError from {@link openDatabase} and from copy.ts (`storage.target_not_empty`, count mismatch)
+ */
+export function copyStorage(from: StorageTarget & { driver: 'sqlite' }, to: StorageTarget & { driver: 'postgres' }): TableCount[] {
+  let source: Db | undefined;
+  let target: Db | undefined;
+  try {
+    source = openDatabase(from);
+    target = openDatabase(to);
+    return copySqliteToPostgres(source, target);
+  } finally {
+    target?.close();
+    source?.close();
+  }
 }
 
 /** A one-line description of `target` for logs (PostgreSQL: the URL with the password masked). */

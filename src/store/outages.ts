@@ -1,19 +1,7 @@
-import type { Outage, OutageEvent, OutageFilter, Severity } from '../domain/outage.ts';
+import type { Outage, OutageEvent, OutageFilter, OutageRecord, Severity } from '../domain/outage.ts';
 import { parseIncidentRef } from '../domain/outage.ts';
 import type { User } from '../domain/user.ts';
 import type { Db } from './db.ts';
-
-/** An outage with the joined records the API shows: the monitor and the users who acknowledged or reported it. */
-export interface OutageRecord extends Outage {
-  monitor: { uuid: string; name: string; url: string; protocol: string } | null;
-  /**
-   * The healthcheck of a healthcheck outage (the API shows it as `monitor` with the ping URL).
-   * `uuid` is the ping token (a secret); `publicUuid` (`hc_…`) is safe to show in alerts.
-   */
-  healthcheck: { uuid: string; name: string; publicUuid: string } | null;
-  acknowledgedByUser: User | null;
-  reportedByUser: User | null;
-}
 
 interface Row {
   uuid: string;

@@ -1,13 +1,5 @@
-import type { Interval } from '../domain/report.ts';
+import type { HourRollup, Interval } from '../domain/report.ts';
 import type { Db } from './db.ts';
-
-/** One hour of a monitor's check rollup. `latencyAvgMs` is the mean check latency of that hour. */
-export interface HourRollup {
-  hourStart: number;
-  checks: number;
-  failures: number;
-  latencyAvgMs: number;
-}
 
 /**
  * The reads behind public status pages. Every one is an index range read bounded by time (the

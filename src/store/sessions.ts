@@ -1,4 +1,4 @@
-import type { Account, Role, SessionInfo } from '../domain/user.ts';
+import type { Account, Role, SessionInfo, StoredSession } from '../domain/user.ts';
 import type { Db } from './db.ts';
 
 interface AccountRow {
@@ -22,14 +22,6 @@ interface SessionRow {
   user_agent: string;
   address: string;
   pending: number;
-}
-
-/** A stored session with what the console needs to check it (the id hash itself stays here). */
-export interface StoredSession extends SessionInfo {
-  userUuid: string;
-  csrf: string;
-  /** The second factor is still to be given. */
-  pending: boolean;
 }
 
 const toAccount = (r: AccountRow): Account => ({

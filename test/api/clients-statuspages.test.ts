@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { arr, assertDecodes } from './clients/shapes.ts';
 import { go, goWrap, py } from './clients/types.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // Status pages and their subscribers as the hosted service's clients send and read them.
 const cleanups: Array<() => Promise<void>> = [];
@@ -129,7 +130,7 @@ describe('subscribers (Go StatusPageSubscriber)', () => {
     // Added by an operator means confirmed: an incident on the page is queued for each of them.
     const incident = await json(p, '/v3/incidents', 'POST', { title: { en: 'Down' }, type: 'incident', statuspages: [sp.uuid] });
     assert.equal(incident.status, 201);
-    const queued = p.store.db.prepare("SELECT count(*) AS n FROM alerts WHERE channel LIKE 'subscriber:%'").get() as { n: number };
+    const queued = rawDb(p.store).prepare("SELECT count(*) AS n FROM alerts WHERE channel LIKE 'subscriber:%'").get() as { n: number };
     assert.equal(queued.n, 3);
 
     for (let i = 0; i < 20; i++) await json(p, base, 'POST', { email: `user${i}@example.com` });

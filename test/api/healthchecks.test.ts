@@ -3,6 +3,7 @@ import { sqliteOf } from '../../src/store/db.ts';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../support/manual-clock.ts';
 import { startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // A real server over HTTP, a real SQLite file, and a manual clock: deadlines are exact, nothing sleeps.
 const MIN = 60_000;
@@ -190,7 +191,7 @@ describe('ping endpoint', () => {
     for (let i = 0; i < 5; i++) assert.equal((await ping(p, hc.uuid)).status, 200);
     const pings = (await (await p.api(`/v1/healthchecks/${hc.uuid}/pings`)).json()).pings;
     assert.deepEqual(pings.map((x: { n: number }) => x.n), [5, 4, 3]);
-    assert.equal((p.store.db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 3);
+    assert.equal((rawDb(p.store).prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 3);
   });
 
   test('pings of one event-loop turn share one transaction: each stored once, numbered in order, the newest N kept', async () => {
@@ -221,9 +222,9 @@ describe('ping endpoint', () => {
     // SQLite: no page and no WAL frame written. PostgreSQL: no row of the tables a ping touches was
     // inserted, updated or deleted (each row's xmin names the transaction that wrote it). Not the
     // cluster's next transaction id: the instance's own heartbeat (cluster_instances) takes ids meanwhile.
-    const lite = sqliteOf(p.store.db);
+    const lite = sqliteOf(rawDb(p.store));
     lite?.pragma('wal_checkpoint(TRUNCATE)');
-    const rowVersions = (table: string) => p.store.db.prepare<[], { v: string | null }>(`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS v FROM ${table}`).get()!.v;
+    const rowVersions = (table: string) => rawDb(p.store).prepare<[], { v: string | null }>(`SELECT string_agg(CAST(xmin AS text), ',' ORDER BY CAST(xmin AS text)) AS v FROM ${table}`).get()!.v;
     const writes = () =>
       lite
         ? [lite.pragma('page_count', { simple: true }), (lite.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log]
@@ -236,7 +237,7 @@ describe('ping endpoint', () => {
     }
     assert.deepEqual([...statuses], [404]);
     assert.deepEqual(writes(), before, 'nothing was written');
-    assert.equal((p.store.db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 1);
+    assert.equal((rawDb(p.store).prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 1);
   });
 });
 

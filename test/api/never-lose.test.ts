@@ -15,6 +15,7 @@ import { httpReceiver } from '../support/receivers.ts';
 import { httpTarget } from '../support/targets.ts';
 import { waitFor } from '../support/process.ts';
 import { allowWrites, refuseWrites } from '../support/store-faults.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // Issue #14 "never lose, never crash": a real Pharos over HTTP on a manual clock. Store failures are
 // real SQLite errors: a trigger that aborts a write (an I/O error stand-in) or `max_page_count`
@@ -141,7 +142,7 @@ test('an agent batch that rolls back leaves memory as the database is: its retry
 
 test('SQLITE_FULL on an API write answers 503 with the JSON error shape and stores nothing half-done', async () => {
   const { p } = await start();
-  const lite = sqliteOf(p.store.db);
+  const lite = sqliteOf(rawDb(p.store));
   if (lite) lite.pragma(`max_page_count = ${lite.pragma('page_count', { simple: true }) as number}`);
   else refuseWrites(p, 'disk_full', 'BEFORE INSERT', 'monitors', '53100');
   const statuses: number[] = [];

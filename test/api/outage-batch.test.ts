@@ -2,7 +2,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CheckResult } from '../../src/domain/check.ts';
 import type { Monitor } from '../../src/domain/monitor.ts';
-import type { OutageRecord } from '../../src/store/index.ts';
+import type { OutageRecord } from '../../src/domain/outage.ts';
+import { rawDb } from '../../src/store/index.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { httpReceiver } from '../support/receivers.ts';
 import { allowWrites, refuseWrites } from '../support/store-faults.ts';
@@ -51,7 +52,7 @@ const down = (p: TestPharos, m: Monitor) => {
 function follow(p: TestPharos) {
   const seen: Array<{ type: 'opened' | 'resolved'; outage: OutageRecord; inTransaction: boolean; ongoing: number }> = [];
   const note = (type: 'opened' | 'resolved') => ({ outage }: { outage: OutageRecord }) =>
-    seen.push({ type, outage, inTransaction: p.store.db.inTransaction, ongoing: p.store.outages.ongoingCount() });
+    seen.push({ type, outage, inTransaction: rawDb(p.store).inTransaction, ongoing: p.store.outages.ongoingCount() });
   const off = [p.core.bus.on('outage.opened', note('opened')), p.core.bus.on('outage.resolved', note('resolved'))];
   cleanups.push(async () => off.forEach((o) => o()));
   return seen;

@@ -5,6 +5,7 @@ import { startTestPharos } from '../support/pharos.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // Issue 22 "Database outage test": a real PostgreSQL (its own cluster, whatever PHAROS_TEST_DRIVER
 // says) stopped for 30 s while pings, API writes and checks keep coming. Real clock: the scheduler,
@@ -75,7 +76,7 @@ test('PostgreSQL down for 30 s under load: 503s with the JSON error, no 200 for 
   assert.equal(seen.filter((s) => s.phase === 'after' && s.status === 503).length, 0, 'no 503 once recovered');
 
   // Every acknowledged ping and write is stored; nothing refused is.
-  const bodies = new Set(p.store.db.prepare<[], { body: string }>('SELECT body FROM pings').all().map((r) => r.body));
+  const bodies = new Set(rawDb(p.store).prepare<[], { body: string }>('SELECT body FROM pings').all().map((r) => r.body));
   const names = new Set(p.store.monitors.list().map((m) => m.name));
   for (const s of seen) {
     if (s.kind === 'ping') assert.equal(bodies.has(s.key), s.status === 200, `${s.key} answered ${s.status} (${s.phase})`);

@@ -2,6 +2,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CheckResult } from '../../src/domain/check.ts';
 import { startTestPharos } from '../support/pharos.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // Issue #14 point 14: pruning drops whole hours of raw results (one table per UTC hour) instead of
 // deleting rows one by one. A real Pharos on a manual clock, results around the retention boundary.
@@ -33,7 +34,7 @@ test('pruning removes exactly the results whose hour ended past the retention an
     r(b, p.clock.now() - DAY, false, 'Expected 2xx, got 503'), r(b, p.clock.now() - 1),
   ];
   p.store.tx(() => p.store.checks.insertResults([...old, ...kept]));
-  const contexts = () => (p.store.db.prepare('SELECT reason FROM check_contexts ORDER BY id').all() as Array<{ reason: string | null }>).map((c) => c.reason);
+  const contexts = () => (rawDb(p.store).prepare('SELECT reason FROM check_contexts ORDER BY id').all() as Array<{ reason: string | null }>).map((c) => c.reason);
   assert.ok(contexts().includes('only in an old hour'));
 
   const pruned = await p.core.pruneResults();

@@ -1,6 +1,7 @@
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // /v2/statuspages over real HTTP with a real SQLite file.
 const cleanups: Array<() => Promise<void>> = [];
@@ -79,7 +80,7 @@ describe('status pages API', () => {
     assert.equal(s.subdomain, 'full-page');
     assert.equal(s.password_protected, true);
     assert.equal(JSON.stringify(s).includes('correct horse'), false, 'the password is never returned');
-    const hash = (p.store.db.prepare('SELECT password_hash AS h FROM statuspages WHERE uuid = ?').get(s.uuid) as { h: string }).h;
+    const hash = (rawDb(p.store).prepare('SELECT password_hash AS h FROM statuspages WHERE uuid = ?').get(s.uuid) as { h: string }).h;
     assert.match(hash, /^scrypt\$32768\$/);
     assert.deepEqual(s.settings.description, { en: 'All of it' }, 'a string is the first language; answered as a localized map');
     assert.equal(s.settings.default_language, 'en');

@@ -1,4 +1,5 @@
 import type { TestPharos } from './pharos.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 const tables = new Map<string, string>();
 
@@ -9,15 +10,15 @@ const tables = new Map<string, string>();
  */
 export function refuseWrites(p: TestPharos, name: string, event: string, table: string, errcode = 'XX000'): void {
   tables.set(name, table);
-  if (p.store.db.dialect === 'sqlite') {
-    p.store.db.exec(`CREATE TRIGGER ${name} ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END`);
+  if (rawDb(p.store).dialect === 'sqlite') {
+    rawDb(p.store).exec(`CREATE TRIGGER ${name} ${event} ON ${table} BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END`);
     return;
   }
-  p.store.db.exec(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk I/O error (test)' USING ERRCODE = '${errcode}'; END $$;
+  rawDb(p.store).exec(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk I/O error (test)' USING ERRCODE = '${errcode}'; END $$;
     CREATE TRIGGER ${name} ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
 }
 
 /** Drops the trigger {@link refuseWrites} made. */
 export function allowWrites(p: TestPharos, name: string): void {
-  p.store.db.exec(p.store.db.dialect === 'sqlite' ? `DROP TRIGGER ${name}` : `DROP TRIGGER ${name} ON ${tables.get(name)}`);
+  rawDb(p.store).exec(rawDb(p.store).dialect === 'sqlite' ? `DROP TRIGGER ${name}` : `DROP TRIGGER ${name} ON ${tables.get(name)}`);
 }

@@ -137,3 +137,36 @@ test('no file in src/ is over 400 lines', () => {
   const long = files(SRC).map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 400);
   assert.deepEqual(long, []);
 });
+
+// Issue 22 "domain types in and out": above the store, the only thing taken from src/store is the type
+// `Store` (from store/index.ts); the shapes its functions take and give are domain types. Wiring (the root
+// modules and CLI commands) may open a store (store/open.ts) and use store-side tools (backup, copy, Kuma reader).
+const WIRING = new Set(['root', 'cli', 'store']);
+
+test('above the store, only the type Store is imported from src/store (domain types in and out)', () => {
+  const problems: string[] = [];
+  for (const file of [...files(SRC), ...files(VIEWS)]) {
+    const layer = layerOf(file);
+    if (WIRING.has(layer)) continue;
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?([^;]*?)\s*from\s+['"]([^'"]+)['"]/gm)) {
+      const spec = m[4]!;
+      if (!spec.startsWith('.') || layerOf(resolve(dirname(file), spec)) !== 'store') continue;
+      const clause = `${m[2] ?? ''}${m[3]}`.replace(/\s+/g, ' ').trim();
+      const ok = m[1] === 'import' && relative(ROOT, resolve(dirname(file), spec)) === 'src/store/index.ts' && (clause === 'type { Store }' || clause === '{ type Store }');
+      if (!ok) problems.push(`${relative(ROOT, file)}: ${m[0].trim()}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('no raw database handle outside src/store: rawDb, sqliteOf and the Db type stay inside it', () => {
+  const problems: string[] = [];
+  for (const file of [...files(SRC), ...files(VIEWS)]) {
+    if (layerOf(file) === 'store') continue;
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/\b(rawDb|sqliteOf|openDatabase)\b|\btype\s+Db\b|\{[^}]*\bDb\b[^}]*\}\s*from\s+['"][^'"]*store\//g)) problems.push(`${relative(ROOT, file)}: ${m[0]}`);
+    if (/\bstore\.db\b/.test(text)) problems.push(`${relative(ROOT, file)}: store.db`);
+  }
+  assert.deepEqual(problems, []);
+});

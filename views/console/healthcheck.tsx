@@ -1,7 +1,7 @@
 import type { Healthcheck } from '../../src/domain/healthcheck.ts';
 import { PERIOD_UNITS } from '../../src/domain/healthcheck.ts';
 import type { StoredPing } from '../../src/domain/ping.ts';
-import type { OutageRecord } from '../../src/store/outages.ts';
+import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageLine } from './outages.tsx';

@@ -1,5 +1,5 @@
 import type { Monitor } from '../../src/domain/monitor.ts';
-import type { OutageRecord } from '../../src/store/outages.ts';
+import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { SettingLine, Shell } from './model.ts';
 import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageLine } from './outages.tsx';

@@ -1,6 +1,6 @@
 import type { OutageEvent } from '../../src/domain/outage.ts';
-import type { OutageRecord } from '../../src/store/outages.ts';
-import type { AlertRow } from '../../src/store/alerts.ts';
+import type { OutageRecord } from '../../src/domain/outage.ts';
+import type { AlertRow } from '../../src/domain/alert.ts';
 import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { Csrf, Layout, ago, when } from './layout.tsx';

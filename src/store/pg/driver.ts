@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Tr
 import { AppError } from '../../lib/errors.ts';
 import { bundledFile, isSea } from '../../lib/sea.ts';
 import type { Db, RunResult, Statement } from '../driver.ts';
-import { DOWN, READY, type Reply, type Request, type WorkerInit } from './protocol.ts';
+import { DOWN, EXITED, READY, STATE_BYTES, type Reply, type Request, type WorkerInit } from './protocol.ts';
 import { toPostgres } from './translate.ts';
 
 /** How to reach PostgreSQL (config `storage.postgres_*`). */
@@ -57,20 +57,25 @@ function fixRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
  * Migrations are not applied here (see pg/migrate.ts).
  */
 export function openPostgresDb(opts: PostgresOptions): Db {
-  const state = new SharedArrayBuffer(8);
+  const state = new SharedArrayBuffer(STATE_BYTES);
   const flags = new Int32Array(state);
   let port1: MessagePort;
   let worker: Worker;
   let dead = false;
   // A worker that died (a bug, never a database outage: those are answered) is replaced at the next
   // call; meanwhile DOWN is set, so calls fail fast with 503 until the new worker reaches the database.
+  // A call waiting when it dies is woken by the worker's exit hook (EXITED) and fails with 503 at once.
   const start = () => {
+    Atomics.store(flags, EXITED, 0);
     const channel = new MessageChannel();
     port1 = channel.port1 as MessagePort;
-    worker = startWorker({ url: opts.url, poolSize: opts.poolSize, statementTimeoutMs: opts.statementTimeoutMs, state, port: channel.port2 as MessagePort });
-    worker.unref();
-    worker.once('exit', () => {
-      if (closed) return;
+    const w = startWorker({ url: opts.url, poolSize: opts.poolSize, statementTimeoutMs: opts.statementTimeoutMs, state, port: channel.port2 as MessagePort });
+    worker = w;
+    w.unref();
+    // Without a listener an uncaught error in the worker would be rethrown here and end the process.
+    w.on('error', () => {});
+    w.once('exit', () => {
+      if (closed || w !== worker) return;
       Atomics.store(flags, DOWN, 1);
       dead = true;
     });
@@ -85,7 +90,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
   const call = (req: Body, failFast = true): Reply & { ok: true } => {
     if (closed) throw new Error('the PostgreSQL store is closed');
-    if (dead) {
+    if (dead || Atomics.load(flags, EXITED) === 1) {
       port1.close();
       start();
     }
@@ -108,6 +113,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       }
       const seen = Atomics.load(flags, READY);
       if (seen === id) continue;
+      if (Atomics.load(flags, EXITED) === 1) throw unavailable();
       const left = until - Date.now();
       if (left <= 0) throw unavailable();
       Atomics.wait(flags, READY, seen, left);
@@ -129,7 +135,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
     };
   };
 
-  return {
+  const db: Db = {
     dialect: 'postgres',
     prepare: statement as Db['prepare'],
     exec: (sql) => void call({ op: 'exec', text: sql }),
@@ -183,4 +189,33 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       void worker.terminate();
     },
   };
+  hooks.set(db, {
+    crash: () => void call({ op: 'crash' }, false),
+    terminate: async () => {
+      const w = worker;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      await w.terminate();
+      await exited;
+    },
+  });
+  return db;
+}
+
+/** What tests may do to the worker of a PostgreSQL {@link Db} (see {@link workerHooksForTests}). */
+export interface WorkerHooks {
+  /** Makes the worker throw an uncaught error while the main thread waits for its answer; throws what that call throws (AppError 503 `store.unavailable`). */
+  crash(): void;
+  /** Terminates the worker from the main thread between two calls; resolves once it has exited. */
+  terminate(): Promise<void>;
+}
+
+const hooks = new WeakMap<Db, WorkerHooks>();
+
+/**
+ * Test-only: ways to kill the worker thread of `db`, to prove a dead worker is replaced, the calls in
+ * between fail with 503 `store.unavailable` rather than hang, and the next calls work (issue 22).
+ * @returns undefined for a handle that is not a PostgreSQL one
+ */
+export function workerHooksForTests(db: Db): WorkerHooks | undefined {
+  return hooks.get(db);
 }

@@ -10,13 +10,21 @@ import type { MessagePort } from 'node:worker_threads';
 export const READY = 0;
 /** Slot of the shared Int32Array that is 1 while the worker knows the database is unreachable. */
 export const DOWN = 1;
+/**
+ * Slot of the shared Int32Array the worker sets to 1 as its thread ends (any way: an uncaught error,
+ * `process.exit`); it also stores -1 in READY and wakes the main thread, so a call waiting on a worker
+ * that died fails at once with 503 instead of waiting out its timeout.
+ */
+export const EXITED = 2;
+/** Bytes of the shared state: three Int32 slots (READY, DOWN, EXITED). */
+export const STATE_BYTES = 12;
 
 /** What the worker is started with (`workerData`). */
 export interface WorkerInit {
   url: string;
   poolSize: number;
   statementTimeoutMs: number;
-  /** SharedArrayBuffer of 2 Int32 slots (READY, DOWN). */
+  /** SharedArrayBuffer of {@link STATE_BYTES}: Int32 slots READY, DOWN, EXITED. */
   state: SharedArrayBuffer;
   port: MessagePort;
 }
@@ -25,7 +33,9 @@ export interface WorkerInit {
 export type Request =
   | { id: number; op: 'query'; text: string; values: unknown[] }
   | { id: number; op: 'exec'; text: string }
-  | { id: number; op: 'begin' | 'commit' | 'rollback' | 'close' };
+  | { id: number; op: 'begin' | 'commit' | 'rollback' | 'close' }
+  // Test-only (pg/driver.ts workerHooksForTests): the worker throws an uncaught error, i.e. dies.
+  | { id: number; op: 'crash' };
 
 /** An answer: rows and the affected-row count, or an error (`unavailable` when the database cannot be reached). */
 export type Reply =

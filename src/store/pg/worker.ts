@@ -8,11 +8,19 @@
  */
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { DOWN, READY, type Reply, type Request, type WorkerInit } from './protocol.ts';
+import { DOWN, EXITED, READY, type Reply, type Request, type WorkerInit } from './protocol.ts';
 
 const init = workerData as WorkerInit;
 const state = new Int32Array(init.state);
 const port = init.port;
+
+// However this thread ends, the main thread must not wait for an answer that will never come.
+process.on('exit', () => {
+  Atomics.store(state, DOWN, 1);
+  Atomics.store(state, EXITED, 1);
+  Atomics.store(state, READY, -1);
+  Atomics.notify(state, READY);
+});
 
 // int8 (count(*), bigint columns: epoch ms) and numeric (sum of int8) come back as JS numbers, and
 // booleans (`x IS NOT NULL AS flag`) as 1/0, as SQLite returns them; other types keep pg's parser.
@@ -131,6 +139,11 @@ async function handle(req: Request): Promise<Reply> {
       case 'close':
         await pool.end();
         return { id, ok: true, rows: [], changes: 0 };
+      case 'crash':
+        setImmediate(() => {
+          throw new Error('PostgreSQL store worker crashed on purpose (test hook)');
+        });
+        return await new Promise<never>(() => {});
     }
   } catch (e) {
     const unavailable = isConnectionError(e);
