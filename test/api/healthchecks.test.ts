@@ -211,7 +211,7 @@ describe('ping endpoint', () => {
     assert.deepEqual((await kept(a.uuid)).map((x) => [x.n, x.date]), [44, 43, 42].map((n) => [n, iso(at + 2 * n - 1)]), 'the newest 3, pruned after the batch was written');
     assert.deepEqual((await kept(b.uuid)).map((x) => x.n), [44, 43, 42]);
     assert.deepEqual((await kept(c.uuid)).map((x) => [x.n, x.type, x.durationMs]), [[2, 'success', 5000], [1, 'start', null]], 'a success after a start of the same batch gets its duration');
-    assert.equal((p.store.db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 8);
+    assert.equal((rawDb(p.store).prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 8);
     assert.equal((await get(p, a.uuid)).lastPing, iso(at + 87));
   });
 
