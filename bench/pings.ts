@@ -3,16 +3,20 @@
  * cycling through the tokens, against Pharos and against a no-store baseline (bench/ping-baseline.ts).
  *
  *   npm run bench:pings -- [--healthchecks 10000] [--duration 30] [--connections 50] [--rate 0]
- *                          [--pharos dist|src] [--pharos-node-options=--flag]
+ *                          [--pharos dist|src|/path/to/binary[,…]] [--rounds 1] [--pharos-node-options=--flag]
  *
- * Reports pings/s, latency p50/p99 (ms), server CPU (cores, from /proc) and peak RSS, and for Pharos
+ * Each round runs the baseline, then every `--pharos` build in turn (comma-separated: e.g. a build of
+ * main and the candidate, side by side in one run). Reports pings/s, latency p50/p99/p99.9 (ms, to
+ * 0.01 ms: every 2xx response's time as autocannon measured it, kept in a µs histogram — autocannon's
+ * own histogram keeps whole milliseconds), server CPU (cores, from /proc) and peak RSS, and for Pharos
  * whether every acknowledged ping (2xx) was stored: the sum of the healthchecks' ping counters and
  * the ping rows, read from the database after a clean stop. See docs/PERFORMANCE.md.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { ProcessWindow, startChild } from './proc.ts';
@@ -26,6 +30,7 @@ const { values: opt } = parseArgs({
     rate: { type: 'string', default: '0' },
     'pharos-node-options': { type: 'string' },
     pharos: { type: 'string', default: 'dist' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const N = Number(opt.healthchecks);
@@ -39,6 +44,7 @@ interface Row {
   pingsPerS: number;
   p50Ms: number;
   p99Ms: number;
+  p999Ms: number;
   cpuCores: number;
   peakRssMb: number;
   acknowledged: number;
@@ -50,19 +56,30 @@ interface Row {
 async function load(what: string, base: string, tokens: string[], pid: number): Promise<Row> {
   let i = 0;
   const win = new ProcessWindow(pid);
-  const r = await autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-    ...(RATE > 0 ? { overallRate: RATE } : {}),
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${tokens[i++ % tokens.length]}` }) }],
+  const micros = createHistogram();
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: base,
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+        ...(RATE > 0 ? { overallRate: RATE } : {}),
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${tokens[i++ % tokens.length]}` }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+    // Same samples as autocannon's latency (2xx only, its responseTime in ms), at µs resolution.
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) micros.record(Math.max(1, Math.round(ms * 1000)));
+    });
   });
   const m = win.end();
   return {
     what,
     pingsPerS: r['2xx'] / r.duration,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
+    p50Ms: micros.percentile(50) / 1000,
+    p99Ms: micros.percentile(99) / 1000,
+    p999Ms: micros.percentile(99.9) / 1000,
     cpuCores: m.cpuCores,
     peakRssMb: m.peakRss / 2 ** 20,
     acknowledged: r['2xx'],
@@ -70,8 +87,8 @@ async function load(what: string, base: string, tokens: string[], pid: number): 
   };
 }
 
-async function runPharos(): Promise<Row> {
-  const p = await startBenchPharos(opt.pharos!, opt['pharos-node-options']);
+async function runPharos(build: string): Promise<Row> {
+  const p = await startBenchPharos(build, opt['pharos-node-options']);
   try {
     const tokens: string[] = new Array(N);
     await forEachConcurrent(N, 8, async (i) => {
@@ -79,7 +96,7 @@ async function runPharos(): Promise<Row> {
       if (res.status !== 201) throw new Error(`create healthcheck ${i}: ${res.status} ${await res.text()}`);
       tokens[i] = ((await res.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid;
     });
-    const row = await load(`pharos (${opt.pharos})`, p.url, tokens, p.child.proc.pid!);
+    const row = await load(`pharos (${build})`, p.url, tokens, p.child.proc.pid!);
     await p.stop();
     const db = new Database(p.dbFile, { readonly: true });
     const counted = (db.prepare('SELECT sum(pings_total) AS n FROM healthchecks').get() as { n: number }).n;
@@ -108,13 +125,17 @@ async function runBaseline(): Promise<Row> {
   }
 }
 
-const rows = [await runBaseline(), await runPharos()];
+const rows: Row[] = [];
+for (let round = 1; round <= Number(opt.rounds); round++) {
+  rows.push(await runBaseline());
+  for (const build of opt.pharos!.split(',')) rows.push(await runPharos(build));
+}
 const f = (n: number, d = 1) => n.toFixed(d);
 const table = [
-  '| run | pings/s | p50 ms | p99 ms | server CPU (cores) | peak RSS MB | acknowledged | errors | stored |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---|',
-  ...rows.map((r) => `| ${r.what} | ${f(r.pingsPerS, 0)} | ${f(r.p50Ms)} | ${f(r.p99Ms)} | ${f(r.cpuCores, 2)} | ${f(r.peakRssMb, 0)} | ${r.acknowledged} | ${r.errors} | ${r.stored ?? '–'} |`),
+  '| run | pings/s | p50 ms | p99 ms | p99.9 ms | server CPU (cores) | peak RSS MB | acknowledged | errors | stored |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ...rows.map((r) => `| ${r.what} | ${f(r.pingsPerS, 0)} | ${f(r.p50Ms, 2)} | ${f(r.p99Ms, 2)} | ${f(r.p999Ms, 2)} | ${f(r.cpuCores, 2)} | ${f(r.peakRssMb, 0)} | ${r.acknowledged} | ${r.errors} | ${r.stored ?? '–'} |`),
 ].join('\n');
-console.log(`\n${N} healthchecks, GET /ping/<token> cycling through them, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}`);
+console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/pings-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));

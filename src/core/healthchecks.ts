@@ -103,15 +103,21 @@ export function healthchecksService(deps: Deps) {
     const hc = store.healthchecks.get(token);
     if (!hc) return null;
     const effect = applyPing(hc, ping);
-    // The ping, the new status and clock in one UPDATE + INSERT: the hot path of ping ingestion.
-    const { stored, healthcheck } = store.healthchecks.recordPing(hc, ping, effect, config.storage.pings_per_healthcheck);
+    // The count, the new status and clock in one UPDATE: the hot path of ping ingestion. The ping's
+    // row is written with the batch's others (`insertPings`), in the same transaction.
+    const { stored, healthcheck } = store.healthchecks.countPing(hc, ping, effect);
     let opened: OutageRecord | undefined;
     let resolved: OutageRecord | undefined;
     if (effect.flip === 'down') opened = openOutage(healthcheck, ping.at, failDescription(ping));
     else if (effect.flip === 'up') resolved = closeOutage(healthcheck, ping.at);
-    return { healthcheck, stored, opened, resolved };
+    return { healthcheck, stored, opened, resolved, healthcheckId: hc.id };
   };
-  const ingest = pingIngest({ store, apply: applyOne, announce: (r) => announce(r.healthcheck, r.opened, r.resolved) });
+  const ingest = pingIngest({
+    store,
+    apply: applyOne,
+    finish: (applied) => store.healthchecks.insertPings(applied, config.storage.pings_per_healthcheck),
+    announce: (r) => announce(r.healthcheck, r.opened, r.resolved),
+  });
 
   return {
     list: (): Healthcheck[] => store.healthchecks.list(),

@@ -19,11 +19,15 @@ interface Applied {
  * `setImmediate`; each caller's promise resolves only after that commit, so an acknowledged ping
  * is stored. Under load this turns thousands of commits per second into a few hundred.
  * If the transaction fails, every ping of the batch is rejected (their requests answer 5xx).
+ * `finish` runs inside the transaction after the last `apply` with the batch's applied pings (what
+ * `apply` deferred, e.g. the ping rows as one multi-row INSERT, is written there).
  */
 export function pingIngest<R extends Applied>(deps: {
   store: Pick<Store, 'tx'>;
   /** Applies one ping inside the transaction; null for an unknown token. */
   apply: (token: string, ping: Ping) => R | null;
+  /** Runs inside the transaction once every ping of the batch was applied, with the applied ones. */
+  finish: (applied: R[]) => void;
   /** Runs after the commit for each applied ping (events). */
   announce: (result: R) => void;
 }) {
@@ -36,7 +40,11 @@ export function pingIngest<R extends Applied>(deps: {
     queue = [];
     let results: (R | null)[];
     try {
-      results = deps.store.tx(() => batch.map((p) => deps.apply(p.token, p.ping)));
+      results = deps.store.tx(() => {
+        const all = batch.map((p) => deps.apply(p.token, p.ping));
+        deps.finish(all.filter((r): r is R => r !== null));
+        return all;
+      });
     } catch (e) {
       for (const p of batch) p.reject(e);
       return;

@@ -54,14 +54,17 @@ export class HealthcheckDeadlines {
     this.#arm(hc, deadline + 1);
   }
 
-  #arm(hc: Healthcheck, at: number): void {
-    this.#timers.schedule(hc.id, at, () => {
+  #arm(hc: Pick<Healthcheck, 'id' | 'publicUuid'>, at: number): void {
+    // The timer keeps the id and public uuid only, not the whole healthcheck: it is re-armed on every
+    // ping, and each retained copy would outlive the young generation (promoted garbage).
+    const { id, publicUuid } = hc;
+    this.#timers.schedule(id, at, () => {
       try {
-        this.deps.core.healthchecks.checkDeadline(hc.id);
+        this.deps.core.healthchecks.checkDeadline(id);
       } catch (e) {
         // A failed write (disk full, locked) must not drop the watch: try again shortly.
-        this.deps.logger.error('healthcheck deadline failed', { healthcheck: hc.publicUuid, error: (e as Error).message });
-        this.#arm(hc, this.deps.clock.now() + RETRY_MS);
+        this.deps.logger.error('healthcheck deadline failed', { healthcheck: publicUuid, error: (e as Error).message });
+        this.#arm({ id, publicUuid }, this.deps.clock.now() + RETRY_MS);
       }
     });
   }

@@ -26,6 +26,10 @@ function answer(res: ServerResponse, status: number, text: string, headers: Reco
   res.end(text);
 }
 
+// The two answers of a stored (or vanished) ping, built once: the hot path allocates no header object.
+const OK_HEADERS = { 'content-type': 'text/plain; charset=UTF-8', 'content-length': '2' };
+const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=UTF-8', 'content-length': '9' };
+
 /**
  * The ping endpoint `<public_url>/ping/<tok_uuid>[/start|/fail|/<exit-code>]` (API.md §4.2): HEAD,
  * GET or POST, no credentials, `200 OK` once the ping is committed; 404 for an unknown token or
@@ -66,24 +70,38 @@ export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
       answer(res, 404, 'Not found', { connection: 'close' });
       return true;
     }
-    void (async () => {
-      const body = req.method === 'POST' ? await headOfBody(req, MAX_PING_BODY_BYTES) : (req.resume(), null);
-      if (!signal) return answer(res, 404, 'Not found');
-      const ua = req.headers['user-agent'];
-      const stored = await core.healthchecks.ping(token, {
-        ...signal,
-        at: clock.now(),
-        method: req.method!,
-        sourceIp: req.socket.remoteAddress ?? null,
-        userAgent: ua ? ua.slice(0, 512) : null,
-        body,
-      });
-      answer(res, stored ? 200 : 404, stored ? 'OK' : 'Not found');
-    })().catch((e: unknown) => {
+    const failed = (e: unknown) => {
       // An unreachable database is logged once by the store's watcher (pharos.ts), not per ping.
       if ((e as { code?: string }).code !== 'store.unavailable') logger.error('ping failed', { error: (e as Error).message });
       if (!res.headersSent) answer(res, 503, 'Ping not stored, try again', { 'retry-after': '5' });
-    });
+    };
+    const submit = (body: string | null) => {
+      if (!signal) return answer(res, 404, 'Not found');
+      const ua = req.headers['user-agent'];
+      core.healthchecks
+        .ping(token, {
+          kind: signal.kind,
+          exitCode: signal.exitCode,
+          at: clock.now(),
+          method: req.method!,
+          sourceIp: req.socket.remoteAddress ?? null,
+          userAgent: ua ? ua.slice(0, 512) : null,
+          body,
+        })
+        .then((stored) => {
+          try {
+            if (stored) res.writeHead(200, OK_HEADERS).end('OK');
+            else res.writeHead(404, NOT_FOUND_HEADERS).end('Not found');
+          } catch (e) {
+            failed(e);
+          }
+        }, failed);
+    };
+    if (req.method !== 'POST') {
+      // GET and HEAD (the common case): no body to wait for, the ping is queued in this turn.
+      req.resume();
+      submit(null);
+    } else headOfBody(req, MAX_PING_BODY_BYTES).then(submit).catch(failed);
     return true;
   };
 }

@@ -41,7 +41,12 @@ export class TimerQueue {
   /** Runs `fn(dueAt)` at epoch ms `at`, replacing any timer of `key`. */
   schedule(key: number, at: number, fn: (dueAt: number) => void): void {
     const seq = ++this.#seq;
-    this.#live.set(key, { seq, fn });
+    const live = this.#live.get(key);
+    if (live) {
+      // Rescheduled (a healthcheck's deadline on every ping): the record is reused, not reallocated.
+      live.seq = seq;
+      live.fn = fn;
+    } else this.#live.set(key, { seq, fn });
     this.#push({ at, seq, key });
     // Replaced entries are dropped lazily at the top; keys rescheduled again and again before their
     // time would pile them up, so past twice the live count the heap is rebuilt (O(n log n) once per
@@ -98,11 +103,13 @@ export class TimerQueue {
   }
 
   #compact(): void {
-    const liveEntries = this.#heap.filter((e) => this.#live.get(e.key)?.seq === e.seq);
-    // A sorted array is a valid binary min-heap.
-    liveEntries.sort((a, b) => a.at - b.at || a.seq - b.seq);
-    this.#heap.length = 0;
-    this.#heap.push(...liveEntries);
+    const h = this.#heap;
+    let n = 0;
+    for (const e of h) if (this.#live.get(e.key)?.seq === e.seq) h[n++] = e;
+    h.length = n;
+    // Floyd's bottom-up heap construction: O(n), where sorting was O(n log n) — with 10,000 healthchecks
+    // pinged in turn this runs every ~10,000 pings, and a sort of 20,000 entries stalled the loop for ms.
+    for (let i = (n >> 1) - 1; i >= 0; i--) this.#siftDown(i, h[i]!);
   }
 
   #dropStale(): void {
@@ -126,7 +133,13 @@ export class TimerQueue {
     const h = this.#heap;
     const last = h.pop()!;
     if (h.length === 0) return;
-    let i = 0;
+    this.#siftDown(0, last);
+  }
+
+  /** Puts `last` at index `start` or below, moving the smaller child up until `last` fits (sift-down). */
+  #siftDown(start: number, last: Entry): void {
+    const h = this.#heap;
+    let i = start;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= h.length) break;

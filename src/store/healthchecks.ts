@@ -79,6 +79,9 @@ const settingsParams = (s: HealthcheckSettings) => ({
   escalation_policy_uuid: s.escalationPolicyUuid,
 });
 
+/** Rows per multi-row ping INSERT, largest first (64 × 10 parameters stays far below either database's limit). */
+const PING_CHUNKS = [64, 16, 4, 1] as const;
+
 /** Healthcheck rows, their pings and flips. All reads return domain types. */
 export function healthchecksStore(db: Db) {
   const all = db.prepare<[], HealthcheckRow>('SELECT * FROM healthchecks ORDER BY id');
@@ -104,9 +107,16 @@ export function healthchecksStore(db: Db) {
     `UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ?
      WHERE id = ? RETURNING pings_total`,
   );
-  const insertPing = db.prepare(
-    `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // Multi-row INSERTs of a batch's pings: one statement per PING_CHUNKS size (largest first), so a
+  // batch of n pings takes about n/64 statements instead of n (on PostgreSQL: round trips).
+  const insertPings = new Map(
+    PING_CHUNKS.map((size) => [
+      size,
+      db.prepare(
+        `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
+         VALUES ${Array.from({ length: size }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      ),
+    ]),
   );
   const prunePings = db.prepare('DELETE FROM pings WHERE healthcheck_id = ? AND n <= ?');
   const latestPings = db.prepare<[number, number], PingRow>('SELECT * FROM pings WHERE healthcheck_id = ? ORDER BY n DESC LIMIT ?');
@@ -143,18 +153,40 @@ export function healthchecksStore(db: Db) {
       setState.run(status, clockStartAt, id);
     },
     /**
-     * Stores a ping as the healthcheck's next numbered ping together with the healthcheck's new
-     * state (one UPDATE, one INSERT), and keeps only the newest `keep` pings. A success or fail after
-     * a start signal gets the run's `durationMs`. Call inside a transaction.
-     * @returns the stored ping and the healthcheck as it is now
+     * Counts a ping as the healthcheck's next numbered ping and stores the healthcheck's new state
+     * (one UPDATE … RETURNING). The ping row itself is written by {@link insertPings}, which must
+     * follow in the same transaction (the ingest writes a whole batch's rows at once). A success or
+     * fail after a start signal gets the run's `durationMs`. Call inside a transaction.
+     * @returns the ping as it is to be stored (with its number `n`) and the healthcheck as it is now
      */
-    recordPing(hc: Healthcheck, ping: Ping, next: Pick<Healthcheck, 'status' | 'clockStartAt'>, keep: number): { stored: StoredPing; healthcheck: Healthcheck } {
+    countPing(hc: Healthcheck, ping: Ping, next: Pick<Healthcheck, 'status' | 'clockStartAt'>): { stored: StoredPing; healthcheck: Healthcheck } {
       const lastStartAt = ping.kind === 'start' ? ping.at : null;
       const durationMs = ping.kind !== 'start' && hc.lastStartAt !== null ? Math.max(0, ping.at - hc.lastStartAt) : null;
       const n = countPing.get(ping.at, lastStartAt, next.status, next.clockStartAt, hc.id)!.pings_total;
-      insertPing.run(hc.id, n, ping.at, ping.kind, ping.exitCode, ping.method, ping.sourceIp, ping.userAgent, ping.body, durationMs);
-      if (n > keep) prunePings.run(hc.id, n - keep);
       return { stored: { ...ping, n, durationMs }, healthcheck: { ...hc, ...next, lastPingAt: ping.at, lastStartAt } };
+    },
+    /**
+     * Writes the rows of pings counted by {@link countPing} (multi-row INSERTs), then keeps only the
+     * newest `keep` pings of each healthcheck among them. Call inside the same transaction.
+     */
+    insertPings(pings: ReadonlyArray<{ healthcheckId: number; stored: StoredPing }>, keep: number): void {
+      let i = 0;
+      for (const size of PING_CHUNKS) {
+        const insert = insertPings.get(size)!;
+        for (; pings.length - i >= size; i += size) {
+          const params: unknown[] = [];
+          for (let j = i; j < i + size; j++) {
+            const { healthcheckId: id, stored: p } = pings[j]!;
+            params.push(id, p.n, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, p.durationMs);
+          }
+          insert.run(...params);
+        }
+      }
+      // Pruned after the inserts, by each healthcheck's newest number: one pinged twice in the batch
+      // keeps its newest `keep` rows, this batch's included.
+      const newest = new Map<number, number>();
+      for (const { healthcheckId: id, stored } of pings) if (stored.n > keep && stored.n > (newest.get(id) ?? 0)) newest.set(id, stored.n);
+      for (const [id, n] of newest) prunePings.run(id, n - keep);
     },
     /** The newest pings of a healthcheck, newest first. */
     latestPings: (healthcheckId: number, limit: number): StoredPing[] => latestPings.all(healthcheckId, limit).map(toPing),

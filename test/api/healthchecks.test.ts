@@ -194,6 +194,27 @@ describe('ping endpoint', () => {
     assert.equal((rawDb(p.store).prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 3);
   });
 
+  test('pings of one event-loop turn share one transaction: each stored once, numbered in order, the newest N kept', async () => {
+    const p = await setup({ storage: { pings_per_healthcheck: 3 } });
+    const [a, b, c] = [await create(p, { period_value: 1, period_type: 'hours' }), await create(p, { period_value: 1, period_type: 'hours' }), await create(p, { period_value: 1, period_type: 'hours' })];
+    const at = p.clock.now();
+    const signal = (kind: 'success' | 'start' | 'fail', offset = 0) => ({ kind, exitCode: null, at: at + offset, method: 'GET', sourceIp: '127.0.0.1', userAgent: null, body: null });
+    // Submitted in one turn: one batch of 91 pings, whose rows go out as multi-row INSERTs (64 + 16 + 4 + 4 + 1 + 1 + 1).
+    const pending = [];
+    for (let i = 0; i < 88; i++) pending.push(p.core.healthchecks.ping(i % 2 ? a.uuid : b.uuid, signal('success', i)));
+    pending.push(p.core.healthchecks.ping(c.uuid, signal('start')), p.core.healthchecks.ping(c.uuid, signal('success', 5000)));
+    pending.push(p.core.healthchecks.ping('tok_unknown0000000000000000', signal('success')));
+    const stored = await Promise.all(pending);
+    assert.equal(stored.at(-1), null, 'an unknown token in the batch stores nothing');
+    assert.deepEqual(stored.slice(0, 88).map((s) => s?.n), Array.from({ length: 88 }, (_, i) => (i >> 1) + 1), 'each healthcheck numbers its pings 1, 2, 3… in arrival order');
+    const kept = async (uuid: string) => (await (await p.api(`/v1/healthchecks/${uuid}/pings`)).json()).pings as Array<{ n: number; date: string; type: string; durationMs: number | null }>;
+    assert.deepEqual((await kept(a.uuid)).map((x) => [x.n, x.date]), [44, 43, 42].map((n) => [n, iso(at + 2 * n - 1)]), 'the newest 3, pruned after the batch was written');
+    assert.deepEqual((await kept(b.uuid)).map((x) => x.n), [44, 43, 42]);
+    assert.deepEqual((await kept(c.uuid)).map((x) => [x.n, x.type, x.durationMs]), [[2, 'success', 5000], [1, 'start', null]], 'a success after a start of the same batch gets its duration');
+    assert.equal((rawDb(p.store).prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n, 8);
+    assert.equal((await get(p, a.uuid)).lastPing, iso(at + 87));
+  });
+
   test('a flood of unknown tokens writes nothing', async () => {
     const p = await setup();
     const hc = await create(p, { period_value: 1, period_type: 'hours' });
