@@ -334,7 +334,8 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       setOnline(a, true);
       const agent = a;
       try {
-        if (body.assignment !== assignment(agent) || agent.rechecks.size > 0) return answer(agent, body.assignment);
+        // signal.aborted: the agent's connection closed before the hold (an 'abort' listener would never fire).
+        if (signal.aborted || body.assignment !== assignment(agent) || agent.rechecks.size > 0) return answer(agent, body.assignment);
         await new Promise<void>((resolve) => {
           const done = () => {
             hold.cancel();

@@ -84,6 +84,22 @@ describe('probe tokens and the agent routes', () => {
 });
 
 describe('assignments', () => {
+  test('a poll whose connection is gone before it reaches the handler is not held (the agent can go offline)', async () => {
+    // A SIGKILLed agent's connection can close while its poll waits for the loop (body read, store
+    // write): the request's signal is already aborted when the hold starts, and an 'abort' listener
+    // added then never fires — the poll was held for agent_poll_seconds (CI: "the agent offline" timed out).
+    await setup();
+    const { assignment } = await poll(null);
+    let answered = false;
+    const pending = p.core.probes.poll(hello(assignment), AbortSignal.abort()).then(() => {
+      answered = true;
+    });
+    for (let i = 0; i < 5 && !answered; i++) await new Promise((r) => setImmediate(r));
+    assert.ok(answered, 'answered at once, not held until the manual clock moves agent_poll_seconds on');
+    await pending;
+    assert.equal((await listing()).find((x) => x.id === AGENT)?.connected, false);
+  });
+
   test('a held poll answers as soon as a monitor of its region is created, updated, paused, resumed or deleted', async () => {
     await setup();
     const first = await poll(null);
