@@ -91,7 +91,7 @@ describe('assignments', () => {
     await setup();
     const { assignment } = await poll(null);
     let answered = false;
-    const pending = p.core.probes.poll(hello(assignment), AbortSignal.abort()).then(() => {
+    const pending = p.core.probes.poll(hello(assignment) as Parameters<typeof p.core.probes.poll>[0], AbortSignal.abort()).then(() => {
       answered = true;
     });
     for (let i = 0; i < 5 && !answered; i++) await new Promise((r) => setImmediate(r));
