@@ -1,3 +1,4 @@
+import type { StoredResult } from '../../src/domain/check.ts';
 import type { Monitor } from '../../src/domain/monitor.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { SettingLine, Shell } from './model.ts';
@@ -5,16 +6,6 @@ import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageLine } from './outages.tsx';
 import { ResponseGraph } from '../graph.tsx';
 
-/** A stored check result as the monitor page lists it. */
-export interface CheckLine {
-  at: number;
-  region: string;
-  probe: string;
-  ok: number;
-  latency_ms: number;
-  status_code: number;
-  reason: string | null;
-}
 
 /** Check frequency in words: "30 s", "5 min", "1 h". */
 export const freqWords = (s: number) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`);
@@ -36,7 +27,7 @@ export interface MonitorPeriod {
 }
 
 /** A monitor: its settings, actions, recent checks with the reason of each failure and the region that ran it, and its outages. */
-export function MonitorPage(props: { s: Shell; m: Monitor; checks: CheckLine[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; period: MonitorPeriod; now: number }) {
+export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; period: MonitorPeriod; now: number }) {
   const { s, m } = props;
   const status = m.paused ? 'paused' : m.status;
   return (
