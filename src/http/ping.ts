@@ -21,14 +21,17 @@ async function headOfBody(req: IncomingMessage, limit: number): Promise<string |
   return size === 0 ? null : Buffer.concat(kept).toString('utf8');
 }
 
+/** The headers of a plain-text answer `text`. */
+const textHeaders = (text: string): Record<string, string> => ({ 'content-type': 'text/plain; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)) });
+
 function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, { ...textHeaders(text), ...headers });
   res.end(text);
 }
 
 // The two answers of a stored (or vanished) ping, built once: the hot path allocates no header object.
-const OK_HEADERS = { 'content-type': 'text/plain; charset=UTF-8', 'content-length': '2' };
-const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=UTF-8', 'content-length': '9' };
+const OK_HEADERS = textHeaders('OK');
+const NOT_FOUND_HEADERS = textHeaders('Not found');
 
 /**
  * The ping endpoint `<public_url>/ping/<tok_uuid>[/start|/fail|/<exit-code>]` (API.md §4.2): HEAD,
