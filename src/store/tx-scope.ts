@@ -27,19 +27,20 @@ export function scoped<T extends object>(target: T, scope: TxScope, path = 'stor
   const made = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(t, key) {
-      const name = `${path}.${String(key)}`;
-      if (!scope.open) throw txEnded(name);
+      // The name is built only where it is used (an error, a new nested scope): this runs on every access.
+      const name = () => `${path}.${String(key)}`;
+      if (!scope.open) throw txEnded(name());
       const hit = made.get(key);
       if (hit !== undefined) return hit;
       const v: unknown = Reflect.get(t, key, t);
       let out: unknown;
       if (typeof v === 'function') {
         out = (...args: unknown[]) => {
-          if (!scope.open) throw txEnded(`${name}()`);
+          if (!scope.open) throw txEnded(`${name()}()`);
           return (v as (...a: unknown[]) => unknown).apply(t, args);
         };
       } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
-        out = scoped(v, scope, name);
+        out = scoped(v, scope, name());
       } else {
         return v;
       }
