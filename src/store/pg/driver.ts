@@ -61,10 +61,10 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   const flags = new Int32Array(state);
   let port1: MessagePort;
   let worker: Worker;
-  let dead = false;
   // A worker that died (a bug, never a database outage: those are answered) is replaced at the next
   // call; meanwhile DOWN is set, so calls fail fast with 503 until the new worker reaches the database.
   // A call waiting when it dies is woken by the worker's exit hook (EXITED) and fails with 503 at once.
+  // EXITED is also set here on the worker's 'exit' event (a terminate() may end it without its hook).
   const start = () => {
     Atomics.store(flags, EXITED, 0);
     const channel = new MessageChannel();
@@ -77,9 +77,8 @@ export function openPostgresDb(opts: PostgresOptions): Db {
     w.once('exit', () => {
       if (closed || w !== worker) return;
       Atomics.store(flags, DOWN, 1);
-      dead = true;
+      Atomics.store(flags, EXITED, 1);
     });
-    dead = false;
   };
   start();
   let nextId = 0;
@@ -90,7 +89,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
   const call = (req: Body, failFast = true): Reply & { ok: true } => {
     if (closed) throw new Error('the PostgreSQL store is closed');
-    if (dead || Atomics.load(flags, EXITED) === 1) {
+    if (Atomics.load(flags, EXITED) === 1) {
       port1.close();
       start();
     }
