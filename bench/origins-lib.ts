@@ -3,18 +3,14 @@
  * distinct origins, peak RSS from VmHWM, scheduler-lag quantiles from the histogram over a window,
  * Pharos under a `nofile` limit.
  */
-import { readFileSync } from 'node:fs';
 
 /** The address of distinct origin i: 127.2.x.y, 250 per /24 (never 127.0.0.1). */
 export function originAddress(i: number): string {
   return `127.2.${Math.floor(i / 250)}.${(i % 250) + 1}`;
 }
 
-/** Peak resident set size of a process so far (`VmHWM`), bytes. */
-export function peakRss(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
+/** Peak resident set size of a process so far (`VmHWM`), bytes: proc.ts's, under the name the benches use. */
+export { peakRssBytes as peakRss } from './proc.ts';
 
 /** Cumulative bucket counts of a Prometheus histogram (`name_bucket{le=…}`), by upper bound (s). */
 export function histogram(text: string, name: string): Map<number, number> {
