@@ -112,6 +112,10 @@ build_target() {
   # bundle: the SEA asset pg-worker.cjs, started with new Worker(code, { eval: true }).
   node_modules/.bin/esbuild src/store/pg/worker.ts --bundle --platform=node --format=cjs --target=node24 \
     --outfile="$work/pg-worker.cjs" --log-level=error --legal-comments=none
+  # The SQLite driver's checkpoint worker (src/store/checkpoint-worker.ts, better-sqlite3's JS inside;
+  # it dlopens the addon file the main thread loaded): the SEA asset checkpoint-worker.cjs.
+  node_modules/.bin/esbuild src/store/checkpoint-worker.ts --bundle --platform=node --format=cjs --target=node24 \
+    --outfile="$work/checkpoint-worker.cjs" --log-level=error --legal-comments=none
 
   # Who makes the blob: the target's own Node (its code cache is valid there), run natively or
   # under qemu; else this machine's Node without a code cache.
@@ -143,6 +147,7 @@ build_target() {
         "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
         "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js",
         "pg-worker.cjs": `${process.env.WORK}/pg-worker.cjs`,
+        "checkpoint-worker.cjs": `${process.env.WORK}/checkpoint-worker.cjs`,
       },
     };
     // A key clash would silently drop an asset, so it fails; so does a missing file.

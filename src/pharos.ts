@@ -72,7 +72,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   const target = storageTarget(config, opts.nativeBinding);
-  const store = openStore(target);
+  // SQLite: WAL checkpoints on a worker thread, not inside the commits of the event loop (issue 21).
+  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line) } } : target);
   if (target.driver === 'postgres') logger.info(`store: ${describeTarget(target)} (pool ${config.storage.postgres_pool_size}, statement timeout ${config.storage.postgres_statement_timeout_ms} ms)`);
   const stopWatching = watchAvailability(store, (up) => {
     if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);

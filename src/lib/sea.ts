@@ -143,5 +143,18 @@ const reason = (e: Error, file: string): string =>
 export function sqliteNativeBinding(env: Record<string, string | undefined>, dataDir?: string): object | undefined {
   if (!isSea()) return undefined;
   const bytes = Buffer.from(sea.getRawAsset('better_sqlite3.node') as ArrayBuffer);
-  return loadAddon(bytes, addonDirs(env, dataDir), 'better_sqlite3').exports;
+  const { exports, file } = loadAddon(bytes, addonDirs(env, dataDir), 'better_sqlite3');
+  addonFiles.set(exports, file);
+  return exports;
+}
+
+const addonFiles = new WeakMap<object, string>();
+
+/**
+ * The file an addon returned by {@link sqliteNativeBinding} was loaded from, so a worker thread can
+ * `process.dlopen` the same file (the same library in the process, not a second copy), or undefined
+ * for an object that did not come from it.
+ */
+export function addonFileOf(binding: object): string | undefined {
+  return addonFiles.get(binding);
 }

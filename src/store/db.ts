@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.ts';
 import type { Db } from './driver.ts';
 import { MIGRATIONS, pendingMigrations, type Migration } from './migrations/index.ts';
 
@@ -10,16 +11,20 @@ export type { Db } from './driver.ts';
 export interface SqliteDb extends Db {
   readonly dialect: 'sqlite';
   readonly sqlite: Database.Database;
+  /** The background checkpoint worker (store/checkpointer.ts), when opened with one. */
+  readonly checkpointer?: Checkpointer | undefined;
 }
 
 /**
  * The {@link Db} of a better-sqlite3 handle: statements are better-sqlite3's own (no wrapper on the
- * hot path), `tx` is `db.transaction(fn).immediate()` as before the driver split.
+ * hot path), `tx` is `db.transaction(fn).immediate()` as before the driver split. With a
+ * `checkpointer`, close() stops its worker first, then checkpoints (TRUNCATE) and closes.
  */
-export function sqliteDb(raw: Database.Database): SqliteDb {
+export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): SqliteDb {
   return {
     dialect: 'sqlite',
     sqlite: raw,
+    checkpointer,
     prepare: ((sql: string) => raw.prepare(sql)) as Db['prepare'],
     exec: (sql) => void raw.exec(sql),
     tx: (fn) => raw.transaction(fn).immediate(),
@@ -28,7 +33,13 @@ export function sqliteDb(raw: Database.Database): SqliteDb {
     },
     available: () => true,
     checkpoint: () => void raw.pragma('wal_checkpoint(TRUNCATE)'),
-    close: () => void raw.close(),
+    close: () => {
+      if (checkpointer && raw.open) {
+        checkpointer.stop();
+        raw.pragma('wal_checkpoint(TRUNCATE)');
+      }
+      raw.close();
+    },
   };
 }
 
@@ -44,22 +55,25 @@ export function sqliteOf(db: Db): Database.Database | undefined {
  * @param dataDir folder of the database, created when missing
  * @param migrations the list to apply (tests pass prefixes of MIGRATIONS)
  * @param nativeBinding the loaded better-sqlite3 addon inside the single executable (see lib/sea.ts)
+ * @param checkpoints when given, WAL checkpoints run on a worker thread (store/checkpointer.ts), not
+ *   inside the commits of this connection (the server passes it; CLI commands and tests of the store alone do not)
  * @throws AppError `store.newer_schema` when the file was written by a newer Pharos (downgrade refused)
  */
-export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): SqliteDb {
+export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object, checkpoints?: CheckpointOptions): SqliteDb {
   mkdirSync(dataDir, { recursive: true });
-  return openDbFile(join(dataDir, 'pharos.db'), migrations, nativeBinding);
+  return openDbFile(join(dataDir, 'pharos.db'), migrations, nativeBinding, checkpoints);
 }
 
-/** Like {@link openDb} for an explicit file path (`:memory:` works too). */
-export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object): SqliteDb {
+/** Like {@link openDb} for an explicit file path (`:memory:` works too, never with a checkpoint worker). */
+export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object, checkpoints?: CheckpointOptions): SqliteDb {
   const db = new Database(file, dbOptions(nativeBinding));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, migrations);
-  return sqliteDb(db);
+  const background = checkpoints && !db.memory ? startCheckpointer(db, nativeBinding, checkpoints) : undefined;
+  return sqliteDb(db, background);
 }
 
 /**

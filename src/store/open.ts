@@ -1,4 +1,5 @@
 import { AppError } from '../lib/errors.ts';
+import type { CheckpointOptions } from './checkpointer.ts';
 import { openDb } from './db.ts';
 import type { Db } from './driver.ts';
 import { copySqliteToPostgres, type TableCount } from './copy.ts';
@@ -8,7 +9,7 @@ import { migratePostgres } from './pg/migrations.ts';
 
 /** Where the store lives (config `storage.driver` and friends; see src/config/storage.ts). */
 export type StorageTarget =
-  | { driver: 'sqlite'; dataDir: string; nativeBinding?: object | undefined }
+  | { driver: 'sqlite'; dataDir: string; nativeBinding?: object | undefined; checkpoints?: CheckpointOptions | undefined }
   | { driver: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number };
 
 /**
@@ -20,7 +21,7 @@ export type StorageTarget =
 export function openDatabase(target: StorageTarget): Db {
   if (target.driver === 'sqlite') {
     try {
-      return openDb(target.dataDir, undefined, target.nativeBinding);
+      return openDb(target.dataDir, undefined, target.nativeBinding, target.checkpoints);
     } catch (e) {
       if (e instanceof AppError) throw e;
       throw new AppError(500, 'store.open_failed', `cannot open the database in ${target.dataDir}: ${(e as Error).message}`);

@@ -1,0 +1,140 @@
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import { addonFileOf, bundledFile, isSea } from '../lib/sea.ts';
+import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, STARTING, STATE, STATE_BYTES, STOP, TRUNCATES, type CheckpointInit } from './checkpoint-protocol.ts';
+
+/**
+ * WAL checkpoints off the event loop (issue 21): SQLite's own autocheckpoint runs inside the COMMIT
+ * that passes 1,000 WAL pages, on the thread that commits, and with synchronous=NORMAL a checkpoint
+ * fsyncs (0.35–3.5 ms measured: the tail of ping latency). Here a worker thread with its own
+ * connection to the same file checkpoints (store/checkpoint-worker.ts) and the main connection runs
+ * with `wal_autocheckpoint = 0` once the worker is up. If the worker cannot start or dies, the main
+ * connection gets SQLite's autocheckpoint back (1,000 pages) and one line is logged: the WAL never
+ * grows without bound.
+ */
+
+/** How the SQLite driver checkpoints in the background (`openDb`'s option; `startPharos` passes it). */
+export interface CheckpointOptions {
+  /** One operator line when the worker cannot start or dies (SQLite's autocheckpoint takes over). */
+  warn: (line: string) => void;
+  /** Milliseconds between two passes of the worker (default {@link CHECKPOINT_DEFAULTS}). */
+  intervalMs?: number;
+  /**
+   * WAL size in pages at which the worker runs a TRUNCATE checkpoint (the WAL file back to 0 bytes);
+   * also the main connection's `journal_size_limit` (in bytes: pages × page size), which trims the
+   * file whenever the WAL restarts from its start by itself.
+   */
+  truncatePages?: number;
+}
+
+/**
+ * Defaults of {@link CheckpointOptions}: a pass every 250 ms (at 10,000 pings/s the WAL grows by
+ * about ~N pages per pass; see docs/PERFORMANCE.md "Session 8") and a TRUNCATE at 4,096 pages
+ * (16 MiB with 4 KiB pages).
+ */
+export const CHECKPOINT_DEFAULTS = { intervalMs: 250, truncatePages: 4096 } as const;
+
+/** SQLite's default `wal_autocheckpoint` (pages), given back to the main connection on fallback. */
+export const FALLBACK_AUTOCHECKPOINT = 1000;
+
+/** The main thread's side of the checkpoint worker of one SQLite connection. */
+export interface Checkpointer {
+  /** `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
+  readonly mode: 'starting' | 'running' | 'fallback' | 'stopped';
+  /** The worker's counters: passive checkpoints run, TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
+  stats(): { passes: number; truncates: number; walPages: number; copiedPages: number };
+  /**
+   * Stops the worker and waits (blocking, at most 10 s) until it has closed its connection, so the
+   * main connection's close is the last one (SQLite then checkpoints and deletes the WAL).
+   */
+  stop(): void;
+  /** Test-only: terminates the worker thread as a crash would; resolves once the main connection has fallen back to SQLite's autocheckpoint. */
+  killForTests(): Promise<void>;
+}
+
+/** Starts the worker thread: from source src/store/checkpoint-worker.ts, in the single executable the SEA asset `checkpoint-worker.cjs` (build.sh) with `eval: true`. */
+function startWorker(init: CheckpointInit): Worker {
+  if (isSea()) return new Worker(bundledFile('checkpoint-worker.cjs', '').toString('utf8'), { eval: true, workerData: init });
+  // Node 24 strips the types itself; no loader flags are passed on (as for the PostgreSQL worker).
+  return new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData: init, execArgv: [] });
+}
+
+/**
+ * Starts the checkpoint worker of `raw` (a WAL-mode file connection). Until the worker reports its
+ * connection open, SQLite's autocheckpoint stays on; then the main connection gets
+ * `wal_autocheckpoint = 0` and `journal_size_limit`.
+ * @param raw the main connection (its file is `raw.name`)
+ * @param nativeBinding the addon the main connection was opened with (single executable), so the
+ *   worker loads the same file: one SQLite library in the process (two copies would break SQLite's
+ *   POSIX lock bookkeeping)
+ */
+export function startCheckpointer(raw: Database.Database, nativeBinding: object | undefined, opts: CheckpointOptions): Checkpointer {
+  const intervalMs = opts.intervalMs ?? CHECKPOINT_DEFAULTS.intervalMs;
+  const truncatePages = opts.truncatePages ?? CHECKPOINT_DEFAULTS.truncatePages;
+  const shared = new SharedArrayBuffer(STATE_BYTES);
+  const flags = new Int32Array(shared);
+  let mode: Checkpointer['mode'] = 'starting';
+  let worker: Worker | undefined;
+  let lastError = '';
+  let fellBack: () => void = () => {};
+  const fallenBack = new Promise<void>((resolve) => (fellBack = resolve));
+
+  const fallback = (why: string) => {
+    if (mode === 'stopped' || mode === 'fallback') return;
+    mode = 'fallback';
+    if (raw.open) raw.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
+    opts.warn(`WAL checkpoints: the checkpoint worker ${why}; SQLite checkpoints on the main thread again (every ${FALLBACK_AUTOCHECKPOINT} WAL pages)`);
+    fellBack();
+  };
+
+  const addonFile = nativeBinding ? addonFileOf(nativeBinding) : undefined;
+  if (nativeBinding && !addonFile) fallback('cannot start: the file of the loaded SQLite addon is unknown');
+  else {
+    try {
+      const w = startWorker({ file: raw.name, addonFile, state: shared, intervalMs, truncatePages });
+      worker = w;
+      w.unref();
+      w.on('error', (e) => (lastError = e.message.split('\n')[0] ?? ''));
+      w.on('message', (m) => {
+        if (m !== 'ready' || mode !== 'starting' || !raw.open) return;
+        raw.pragma('wal_autocheckpoint = 0');
+        const pageSize = raw.pragma('page_size', { simple: true }) as number;
+        raw.pragma(`journal_size_limit = ${truncatePages * pageSize}`);
+        mode = 'running';
+      });
+      w.once('exit', (code) => fallback(mode === 'starting' ? `could not start (${lastError || `exit code ${code}`})` : `stopped (${lastError || `exit code ${code}`})`));
+    } catch (e) {
+      fallback(`could not start (${(e as Error).message.split('\n')[0]})`);
+    }
+  }
+
+  return {
+    get mode() {
+      return mode;
+    },
+    stats: () => ({ passes: Atomics.load(flags, PASSES), truncates: Atomics.load(flags, TRUNCATES), walPages: Atomics.load(flags, LOG), copiedPages: Atomics.load(flags, DONE) }),
+    stop() {
+      const wasRunning = mode === 'starting' || mode === 'running';
+      mode = 'stopped';
+      if (!wasRunning || !worker) return;
+      Atomics.store(flags, CMD, STOP);
+      Atomics.notify(flags, CMD);
+      // A worker still starting sees STOP before it opens its connection; one that never runs its
+      // code (a broken build) cannot answer, hence the shorter bound while it has not started.
+      const start = Date.now();
+      for (;;) {
+        const s = Atomics.load(flags, STATE);
+        if (s === CLOSED || s === EXITED) break;
+        const left = start + (s === STARTING ? 5000 : 10_000) - Date.now();
+        if (left <= 0) break;
+        Atomics.wait(flags, STATE, s, left);
+      }
+      void worker.terminate();
+    },
+    async killForTests() {
+      if (!worker) throw new Error('no checkpoint worker');
+      await worker.terminate();
+      await fallenBack;
+    },
+  };
+}
