@@ -42,6 +42,7 @@ function run(): void {
   const db = new Database(init.file, { fileMustExist: true, ...(binding ? { nativeBinding: binding } : {}) } as Database.Options);
   try {
     db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = 16'); // a checkpoint copies frames without the page cache
     // A TRUNCATE waits for the main thread's commit in progress and for readers, holding the write
     // lock meanwhile: a short bound, retried at the next pass.
     db.pragma('busy_timeout = 50');

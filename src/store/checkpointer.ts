@@ -28,11 +28,14 @@ export interface CheckpointOptions {
 }
 
 /**
- * Defaults of {@link CheckpointOptions}: a pass every 250 ms (at 10,000 pings/s the WAL grows by
- * about ~N pages per pass; see docs/PERFORMANCE.md "Session 8") and a TRUNCATE at 4,096 pages
- * (16 MiB with 4 KiB pages).
+ * Defaults of {@link CheckpointOptions}, measured (docs/PERFORMANCE.md "Session 8"): a pass every
+ * 250 ms — at 10,000 pings/s the WAL grows by ~1,000–1,500 pages per pass, one passive checkpoint
+ * (5–20 ms on the worker) copies them all and the WAL restarts from its start about once a second,
+ * peaking near 3,000 pages; a pass every second gave no better tail. A TRUNCATE at 8,192 pages
+ * (32 MiB with 4 KiB pages): in a closed loop (~19,000 pings/s) the WAL peaks near 5,800 pages, and
+ * a bound of 4,096 made the worker TRUNCATE (which holds the write lock) about once a second.
  */
-export const CHECKPOINT_DEFAULTS = { intervalMs: 250, truncatePages: 4096 } as const;
+export const CHECKPOINT_DEFAULTS = { intervalMs: 250, truncatePages: 8192 } as const;
 
 /** SQLite's default `wal_autocheckpoint` (pages), given back to the main connection on fallback. */
 export const FALLBACK_AUTOCHECKPOINT = 1000;
@@ -54,9 +57,11 @@ export interface Checkpointer {
 
 /** Starts the worker thread: from source src/store/checkpoint-worker.ts, in the single executable the SEA asset `checkpoint-worker.cjs` (build.sh) with `eval: true`. */
 function startWorker(init: CheckpointInit): Worker {
-  if (isSea()) return new Worker(bundledFile('checkpoint-worker.cjs', '').toString('utf8'), { eval: true, workerData: init });
+  // The thread holds a few objects and no cache: small heaps keep its memory to a few MB.
+  const options = { workerData: init, name: 'pharos-checkpoint', resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2, stackSizeMb: 1 } };
+  if (isSea()) return new Worker(bundledFile('checkpoint-worker.cjs', '').toString('utf8'), { ...options, eval: true });
   // Node 24 strips the types itself; no loader flags are passed on (as for the PostgreSQL worker).
-  return new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData: init, execArgv: [] });
+  return new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { ...options, execArgv: [] });
 }
 
 /**
