@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/pharos.ts';
 import { buildBinary, prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
@@ -191,4 +191,45 @@ test('serve on PostgreSQL: the driver\'s worker thread runs from inside the bina
   const copy = spawnSync(bin, ['storage', 'copy', '--from', `sqlite:${join(dir, 'pg-data')}`, '--to', pg.url.replace(/\/pharos$/, '/copied')], { cwd: dir, env: bareEnv(), encoding: 'utf8' });
   assert.equal(copy.status, 0, copy.stderr);
   assert.match(copy.stdout, /counts verified/);
+});
+
+test('serve on SQLite: WAL checkpoints run on the checkpoint worker thread from inside the binary (SEA asset checkpoint-worker.cjs), with the one addon file', { timeout: 60_000 }, async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const data = join(dir, 'ckpt-data');
+  const child = spawn(bin, ['serve'], { cwd: dir, env: bareEnv({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATA_DIR: data }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' } });
+  const size = (f: string) => (existsSync(join(data, f)) ? statSync(join(data, f)).size : 0);
+  try {
+    await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 30_000);
+    const pid = child.pid!;
+    // Linux keeps 15 bytes of a thread's name.
+    await waitFor('the checkpoint worker thread', async () => readdirSync(`/proc/${pid}/task`).some((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === 'pharos-checkpoi'));
+    const addons = new Set(
+      readFileSync(`/proc/${pid}/maps`, 'utf8')
+        .split('\n')
+        .map((l) => l.slice(l.indexOf('/')))
+        .filter((p) => p.endsWith('.node')),
+    );
+    assert.deepEqual([...addons].map((p) => p.replace(/-[0-9a-f]{16}\.node$/, '.node')), [join(data, 'native', 'better_sqlite3.node')], 'one SQLite addon file, loaded by both threads');
+
+    // Pings write to the WAL; the main connection runs with wal_autocheckpoint = 0 (no warning line
+    // says it fell back), so the database file grows only by the worker's checkpoints.
+    const created = await api('/v1/healthchecks', { method: 'POST', body: JSON.stringify({ name: 'job', period_value: 1, period_type: 'days', grace_period_value: 1, grace_period_type: 'hours' }) });
+    assert.equal(created.status, 201);
+    const uuid = ((await created.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid;
+    const before = size('pharos.db');
+    await waitFor('the database file to grow by a checkpoint', async () => {
+      await Promise.all(Array.from({ length: 200 }, async () => assert.equal((await fetch(`${url}/ping/${uuid}`)).status, 200)));
+      return size('pharos.db') > before;
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, stderr);
+  assert.doesNotMatch(stderr, /WAL checkpoints/, 'the worker ran: no fallback');
+  assert.equal(existsSync(join(data, 'pharos.db-wal')), false, 'the worker stopped and the main connection, closing last, checkpointed and removed the WAL');
 });
