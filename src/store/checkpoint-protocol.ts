@@ -10,13 +10,13 @@ export const CMD = 0;
 export const STATE = 1;
 /** Slot: passive checkpoints run by the worker (wraps at 2^31; for tests and stats). */
 export const PASSES = 2;
-/** Slot: the WAL's size in frames (pages) after the worker's last pass, before any TRUNCATE. */
+/** Slot: the WAL's size in frames (pages) after the worker's last pass, before any RESTART. */
 export const LOG = 3;
-/** Slot: TRUNCATE checkpoints run by the worker because the WAL passed its bound. */
-export const TRUNCATES = 4;
+/** Slot: RESTART (or TRUNCATE) checkpoints run by the worker because the WAL reached its bound. */
+export const RESTARTS = 4;
 /** Slot: of the WAL's frames after the worker's last pass, how many are copied into the database. */
 export const DONE = 5;
-/** Bytes of the shared state: six Int32 slots (CMD, STATE, PASSES, LOG, TRUNCATES, DONE). */
+/** Bytes of the shared state: six Int32 slots (CMD, STATE, PASSES, LOG, RESTARTS, DONE). */
 export const STATE_BYTES = 24;
 
 /** CMD value: keep checkpointing every interval. */
@@ -43,6 +43,6 @@ export interface CheckpointInit {
   state: SharedArrayBuffer;
   /** Milliseconds between two passes of passive checkpoints. */
   intervalMs: number;
-  /** WAL size in pages beyond which the worker runs a TRUNCATE checkpoint (resets the WAL file to 0 bytes). */
-  truncatePages: number;
+  /** WAL size in pages at which the worker runs a RESTART checkpoint (the next commit writes the WAL from its start); TRUNCATE at 4×. */
+  restartPages: number;
 }

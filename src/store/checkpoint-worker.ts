@@ -3,7 +3,7 @@
  * connection to the main connection's file, loaded from the same addon file (one SQLite library in
  * the process), runs `PRAGMA wal_checkpoint(PASSIVE)` every interval — repeated up to 4 times while
  * the main thread's commits keep it from catching up, so the WAL usually restarts from its start by
- * itself — and `wal_checkpoint(TRUNCATE)` when the WAL has reached its bound anyway. The main
+ * itself — and `wal_checkpoint(RESTART)` when the WAL has reached its bound anyway. The main
  * connection runs with `wal_autocheckpoint = 0`, so the copy and its fsyncs happen here, not on the
  * event loop. The thread waits on the shared state (Atomics.wait), not on an event loop: the main
  * thread wakes it to stop. Bundled on its own for the single executable (build.sh, SEA asset
@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, READY, STATE, STOP, TRUNCATES, type CheckpointInit } from './checkpoint-protocol.ts';
+import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, READY, RESTARTS, STATE, STOP, type CheckpointInit } from './checkpoint-protocol.ts';
 
 const init = workerData as CheckpointInit;
 const state = new Int32Array(init.state);
@@ -43,8 +43,8 @@ function run(): void {
   try {
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = 16'); // a checkpoint copies frames without the page cache
-    // A TRUNCATE waits for the main thread's commit in progress and for readers, holding the write
-    // lock meanwhile: a short bound, retried at the next pass.
+    // A RESTART waits for the main thread's commit in progress, then for readers while it holds the
+    // write lock: a short bound, tried again at the next pass.
     db.pragma('busy_timeout = 50');
     Atomics.store(state, STATE, READY);
     Atomics.notify(state, STATE);
@@ -61,31 +61,37 @@ function run(): void {
   }
 }
 
+const passive = (db: Database.Database): Checkpointed => {
+  Atomics.add(state, PASSES, 1);
+  return (db.pragma('wal_checkpoint(PASSIVE)') as Checkpointed[])[0]!;
+};
+
 /**
- * One pass: passive checkpoints until caught up or until a reader's snapshot holds the rest (at most
- * 4), then a TRUNCATE when the WAL is at its bound and no reader held it (the TRUNCATE takes the
- * write lock while it waits: behind a reader it would hold the main thread's commits up).
+ * One pass: a passive checkpoint (it copies every committed frame no reader's snapshot still needs:
+ * `checkpointed < log` means a reader holds the rest). Below the bound that is all: a wholly copied
+ * WAL is restarted from its start by the main thread's next commit. At the bound — a main thread
+ * that commits without pause never gives it that moment — passive checkpoints are repeated (at most
+ * 3 more) until one finds no frame committed during the previous one, then a RESTART checkpoint
+ * makes the next commit start the WAL over. A RESTART holds the write lock while it runs, so it
+ * comes only when there is nothing (or next to nothing) left to copy and to fsync: the main thread's
+ * commit waits for it at most a moment. TRUNCATE (the file back to 0 bytes, which also takes its
+ * time under the lock) only when the WAL reached 4× the bound all the same.
  */
 function pass(db: Database.Database): void {
-  let prev = -1;
-  let held = false;
-  let r: Checkpointed = { busy: 0, log: 0, checkpointed: 0 };
-  for (let i = 0; i < 4; i++) {
-    r = (db.pragma('wal_checkpoint(PASSIVE)') as Checkpointed[])[0]!;
-    Atomics.add(state, PASSES, 1);
-    if (r.checkpointed >= r.log) break;
-    if (r.checkpointed <= prev) {
-      held = true;
-      break;
-    }
-    prev = r.checkpointed;
+  let r = passive(db);
+  let held = r.checkpointed < r.log;
+  for (let i = 0; i < 3 && !held && r.log >= init.restartPages; i++) {
+    const next = passive(db);
+    held = next.checkpointed < next.log;
+    const grew = next.log !== r.log;
+    r = next;
+    if (!grew) break;
   }
   Atomics.store(state, LOG, r.log);
   Atomics.store(state, DONE, r.checkpointed);
-  if (r.log >= init.truncatePages && !held) {
-    const t = (db.pragma('wal_checkpoint(TRUNCATE)') as Checkpointed[])[0]!;
-    if (t.busy === 0) Atomics.add(state, TRUNCATES, 1);
-  }
+  if (held || r.log < init.restartPages) return;
+  const t = (db.pragma(`wal_checkpoint(${r.log >= 4 * init.restartPages ? 'TRUNCATE' : 'RESTART'})`) as Checkpointed[])[0]!;
+  if (t.busy === 0) Atomics.add(state, RESTARTS, 1);
 }
 
 run();

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { addonFileOf, bundledFile, isSea } from '../lib/sea.ts';
-import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, STARTING, STATE, STATE_BYTES, STOP, TRUNCATES, type CheckpointInit } from './checkpoint-protocol.ts';
+import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, RESTARTS, STARTING, STATE, STATE_BYTES, STOP, type CheckpointInit } from './checkpoint-protocol.ts';
 
 /**
  * WAL checkpoints off the event loop (issue 21): SQLite's own autocheckpoint runs inside the COMMIT
@@ -20,22 +20,23 @@ export interface CheckpointOptions {
   /** Milliseconds between two passes of the worker (default {@link CHECKPOINT_DEFAULTS}). */
   intervalMs?: number;
   /**
-   * WAL size in pages at which the worker runs a TRUNCATE checkpoint (the WAL file back to 0 bytes);
-   * also the main connection's `journal_size_limit` (in bytes: pages × page size), which trims the
-   * file whenever the WAL restarts from its start by itself.
+   * WAL size in pages at which the worker makes the WAL start over (a RESTART checkpoint: the next
+   * commit writes it from its first frame), and at 4× truncates it to 0 bytes; the main connection's
+   * `journal_size_limit` is 2× (in bytes: pages × page size), so a WAL file that grew past that is
+   * cut back when it starts over.
    */
-  truncatePages?: number;
+  restartPages?: number;
 }
 
 /**
  * Defaults of {@link CheckpointOptions}, measured (docs/PERFORMANCE.md "Session 8"): a pass every
  * 250 ms — at 10,000 pings/s the WAL grows by ~1,000–1,500 pages per pass, one passive checkpoint
- * (5–20 ms on the worker) copies them all and the WAL restarts from its start about once a second,
- * peaking near 3,000 pages; a pass every second gave no better tail. A TRUNCATE at 8,192 pages
- * (32 MiB with 4 KiB pages): in a closed loop (~19,000 pings/s) the WAL peaks near 5,800 pages, and
- * a bound of 4,096 made the worker TRUNCATE (which holds the write lock) about once a second.
+ * (5–20 ms on the worker) copies them and the WAL starts over by itself about once a second, peaking
+ * near 3,000 pages; a pass every second gave no better tail. A RESTART at 4,096 pages (16 MiB with
+ * 4 KiB pages): in a closed loop (~29,000 pings/s) the main thread commits without pause, the WAL
+ * never starts over by itself and grew ~2,500 pages per pass.
  */
-export const CHECKPOINT_DEFAULTS = { intervalMs: 250, truncatePages: 8192 } as const;
+export const CHECKPOINT_DEFAULTS = { intervalMs: 250, restartPages: 4096 } as const;
 
 /** SQLite's default `wal_autocheckpoint` (pages), given back to the main connection on fallback. */
 export const FALLBACK_AUTOCHECKPOINT = 1000;
@@ -44,8 +45,8 @@ export const FALLBACK_AUTOCHECKPOINT = 1000;
 export interface Checkpointer {
   /** `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
   readonly mode: 'starting' | 'running' | 'fallback' | 'stopped';
-  /** The worker's counters: passive checkpoints run, TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
-  stats(): { passes: number; truncates: number; walPages: number; copiedPages: number };
+  /** The worker's counters: passive checkpoints run, RESTART/TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
+  stats(): { passes: number; restarts: number; walPages: number; copiedPages: number };
   /**
    * Stops the worker and waits (blocking, at most 10 s) until it has closed its connection, so the
    * main connection's close is the last one (SQLite then checkpoints and deletes the WAL).
@@ -75,7 +76,7 @@ function startWorker(init: CheckpointInit): Worker {
  */
 export function startCheckpointer(raw: Database.Database, nativeBinding: object | undefined, opts: CheckpointOptions): Checkpointer {
   const intervalMs = opts.intervalMs ?? CHECKPOINT_DEFAULTS.intervalMs;
-  const truncatePages = opts.truncatePages ?? CHECKPOINT_DEFAULTS.truncatePages;
+  const restartPages = opts.restartPages ?? CHECKPOINT_DEFAULTS.restartPages;
   const shared = new SharedArrayBuffer(STATE_BYTES);
   const flags = new Int32Array(shared);
   let mode: Checkpointer['mode'] = 'starting';
@@ -96,7 +97,7 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
   if (nativeBinding && !addonFile) fallback('cannot start: the file of the loaded SQLite addon is unknown');
   else {
     try {
-      const w = startWorker({ file: raw.name, addonFile, state: shared, intervalMs, truncatePages });
+      const w = startWorker({ file: raw.name, addonFile, state: shared, intervalMs, restartPages });
       worker = w;
       w.unref();
       w.on('error', (e) => (lastError = e.message.split('\n')[0] ?? ''));
@@ -104,7 +105,7 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
         if (m !== 'ready' || mode !== 'starting' || !raw.open) return;
         raw.pragma('wal_autocheckpoint = 0');
         const pageSize = raw.pragma('page_size', { simple: true }) as number;
-        raw.pragma(`journal_size_limit = ${truncatePages * pageSize}`);
+        raw.pragma(`journal_size_limit = ${2 * restartPages * pageSize}`);
         mode = 'running';
       });
       w.once('exit', (code) => fallback(mode === 'starting' ? `could not start (${lastError || `exit code ${code}`})` : `stopped (${lastError || `exit code ${code}`})`));
@@ -117,7 +118,7 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
     get mode() {
       return mode;
     },
-    stats: () => ({ passes: Atomics.load(flags, PASSES), truncates: Atomics.load(flags, TRUNCATES), walPages: Atomics.load(flags, LOG), copiedPages: Atomics.load(flags, DONE) }),
+    stats: () => ({ passes: Atomics.load(flags, PASSES), restarts: Atomics.load(flags, RESTARTS), walPages: Atomics.load(flags, LOG), copiedPages: Atomics.load(flags, DONE) }),
     stop() {
       const wasRunning = mode === 'starting' || mode === 'running';
       mode = 'stopped';

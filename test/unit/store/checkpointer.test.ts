@@ -18,10 +18,10 @@ afterEach(async () => {
 });
 
 /** A data dir with pharos.db opened with a checkpoint worker (small bound, short interval), and the lines it warned. */
-function open(opts: { truncatePages?: number; nativeBinding?: object } = {}) {
+function open(opts: { restartPages?: number; nativeBinding?: object } = {}) {
   const dir = tempDir();
   const warned: string[] = [];
-  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, truncatePages: opts.truncatePages ?? 256 });
+  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256 });
   cleanups.push(() => {
     if (db.sqlite.open) db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -41,11 +41,11 @@ function writePages(db: SqliteDb, pages: number): void {
   });
 }
 
-test('the worker checkpoints the WAL and truncates it at its bound; the main connection runs with wal_autocheckpoint = 0', async () => {
-  const { db, warned, file, wal } = open({ truncatePages: 256 });
+test('the worker checkpoints the WAL and truncates it at 4× its bound; the main connection runs with wal_autocheckpoint = 0', async () => {
+  const { db, warned, file, wal } = open({ restartPages: 256 });
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), 0, 'the main connection never checkpoints by itself');
-  assert.equal(db.sqlite.pragma('journal_size_limit', { simple: true }), 256 * pageSize(db));
+  assert.equal(db.sqlite.pragma('journal_size_limit', { simple: true }), 2 * 256 * pageSize(db));
   const before = size(file);
 
   // A reader's snapshot from before the write keeps every checkpoint from copying what follows, so
@@ -60,7 +60,7 @@ test('the worker checkpoints the WAL and truncates it at its bound; the main con
   reader.sqlite.exec('COMMIT');
   reader.close();
 
-  await waitFor('the worker to copy the WAL into the database and truncate the WAL', async () => size(wal) === 0 && db.checkpointer!.stats().truncates >= 1);
+  await waitFor('the worker to copy the WAL into the database and truncate the WAL', async () => size(wal) === 0 && db.checkpointer!.stats().restarts >= 1);
   assert.ok(size(file) >= before + 2000 * pageSize(db), `the database file holds the pages (${size(file)} bytes)`);
   assert.ok(db.checkpointer!.stats().passes >= 1);
   assert.equal((db.sqlite.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n, 2000);
@@ -68,7 +68,7 @@ test('the worker checkpoints the WAL and truncates it at its bound; the main con
 });
 
 test('below the bound the worker checkpoints passively: the WAL restarts from its start instead of growing', async () => {
-  const { db, wal } = open({ truncatePages: 100_000 });
+  const { db, wal } = open({ restartPages: 100_000 });
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   writePages(db, 300);
   const high = size(wal);
@@ -80,7 +80,18 @@ test('below the bound the worker checkpoints passively: the WAL restarts from it
   });
   for (let i = 0; i < 5; i++) writePages(db, 50);
   assert.equal(size(wal), high, 'later commits reuse the WAL file from its start');
-  assert.equal(db.checkpointer!.stats().truncates, 0);
+  assert.equal(db.checkpointer!.stats().restarts, 0);
+});
+
+test('at its bound the worker makes the WAL start over (RESTART), without truncating the file', async () => {
+  const { db, wal } = open({ restartPages: 1000 });
+  await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
+  writePages(db, 1500);
+  await waitFor('a RESTART checkpoint of the worker', async () => db.checkpointer!.stats().restarts >= 1);
+  const high = size(wal);
+  assert.ok(high >= 1500 * pageSize(db), 'a RESTART leaves the file as it is (below 4× the bound)');
+  for (let i = 0; i < 5; i++) writePages(db, 50);
+  assert.equal(size(wal), high, 'the next commits write the WAL from its start');
 });
 
 test('one SQLite library in the process: the worker loads the addon file the main thread loaded', async () => {
@@ -96,7 +107,7 @@ test('one SQLite library in the process: the worker loads the addon file the mai
 });
 
 test('when the worker dies the main connection falls back to SQLite autocheckpoint, with one line', async () => {
-  const { db, warned, file, wal } = open({ truncatePages: 100_000 });
+  const { db, warned, file, wal } = open({ restartPages: 100_000 });
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   await db.checkpointer!.killForTests();
   assert.equal(db.checkpointer!.mode, 'fallback');
@@ -124,7 +135,7 @@ test('a worker that cannot load the same addon file is not started: autocheckpoi
 });
 
 test('close stops the worker, checkpoints and removes the WAL; the data is there on the next open', async () => {
-  const { db, file, wal } = open({ truncatePages: 100_000 });
+  const { db, file, wal } = open({ restartPages: 100_000 });
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   writePages(db, 500);
   db.close();
