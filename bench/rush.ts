@@ -18,7 +18,7 @@
  *
  *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--rounds 1] [--connections 1000]
  *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
- *                                   [--pharos-node-options=--cpu-prof]
+ *                                   [--pharos-node-options=--cpu-prof] [--verbose]   (--verbose: every single render's figures)
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -40,6 +40,7 @@ const { values: opt } = parseArgs({
     path: { type: 'string', default: '/status/bench' },
     pharos: { type: 'string', default: 'dist' },
     'pharos-node-options': { type: 'string' },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const M = Number(opt.monitors);
@@ -50,9 +51,13 @@ const D = Number(opt.duration);
 const R = Number(opt.rounds);
 const BUILDS = opt.pharos!.split(',');
 
-/** CPU time a process's main thread has had so far, ms (`/proc/<pid>/task/<pid>/schedstat`, ns on a CPU). */
-function mainThreadCpuMs(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+/**
+ * A process's main thread so far (`/proc/<pid>/task/<pid>/schedstat`, ns): time on a CPU, and time
+ * runnable but waiting for a CPU (on the run queue), both ms.
+ */
+function mainThreadSched(pid: number): [cpuMs: number, runQueueMs: number] {
+  const [cpu, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+  return [Number(cpu) / 1e6, Number(wait) / 1e6];
 }
 
 /**
@@ -60,14 +65,16 @@ function mainThreadCpuMs(pid: number): number {
  * CPU time Pharos spent meanwhile (the render's own work without waiting for a CPU or for other work
  * queued before it, plus whatever else the loop ran in that time: a few checks), ms.
  */
-async function timeGet(p: BenchPharos, path: string): Promise<[number, number]> {
+async function timeGet(p: BenchPharos, path: string): Promise<[wallMs: number, cpuMs: number, runQueueMs: number]> {
   const pid = p.child.proc.pid!;
-  const cpu = mainThreadCpuMs(pid);
+  const [cpu, wait] = mainThreadSched(pid);
   const t = performance.now();
   const r = await fetch(p.url + path, { headers: { 'accept-encoding': 'br, gzip' } });
   await r.arrayBuffer();
   if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-  return [performance.now() - t, mainThreadCpuMs(pid) - cpu];
+  const wall = performance.now() - t;
+  const [cpu1, wait1] = mainThreadSched(pid);
+  return [wall, cpu1 - cpu, wait1 - wait];
 }
 
 /** Pings `url` one at a time until `until()` says stop; returns latencies, ms. */
@@ -124,11 +131,11 @@ const comparable = (html: string) => html.replace(/nonce="[^"]*"/g, 'nonce=""').
 const targetPort = await freePort();
 const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
 await target.nextLine();
-const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; renderCpu: number[]; cached: number[] }> = [];
+const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; renderCpu: number[]; renderWait: number[]; cached: number[] }> = [];
 try {
   for (const name of BUILDS) {
     const p = await startBenchPharos(name, opt['pharos-node-options']);
-    builds.push({ name, p, pingUrl: '', renders: [], renderCpu: [], cached: [] });
+    builds.push({ name, p, pingUrl: '', renders: [], renderCpu: [], renderWait: [], cached: [] });
   }
   for (const b of builds) b.pingUrl = await populate(b.p, targetPort);
   await sleep(20_000); // every monitor checked at least once
@@ -138,9 +145,11 @@ try {
     if (round > 0) await sleep(60_000 - (Date.now() % 60_000) + 500); // every render expired
     for (const path of pagePaths) {
       for (const b of builds) {
-        const [wall, cpu] = await timeGet(b.p, path);
+        const [wall, cpu, wait] = await timeGet(b.p, path);
         b.renders.push(wall);
         b.renderCpu.push(cpu);
+        b.renderWait.push(wait);
+        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1}: ${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one`);
       }
     }
     for (const path of pagePaths) for (const b of builds) b.cached.push((await timeGet(b.p, path))[0]);
@@ -149,10 +158,10 @@ try {
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(`\n${M} monitors every 10 s per build; pages of ${S} services; ${C} connections on ${opt.path} for ${D} s; load average ${loadavg().map((l) => f(l, 2)).join(' ')}\n`);
   console.log(`Single render (first GET of ${P} pages × ${R} round(s), builds alternating page by page):\n`);
-  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | main-thread CPU per render p50 / p99 ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | main-thread CPU per render p50 / p99 ms | main thread waiting for a CPU p50 / p99 ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const [i, b] of builds.entries()) {
-    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.renderCpu, 0.5))} / ${f(quantile(b.renderCpu, 0.99))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
+    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.renderCpu, 0.5))} / ${f(quantile(b.renderCpu, 0.99))} | ${f(quantile(b.renderWait, 0.5))} / ${f(quantile(b.renderWait, 0.99))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
   }
   if (D > 0) {
     console.log(`\n| build | window | responses/s | response p50 ms | response p99 ms | non-2xx + errors | scheduler lag p99 ms (checks) | ping p50 ms | ping p99 ms (pings) | Pharos CPU (cores) | peak RSS MB |`);
