@@ -143,4 +143,21 @@ describe('the HTTP probe connection policy', () => {
     assert.equal(Error.stackTraceLimit, limit, 'limit restored after a failed connection');
     assert.match(new Error('here').stack ?? '', /\n\s+at /, 'a new error still has its stack');
   });
+
+  test('the check’s timeout also covers reading the body: a body that stalls after the headers times out', async () => {
+    const stall = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+    });
+    await new Promise<void>((r) => stall.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/`;
+      const out = await probes.http.check({ protocol: 'http', target: { url }, timeoutSeconds: 1, settings: { ...protocolDefinition('http').defaults, follow_redirects: false, required_keyword: 'done' } } as never);
+      assert.equal(out.ok, false);
+      assert.equal(out.reason, 'Timeout after 1 s');
+    } finally {
+      stall.closeAllConnections();
+      stall.close();
+    }
+  });
 });
