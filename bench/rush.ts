@@ -18,9 +18,10 @@
  *
  *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--rounds 1] [--connections 1000]
  *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
- *                                   [--pharos-node-options=--cpu-prof] [--verbose]   (--verbose: every single render's figures)
+ *                                   [--pharos-node-options=--cpu-prof] [--verbose] [--save-page FILE]
+ *   (--verbose: every single render's figures; --save-page: the first build's page HTML, e.g. to time compression)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +42,7 @@ const { values: opt } = parseArgs({
     pharos: { type: 'string', default: 'dist' },
     'pharos-node-options': { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    'save-page': { type: 'string' },
   },
 });
 const M = Number(opt.monitors);
@@ -155,6 +157,7 @@ try {
     for (const path of pagePaths) for (const b of builds) b.cached.push((await timeGet(b.p, path))[0]);
   }
   const pages = await Promise.all(builds.map((b) => fetch(b.p.url + opt.path).then((r) => r.text())));
+  if (opt['save-page']) writeFileSync(opt['save-page'], pages[0]!);
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(`\n${M} monitors every 10 s per build; pages of ${S} services; ${C} connections on ${opt.path} for ${D} s; load average ${loadavg().map((l) => f(l, 2)).join(' ')}\n`);
   console.log(`Single render (first GET of ${P} pages × ${R} round(s), builds alternating page by page):\n`);
