@@ -79,6 +79,19 @@ async function timeGet(p: BenchPharos, path: string): Promise<[wallMs: number, c
   return [wall, cpu1 - cpu, wait1 - wait];
 }
 
+/** GC time so far by kind (major, minor, incremental, weakcb), ms, from Pharos's /metrics (prom-client's default GC histogram). */
+async function gcMs(p: BenchPharos): Promise<Map<string, number>> {
+  const text = await p.api('/metrics').then((r) => r.text());
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^pharos_nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) out.set(m[1]!, Number(m[2]) * 1000);
+  return out;
+}
+/** ", GC: major 12.3 ms" for the kinds that ran between two {@link gcMs} reads ('' when none). */
+function diffGc(a: Map<string, number>, b: Map<string, number>): string {
+  const parts = [...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, d]) => d > 0.05).map(([k, d]) => `${k} ${d.toFixed(1)} ms`);
+  return parts.length ? `, GC meanwhile: ${parts.join(', ')}` : '';
+}
+
 /** Pings `url` one at a time until `until()` says stop; returns latencies, ms. */
 async function pingLoop(url: string, stopAt: () => boolean): Promise<number[]> {
   const out: number[] = [];
@@ -147,11 +160,13 @@ try {
     if (round > 0) await sleep(60_000 - (Date.now() % 60_000) + 500); // every render expired
     for (const path of pagePaths) {
       for (const b of builds) {
+        const gc0 = opt.verbose ? await gcMs(b.p) : null;
         const [wall, cpu, wait] = await timeGet(b.p, path);
+        const gc = gc0 ? diffGc(gc0, await gcMs(b.p)) : '';
         b.renders.push(wall);
         b.renderCpu.push(cpu);
         b.renderWait.push(wait);
-        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1}: ${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one`);
+        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1}: ${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one${gc}`);
       }
     }
     for (const path of pagePaths) for (const b of builds) b.cached.push((await timeGet(b.p, path))[0]);
