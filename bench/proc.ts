@@ -33,11 +33,13 @@ export function peakRssBytes(pid: number): number {
 
 /** A running process's CPU share (1.0 = one core) over a window, and its peak RSS. */
 export class ProcessWindow {
+  readonly pid: number;
   #cpu0: number;
   #t0 = performance.now();
 
-  /** Starts measuring `pid` now. */
-  constructor(readonly pid: number) {
+  /** Starts measuring `pid` now. (No parameter property: bench targets import this file under Node's type stripping, which refuses them.) */
+  constructor(pid: number) {
+    this.pid = pid;
     this.#cpu0 = cpuSeconds(pid);
   }
 

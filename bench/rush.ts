@@ -18,9 +18,10 @@
  *
  *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--rounds 1] [--connections 1000]
  *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
- *                                   [--pharos-node-options=--cpu-prof]
+ *                                   [--pharos-node-options=--cpu-prof] [--verbose] [--save-page FILE]
+ *   (--verbose: every single render's figures; --save-page: the first build's page HTML, e.g. to time compression)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,6 +41,8 @@ const { values: opt } = parseArgs({
     path: { type: 'string', default: '/status/bench' },
     pharos: { type: 'string', default: 'dist' },
     'pharos-node-options': { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+    'save-page': { type: 'string' },
   },
 });
 const M = Number(opt.monitors);
@@ -50,9 +53,13 @@ const D = Number(opt.duration);
 const R = Number(opt.rounds);
 const BUILDS = opt.pharos!.split(',');
 
-/** CPU time a process's main thread has had so far, ms (`/proc/<pid>/task/<pid>/schedstat`, ns on a CPU). */
-function mainThreadCpuMs(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+/**
+ * A process's main thread so far (`/proc/<pid>/task/<pid>/schedstat`, ns): time on a CPU, and time
+ * runnable but waiting for a CPU (on the run queue), both ms.
+ */
+function mainThreadSched(pid: number): [cpuMs: number, runQueueMs: number] {
+  const [cpu, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+  return [Number(cpu) / 1e6, Number(wait) / 1e6];
 }
 
 /**
@@ -60,14 +67,29 @@ function mainThreadCpuMs(pid: number): number {
  * CPU time Pharos spent meanwhile (the render's own work without waiting for a CPU or for other work
  * queued before it, plus whatever else the loop ran in that time: a few checks), ms.
  */
-async function timeGet(p: BenchPharos, path: string): Promise<[number, number]> {
+async function timeGet(p: BenchPharos, path: string): Promise<[wallMs: number, cpuMs: number, runQueueMs: number]> {
   const pid = p.child.proc.pid!;
-  const cpu = mainThreadCpuMs(pid);
+  const [cpu, wait] = mainThreadSched(pid);
   const t = performance.now();
   const r = await fetch(p.url + path, { headers: { 'accept-encoding': 'br, gzip' } });
   await r.arrayBuffer();
   if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-  return [performance.now() - t, mainThreadCpuMs(pid) - cpu];
+  const wall = performance.now() - t;
+  const [cpu1, wait1] = mainThreadSched(pid);
+  return [wall, cpu1 - cpu, wait1 - wait];
+}
+
+/** GC time so far by kind (major, minor, incremental, weakcb), ms, from Pharos's /metrics (prom-client's default GC histogram). */
+async function gcMs(p: BenchPharos): Promise<Map<string, number>> {
+  const text = await p.api('/metrics').then((r) => r.text());
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^pharos_nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) out.set(m[1]!, Number(m[2]) * 1000);
+  return out;
+}
+/** ", GC: major 12.3 ms" for the kinds that ran between two {@link gcMs} reads ('' when none). */
+function diffGc(a: Map<string, number>, b: Map<string, number>): string {
+  const parts = [...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, d]) => d > 0.05).map(([k, d]) => `${k} ${d.toFixed(1)} ms`);
+  return parts.length ? `, GC meanwhile: ${parts.join(', ')}` : '';
 }
 
 /** Pings `url` one at a time until `until()` says stop; returns latencies, ms. */
@@ -124,11 +146,11 @@ const comparable = (html: string) => html.replace(/nonce="[^"]*"/g, 'nonce=""').
 const targetPort = await freePort();
 const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
 await target.nextLine();
-const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; renderCpu: number[]; cached: number[] }> = [];
+const builds: Array<{ name: string; p: BenchPharos; pingUrl: string; renders: number[]; renderCpu: number[]; renderWait: number[]; cached: number[] }> = [];
 try {
   for (const name of BUILDS) {
     const p = await startBenchPharos(name, opt['pharos-node-options']);
-    builds.push({ name, p, pingUrl: '', renders: [], renderCpu: [], cached: [] });
+    builds.push({ name, p, pingUrl: '', renders: [], renderCpu: [], renderWait: [], cached: [] });
   }
   for (const b of builds) b.pingUrl = await populate(b.p, targetPort);
   await sleep(20_000); // every monitor checked at least once
@@ -138,21 +160,26 @@ try {
     if (round > 0) await sleep(60_000 - (Date.now() % 60_000) + 500); // every render expired
     for (const path of pagePaths) {
       for (const b of builds) {
-        const [wall, cpu] = await timeGet(b.p, path);
+        const gc0 = opt.verbose ? await gcMs(b.p) : null;
+        const [wall, cpu, wait] = await timeGet(b.p, path);
+        const gc = gc0 ? diffGc(gc0, await gcMs(b.p)) : '';
         b.renders.push(wall);
         b.renderCpu.push(cpu);
+        b.renderWait.push(wait);
+        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1}: ${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one${gc}`);
       }
     }
     for (const path of pagePaths) for (const b of builds) b.cached.push((await timeGet(b.p, path))[0]);
   }
   const pages = await Promise.all(builds.map((b) => fetch(b.p.url + opt.path).then((r) => r.text())));
+  if (opt['save-page']) writeFileSync(opt['save-page'], pages[0]!);
   const f = (n: number, d = 1) => n.toFixed(d);
   console.log(`\n${M} monitors every 10 s per build; pages of ${S} services; ${C} connections on ${opt.path} for ${D} s; load average ${loadavg().map((l) => f(l, 2)).join(' ')}\n`);
   console.log(`Single render (first GET of ${P} pages × ${R} round(s), builds alternating page by page):\n`);
-  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | main-thread CPU per render p50 / p99 ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('| build | render p50 ms | render p90 ms | render p99 ms | render max ms | main-thread CPU per render p50 / p99 ms | main thread waiting for a CPU p50 / p99 ms | cached GET p50 ms | cached GET p99 ms | page bytes | same HTML as the first build |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const [i, b] of builds.entries()) {
-    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.renderCpu, 0.5))} / ${f(quantile(b.renderCpu, 0.99))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
+    console.log(`| ${b.name} | ${f(quantile(b.renders, 0.5))} | ${f(quantile(b.renders, 0.9))} | ${f(quantile(b.renders, 0.99))} | ${f(Math.max(...b.renders))} | ${f(quantile(b.renderCpu, 0.5))} / ${f(quantile(b.renderCpu, 0.99))} | ${f(quantile(b.renderWait, 0.5))} / ${f(quantile(b.renderWait, 0.99))} | ${f(quantile(b.cached, 0.5))} | ${f(quantile(b.cached, 0.99))} | ${Buffer.byteLength(pages[i]!)} | ${i === 0 ? '–' : comparable(pages[i]!) === comparable(pages[0]!) ? 'yes' : '**no**'} |`);
   }
   if (D > 0) {
     console.log(`\n| build | window | responses/s | response p50 ms | response p99 ms | non-2xx + errors | scheduler lag p99 ms (checks) | ping p50 ms | ping p99 ms (pings) | Pharos CPU (cores) | peak RSS MB |`);

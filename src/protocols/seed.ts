@@ -84,8 +84,15 @@ export function parseExpectedStatus(pattern: string): StatusRange {
   return { min: low(a), max: high(b) };
 }
 
+/** Parsed patterns: a monitor's pattern is parsed once, not on every check (few distinct patterns exist; bounded anyway). */
+const parsedPatterns = new Map<string, StatusRange>();
+
 /** True when `status` falls inside the expected pattern. */
 export function statusMatches(pattern: string, status: number): boolean {
-  const r = parseExpectedStatus(pattern);
+  let r = parsedPatterns.get(pattern);
+  if (r === undefined) {
+    if (parsedPatterns.size >= 1024) parsedPatterns.clear();
+    parsedPatterns.set(pattern, (r = parseExpectedStatus(pattern)));
+  }
   return status >= r.min && status <= r.max;
 }

@@ -47,11 +47,23 @@ export const httpProbe: ProbeFactory = (options) => {
 
   const check = async (spec: CheckSpec): Promise<CheckOutcome> => {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
     const s = spec.settings as HttpSettings;
     const url = new URL(spec.target.url);
     const headers: Record<string, string> = { 'user-agent': options.userAgent };
     for (const h of s.request_headers) headers[h.name.toLowerCase()] = h.value;
+    // One timer cleared when the check ends (AbortSignal.timeout's would stay queued, and fire, for the
+    // whole timeout after every check).
+    const abort = new AbortController();
+    const timer = setTimeout(abortForTimeout, spec.timeoutSeconds * 1000, abort);
+    try {
+      return await checkWith(spec, s, url, headers, abort.signal, started);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const checkWith = async (spec: CheckSpec, s: HttpSettings, url: URL, headers: Record<string, string>, signal: AbortSignal, started: number): Promise<CheckOutcome> => {
+    const elapsed = () => Math.round(performance.now() - started);
     const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
     let res: Dispatcher.ResponseData;
     let ttfbMs: number;
@@ -61,7 +73,7 @@ export const httpProbe: ProbeFactory = (options) => {
         method: s.http_method,
         headers,
         body: hasBody ? s.request_body : undefined,
-        signal: AbortSignal.timeout(spec.timeoutSeconds * 1000),
+        signal,
       });
       ttfbMs = elapsed();
     } catch (e) {
@@ -99,6 +111,11 @@ export const httpProbe: ProbeFactory = (options) => {
   };
   return probe;
 };
+
+/** Aborts a check at its timeout with the reason `AbortSignal.timeout` gives (a `TimeoutError` DOMException). */
+function abortForTimeout(abort: AbortController): void {
+  abort.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+}
 
 /** Reads a body as UTF-8 text, keeping at most `maxBytes` and discarding the rest. */
 async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {

@@ -123,4 +123,41 @@ describe('the HTTP probe connection policy', () => {
     }
     assert.equal(opened, 3, 'one fresh connection per check');
   });
+
+  test('stack traces are on again after each check: the probe turns them off only while undici finishes a response', async () => {
+    const limit = Error.stackTraceLimit;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const refused = await new Promise<string>((r) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const u = `http://127.0.0.1:${(s.address() as AddressInfo).port}/`;
+        s.close(() => r(u));
+      });
+    });
+    const spec = (target: string) => ({ protocol: 'http', target: { url: target }, timeoutSeconds: 5, settings: { ...protocolDefinition('http').defaults, follow_redirects: false } }) as never;
+    const ok = await probes.http.check(spec(url));
+    assert.equal(ok.ok, true, ok.reason ?? '');
+    assert.equal(Error.stackTraceLimit, limit, 'limit restored after a response');
+    const down = await probes.http.check(spec(refused));
+    assert.equal(down.ok, false);
+    assert.match(down.reason ?? '', /refused/i);
+    assert.equal(Error.stackTraceLimit, limit, 'limit restored after a failed connection');
+    assert.match(new Error('here').stack ?? '', /\n\s+at /, 'a new error still has its stack');
+  });
+
+  test('the check’s timeout also covers reading the body: a body that stalls after the headers times out', async () => {
+    const stall = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+    });
+    await new Promise<void>((r) => stall.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/`;
+      const out = await probes.http.check({ protocol: 'http', target: { url }, timeoutSeconds: 1, settings: { ...protocolDefinition('http').defaults, follow_redirects: false, required_keyword: 'done' } } as never);
+      assert.equal(out.ok, false);
+      assert.equal(out.reason, 'Timeout after 1 s');
+    } finally {
+      stall.closeAllConnections();
+      stall.close();
+    }
+  });
 });
