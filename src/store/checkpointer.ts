@@ -58,7 +58,8 @@ export interface Checkpointer {
 
 /** Starts the worker thread: from source src/store/checkpoint-worker.ts, in the single executable the SEA asset `checkpoint-worker.cjs` (build.sh) with `eval: true`. */
 function startWorker(init: CheckpointInit): Worker {
-  // The thread holds a few objects and no cache: small heaps keep its memory to a few MB.
+  // The thread holds a few objects: its heaps are capped small (it still costs ~12 MB of RSS, the
+  // V8 isolate itself; docs/PERFORMANCE.md "Session 8").
   const options = { workerData: init, name: 'pharos-checkpoint', resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2, stackSizeMb: 1 } };
   if (isSea()) return new Worker(bundledFile('checkpoint-worker.cjs', '').toString('utf8'), { ...options, eval: true });
   // Node 24 strips the types itself; no loader flags are passed on (as for the PostgreSQL worker).
