@@ -46,6 +46,12 @@ test('the worker checkpoints the WAL and truncates it at 4× its bound; the main
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), 0, 'the main connection never checkpoints by itself');
   assert.equal(db.sqlite.pragma('journal_size_limit', { simple: true }), 2 * 256 * pageSize(db));
+  // What the migrations wrote may still be in the WAL, and a pass may copy it at any moment: wait
+  // until a pass has copied the whole WAL (nothing is written meanwhile), so the file's size holds.
+  await waitFor('a pass of the worker to copy what the migrations wrote', async () => {
+    const s = db.checkpointer!.stats();
+    return s.passes > 0 && s.copiedPages === s.walPages;
+  });
   const before = size(file);
 
   // A reader's snapshot from before the write keeps every checkpoint from copying what follows, so
