@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { buildConnector, request, type Dispatcher } from 'undici';
 import type { CheckOutcome } from '../../domain/check.ts';
@@ -9,6 +10,7 @@ import type { http } from './index.ts';
 
 type HttpSettings = typeof http.defaults;
 import { checkDispatchers } from './dispatchers.ts';
+import { headersOnly } from './headers-only.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
 const MAX_KEYWORD_BODY_BYTES = 2 * 1024 * 1024;
@@ -65,11 +67,24 @@ export const httpProbe: ProbeFactory = (options) => {
   const checkWith = async (spec: CheckSpec, s: HttpSettings, url: URL, headers: Record<string, string>, signal: AbortSignal, started: number): Promise<CheckOutcome> => {
     const elapsed = () => Math.round(performance.now() - started);
     const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
+    const dispatcher = s.follow_redirects ? dispatchers.following : dispatchers.direct;
+    const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
+    if (!needsBody) {
+      // No body needed: read and drop it without a body stream (headers-only.ts).
+      let r;
+      try {
+        r = await headersOnly(dispatcher, url, { method: s.http_method, headers, body: hasBody ? s.request_body! : undefined, signal }, MAX_KEYWORD_BODY_BYTES);
+      } catch (e) {
+        return { ok: false, latencyMs: elapsed(), statusCode: 0, reason: describeNetworkError(e, url.hostname, spec.timeoutSeconds), ...ssl(url) };
+      }
+      const failure = r.bodyError === undefined ? null : describeNetworkError(r.bodyError, url.hostname, spec.timeoutSeconds);
+      return outcome(s, url, r.statusCode, r.headers, '', Math.round(r.headersAt - started), elapsed, failure);
+    }
     let res: Dispatcher.ResponseData;
     let ttfbMs: number;
     try {
       res = await request(url, {
-        dispatcher: s.follow_redirects ? dispatchers.following : dispatchers.direct,
+        dispatcher,
         method: s.http_method,
         headers,
         body: hasBody ? s.request_body : undefined,
@@ -79,17 +94,27 @@ export const httpProbe: ProbeFactory = (options) => {
     } catch (e) {
       return { ok: false, latencyMs: elapsed(), statusCode: 0, reason: describeNetworkError(e, url.hostname, spec.timeoutSeconds), ...ssl(url) };
     }
-    const statusCode = res.statusCode;
-    let reason: string | null = null;
+    let text: string;
     try {
-      const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
-      const text = needsBody ? await readCapped(res.body, MAX_KEYWORD_BODY_BYTES) : (await res.body.dump({ limit: MAX_KEYWORD_BODY_BYTES }), '');
-      if (!statusMatches(s.expected_status_code, statusCode)) reason = `Expected ${s.expected_status_code}, got ${statusCode}`;
-      else if (s.required_keyword !== null && !text.includes(s.required_keyword)) reason = `Keyword "${s.required_keyword}" not found`;
-      else if (s.assertions.length > 0) reason = failedAssertion(s.assertions, { headers: res.headers, body: text, latencyMs: elapsed() });
+      text = await readCapped(res.body, MAX_KEYWORD_BODY_BYTES);
     } catch (e) {
-      reason = describeNetworkError(e, url.hostname, spec.timeoutSeconds);
+      return outcome(s, url, res.statusCode, res.headers, '', ttfbMs, elapsed, describeNetworkError(e, url.hostname, spec.timeoutSeconds));
     }
+    return outcome(s, url, res.statusCode, res.headers, text, ttfbMs, elapsed);
+  };
+
+  /** The check's outcome from its final response: status, keyword, assertions, degraded; `failure` when the body could not be read. */
+  const outcome = (s: HttpSettings, url: URL, statusCode: number, headers: IncomingHttpHeaders, text: string, ttfbMs: number, elapsed: () => number, failure: string | null = null): CheckOutcome => {
+    // A body that could not be read is the reason; else status, keyword, assertions in turn.
+    const reason =
+      failure ??
+      (!statusMatches(s.expected_status_code, statusCode)
+        ? `Expected ${s.expected_status_code}, got ${statusCode}`
+        : s.required_keyword !== null && !text.includes(s.required_keyword)
+          ? `Keyword "${s.required_keyword}" not found`
+          : s.assertions.length > 0
+            ? failedAssertion(s.assertions, { headers, body: text, latencyMs: elapsed() })
+            : null);
     const latencyMs = elapsed();
     options.observePhase?.('ttfb', ttfbMs);
     options.observePhase?.('body', latencyMs - ttfbMs);

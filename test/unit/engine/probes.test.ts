@@ -52,6 +52,13 @@ before(async () => {
         if (u.pathname === '/loop') return res.writeHead(302, { Location: '/loop' }).end();
         if (u.pathname === '/chain') return res.writeHead(302, { Location: `/chain?n=${Number(u.searchParams.get('n') ?? 0) + 1}` }).end();
         if (u.pathname === '/hang') return; // never answers
+        if (u.pathname === '/big') return res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x'.repeat(3 * 1024 * 1024) + ' tail');
+        if (u.pathname === '/cut') {
+          // Headers and part of the body, then the connection is cut.
+          res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
+          res.write('partial');
+          return void setImmediate(() => res.socket?.destroy());
+        }
         const status = Number(u.searchParams.get('status') ?? 200);
         res.writeHead(status, { 'Content-Type': 'text/plain' }).end(u.searchParams.get('body') ?? 'all ok');
       });
@@ -107,6 +114,17 @@ describe('http probe', () => {
     assert.equal(lastRequest?.headers['x-token'], 'abc');
     assert.equal(lastRequest?.headers['user-agent'], 'pharos-test');
     assert.equal(lastRequest?.body, '{"ping":1}');
+  });
+  test('the body, read or dropped: a body over the 2 MiB read limit passes (dropped past it; a keyword is sought in what was read); a body cut after the headers fails with the status kept', async () => {
+    assert.deepEqual(pick(await check(spec({ url: url('/big') }))), { ok: true, statusCode: 200, reason: null });
+    assert.deepEqual(pick(await check(spec({ url: url('/big'), required_keyword: 'xxx' }))), { ok: true, statusCode: 200, reason: null });
+    assert.deepEqual(pick(await check(spec({ url: url('/big'), required_keyword: 'tail' }))), { ok: false, statusCode: 200, reason: 'Keyword "tail" not found' });
+    const cut = await check(spec({ url: url('/cut') }));
+    const cutKeyword = await check(spec({ url: url('/cut'), required_keyword: 'partial' }));
+    assert.equal(cut.ok, false);
+    assert.equal(cut.statusCode, 200);
+    assert.ok(cut.reason, 'a reason is given');
+    assert.deepEqual(pick(cut), pick(cutKeyword), 'the same outcome whether the body is read (keyword) or dropped');
   });
   test('connection refused and timeout', async () => {
     assert.deepEqual(pick(await check(spec({ url: `http://127.0.0.1:${await closedPort()}/` }))), { ok: false, statusCode: 0, reason: 'Connection refused' });
