@@ -21,6 +21,7 @@ export interface SqliteDb extends Db {
  * `checkpointer`, close() stops its worker first, then checkpoints (TRUNCATE) and closes.
  */
 export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): SqliteDb {
+  const checkpoint = () => void raw.pragma('wal_checkpoint(TRUNCATE)');
   return {
     dialect: 'sqlite',
     sqlite: raw,
@@ -32,11 +33,11 @@ export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): S
       return raw.inTransaction;
     },
     available: () => true,
-    checkpoint: () => void raw.pragma('wal_checkpoint(TRUNCATE)'),
+    checkpoint,
     close: () => {
       if (checkpointer && raw.open) {
         checkpointer.stop();
-        raw.pragma('wal_checkpoint(TRUNCATE)');
+        checkpoint();
       }
       raw.close();
     },

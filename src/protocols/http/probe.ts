@@ -49,58 +49,49 @@ export const httpProbe: ProbeFactory = (options) => {
 
   const check = async (spec: CheckSpec): Promise<CheckOutcome> => {
     const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
     const s = spec.settings as HttpSettings;
     const url = new URL(spec.target.url);
     const headers: Record<string, string> = { 'user-agent': options.userAgent };
     for (const h of s.request_headers) headers[h.name.toLowerCase()] = h.value;
+    const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
+    const dispatcher = s.follow_redirects ? dispatchers.following : dispatchers.direct;
+    const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
+    const networkReason = (e: unknown) => describeNetworkError(e, url.hostname, spec.timeoutSeconds);
+    const noResponse = (e: unknown): CheckOutcome => ({ ok: false, latencyMs: elapsed(), statusCode: 0, reason: networkReason(e), ...ssl(url) });
     // One timer cleared when the check ends (AbortSignal.timeout's would stay queued, and fire, for the
     // whole timeout after every check).
     const abort = new AbortController();
     const timer = setTimeout(abortForTimeout, spec.timeoutSeconds * 1000, abort);
     try {
-      return await checkWith(spec, s, url, headers, abort.signal, started);
+      if (!needsBody) {
+        // No body needed: read and drop it without a body stream (headers-only.ts).
+        let r;
+        try {
+          r = await headersOnly(dispatcher, url, { method: s.http_method, headers, body: hasBody ? s.request_body! : undefined, signal: abort.signal }, MAX_KEYWORD_BODY_BYTES);
+        } catch (e) {
+          return noResponse(e);
+        }
+        return outcome(s, url, r.statusCode, r.headers, '', Math.round(r.headersAt - started), elapsed, r.bodyError === undefined ? null : networkReason(r.bodyError));
+      }
+      let res: Dispatcher.ResponseData;
+      let ttfbMs: number;
+      try {
+        res = await request(url, { dispatcher, method: s.http_method, headers, body: hasBody ? s.request_body : undefined, signal: abort.signal });
+        ttfbMs = elapsed();
+      } catch (e) {
+        return noResponse(e);
+      }
+      let text: string;
+      try {
+        text = await readCapped(res.body, MAX_KEYWORD_BODY_BYTES);
+      } catch (e) {
+        return outcome(s, url, res.statusCode, res.headers, '', ttfbMs, elapsed, networkReason(e));
+      }
+      return outcome(s, url, res.statusCode, res.headers, text, ttfbMs, elapsed);
     } finally {
       clearTimeout(timer);
     }
-  };
-
-  const checkWith = async (spec: CheckSpec, s: HttpSettings, url: URL, headers: Record<string, string>, signal: AbortSignal, started: number): Promise<CheckOutcome> => {
-    const elapsed = () => Math.round(performance.now() - started);
-    const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
-    const dispatcher = s.follow_redirects ? dispatchers.following : dispatchers.direct;
-    const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
-    if (!needsBody) {
-      // No body needed: read and drop it without a body stream (headers-only.ts).
-      let r;
-      try {
-        r = await headersOnly(dispatcher, url, { method: s.http_method, headers, body: hasBody ? s.request_body! : undefined, signal }, MAX_KEYWORD_BODY_BYTES);
-      } catch (e) {
-        return { ok: false, latencyMs: elapsed(), statusCode: 0, reason: describeNetworkError(e, url.hostname, spec.timeoutSeconds), ...ssl(url) };
-      }
-      const failure = r.bodyError === undefined ? null : describeNetworkError(r.bodyError, url.hostname, spec.timeoutSeconds);
-      return outcome(s, url, r.statusCode, r.headers, '', Math.round(r.headersAt - started), elapsed, failure);
-    }
-    let res: Dispatcher.ResponseData;
-    let ttfbMs: number;
-    try {
-      res = await request(url, {
-        dispatcher,
-        method: s.http_method,
-        headers,
-        body: hasBody ? s.request_body : undefined,
-        signal,
-      });
-      ttfbMs = elapsed();
-    } catch (e) {
-      return { ok: false, latencyMs: elapsed(), statusCode: 0, reason: describeNetworkError(e, url.hostname, spec.timeoutSeconds), ...ssl(url) };
-    }
-    let text: string;
-    try {
-      text = await readCapped(res.body, MAX_KEYWORD_BODY_BYTES);
-    } catch (e) {
-      return outcome(s, url, res.statusCode, res.headers, '', ttfbMs, elapsed, describeNetworkError(e, url.hostname, spec.timeoutSeconds));
-    }
-    return outcome(s, url, res.statusCode, res.headers, text, ttfbMs, elapsed);
   };
 
   /** The check's outcome from its final response: status, keyword, assertions, degraded; `failure` when the body could not be read. */
