@@ -19,7 +19,7 @@
  *   node --import tsx bench/rush.ts [--monitors 1000] [--services 50] [--pages 40] [--rounds 1] [--connections 1000]
  *                                   [--duration 20] [--path /status/bench] [--pharos dist|src|<binary>[,…]]
  *                                   [--pharos-node-options=--cpu-prof] [--verbose] [--save-page FILE]
- *   (--verbose: every single render's figures; --save-page: the first build's page HTML, e.g. to time compression)
+ *   (--verbose: every timed GET's figures; --save-page: the first build's page HTML, e.g. to time compression)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
-import { histogram, peakRss, windowQuantile } from './origins-lib.ts';
+import { histogram, metric, peakRss, windowQuantile } from './origins-lib.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -96,18 +96,22 @@ function timeGet(p: BenchPharos, path: string): Promise<[wallMs: number, cpuMs: 
   });
 }
 
-/** GC time so far by kind (major, minor, incremental, weakcb), ms, from Pharos's /metrics (prom-client's default GC histogram). */
+/** The kinds of prom-client's default GC histogram (`pharos_nodejs_gc_duration_seconds`). */
+const GC_KINDS = ['major', 'minor', 'incremental', 'weakcb'] as const;
+
+/** GC time so far by kind, ms, from Pharos's /metrics. */
 async function gcMs(p: BenchPharos): Promise<Map<string, number>> {
   const text = await p.api('/metrics').then((r) => r.text());
-  const out = new Map<string, number>();
-  for (const m of text.matchAll(/^pharos_nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) out.set(m[1]!, Number(m[2]) * 1000);
-  return out;
+  return new Map(GC_KINDS.map((k) => [k, metric(text, 'pharos_nodejs_gc_duration_seconds_sum', `kind="${k}"`) * 1000]));
 }
 /** ", GC: major 12.3 ms" for the kinds that ran between two {@link gcMs} reads ('' when none). */
 function diffGc(a: Map<string, number>, b: Map<string, number>): string {
   const parts = [...b].map(([k, v]) => [k, v - (a.get(k) ?? 0)] as const).filter(([, d]) => d > 0.05).map(([k, d]) => `${k} ${d.toFixed(1)} ms`);
   return parts.length ? `, GC meanwhile: ${parts.join(', ')}` : '';
 }
+
+/** One timed GET's figures (`--verbose`). */
+const timed = (wall: number, cpu: number, wait: number) => `${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one`;
 
 /** Pings `url` one at a time until `until()` says stop; returns latencies, ms. */
 async function pingLoop(url: string, stopAt: () => boolean): Promise<number[]> {
@@ -183,14 +187,14 @@ try {
         b.renders.push(wall);
         b.renderCpu.push(cpu);
         b.renderWait.push(wait);
-        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1}: ${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one${gc}`);
+        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1}: ${timed(wall, cpu, wait)}${gc}`);
       }
     }
     for (const path of pagePaths) {
       for (const b of builds) {
         const [wall, cpu, wait] = await timeGet(b.p, path);
         b.cached.push(wall);
-        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1} cached: ${wall.toFixed(1)} ms wall, main thread ${cpu.toFixed(1)} ms on a CPU, ${wait.toFixed(1)} ms waiting for one`);
+        if (opt.verbose) console.log(`${b.name} ${path} round ${round + 1} cached: ${timed(wall, cpu, wait)}`);
       }
     }
   }
