@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { createHistogram } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { openDb, type SqliteDb } from '../src/store/db.ts';
+import { sleep } from './proc.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -65,7 +66,7 @@ async function run(mode: 'autocheckpoint' | 'worker'): Promise<Row> {
     })();
     if (mode === 'worker') {
       const until = Date.now() + 10_000;
-      while (db.checkpointer?.mode === 'starting' && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      while (db.checkpointer?.mode === 'starting' && Date.now() < until) await sleep(10);
       if (db.checkpointer?.mode !== 'running') throw new Error(`checkpoint worker not running: ${warned.join('; ')}`);
     }
     const update = raw.prepare('UPDATE hc SET n = n + 1, last_at = ? WHERE id = ? RETURNING n');
@@ -95,7 +96,7 @@ async function run(mode: 'autocheckpoint' | 'worker'): Promise<Row> {
         micros.record(Math.max(1, Math.round((performance.now() - a) * 1000)));
         if (++commits % 50 === 0) walPeak = Math.max(walPeak, statSync(wal).size);
       }
-      await new Promise((r) => setTimeout(r, 1));
+      await sleep(1);
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
