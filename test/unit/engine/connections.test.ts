@@ -90,6 +90,10 @@ describe('the wheel and descriptor exhaustion', () => {
   });
 });
 
+/** An HTTP check of `url` with the protocol's defaults, redirects not followed, plus `settings`. */
+const httpSpec = (url: string, timeoutSeconds = 5, settings: Record<string, unknown> = {}) =>
+  ({ protocol: 'http', target: { url }, timeoutSeconds, settings: { ...protocolDefinition('http').defaults, follow_redirects: false, ...settings } }) as never;
+
 describe('the HTTP probe connection policy', () => {
   const server = createServer((req, res) => {
     req.resume();
@@ -113,7 +117,7 @@ describe('the HTTP probe connection policy', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const spec = { protocol: 'http', target: { url }, timeoutSeconds: 5, settings: { ...protocolDefinition('http').defaults, follow_redirects: false } } as never;
+    const spec = httpSpec(url);
     for (let i = 0; i < 3; i++) {
       const out = await probes.http.check(spec);
       assert.equal(out.ok, true, out.reason ?? '');
@@ -133,11 +137,10 @@ describe('the HTTP probe connection policy', () => {
         s.close(() => r(u));
       });
     });
-    const spec = (target: string) => ({ protocol: 'http', target: { url: target }, timeoutSeconds: 5, settings: { ...protocolDefinition('http').defaults, follow_redirects: false } }) as never;
-    const ok = await probes.http.check(spec(url));
+    const ok = await probes.http.check(httpSpec(url));
     assert.equal(ok.ok, true, ok.reason ?? '');
     assert.equal(Error.stackTraceLimit, limit, 'limit restored after a response');
-    const down = await probes.http.check(spec(refused));
+    const down = await probes.http.check(httpSpec(refused));
     assert.equal(down.ok, false);
     assert.match(down.reason ?? '', /refused/i);
     assert.equal(Error.stackTraceLimit, limit, 'limit restored after a failed connection');
@@ -152,7 +155,7 @@ describe('the HTTP probe connection policy', () => {
     await new Promise<void>((r) => stall.listen(0, '127.0.0.1', () => r()));
     try {
       const url = `http://127.0.0.1:${(stall.address() as AddressInfo).port}/`;
-      const out = await probes.http.check({ protocol: 'http', target: { url }, timeoutSeconds: 1, settings: { ...protocolDefinition('http').defaults, follow_redirects: false, required_keyword: 'done' } } as never);
+      const out = await probes.http.check(httpSpec(url, 1, { required_keyword: 'done' }));
       assert.equal(out.ok, false);
       assert.equal(out.reason, 'Timeout after 1 s');
     } finally {
