@@ -47,6 +47,8 @@ export interface Healthcheck {
   lastPingAt: number | null;
   /** A start signal not yet followed by a success or fail ping, or null. */
   lastStartAt: number | null;
+  /** Pings received since creation: the number `n` of the newest stored ping (internal, not in the API). */
+  pingsTotal: number;
   createdAt: number;
   updatedAt: number;
 }

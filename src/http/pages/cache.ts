@@ -4,6 +4,14 @@ import type { Clock } from '../../lib/clock.ts';
 import type { EventBus } from '../../core/events.ts';
 
 /** A render kept for a while: the body once, its compressed forms made on first demand. */
+/** What a status page shows of a healthcheck: a change of any of these invalidates the cache. */
+interface ShownHealthcheck {
+  status: string;
+  name: string;
+  paused: boolean;
+  pinged: boolean;
+}
+
 interface Entry {
   body: Buffer;
   gzip?: Buffer;
@@ -51,7 +59,7 @@ export class PageRenderCache {
   readonly #clock: Clock;
   #version = 0;
   /** healthcheck id → what a page shows of it (status, name, paused, pinged yet): later pings do not invalidate. */
-  readonly #healthchecks = new Map<number, string>();
+  readonly #healthchecks = new Map<number, ShownHealthcheck>();
   /** Renders done (misses), for tests and metrics. */
   renders = 0;
 
@@ -62,10 +70,12 @@ export class PageRenderCache {
     for (const e of ['monitor.created', 'monitor.updated', 'monitor.deleted', 'monitor.degraded', 'outage.opened', 'outage.resolved', 'outage.deleted', 'maintenance.changed', 'maintenance.deleted', 'healthcheck.deleted', 'statuspage.content'] as const) {
       bus.on(e, bump);
     }
+    // Runs on every ping (the hot path): compares fields, allocates only when something shown changed.
     bus.on('healthcheck.changed', ({ healthcheck: h }) => {
-      const shown = JSON.stringify([h.status, h.name, h.paused, h.lastPingAt === null]);
-      if (this.#healthchecks.get(h.id) === shown) return;
-      this.#healthchecks.set(h.id, shown);
+      const was = this.#healthchecks.get(h.id);
+      const pinged = h.lastPingAt !== null;
+      if (was && was.status === h.status && was.name === h.name && was.paused === h.paused && was.pinged === pinged) return;
+      this.#healthchecks.set(h.id, { status: h.status, name: h.name, paused: h.paused, pinged });
       bump();
     });
   }
