@@ -4,6 +4,7 @@
  *
  *   npm run bench:pings -- [--healthchecks 10000] [--duration 30] [--connections 50] [--rate 0]
  *                          [--pharos dist|src|/path/to/binary[,…]] [--rounds 1] [--pharos-node-options=--flag]
+ *                          [--proto main,rows,thread]   (the experiment of bench/ping-store-proto.ts, after the baseline)
  *
  * Each round runs the baseline, then every `--pharos` build in turn (comma-separated: e.g. a build of
  * main and the candidate, side by side in one run). Reports pings/s, latency p50/p99/p99.9 (ms, to
@@ -31,6 +32,7 @@ const { values: opt } = parseArgs({
     'pharos-node-options': { type: 'string' },
     pharos: { type: 'string', default: 'dist' },
     rounds: { type: 'string', default: '1' },
+    proto: { type: 'string', default: '' },
   },
 });
 const N = Number(opt.healthchecks);
@@ -110,15 +112,21 @@ async function runPharos(build: string): Promise<Row> {
   }
 }
 
-async function runBaseline(): Promise<Row> {
+/**
+ * The no-store baseline, or with `proto` the experiment of bench/ping-store-proto.ts: the same
+ * server storing each ping with Pharos's SQL on the event loop (`main`) or on a worker thread (`thread`).
+ */
+async function runBaseline(proto?: string): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
   const tokens = Array.from({ length: N }, (_, i) => `tok_baseline${String(i).padStart(10, '0')}`);
   writeFileSync(join(dir, 'tokens'), tokens.join('\n'));
   const port = await freePort();
-  const b = startChild(process.execPath, [join(ROOT, 'bench/ping-baseline.ts'), String(port), join(dir, 'tokens')]);
+  const b = proto
+    ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ping-store-proto.ts'), String(port), join(dir, 'tokens'), proto])
+    : startChild(process.execPath, [join(ROOT, 'bench/ping-baseline.ts'), String(port), join(dir, 'tokens')]);
   await b.nextLine();
   try {
-    return await load('baseline (node:http, no store)', `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
+    return await load(proto ? `experiment: node:http + Pharos's ping SQL ${proto === 'thread' ? 'on a worker thread' : proto === 'rows' ? 'without the counter UPDATE, on the event loop' : 'on the event loop'}` : 'baseline (node:http, no store)', `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
   } finally {
     await stop(b);
     rmSync(dir, { recursive: true, force: true });
@@ -128,6 +136,7 @@ async function runBaseline(): Promise<Row> {
 const rows: Row[] = [];
 for (let round = 1; round <= Number(opt.rounds); round++) {
   rows.push(await runBaseline());
+  for (const proto of opt.proto!.split(',').filter(Boolean)) rows.push(await runBaseline(proto));
   for (const build of opt.pharos!.split(',')) rows.push(await runPharos(build));
 }
 const f = (n: number, d = 1) => n.toFixed(d);

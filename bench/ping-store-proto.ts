@@ -1,0 +1,122 @@
+/**
+ * Experiment (issue 21, ping p99): how much of Pharos's gap to the no-store baseline would moving
+ * the ping writes off the event loop close? A node:http ping server like bench/ping-baseline.ts
+ * that also stores every ping with Pharos's own SQL on Pharos's schema (src/store migrations): the
+ * healthcheck read by token, the counter UPDATE, the ping row (multi-row INSERT), one transaction
+ * per event-loop turn (group commit), `200 OK` only after the commit. Two modes:
+ *   main   — the transaction runs on the event loop, WAL checkpoints on Pharos's checkpoint worker
+ *            (what `pharos serve` does today);
+ *   rows   — as `main` without the healthcheck's counter UPDATE (numbers counted in memory): what a
+ *            schema that derives a healthcheck's last ping from its ping rows would write;
+ *   thread — the same transaction runs on a worker thread with its own connection (its checkpoints
+ *            inside its commits); the event loop only parses, batches and answers.
+ * Not Pharos: no state machine, no events, no deadlines. It measures the SQL's place, nothing else.
+ *
+ *   node --import tsx bench/ping-store-proto.ts <port> <tokensFile> main|thread   (prints "ready")
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { openDb } from '../src/store/db.ts';
+import { createStore } from '../src/store/index.ts';
+
+type Batch = Array<[token: string, at: number]>;
+
+/** The ping SQL of src/store/healthchecks.ts over one connection; returns, per ping, whether it was stored. */
+function pingWriter(db: Database.Database, rowOnly = false) {
+  const counted = new Map<number, number>();
+  const byUuid = db.prepare('SELECT * FROM healthchecks WHERE uuid = ?');
+  const count = db.prepare('UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ? WHERE id = ?');
+  const insertOne = db.prepare('INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert64 = db.prepare(`INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms) VALUES ${Array.from({ length: 64 }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+  const tx = db.transaction((batch: Batch): boolean[] => {
+    const rows: unknown[][] = [];
+    const out = batch.map(([token, at]) => {
+      const hc = byUuid.get(token) as { id: number; pings_total: number } | undefined;
+      if (!hc) return false;
+      let n: number;
+      if (rowOnly) counted.set(hc.id, (n = (counted.get(hc.id) ?? hc.pings_total) + 1));
+      else {
+        count.run(at, null, 'up', at, hc.id);
+        n = hc.pings_total + 1;
+      }
+      rows.push([hc.id, n, at, 'success', null, 'GET', '127.0.0.1', null, null, null]);
+      return true;
+    });
+    let i = 0;
+    for (; rows.length - i >= 64; i += 64) insert64.run(...rows.slice(i, i + 64).flat());
+    for (; i < rows.length; i++) insertOne.run(...rows[i]!);
+    return out;
+  });
+  // BEGIN IMMEDIATE, as the store's tx(): the checkpoint worker's RESTART waits for writers.
+  return (batch: Batch) => tx.immediate(batch);
+}
+
+if (!isMainThread) {
+  // The writer thread's own connection, Pharos's pragmas; its WAL checkpoints run inside its commits
+  // (SQLite's autocheckpoint), which is off the event loop here.
+  const db = new Database(workerData as string);
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const write = pingWriter(db);
+  parentPort!.on('message', (m: { id: number; batch: Batch }) => parentPort!.postMessage({ id: m.id, stored: write(m.batch) }));
+} else {
+  const [port, file, mode] = [Number(process.argv[2]), process.argv[3]!, process.argv[4] ?? 'main'];
+  // Pharos's schema, its healthchecks created through its store (period 1 day, grace 1 hour).
+  // In `main` mode this connection is the writer, with Pharos's checkpoint worker as in `pharos serve`.
+  const dir = mkdtempSync(join(tmpdir(), 'ping-proto-'));
+  const seed = openDb(dir, undefined, undefined, mode !== 'thread' ? { warn: (line) => process.stderr.write(`${line}\n`) } : undefined);
+  const store = createStore(seed);
+  const tokens = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  store.tx(() => tokens.forEach((t, i) => store.healthchecks.insert(t, `hc_proto${i}`, { name: `job ${i}`, periodValue: 1, periodType: 'days', cron: null, timezone: 'UTC', graceValue: 1, graceType: 'hours', escalationPolicyUuid: null }, Date.now())));
+  const dbFile = join(dir, 'pharos.db');
+  if (mode === 'thread') seed.close();
+
+  let queue: Array<[token: string, at: number, res: ServerResponse]> = [];
+  let scheduled = false;
+  const answer = (res: ServerResponse, ok: boolean) => {
+    res.writeHead(ok ? 200 : 404, { 'content-type': 'text/plain' });
+    res.end(ok ? 'OK' : 'Not found');
+  };
+  let send: (batch: Batch, done: (stored: boolean[]) => void) => void;
+  if (mode === 'thread') {
+    const worker = new Worker(new URL(import.meta.url), { workerData: dbFile, execArgv: ['--import', 'tsx'] });
+    const waiting = new Map<number, (stored: boolean[]) => void>();
+    let next = 0;
+    worker.on('message', (m: { id: number; stored: boolean[] }) => {
+      waiting.get(m.id)!(m.stored);
+      waiting.delete(m.id);
+    });
+    send = (batch, done) => {
+      waiting.set(++next, done);
+      worker.postMessage({ id: next, batch });
+    };
+  } else {
+    const write = pingWriter(seed.sqlite, mode === 'rows');
+    send = (batch, done) => done(write(batch));
+  }
+  const flush = () => {
+    scheduled = false;
+    const q = queue;
+    queue = [];
+    send(
+      q.map(([t, at]) => [t, at]),
+      (stored) => q.forEach(([, , res], i) => answer(res, stored[i]!)),
+    );
+  };
+  const server = createServer((req, res) => {
+    req.resume();
+    queue.push([req.url!.slice('/ping/'.length).split('/')[0]!, Date.now(), res]);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+  process.on('SIGTERM', () => process.exit(0));
+}
