@@ -134,10 +134,14 @@ async function runBaseline(proto?: string): Promise<Row> {
 }
 
 const rows: Row[] = [];
+/** Per round, the baseline's row and every other row of that round. */
+const rounds: Array<{ baseline: Row; others: Row[] }> = [];
 for (let round = 1; round <= Number(opt.rounds); round++) {
+  const first = rows.length;
   rows.push(await runBaseline());
   for (const proto of opt.proto!.split(',').filter(Boolean)) rows.push(await runBaseline(proto));
   for (const build of opt.pharos!.split(',')) rows.push(await runPharos(build));
+  rounds.push({ baseline: rows[first]!, others: rows.slice(first + 1) });
 }
 const f = (n: number, d = 1) => n.toFixed(d);
 const table = [
@@ -145,6 +149,16 @@ const table = [
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ...rows.map((r) => `| ${r.what} | ${f(r.pingsPerS, 0)} | ${f(r.p50Ms, 2)} | ${f(r.p99Ms, 2)} | ${f(r.p999Ms, 2)} | ${f(r.cpuCores, 2)} | ${f(r.peakRssMb, 0)} | ${r.acknowledged} | ${r.errors} | ${r.stored ?? '–'} |`),
 ].join('\n');
-console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}`);
+// The aim compares p99 with the baseline's in the same run; between rounds the baseline's own p99
+// moves by a quarter or more on a shared 2-core machine, so each row is divided by its own round's
+// baseline and the ratios' median is reported.
+const middle = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const ratios = new Map<string, number[]>();
+for (const r of rounds) for (const o of r.others) ratios.set(o.what, [...(ratios.get(o.what) ?? []), o.p99Ms / r.baseline.p99Ms]);
+const ratioLines = [...ratios].map(([what, rs]) => `- ${what}: ${rs.map((x) => `${f(x, 2)}×`).join(', ')}${rs.length > 1 ? `; median ${f(middle(rs), 2)}×` : ''}`);
+console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}\n\np99 ÷ the same round's baseline p99:\n${ratioLines.join('\n')}`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/pings-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));
