@@ -162,9 +162,12 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
 
   const armOffline = (a: AgentState) => {
     a.offlineTimer?.cancel();
-    a.offlineTimer = clock.setTimer(a.info.lastSeen + offlineMs - clock.now(), () => {
+    a.offlineTimer = clock.setTimer(Math.max(0, a.info.lastSeen + offlineMs - clock.now()), () => {
       a.offlineTimer = null;
-      if (a.openPolls === 0 && clock.now() - a.info.lastSeen >= offlineMs) setOnline(a, false);
+      if (a.openPolls > 0) return;
+      // Fired a few ms early by clock.now() (setTimeout runs on the loop's cached monotonic time): wait out the rest.
+      if (clock.now() - a.info.lastSeen < offlineMs) armOffline(a);
+      else setOnline(a, false);
     });
   };
 
@@ -358,10 +361,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     list(version: string): ProbeListing[] {
       const now = clock.now();
       const local: ProbeListing = {
-        id: LOCAL_PROBE,
-        name: 'local',
-        region: mainRegion,
-        version,
+        id: LOCAL_PROBE, name: 'local', region: mainRegion, version,
         sourceAddress: deps.config.probe.source_address ?? null,
         firstSeen: localRate.windowStart,
         lastSeen: now,

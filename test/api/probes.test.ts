@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestPharos, WRITE_TOKEN, type TestPharos } from '../support/pharos.ts';
 import { httpTarget } from '../support/targets.ts';
 import { waitFor } from '../support/process.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 
 // The agent protocol driven by the test itself over HTTP (a real main, a manual clock), so assignment
 // changes, idempotent batches, fallback and confirmation across regions are exact. Real `pharos agent`
@@ -18,8 +19,8 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup() {
-  p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 } });
+async function setup(clock = new ManualClock()) {
+  p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 } }, clock);
   cleanups.push(() => p.cleanup());
   probeToken = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe' }).token;
   readToken = p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }).token;
@@ -138,6 +139,24 @@ describe('assignments', () => {
     await p.advance(20_000);
     a = await pending;
     assert.equal(a.checks, null, 'nothing changed: answered after agent_poll_seconds without a list');
+  });
+
+  test('an offline timer that fires a few ms early still takes the agent offline', async () => {
+    // Node's setTimeout runs on the event loop's cached monotonic time, the offline check on
+    // clock.now() (Date.now): under load a 3,000 ms timer can fire when Date.now() moved 2,995 ms.
+    // A clock whose timers fire 2 ms early does that every time (CI: "the agent offline" timed out).
+    class EarlyTimers extends ManualClock {
+      override setTimer(delayMs: number, fn: () => void) {
+        return super.setTimer(delayMs > 2 ? delayMs - 2 : delayMs, fn);
+      }
+    }
+    await setup(new EarlyTimers());
+    await poll(null);
+    assert.equal((await listing()).find((x) => x.id === AGENT)?.status, 'online');
+    await p.advance(OFFLINE_S * 1000 - 2);
+    assert.equal((await listing()).find((x) => x.id === AGENT)?.status, 'online', 'not before agent_offline_seconds');
+    await p.advance(2);
+    assert.equal((await listing()).find((x) => x.id === AGENT)?.status, 'offline', 'offline once agent_offline_seconds passed since its last poll');
   });
 
   test('a region is served by its agent, and by the local probe once the agent is offline; results record region and probe', async () => {
