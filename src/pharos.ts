@@ -18,7 +18,7 @@ import { clientErrorHandler } from './http/errors.ts';
 import { pingHandler } from './http/ping.ts';
 import { hostGuard } from './http/host.ts';
 import { fairListener } from './http/fair.ts';
-import { warmUpPageRender } from './http/pages/warm-up.ts';
+import { warmUpWhenPagesExist } from './http/pages/warm-up.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
@@ -146,15 +146,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;
   await cluster.start();
   work.start();
-  // The process's first status-page render costs ~4× a later one (code not compiled yet): paid here
-  // once, on a synthetic page, instead of by the first visitor (src/http/pages/warm-up.ts).
-  const warmUp = setImmediate(() => {
-    try {
-      warmUpPageRender(clock);
-    } catch (e) {
-      logger.warn('status page warm-up render failed', { error: (e as Error).message });
-    }
-  });
+  // The process's first status-page render costs ~4× a later one (code not compiled yet): paid once,
+  // on a synthetic page, as soon as there is a page, instead of by its first visitor.
+  const stopWarmUp = warmUpWhenPagesExist(core, clock, logger);
 
   let prune: TimerHandle | null = null;
   const pruning = new AbortController();
@@ -201,7 +195,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     close() {
       closing ??= (async () => {
         prune?.cancel();
-        clearImmediate(warmUp);
+        stopWarmUp();
         pruning.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -1,4 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Core } from '../../core/index.ts';
 import { EventBus } from '../../core/events.ts';
 import type { PageView, ServiceView } from '../../core/status-view.ts';
 import { DAY_MS, dailyUptime, uptimeOfDays } from '../../domain/status-page-view.ts';
@@ -19,8 +21,8 @@ const SERVICES = 50;
  * Why: a process's first render costs about four times a later one (22 ms of CPU against 5.5 ms on
  * the development VM, docs/PERFORMANCE.md "Session 9"): the template code is not compiled yet and
  * the formatters, compressor and catalogues are created on first use. `pharos serve` calls this once
- * after it listens, so the first visitor of a status page — often during an outage, after a restart —
- * does not pay that. Takes about 25 ms of the event loop, once.
+ * (through {@link warmUpWhenPagesExist}), so the first visitor of a status page — often during an
+ * outage, after a restart — does not pay that. Takes about 25 ms of the event loop, once.
  * @returns the page's HTML (UTF-8), for tests
  */
 export function warmUpPageRender(clock: Clock): Buffer {
@@ -74,4 +76,33 @@ export function warmUpPageRender(clock: Clock): Buffer {
   cache.encoded(entry, 'br');
   cache.encoded(entry, 'gzip');
   return entry.body;
+}
+
+/**
+ * Runs `render` (default {@link warmUpPageRender}) once, in a later turn of the event loop, as soon as
+ * the process has a status page: at once when one exists, else when the first is saved (event
+ * `statuspage.content`). A Pharos without status pages never pays the render's compiled code and
+ * heap (~4 MB of RSS in bench/storm.ts). A failure is one warn line.
+ * @returns stops waiting (and cancels a warm-up not yet run)
+ */
+export function warmUpWhenPagesExist(core: Pick<Core, 'bus' | 'statuspages'>, clock: Clock, logger: Logger, render: (clock: Clock) => unknown = warmUpPageRender): () => void {
+  let pending: NodeJS.Immediate | undefined;
+  let off: (() => void) | undefined;
+  const once = () => {
+    off?.();
+    off = undefined;
+    pending ??= setImmediate(() => {
+      try {
+        render(clock);
+      } catch (e) {
+        logger.warn('status page warm-up render failed', { error: (e as Error).message });
+      }
+    });
+  };
+  if (core.statuspages.list(0).total > 0) once();
+  else off = core.bus.on('statuspage.content', ({ kind }) => kind === 'statuspage' && once());
+  return () => {
+    off?.();
+    if (pending) clearImmediate(pending);
+  };
 }
