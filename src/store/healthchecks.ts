@@ -105,16 +105,14 @@ export function healthchecksStore(db: Db) {
   const del = db.prepare('DELETE FROM healthchecks WHERE id = ?');
   const setPaused = db.prepare('UPDATE healthchecks SET paused = ?, clock_start_at = ?, updated_at = ? WHERE id = ?');
   const setState = db.prepare('UPDATE healthchecks SET status = ?, clock_start_at = ? WHERE id = ?');
+  // SQLite: without RETURNING (about a third of the statement's cost); the number comes from the row
+  // read in this transaction, exact because SQLite serializes writers (BEGIN IMMEDIATE). PostgreSQL:
+  // RETURNING, as another node may count the same healthcheck concurrently.
+  const serializedWriters = db.dialect === 'sqlite';
   const countPing = db.prepare<[number, number | null, string, number, number], { pings_total: number }>(
     `UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ?
-     WHERE id = ? RETURNING pings_total`,
+     WHERE id = ?${serializedWriters ? '' : ' RETURNING pings_total'}`,
   );
-  // SQLite: the same UPDATE without RETURNING (which costs about a third of the statement); the number
-  // comes from the row read in this transaction, exact because SQLite serializes writers (BEGIN IMMEDIATE).
-  const countPingNoReturn = db.prepare<[number, number | null, string, number, number]>(
-    'UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ? WHERE id = ?',
-  );
-  const serializedWriters = db.dialect === 'sqlite';
   // Multi-row INSERTs of a batch's pings: one statement per PING_CHUNKS size (largest first), so a
   // batch of n pings takes about n/64 statements instead of n (on PostgreSQL: round trips).
   const insertPings = new Map(
@@ -173,7 +171,7 @@ export function healthchecksStore(db: Db) {
       const durationMs = ping.kind !== 'start' && hc.lastStartAt !== null ? Math.max(0, ping.at - hc.lastStartAt) : null;
       let n: number;
       if (serializedWriters) {
-        countPingNoReturn.run(ping.at, lastStartAt, next.status, next.clockStartAt, hc.id);
+        countPing.run(ping.at, lastStartAt, next.status, next.clockStartAt, hc.id);
         n = hc.pingsTotal + 1;
       } else n = countPing.get(ping.at, lastStartAt, next.status, next.clockStartAt, hc.id)!.pings_total;
       return { stored: { ...ping, n, durationMs }, healthcheck: { ...hc, ...next, lastPingAt: ping.at, lastStartAt, pingsTotal: n } };

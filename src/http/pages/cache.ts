@@ -3,7 +3,6 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Clock } from '../../lib/clock.ts';
 import type { EventBus } from '../../core/events.ts';
 
-/** A render kept for a while: the body once, its compressed forms made on first demand. */
 /** What a status page shows of a healthcheck: a change of any of these invalidates the cache. */
 interface ShownHealthcheck {
   status: string;
@@ -12,6 +11,7 @@ interface ShownHealthcheck {
   pinged: boolean;
 }
 
+/** A render kept for a while: the body once, its compressed forms made on first demand. */
 interface Entry {
   body: Buffer;
   gzip?: Buffer;
