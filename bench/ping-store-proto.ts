@@ -1,9 +1,9 @@
 /**
  * Experiment (issue 21, ping p99): how much of Pharos's gap to the no-store baseline would moving
  * the ping writes off the event loop close? A node:http ping server like bench/ping-baseline.ts
- * that also stores every ping with Pharos's own SQL on Pharos's schema (src/store migrations): the
+ * that also stores every ping through Pharos's own store (src/store, its schema and statements): the
  * healthcheck read by token, the counter UPDATE, the ping row (multi-row INSERT), one transaction
- * per event-loop turn (group commit), `200 OK` only after the commit. Two modes:
+ * per event-loop turn (group commit), `200 OK` only after the commit. Three modes:
  *   main   — the transaction runs on the event loop, WAL checkpoints on Pharos's checkpoint worker
  *            (what `pharos serve` does today);
  *   rows   — as `main` without the healthcheck's counter UPDATE (numbers counted in memory): what a
@@ -12,57 +12,52 @@
  *            inside its commits); the event loop only parses, batches and answers.
  * Not Pharos: no state machine, no events, no deadlines. It measures the SQL's place, nothing else.
  *
- *   node --import tsx bench/ping-store-proto.ts <port> <tokensFile> main|thread   (prints "ready")
+ *   node --import tsx bench/ping-store-proto.ts <port> <tokensFile> main|rows|thread   (prints "ready")
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { openDb } from '../src/store/db.ts';
-import { createStore } from '../src/store/index.ts';
+import type { Ping, StoredPing } from '../src/domain/ping.ts';
+import { openDb, openDbFile } from '../src/store/db.ts';
+import { createStore, type Store } from '../src/store/index.ts';
 
 type Batch = Array<[token: string, at: number]>;
 
-/** The ping SQL of src/store/healthchecks.ts over one connection; returns, per ping, whether it was stored. */
-function pingWriter(db: Database.Database, rowOnly = false) {
+/**
+ * Pharos's ping writes through its own store (src/store/healthchecks.ts): the healthcheck read by
+ * token, the counter `UPDATE` (`countPing`), the rows' multi-row `INSERT` (`insertPings`, keeping the
+ * default 100 per healthcheck), one `BEGIN IMMEDIATE` transaction per batch. `rowOnly` skips the
+ * counter `UPDATE` (numbers counted in memory). Returns, per ping, whether it was stored.
+ */
+function pingWriter(store: Store, rowOnly = false) {
   const counted = new Map<number, number>();
-  const byUuid = db.prepare('SELECT * FROM healthchecks WHERE uuid = ?');
-  const count = db.prepare('UPDATE healthchecks SET pings_total = pings_total + 1, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ? WHERE id = ?');
-  const insertOne = db.prepare('INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const insert64 = db.prepare(`INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms) VALUES ${Array.from({ length: 64 }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
-  const tx = db.transaction((batch: Batch): boolean[] => {
-    const rows: unknown[][] = [];
-    const out = batch.map(([token, at]) => {
-      const hc = byUuid.get(token) as { id: number; pings_total: number } | undefined;
-      if (!hc) return false;
-      let n: number;
-      if (rowOnly) counted.set(hc.id, (n = (counted.get(hc.id) ?? hc.pings_total) + 1));
-      else {
-        count.run(at, null, 'up', at, hc.id);
-        n = hc.pings_total + 1;
-      }
-      rows.push([hc.id, n, at, 'success', null, 'GET', '127.0.0.1', null, null, null]);
-      return true;
+  return (batch: Batch): boolean[] =>
+    store.tx(() => {
+      const applied: Array<{ healthcheckId: number; stored: StoredPing }> = [];
+      const out = batch.map(([token, at]) => {
+        const hc = store.healthchecks.get(token);
+        if (!hc) return false;
+        const ping: Ping = { kind: 'success', exitCode: null, at, method: 'GET', sourceIp: '127.0.0.1', userAgent: null, body: null };
+        let stored: StoredPing;
+        if (rowOnly) {
+          const n = (counted.get(hc.id) ?? hc.pingsTotal) + 1;
+          counted.set(hc.id, n);
+          stored = { ...ping, n, durationMs: null };
+        } else stored = store.healthchecks.countPing(hc, ping, { status: 'up', clockStartAt: at }).stored;
+        applied.push({ healthcheckId: hc.id, stored });
+        return true;
+      });
+      store.healthchecks.insertPings(applied, 100);
+      return out;
     });
-    let i = 0;
-    for (; rows.length - i >= 64; i += 64) insert64.run(...rows.slice(i, i + 64).flat());
-    for (; i < rows.length; i++) insertOne.run(...rows[i]!);
-    return out;
-  });
-  // BEGIN IMMEDIATE, as the store's tx(): the checkpoint worker's RESTART waits for writers.
-  return (batch: Batch) => tx.immediate(batch);
 }
 
 if (!isMainThread) {
   // The writer thread's own connection, Pharos's pragmas; its WAL checkpoints run inside its commits
   // (SQLite's autocheckpoint), which is off the event loop here.
-  const db = new Database(workerData as string);
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  const write = pingWriter(db);
+  const write = pingWriter(createStore(openDbFile(workerData as string)));
   parentPort!.on('message', (m: { id: number; batch: Batch }) => parentPort!.postMessage({ id: m.id, stored: write(m.batch) }));
 } else {
   const [port, file, mode] = [Number(process.argv[2]), process.argv[3]!, process.argv[4] ?? 'main'];
@@ -96,7 +91,7 @@ if (!isMainThread) {
       worker.postMessage({ id: next, batch });
     };
   } else {
-    const write = pingWriter(seed.sqlite, mode === 'rows');
+    const write = pingWriter(store, mode === 'rows');
     send = (batch, done) => done(write(batch));
   }
   const flush = () => {
