@@ -5,6 +5,12 @@
  *   npm run bench:pings -- [--healthchecks 10000] [--duration 30] [--connections 50] [--rate 0]
  *                          [--pharos dist|src|/path/to/binary[,…]] [--rounds 1] [--pharos-node-options=--flag]
  *                          [--proto main,rows,thread]   (the experiment of bench/ping-store-proto.ts, after the baseline)
+ *                          [--order sequential|random]
+ *
+ * `--order sequential` (the default) sends the tokens in the order the healthchecks were created, so a
+ * batch of pings touches neighbouring rows; `--order random` sends them in one shuffled order (the
+ * same for every target of the run), as a fleet of unrelated jobs does: each ping of a batch then
+ * touches its own database pages.
  *
  * Each round runs the baseline, then every `--pharos` build in turn (comma-separated: e.g. a build of
  * main and the candidate, side by side in one run). Reports pings/s, latency p50/p99/p99.9 (ms, to
@@ -33,6 +39,7 @@ const { values: opt } = parseArgs({
     pharos: { type: 'string', default: 'dist' },
     rounds: { type: 'string', default: '1' },
     proto: { type: 'string', default: '' },
+    order: { type: 'string', default: 'sequential' },
   },
 });
 const N = Number(opt.healthchecks);
@@ -40,6 +47,15 @@ const DURATION_S = Number(opt.duration);
 const CONNECTIONS = Number(opt.connections);
 /** Requests per second over all connections (autocannon `overallRate`); 0 = as fast as the server answers. */
 const RATE = Number(opt.rate);
+if (opt.order !== 'sequential' && opt.order !== 'random') throw new Error('--order: sequential or random');
+/** The order in which token indexes are pinged: creation order, or one shuffle shared by every target. */
+const ORDER = Array.from({ length: N }, (_, i) => i);
+if (opt.order === 'random') {
+  for (let i = N - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [ORDER[i], ORDER[j]] = [ORDER[j]!, ORDER[i]!];
+  }
+}
 
 interface Row {
   what: string;
@@ -54,7 +70,7 @@ interface Row {
   stored?: string;
 }
 
-/** Drives `base` with autocannon for DURATION_S, token i = requests % N, while measuring `pid`. */
+/** Drives `base` with autocannon for DURATION_S, token ORDER[requests % N], while measuring `pid`. */
 async function load(what: string, base: string, tokens: string[], pid: number): Promise<Row> {
   let i = 0;
   const win = new ProcessWindow(pid);
@@ -66,7 +82,7 @@ async function load(what: string, base: string, tokens: string[], pid: number): 
         connections: CONNECTIONS,
         duration: DURATION_S,
         ...(RATE > 0 ? { overallRate: RATE } : {}),
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${tokens[i++ % tokens.length]}` }) }],
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${tokens[ORDER[i++ % tokens.length]!]}` }) }],
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
@@ -159,6 +175,6 @@ const middle = (xs: number[]) => {
 const ratios = new Map<string, number[]>();
 for (const r of rounds) for (const o of r.others) ratios.set(o.what, [...(ratios.get(o.what) ?? []), o.p99Ms / r.baseline.p99Ms]);
 const ratioLines = [...ratios].map(([what, rs]) => `- ${what}: ${rs.map((x) => `${f(x, 2)}×`).join(', ')}${rs.length > 1 ? `; median ${f(middle(rs), 2)}×` : ''}`);
-console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}\n\np99 ÷ the same round's baseline p99:\n${ratioLines.join('\n')}`);
+console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them (${opt.order} order), ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}\n\np99 ÷ the same round's baseline p99:\n${ratioLines.join('\n')}`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/pings-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));

@@ -1,0 +1,154 @@
+/**
+ * Bench (issue 21, ping p99): what storing one ping costs, in-process, without HTTP — and how much
+ * of it depends on the order in which healthchecks are pinged. 10,000 healthchecks (period 1 day);
+ * pings in batches of `--batch`, one `BEGIN IMMEDIATE` transaction per batch (the group commit of
+ * core/ping-ingest.ts), as fast as they go, on a fresh file-backed database (`openDb` with the
+ * checkpoint worker, as `pharos serve`). `--warm` pings first (100 per healthcheck fills the
+ * retention, so every later ping prunes one), then `--pings` measured. Modes:
+ *
+ *   store     Pharos's own store calls per ping: `healthchecks.get` by token, `countPing`, and the
+ *             batch's `insertPings` (keeping `--keep` per healthcheck)
+ *   memory    as `store`, the healthcheck taken from a Map instead of read by token
+ *   journal   the prototype of an append-only ping journal: one multi-row INSERT per batch into a
+ *             table without a secondary index; with `--fold N`, every N pings the journal is moved
+ *             into `pings` and the `healthchecks` rows in one transaction (not Pharos)
+ *
+ *   node --import tsx bench/ping-store-micro.ts [--mode store] [--order random|sequential] [--batch 20]
+ *        [--warm 100000] [--pings 400000] [--keep 100] [--fold 0] [--cache-size -2000] [--without-rowid]
+ *
+ * Prints per ping: wall µs, main-thread CPU µs (and its kernel part), process CPU µs (all threads:
+ * the checkpoint worker too), and for `--fold` the longest fold in ms. See docs/PERFORMANCE.md
+ * "Session 10".
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Healthcheck } from '../src/domain/healthcheck.ts';
+import type { Ping, StoredPing } from '../src/domain/ping.ts';
+import { openDb } from '../src/store/db.ts';
+import { createStore } from '../src/store/index.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'store' },
+    order: { type: 'string', default: 'random' },
+    batch: { type: 'string', default: '20' },
+    warm: { type: 'string', default: '100000' },
+    pings: { type: 'string', default: '400000' },
+    keep: { type: 'string', default: '100' },
+    fold: { type: 'string', default: '0' },
+    'cache-size': { type: 'string' },
+    'without-rowid': { type: 'boolean', default: false },
+  },
+});
+const N = 10_000;
+const BATCH = Number(opt.batch);
+const FOLD = Number(opt.fold);
+const KEEP = Number(opt.keep);
+if (!['store', 'memory', 'journal'].includes(opt.mode!)) throw new Error('--mode: store, memory or journal');
+if (opt.order !== 'random' && opt.order !== 'sequential') throw new Error('--order: random or sequential');
+/** Creation order, or a fixed scatter (7919 is prime, so every healthcheck comes once per N pings). */
+const STRIDE = opt.order === 'random' ? 7919 : 1;
+
+const dir = mkdtempSync(join(tmpdir(), 'ping-store-micro-'));
+const db = openDb(dir, undefined, undefined, { warn: (line) => process.stderr.write(`${line}\n`) });
+const sqlite = db.sqlite;
+if (opt['cache-size']) sqlite.pragma(`cache_size = ${Number(opt['cache-size'])}`);
+const COLUMNS = 'healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms';
+if (opt['without-rowid']) {
+  sqlite.exec(`DROP TABLE pings; CREATE TABLE pings (
+    healthcheck_id INTEGER NOT NULL REFERENCES healthchecks(id) ON DELETE CASCADE, n INTEGER NOT NULL,
+    at INTEGER NOT NULL, kind TEXT NOT NULL, exit_code INTEGER, method TEXT NOT NULL, source_ip TEXT,
+    user_agent TEXT, body TEXT, duration_ms INTEGER, PRIMARY KEY (healthcheck_id, n)) WITHOUT ROWID`);
+}
+const store = createStore(db);
+const tokens: string[] = [];
+store.tx(() => {
+  for (let i = 0; i < N; i++) {
+    tokens.push(`tok_micro${String(i).padStart(10, '0')}`);
+    store.healthchecks.insert(tokens[i]!, `hc_micro${i}`, { name: `job ${i}`, periodValue: 1, periodType: 'days', cron: null, timezone: 'UTC', graceValue: 1, graceType: 'hours', escalationPolicyUuid: null }, Date.now());
+  }
+});
+const inMemory = new Map<string, Healthcheck>(tokens.map((t) => [t, store.healthchecks.get(t)!]));
+
+// The journal prototype's statements.
+sqlite.exec(`CREATE TABLE ping_journal (id INTEGER PRIMARY KEY, ${COLUMNS.split(', ').map((c) => `${c} ${c === 'kind' || c === 'method' || c === 'source_ip' || c === 'user_agent' || c === 'body' ? 'TEXT' : 'INTEGER'}`).join(', ')})`);
+const journalInsert = sqlite.prepare(`INSERT INTO ping_journal(${COLUMNS}) VALUES ${Array.from({ length: BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+const foldRows = sqlite.prepare(`INSERT INTO pings(${COLUMNS}) SELECT ${COLUMNS} FROM ping_journal ORDER BY healthcheck_id, n`);
+const foldCounters = sqlite.prepare(
+  `UPDATE healthchecks SET pings_total = j.n, last_ping_at = j.at
+   FROM (SELECT healthcheck_id, max(n) AS n, max(at) AS at FROM ping_journal GROUP BY healthcheck_id) AS j WHERE healthchecks.id = j.healthcheck_id`,
+);
+const foldPrune = sqlite.prepare('DELETE FROM pings WHERE rowid IN (SELECT p.rowid FROM pings p JOIN healthchecks h ON h.id = p.healthcheck_id WHERE p.healthcheck_id IN (SELECT DISTINCT healthcheck_id FROM ping_journal) AND p.n <= h.pings_total - ?)');
+const emptyJournal = sqlite.prepare('DELETE FROM ping_journal');
+const counted = new Int32Array(N + 1);
+
+let k = 0;
+let sinceFold = 0;
+let longestFoldMs = 0;
+const nextIndex = () => (k++ * STRIDE) % N;
+const ping = (): Ping => ({ kind: 'success', exitCode: null, at: Date.now(), method: 'GET', sourceIp: '127.0.0.1', userAgent: 'curl/8.0', body: null });
+
+/** One batch through Pharos's store (modes store and memory). */
+function storeBatch(): void {
+  store.tx(() => {
+    const applied: Array<{ healthcheckId: number; stored: StoredPing }> = [];
+    for (let j = 0; j < BATCH; j++) {
+      const token = tokens[nextIndex()]!;
+      const hc = opt.mode === 'memory' ? inMemory.get(token)! : store.healthchecks.get(token)!;
+      const p = ping();
+      const r = store.healthchecks.countPing(hc, p, { status: 'up', clockStartAt: p.at });
+      if (opt.mode === 'memory') inMemory.set(token, r.healthcheck);
+      applied.push({ healthcheckId: hc.id, stored: r.stored });
+    }
+    store.healthchecks.insertPings(applied, KEEP);
+  });
+}
+
+/** One batch into the journal; every FOLD pings, the fold. */
+function journalBatch(): void {
+  const params: unknown[] = [];
+  for (let j = 0; j < BATCH; j++) {
+    const id = inMemory.get(tokens[nextIndex()]!)!.id;
+    const p = ping();
+    params.push(id, ++counted[id]!, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, null);
+  }
+  sqlite.exec('BEGIN IMMEDIATE');
+  journalInsert.run(...params);
+  sqlite.exec('COMMIT');
+  sinceFold += BATCH;
+  if (FOLD > 0 && sinceFold >= FOLD) {
+    const t0 = performance.now();
+    sqlite.exec('BEGIN IMMEDIATE');
+    foldRows.run();
+    foldCounters.run();
+    foldPrune.run(KEEP);
+    emptyJournal.run();
+    sqlite.exec('COMMIT');
+    longestFoldMs = Math.max(longestFoldMs, performance.now() - t0);
+    sinceFold = 0;
+  }
+}
+
+const run = (pings: number) => {
+  for (let done = 0; done < pings; done += BATCH) (opt.mode === 'journal' ? journalBatch : storeBatch)();
+};
+run(Number(opt.warm));
+longestFoldMs = 0;
+const P = Number(opt.pings);
+const process0 = process.cpuUsage();
+const main0 = process.threadCpuUsage();
+const t0 = performance.now();
+run(P);
+const wallUs = (performance.now() - t0) * 1000;
+const main = process.threadCpuUsage(main0);
+const all = process.cpuUsage(process0);
+const per = (us: number) => (us / P).toFixed(2);
+console.log(
+  `${opt.mode}${opt['without-rowid'] ? ' (pings WITHOUT ROWID)' : ''}${FOLD ? ` fold ${FOLD}` : ''}, ${opt.order} order, batch ${BATCH}, ${opt.warm} warm-up + ${P} pings, keep ${KEEP}: ` +
+    `wall ${per(wallUs)} µs/ping, main-thread CPU ${per(main.user + main.system)} (kernel ${per(main.system)}), process CPU ${per(all.user + all.system)}` +
+    (FOLD ? `, longest fold ${longestFoldMs.toFixed(1)} ms` : ''),
+);
+db.close();
+rmSync(dir, { recursive: true, force: true });
