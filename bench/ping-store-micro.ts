@@ -14,7 +14,7 @@
  *             into `pings` and the `healthchecks` rows in one transaction (not Pharos)
  *
  *   node --import tsx bench/ping-store-micro.ts [--mode store] [--order random|sequential] [--batch 20]
- *        [--warm 100000] [--pings 400000] [--keep 100] [--fold 0] [--cache-size -2000] [--without-rowid]
+ *        [--warm 100000] [--pings 400000] [--keep 100] [--fold 0] [--cache-size -2000] [--without-rowid] [--page-size 4096]
  *
  * Prints per ping: wall µs, main-thread CPU µs (and its kernel part), process CPU µs (all threads:
  * the checkpoint worker too), and for `--fold` the longest fold in ms. See docs/PERFORMANCE.md
@@ -24,6 +24,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import type { Healthcheck } from '../src/domain/healthcheck.ts';
 import type { Ping, StoredPing } from '../src/domain/ping.ts';
 import { openDb } from '../src/store/db.ts';
@@ -40,6 +41,7 @@ const { values: opt } = parseArgs({
     fold: { type: 'string', default: '0' },
     'cache-size': { type: 'string' },
     'without-rowid': { type: 'boolean', default: false },
+    'page-size': { type: 'string' },
   },
 });
 const N = 10_000;
@@ -52,6 +54,13 @@ if (opt.order !== 'random' && opt.order !== 'sequential') throw new Error('--ord
 const STRIDE = opt.order === 'random' ? 7919 : 1;
 
 const dir = mkdtempSync(join(tmpdir(), 'ping-store-micro-'));
+if (opt['page-size']) {
+  // A database file whose pages are this size (fixed once the first table exists), then Pharos's schema.
+  const raw = new Database(join(dir, 'pharos.db'));
+  raw.pragma(`page_size = ${Number(opt['page-size'])}`);
+  raw.exec('CREATE TABLE page_size_probe(x); DROP TABLE page_size_probe;');
+  raw.close();
+}
 const db = openDb(dir, undefined, undefined, { warn: (line) => process.stderr.write(`${line}\n`) });
 const sqlite = db.sqlite;
 if (opt['cache-size']) sqlite.pragma(`cache_size = ${Number(opt['cache-size'])}`);
@@ -146,7 +155,7 @@ const main = process.threadCpuUsage(main0);
 const all = process.cpuUsage(process0);
 const per = (us: number) => (us / P).toFixed(2);
 console.log(
-  `${opt.mode}${opt['without-rowid'] ? ' (pings WITHOUT ROWID)' : ''}${FOLD ? ` fold ${FOLD}` : ''}, ${opt.order} order, batch ${BATCH}, ${opt.warm} warm-up + ${P} pings, keep ${KEEP}: ` +
+  `page size ${sqlite.pragma('page_size', { simple: true })} B, ${opt.mode}${opt['without-rowid'] ? ' (pings WITHOUT ROWID)' : ''}${FOLD ? ` fold ${FOLD}` : ''}, ${opt.order} order, batch ${BATCH}, ${opt.warm} warm-up + ${P} pings, keep ${KEEP}: ` +
     `wall ${per(wallUs)} µs/ping, main-thread CPU ${per(main.user + main.system)} (kernel ${per(main.system)}), process CPU ${per(all.user + all.system)}` +
     (FOLD ? `, longest fold ${longestFoldMs.toFixed(1)} ms` : ''),
 );
