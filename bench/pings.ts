@@ -4,7 +4,8 @@
  *
  *   npm run bench:pings -- [--healthchecks 10000] [--duration 30] [--connections 50] [--rate 0]
  *                          [--pharos dist|src|/path/to/binary[,…]] [--rounds 1] [--pharos-node-options=--flag]
- *                          [--proto main,rows,thread]   (the experiment of bench/ping-store-proto.ts, after the baseline)
+ *                          [--proto main,rows,thread,journal,journal-nice]   (experiments, after the baseline:
+ *                                 bench/ping-store-proto.ts; journal[-nice]: bench/ping-journal-proto.ts)
  *                          [--order sequential|random]
  *
  * `--order sequential` (the default) sends the tokens in the order the healthchecks were created, so a
@@ -130,7 +131,8 @@ async function runPharos(build: string): Promise<Row> {
 
 /**
  * The no-store baseline, or with `proto` the experiment of bench/ping-store-proto.ts: the same
- * server storing each ping with Pharos's SQL on the event loop (`main`) or on a worker thread (`thread`).
+ * server storing each ping with Pharos's SQL on the event loop (`main`) or on a worker thread
+ * (`thread`); or (`journal`) bench/ping-journal-proto.ts: an append-only journal folded by a thread.
  */
 async function runBaseline(proto?: string): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
@@ -138,11 +140,18 @@ async function runBaseline(proto?: string): Promise<Row> {
   writeFileSync(join(dir, 'tokens'), tokens.join('\n'));
   const port = await freePort();
   const b = proto
-    ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ping-store-proto.ts'), String(port), join(dir, 'tokens'), proto])
+    ? proto.startsWith('journal')
+      ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ping-journal-proto.ts'), String(port), join(dir, 'tokens'), proto === 'journal-nice' ? '19' : '0'])
+      : startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ping-store-proto.ts'), String(port), join(dir, 'tokens'), proto])
     : startChild(process.execPath, [join(ROOT, 'bench/ping-baseline.ts'), String(port), join(dir, 'tokens')]);
   await b.nextLine();
   try {
-    return await load(proto ? `experiment: node:http + Pharos's ping SQL ${proto === 'thread' ? 'on a worker thread' : proto === 'rows' ? 'without the counter UPDATE, on the event loop' : 'on the event loop'}` : 'baseline (node:http, no store)', `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
+    const what = !proto
+      ? 'baseline (node:http, no store)'
+      : proto.startsWith('journal')
+        ? `experiment: node:http + an append-only ping journal, folded by a thread${proto === 'journal-nice' ? ' at nice 19' : ''}`
+        : `experiment: node:http + Pharos's ping SQL ${proto === 'thread' ? 'on a worker thread' : proto === 'rows' ? 'without the counter UPDATE, on the event loop' : 'on the event loop'}`;
+    return await load(what, `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
   } finally {
     await stop(b);
     rmSync(dir, { recursive: true, force: true });
