@@ -12,6 +12,9 @@
  *   journal   the prototype of an append-only ping journal: one multi-row INSERT per batch into a
  *             table without a secondary index; with `--fold N`, every N pings the journal is moved
  *             into `pings` and the `healthchecks` rows in one transaction (not Pharos)
+ *   counted-journal  a journal that keeps the healthchecks exact: per ping Pharos's read and counter
+ *             `UPDATE` as in `store`, the ping rows appended to the journal in the same transaction; the
+ *             fold moves rows and prunes, nothing else (no ping state to merge into reads)
  *
  *   node --import tsx bench/ping-store-micro.ts [--mode store] [--order random|sequential] [--batch 20]
  *        [--warm 100000] [--pings 400000] [--keep 100] [--fold 0] [--cache-size -2000] [--without-rowid] [--page-size 4096]
@@ -48,7 +51,7 @@ const N = 10_000;
 const BATCH = Number(opt.batch);
 const FOLD = Number(opt.fold);
 const KEEP = Number(opt.keep);
-if (!['store', 'memory', 'journal'].includes(opt.mode!)) throw new Error('--mode: store, memory or journal');
+if (!['store', 'memory', 'journal', 'counted-journal'].includes(opt.mode!)) throw new Error('--mode: store, memory, journal or counted-journal');
 if (opt.order !== 'random' && opt.order !== 'sequential') throw new Error('--order: random or sequential');
 /** Creation order, or a fixed scatter (7919 is prime, so every healthcheck comes once per N pings). */
 const STRIDE = opt.order === 'random' ? 7919 : 1;
@@ -115,15 +118,23 @@ function storeBatch(): void {
   });
 }
 
-/** One batch into the journal; every FOLD pings, the fold. */
+/** One batch into the journal (counted in memory, or by Pharos's counter UPDATE); every FOLD pings, the fold. */
 function journalBatch(): void {
   const params: unknown[] = [];
-  for (let j = 0; j < BATCH; j++) {
-    const id = inMemory.get(tokens[nextIndex()]!)!.id;
-    const p = ping();
-    params.push(id, ++counted[id]!, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, null);
-  }
+  const countedByStore = opt.mode === 'counted-journal';
   sqlite.exec('BEGIN IMMEDIATE');
+  for (let j = 0; j < BATCH; j++) {
+    const token = tokens[nextIndex()]!;
+    const p = ping();
+    if (countedByStore) {
+      const hc = store.healthchecks.get(token)!;
+      const { stored } = store.healthchecks.countPing(hc, p, { status: 'up', clockStartAt: p.at });
+      params.push(hc.id, stored.n, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, null);
+    } else {
+      const id = inMemory.get(token)!.id;
+      params.push(id, ++counted[id]!, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, null);
+    }
+  }
   journalInsert.run(...params);
   sqlite.exec('COMMIT');
   sinceFold += BATCH;
@@ -131,7 +142,7 @@ function journalBatch(): void {
     const t0 = performance.now();
     sqlite.exec('BEGIN IMMEDIATE');
     foldRows.run();
-    foldCounters.run();
+    if (!countedByStore) foldCounters.run();
     foldPrune.run(KEEP);
     emptyJournal.run();
     sqlite.exec('COMMIT');
@@ -141,7 +152,7 @@ function journalBatch(): void {
 }
 
 const run = (pings: number) => {
-  for (let done = 0; done < pings; done += BATCH) (opt.mode === 'journal' ? journalBatch : storeBatch)();
+  for (let done = 0; done < pings; done += BATCH) (opt.mode!.endsWith('journal') ? journalBatch : storeBatch)();
 };
 run(Number(opt.warm));
 longestFoldMs = 0;
