@@ -32,6 +32,7 @@ import type { Healthcheck } from '../src/domain/healthcheck.ts';
 import type { Ping, StoredPing } from '../src/domain/ping.ts';
 import { openDb } from '../src/store/db.ts';
 import { createStore } from '../src/store/index.ts';
+import { JOURNAL_TABLE_SQL, journalFold, journalInsertSql, seedHealthchecks } from './ping-protos.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -67,7 +68,6 @@ if (opt['page-size']) {
 const db = openDb(dir, undefined, undefined, { warn: (line) => process.stderr.write(`${line}\n`) });
 const sqlite = db.sqlite;
 if (opt['cache-size']) sqlite.pragma(`cache_size = ${Number(opt['cache-size'])}`);
-const COLUMNS = 'healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms';
 if (opt['without-rowid']) {
   sqlite.exec(`DROP TABLE pings; CREATE TABLE pings (
     healthcheck_id INTEGER NOT NULL REFERENCES healthchecks(id) ON DELETE CASCADE, n INTEGER NOT NULL,
@@ -75,25 +75,14 @@ if (opt['without-rowid']) {
     user_agent TEXT, body TEXT, duration_ms INTEGER, PRIMARY KEY (healthcheck_id, n)) WITHOUT ROWID`);
 }
 const store = createStore(db);
-const tokens: string[] = [];
-store.tx(() => {
-  for (let i = 0; i < N; i++) {
-    tokens.push(`tok_micro${String(i).padStart(10, '0')}`);
-    store.healthchecks.insert(tokens[i]!, `hc_micro${i}`, { name: `job ${i}`, periodValue: 1, periodType: 'days', cron: null, timezone: 'UTC', graceValue: 1, graceType: 'hours', escalationPolicyUuid: null }, Date.now());
-  }
-});
+const tokens = Array.from({ length: N }, (_, i) => `tok_micro${String(i).padStart(10, '0')}`);
+seedHealthchecks(store, tokens, 'hc_micro');
 const inMemory = new Map<string, Healthcheck>(tokens.map((t) => [t, store.healthchecks.get(t)!]));
 
-// The journal prototype's statements.
-sqlite.exec(`CREATE TABLE ping_journal (id INTEGER PRIMARY KEY, ${COLUMNS.split(', ').map((c) => `${c} ${c === 'kind' || c === 'method' || c === 'source_ip' || c === 'user_agent' || c === 'body' ? 'TEXT' : 'INTEGER'}`).join(', ')})`);
-const journalInsert = sqlite.prepare(`INSERT INTO ping_journal(${COLUMNS}) VALUES ${Array.from({ length: BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
-const foldRows = sqlite.prepare(`INSERT INTO pings(${COLUMNS}) SELECT ${COLUMNS} FROM ping_journal ORDER BY healthcheck_id, n`);
-const foldCounters = sqlite.prepare(
-  `UPDATE healthchecks SET pings_total = j.n, last_ping_at = j.at
-   FROM (SELECT healthcheck_id, max(n) AS n, max(at) AS at FROM ping_journal GROUP BY healthcheck_id) AS j WHERE healthchecks.id = j.healthcheck_id`,
-);
-const foldPrune = sqlite.prepare('DELETE FROM pings WHERE rowid IN (SELECT p.rowid FROM pings p JOIN healthchecks h ON h.id = p.healthcheck_id WHERE p.healthcheck_id IN (SELECT DISTINCT healthcheck_id FROM ping_journal) AND p.n <= h.pings_total - ?)');
-const emptyJournal = sqlite.prepare('DELETE FROM ping_journal');
+// The journal prototype's table, statement and fold.
+sqlite.exec(JOURNAL_TABLE_SQL);
+const journalInsert = sqlite.prepare(journalInsertSql(BATCH));
+const fold = journalFold(sqlite, 'main', KEEP, { counters: opt.mode !== 'counted-journal' });
 const counted = new Int32Array(N + 1);
 
 let k = 0;
@@ -140,12 +129,7 @@ function journalBatch(): void {
   sinceFold += BATCH;
   if (FOLD > 0 && sinceFold >= FOLD) {
     const t0 = performance.now();
-    sqlite.exec('BEGIN IMMEDIATE');
-    foldRows.run();
-    if (!countedByStore) foldCounters.run();
-    foldPrune.run(KEEP);
-    emptyJournal.run();
-    sqlite.exec('COMMIT');
+    fold();
     longestFoldMs = Math.max(longestFoldMs, performance.now() - t0);
     sinceFold = 0;
   }

@@ -14,7 +14,6 @@
  *
  *   node --import tsx bench/ping-store-proto.ts <port> <tokensFile> main|rows|thread   (prints "ready")
  */
-import { createServer, type ServerResponse } from 'node:http';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +21,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { Ping, StoredPing } from '../src/domain/ping.ts';
 import { openDb, openDbFile } from '../src/store/db.ts';
 import { createStore, type Store } from '../src/store/index.ts';
-
-type Batch = Array<[token: string, at: number]>;
+import { seedHealthchecks, servePings, type Batch } from './ping-protos.ts';
 
 /**
  * Pharos's ping writes through its own store (src/store/healthchecks.ts): the healthcheck read by
@@ -67,16 +65,10 @@ if (!isMainThread) {
   const seed = openDb(dir, undefined, undefined, mode !== 'thread' ? { warn: (line) => process.stderr.write(`${line}\n`) } : undefined);
   const store = createStore(seed);
   const tokens = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-  store.tx(() => tokens.forEach((t, i) => store.healthchecks.insert(t, `hc_proto${i}`, { name: `job ${i}`, periodValue: 1, periodType: 'days', cron: null, timezone: 'UTC', graceValue: 1, graceType: 'hours', escalationPolicyUuid: null }, Date.now())));
+  seedHealthchecks(store, tokens, 'hc_proto');
   const dbFile = join(dir, 'pharos.db');
   if (mode === 'thread') seed.close();
 
-  let queue: Array<[token: string, at: number, res: ServerResponse]> = [];
-  let scheduled = false;
-  const answer = (res: ServerResponse, ok: boolean) => {
-    res.writeHead(ok ? 200 : 404, { 'content-type': 'text/plain' });
-    res.end(ok ? 'OK' : 'Not found');
-  };
   let send: (batch: Batch, done: (stored: boolean[]) => void) => void;
   if (mode === 'thread') {
     const worker = new Worker(new URL(import.meta.url), { workerData: dbFile, execArgv: ['--import', 'tsx'] });
@@ -94,24 +86,5 @@ if (!isMainThread) {
     const write = pingWriter(store, mode === 'rows');
     send = (batch, done) => done(write(batch));
   }
-  const flush = () => {
-    scheduled = false;
-    const q = queue;
-    queue = [];
-    send(
-      q.map(([t, at]) => [t, at]),
-      (stored) => q.forEach(([, , res], i) => answer(res, stored[i]!)),
-    );
-  };
-  const server = createServer((req, res) => {
-    req.resume();
-    queue.push([req.url!.slice('/ping/'.length).split('/')[0]!, Date.now(), res]);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
-  process.on('SIGTERM', () => process.exit(0));
+  servePings(port, send);
 }

@@ -129,29 +129,33 @@ async function runPharos(build: string): Promise<Row> {
   }
 }
 
+/** The experiments `--proto` names: the script, its arguments after `<port> <tokensFile>`, and its row's label. */
+const PROTOS: Record<string, { script: string; args: string[]; what: string }> = {
+  main: { script: 'bench/ping-store-proto.ts', args: ['main'], what: "experiment: node:http + Pharos's ping SQL on the event loop" },
+  rows: { script: 'bench/ping-store-proto.ts', args: ['rows'], what: "experiment: node:http + Pharos's ping SQL without the counter UPDATE, on the event loop" },
+  thread: { script: 'bench/ping-store-proto.ts', args: ['thread'], what: "experiment: node:http + Pharos's ping SQL on a worker thread" },
+  journal: { script: 'bench/ping-journal-proto.ts', args: ['0'], what: 'experiment: node:http + an append-only ping journal, folded by a thread' },
+  'journal-nice': { script: 'bench/ping-journal-proto.ts', args: ['19'], what: 'experiment: node:http + an append-only ping journal, folded by a thread at nice 19' },
+};
+for (const proto of opt.proto!.split(',').filter(Boolean)) if (!PROTOS[proto]) throw new Error(`--proto: one or more of ${Object.keys(PROTOS).join(', ')}`);
+
 /**
- * The no-store baseline, or with `proto` the experiment of bench/ping-store-proto.ts: the same
- * server storing each ping with Pharos's SQL on the event loop (`main`) or on a worker thread
- * (`thread`); or (`journal`) bench/ping-journal-proto.ts: an append-only journal folded by a thread.
+ * The no-store baseline, or with `proto` one of {@link PROTOS}: the same server storing each ping
+ * with Pharos's SQL on the event loop (`main`, `rows`) or on a worker thread (`thread`), or in an
+ * append-only journal folded by a thread (`journal`, `journal-nice`; bench/ping-journal-proto.ts).
  */
 async function runBaseline(proto?: string): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-'));
   const tokens = Array.from({ length: N }, (_, i) => `tok_baseline${String(i).padStart(10, '0')}`);
   writeFileSync(join(dir, 'tokens'), tokens.join('\n'));
   const port = await freePort();
-  const b = proto
-    ? proto.startsWith('journal')
-      ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ping-journal-proto.ts'), String(port), join(dir, 'tokens'), proto === 'journal-nice' ? '19' : '0'])
-      : startChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/ping-store-proto.ts'), String(port), join(dir, 'tokens'), proto])
+  const p = proto ? PROTOS[proto]! : undefined;
+  const b = p
+    ? startChild(process.execPath, ['--import', 'tsx', join(ROOT, p.script), String(port), join(dir, 'tokens'), ...p.args])
     : startChild(process.execPath, [join(ROOT, 'bench/ping-baseline.ts'), String(port), join(dir, 'tokens')]);
   await b.nextLine();
   try {
-    const what = !proto
-      ? 'baseline (node:http, no store)'
-      : proto.startsWith('journal')
-        ? `experiment: node:http + an append-only ping journal, folded by a thread${proto === 'journal-nice' ? ' at nice 19' : ''}`
-        : `experiment: node:http + Pharos's ping SQL ${proto === 'thread' ? 'on a worker thread' : proto === 'rows' ? 'without the counter UPDATE, on the event loop' : 'on the event loop'}`;
-    return await load(what, `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
+    return await load(p?.what ?? 'baseline (node:http, no store)', `http://127.0.0.1:${port}`, tokens, b.proc.pid!);
   } finally {
     await stop(b);
     rmSync(dir, { recursive: true, force: true });
