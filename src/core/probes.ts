@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import type { Clock, TimerHandle } from '../lib/clock.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { randomBase62 } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
@@ -17,26 +17,8 @@ import {
 import { REGIONS, type Region } from '../domain/regions.ts';
 import type { Store } from '../store/index.ts';
 import type { EventBus } from './events.ts';
+import { countRate, holdPoll, listAgents, newAgentState, newRate, wakeAgent, type AgentState } from './probe-agents.ts';
 
-interface AgentState {
-  info: AgentInfo;
-  online: boolean;
-  openPolls: number;
-  /** Resolvers of this agent's held polls. */
-  waiters: Set<() => void>;
-  /** Bumped whenever the agent's checks (or one's settings) change. */
-  version: number;
-  monitors: Set<number>;
-  rechecks: Set<number>;
-  droppedResults: number;
-  offlineTimer: TimerHandle | null;
-  rate: Rate;
-}
-
-/** Results counted per one-minute window. */
-interface Rate { windowStart: number; count: number; perSecond: number; full: boolean }
-
-const RATE_WINDOW_MS = 60_000;
 /** A numeric key per (monitor, region): no string is built per result on the hot path. */
 const REGION_SLOTS = 32;
 const REGION_INDEX = new Map<string, number>(REGIONS.map((r, i) => [r, i]));
@@ -68,7 +50,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   const plans = new Map<number, ProbePlan>();
   /** {@link lastKey} of a monitor and region → start (epoch ms) of the newest result seen for it. */
   const lastAt = new Map<number, number>();
-  const localRate: Rate = { windowStart: clock.now(), count: 0, perSecond: 0, full: false };
+  const localRate = newRate(clock.now());
 
   const onlineByRegion = () => {
     const on = new Map<Region, Set<string>>();
@@ -104,13 +86,9 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     return plan;
   };
 
-  const wake = (a: AgentState) => {
-    for (const w of a.waiters) w();
-    a.waiters.clear();
-  };
   const bump = (a: AgentState) => {
     a.version++;
-    wake(a);
+    wakeAgent(a);
   };
 
   /**
@@ -172,23 +150,9 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   };
 
   const newAgent = (info: AgentInfo): AgentState => {
-    const rate = { windowStart: clock.now(), count: 0, perSecond: 0, full: false };
-    const a: AgentState = { info, online: false, openPolls: 0, waiters: new Set(), version: 0, monitors: new Set(), rechecks: new Set(), droppedResults: 0, offlineTimer: null, rate };
+    const a = newAgentState(info, clock.now());
     agents.set(info.id, a);
     return a;
-  };
-
-  const rateOf = (r: Rate, add: number) => {
-    const now = clock.now();
-    if (now - r.windowStart >= RATE_WINDOW_MS) {
-      r.perSecond = r.count / ((now - r.windowStart) / 1000);
-      r.windowStart = now;
-      r.count = 0;
-      r.full = true;
-    }
-    r.count += add;
-    // Until a whole window passed, the rate so far.
-    return r.full ? r.perSecond : r.count / Math.max(1, (now - r.windowStart) / 1000);
   };
 
   const assignment = (a: AgentState) => `${bootId}.${a.version}`;
@@ -255,7 +219,11 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     announceLocal: (): void => {
       recallAgents();
       replan(monitors.keys());
-      for (const [id, { localRegion: r }] of plans) if (r) lastAt.delete(lastKey(id, r)), bus.emit('probe.local', { monitorId: id, monitor: monitors.get(id)!, region: r, nextDueAt: nextDueAt(monitors.get(id)!, r) });
+      for (const [id, { localRegion: r }] of plans) {
+        if (!r) continue;
+        lastAt.delete(lastKey(id, r));
+        bus.emit('probe.local', { monitorId: id, monitor: monitors.get(id)!, region: r, nextDueAt: nextDueAt(monitors.get(id)!, r) });
+      }
     },
     /** The plan of an active monitor, or undefined (paused, deleted). */
     plan: (monitorId: number): ProbePlan | undefined => plans.get(monitorId),
@@ -274,11 +242,8 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     noteResult(monitorId: number, region: string, at: number, probe: string): void {
       const key = lastKey(monitorId, region);
       if ((lastAt.get(key) ?? -1) < at) lastAt.set(key, at);
-      if (probe === LOCAL_PROBE) rateOf(localRate, 1);
-      else {
-        const a = agents.get(probe);
-        if (a) rateOf(a.rate, 1);
-      }
+      const rate = probe === LOCAL_PROBE ? localRate : agents.get(probe)?.rate;
+      if (rate) countRate(rate, 1, clock.now());
     },
     /**
      * Asks the probes of `regions` to re-check a monitor after `delayMs` (the local probe through
@@ -296,7 +261,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
         if (!a) continue;
         const ask = () => {
           a.rechecks.add(monitorId);
-          wake(a);
+          wakeAgent(a);
         };
         if (delayMs > 0) clock.setTimer(delayMs, ask);
         else ask();
@@ -339,17 +304,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       try {
         // signal.aborted: the agent's connection closed before the hold (an 'abort' listener would never fire).
         if (signal.aborted || body.assignment !== assignment(agent) || agent.rechecks.size > 0) return answer(agent, body.assignment);
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            hold.cancel();
-            signal.removeEventListener('abort', done);
-            agent.waiters.delete(done);
-            resolve();
-          };
-          const hold = clock.setTimer(pollHoldMs, done);
-          signal.addEventListener('abort', done);
-          agent.waiters.add(done);
-        });
+        await holdPoll(agent, clock, pollHoldMs, signal);
         return answer(agent, body.assignment);
       } finally {
         agent.openPolls--;
@@ -361,34 +316,26 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     list(version: string): ProbeListing[] {
       const now = clock.now();
       const local: ProbeListing = {
-        id: LOCAL_PROBE, name: 'local', region: mainRegion, version,
+        id: LOCAL_PROBE,
+        name: 'local',
+        region: mainRegion,
+        version,
         sourceAddress: deps.config.probe.source_address ?? null,
         firstSeen: localRate.windowStart,
         lastSeen: now,
         status: 'online',
         connected: true,
         monitors: [...plans.values()].filter((p) => p.localRegion).length,
-        checksPerSecond: rateOf(localRate, 0),
+        checksPerSecond: countRate(localRate, 0, now),
         droppedResults: 0,
       };
-      const remote = [...agents.values()].map((a): ProbeListing => ({
-        ...a.info,
-        // A held poll is a live connection.
-        lastSeen: a.openPolls > 0 ? now : a.info.lastSeen,
-        status: a.online ? 'online' : 'offline',
-        connected: a.openPolls > 0,
-        monitors: a.monitors.size,
-        checksPerSecond: rateOf(a.rate, 0),
-        droppedResults: a.droppedResults,
-      }));
-      remote.sort((x, y) => Number(y.status === 'online') - Number(x.status === 'online') || x.firstSeen - y.firstSeen);
-      return [local, ...remote];
+      return [local, ...listAgents(agents.values(), now)];
     },
     /** Answers every held poll (shutdown). */
     stop(): void {
       for (const a of agents.values()) {
         a.offlineTimer?.cancel();
-        wake(a);
+        wakeAgent(a);
       }
     },
   };
