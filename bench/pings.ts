@@ -6,12 +6,13 @@
  *                          [--pharos dist|src|/path/to/binary[,…]] [--rounds 1] [--pharos-node-options=--flag]
  *                          [--proto main,rows,thread,journal,journal-nice]   (experiments, after the baseline:
  *                                 bench/ping-store-proto.ts; journal[-nice]: bench/ping-journal-proto.ts)
- *                          [--order sequential|random]
+ *                          [--order sequential|random] [--pin]
  *
  * `--order sequential` (the default) sends the tokens in the order the healthchecks were created, so a
  * batch of pings touches neighbouring rows; `--order random` sends them in one shuffled order (the
  * same for every target of the run), as a fleet of unrelated jobs does: each ping of a batch then
- * touches its own database pages.
+ * touches its own database pages. `--pin` (Linux `taskset`) keeps the load generator on CPU 0 and the
+ * measured server on CPU 1 during each load window: the server gets one core of its own, threads included.
  *
  * Each round runs the baseline, then every `--pharos` build in turn (comma-separated: e.g. a build of
  * main and the candidate, side by side in one run). Reports pings/s, latency p50/p99/p99.9 (ms, to
@@ -20,6 +21,7 @@
  * whether every acknowledged ping (2xx) was stored: the sum of the healthchecks' ping counters and
  * the ping rows, read from the database after a clean stop. See docs/PERFORMANCE.md.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +43,14 @@ const { values: opt } = parseArgs({
     rounds: { type: 'string', default: '1' },
     proto: { type: 'string', default: '' },
     order: { type: 'string', default: 'sequential' },
+    pin: { type: 'boolean', default: false },
   },
 });
+// --pin: the load generator (this process, autocannon in it) on CPU 0 and the measured server (every
+// thread) on CPU 1, so neither takes the other's core: the server's own threads (checkpoints, a
+// journal's fold) then share its one core instead of taking CPU from the load generator.
+const pinTo = (pid: number, cpu: number) => void execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
+if (opt.pin) pinTo(process.pid, 0);
 const N = Number(opt.healthchecks);
 const DURATION_S = Number(opt.duration);
 const CONNECTIONS = Number(opt.connections);
@@ -73,6 +81,7 @@ interface Row {
 
 /** Drives `base` with autocannon for DURATION_S, token ORDER[requests % N], while measuring `pid`. */
 async function load(what: string, base: string, tokens: string[], pid: number): Promise<Row> {
+  if (opt.pin) pinTo(pid, 1);
   let i = 0;
   const win = new ProcessWindow(pid);
   const micros = createHistogram();
@@ -188,6 +197,6 @@ const middle = (xs: number[]) => {
 const ratios = new Map<string, number[]>();
 for (const r of rounds) for (const o of r.others) ratios.set(o.what, [...(ratios.get(o.what) ?? []), o.p99Ms / r.baseline.p99Ms]);
 const ratioLines = [...ratios].map(([what, rs]) => `- ${what}: ${rs.map((x) => `${f(x, 2)}×`).join(', ')}${rs.length > 1 ? `; median ${f(middle(rs), 2)}×` : ''}`);
-console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them (${opt.order} order), ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each\n\n${table}\n\np99 ÷ the same round's baseline p99:\n${ratioLines.join('\n')}`);
+console.log(`\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${N} healthchecks, GET /ping/<token> cycling through them (${opt.order} order), ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} req/s offered` : 'closed loop (as fast as answered)'}, ${DURATION_S} s each${opt.pin ? ', load generator pinned to CPU 0 and each server to CPU 1' : ''}\n\n${table}\n\np99 ÷ the same round's baseline p99:\n${ratioLines.join('\n')}`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/pings-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));
