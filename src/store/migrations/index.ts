@@ -16,6 +16,9 @@ import { sql as protocolSettings } from './0014_protocol_settings.ts';
 import { sql as consoleSso } from './0015_console_sso.ts';
 import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly_tables.ts';
 import { sql as clusterInstances } from './0017_cluster_instances.ts';
+import { sql as signinHardening } from './0018_signin_hardening.ts';
+import { sql as probeTokenRegions } from './0019_probe_token_regions.ts';
+import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -46,6 +49,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'console_sso', sql: consoleSso },
   { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
   { version: 17, name: 'cluster_instances', sql: clusterInstances },
+  { version: 18, name: 'signin_hardening', sql: signinHardening },
+  { version: 19, name: 'probe_token_regions', sql: probeTokenRegions },
+  { version: 20, name: 'subscriber_proof', sql: subscriberProof },
 ];
 
 /**

@@ -3,6 +3,9 @@ import { pendingMigrations, type Migration } from '../migrations/index.ts';
 import { sql as baseline } from './0015_baseline.ts';
 import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly.ts';
 import { sql as clusterInstances } from './0017_cluster_instances.ts';
+import { sql as signinHardening } from './0018_signin_hardening.ts';
+import { sql as probeTokenRegions } from './0019_probe_token_regions.ts';
+import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 
 /**
  * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
@@ -13,6 +16,9 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'baseline', sql: baseline },
   { version: 16, name: 'results_hourly_tables', sql: resultsHourly, run: moveResultsHourly },
   { version: 17, name: 'cluster_instances', sql: clusterInstances },
+  { version: 18, name: 'signin_hardening', sql: signinHardening },
+  { version: 19, name: 'probe_token_regions', sql: probeTokenRegions },
+  { version: 20, name: 'subscriber_proof', sql: subscriberProof },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
