@@ -8,7 +8,11 @@
 export const CMD = 0;
 /** Slot: where the worker is — {@link STARTING}, {@link READY}, {@link CLOSED}; {@link EXITED} as its thread ends any way. */
 export const STATE = 1;
-/** Slot: passive checkpoints run by the worker (wraps at 2^31; for tests and stats). */
+/**
+ * Slot: passes the worker has finished (wraps at 2^31; for tests and stats), counted after the
+ * pass stored {@link LOG} and {@link DONE}: once a reader sees it grow by 2, the figures it reads
+ * are those of a pass that began after it looked.
+ */
 export const PASSES = 2;
 /** Slot: the WAL's size in frames (pages) after the worker's last pass, before any RESTART. */
 export const LOG = 3;

@@ -53,6 +53,9 @@ function run(): void {
       Atomics.wait(state, CMD, Atomics.load(state, CMD), init.intervalMs);
       if (Atomics.load(state, CMD) === STOP) break;
       pass(db);
+      // Counted once the pass's figures (LOG, DONE) are stored: a reader that sees PASSES = n sees
+      // the figures of pass n or a later one, never the figures from before a pass it counted.
+      Atomics.add(state, PASSES, 1);
     }
   } finally {
     db.close();
@@ -61,10 +64,7 @@ function run(): void {
   }
 }
 
-const passive = (db: Database.Database): Checkpointed => {
-  Atomics.add(state, PASSES, 1);
-  return (db.pragma('wal_checkpoint(PASSIVE)') as Checkpointed[])[0]!;
-};
+const passive = (db: Database.Database): Checkpointed => (db.pragma('wal_checkpoint(PASSIVE)') as Checkpointed[])[0]!;
 
 /**
  * One pass: a passive checkpoint (it copies every committed frame no reader's snapshot still needs:

@@ -45,7 +45,7 @@ export const FALLBACK_AUTOCHECKPOINT = 1000;
 export interface Checkpointer {
   /** `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
   readonly mode: 'starting' | 'running' | 'fallback' | 'stopped';
-  /** The worker's counters: passive checkpoints run, RESTART/TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
+  /** The worker's counters: passes finished (each one or more passive checkpoints; counted after its figures are stored), RESTART/TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
   stats(): { passes: number; restarts: number; walPages: number; copiedPages: number };
   /**
    * Stops the worker and waits (blocking, at most 10 s) until it has closed its connection, so the

@@ -33,6 +33,17 @@ function open(opts: { restartPages?: number; nativeBinding?: object } = {}) {
 const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 const pageSize = (db: SqliteDb) => db.sqlite.pragma('page_size', { simple: true }) as number;
 
+/**
+ * The worker's figures after a whole pass that began after this call: its passes are counted once
+ * their figures are stored and run one after the other, so the second one counted from now began
+ * after now (the first may have been under way). No race with a pass in flight.
+ */
+async function passAfterNow(db: SqliteDb): Promise<ReturnType<NonNullable<SqliteDb['checkpointer']>['stats']>> {
+  const from = db.checkpointer!.stats().passes;
+  await waitFor('two more passes of the checkpoint worker', async () => db.checkpointer!.stats().passes >= from + 2);
+  return db.checkpointer!.stats();
+}
+
 /** Writes `pages` pages of blobs in one transaction (one commit: all of it in the WAL at once). */
 function writePages(db: SqliteDb, pages: number): void {
   const insert = db.sqlite.prepare('INSERT INTO blobs (b) VALUES (randomblob(?))');
@@ -47,11 +58,10 @@ test('the worker checkpoints the WAL and truncates it at 4× its bound; the main
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), 0, 'the main connection never checkpoints by itself');
   assert.equal(db.sqlite.pragma('journal_size_limit', { simple: true }), 2 * 256 * pageSize(db));
   // What the migrations wrote may still be in the WAL, and a pass may copy it at any moment: wait
-  // until a pass has copied the whole WAL (nothing is written meanwhile), so the file's size holds.
-  await waitFor('a pass of the worker to copy what the migrations wrote', async () => {
-    const s = db.checkpointer!.stats();
-    return s.passes > 0 && s.copiedPages === s.walPages;
-  });
+  // for a whole pass that began after every write so far (nothing is written meanwhile, no reader),
+  // which copies the whole WAL, so the file's size holds from then on.
+  const settled = await passAfterNow(db);
+  assert.equal(settled.copiedPages, settled.walPages, 'a pass with no reader copies the whole WAL');
   const before = size(file);
 
   // A reader's snapshot from before the write keeps every checkpoint from copying what follows, so
@@ -80,10 +90,8 @@ test('below the bound the worker checkpoints passively: the WAL restarts from it
   const high = size(wal);
   // Once the worker has copied every frame, the next commit writes the WAL from its first frame
   // again (the file does not grow): SQLite restarts a WAL that is wholly checkpointed.
-  await waitFor('a passive checkpoint of the worker to copy the whole WAL', async () => {
-    const s = db.checkpointer!.stats();
-    return s.walPages >= 300 && s.copiedPages === s.walPages;
-  });
+  const copied = await passAfterNow(db);
+  assert.ok(copied.walPages >= 300 && copied.copiedPages === copied.walPages, `a passive checkpoint of the worker copied the whole WAL (${JSON.stringify(copied)})`);
   for (let i = 0; i < 5; i++) writePages(db, 50);
   assert.equal(size(wal), high, 'later commits reuse the WAL file from its start');
   assert.equal(db.checkpointer!.stats().restarts, 0);
