@@ -112,7 +112,7 @@ async function run(mode: 'autocheckpoint' | 'worker'): Promise<Row> {
       mainCpu: (main.user + main.system) / 1e6 / seconds,
       processCpu: (cpu.user + cpu.system) / 1e6 / seconds,
       walPeakMb: walPeak / 2 ** 20,
-      worker: s ? `${s.passes} passive, ${s.restarts} restarts` : '–',
+      worker: s ? `${s.passes} passes, ${s.restarts} restarts` : '–',
     };
   } finally {
     db.close();
