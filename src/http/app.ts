@@ -26,7 +26,7 @@ import { consoleSsoSignIn } from './console/routes-sso.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
-import { wellFormedJson } from './well-formed.ts';
+import { wellFormedInput } from './well-formed.ts';
 
 /** Request bodies above this are refused with 413 (CONTRACT.md "Errors and validation"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,6 +51,8 @@ export function createApp(deps: HttpDeps) {
     },
   });
   app.use('*', limitBody);
+  // Before every router (status pages, console, SSO, API): NUL characters and over-deep JSON never reach a store.
+  app.use('*', wellFormedInput);
   // A request for a status page's own host (`<subdomain>.<hosted_domain>` or its custom hostname)
   // is the page's: only its routes (and the page assets) answer there, never the API.
   const hostPages = new Hono<AppEnv>();
@@ -63,7 +65,7 @@ export function createApp(deps: HttpDeps) {
   // Not on `<anything>.<hosted_domain>`: those hosts belong to status pages (an unknown one is a 404, not a sign-in page).
   const pageHost = (host: string | undefined) => (host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '').endsWith(`.${domain.toLowerCase()}`);
   app.use('*', async (c, next) => (CONSOLE_PATH.test(c.req.path) && !pageHost(c.req.header('host')) ? consoleApp.fetch(c.req.raw, c.env) : next()));
-  for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth, wellFormedJson);
+  for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
 
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
