@@ -14,6 +14,12 @@ export const schema = z.strictObject({
     secure: z.boolean().default(false),
     /** Refuse to send unless the server offers STARTTLS. */
     require_tls: z.boolean().default(false),
+    /**
+     * Allow `user`/`password` to be sent over a connection without TLS (a server that offers no
+     * STARTTLS, with `secure: false`). Off by default: with a `user`, Pharos then refuses to send
+     * rather than log in in cleartext (issue #30). Only for a relay on a trusted network.
+     */
+    allow_plaintext_auth: z.boolean().default(false),
     /** false accepts self-signed server certificates (lab setups only). */
     tls_reject_unauthorized: z.boolean().default(true),
     user: z.string().optional(),

@@ -18,7 +18,7 @@ test('discord, tgram, ntfy, pover and mailto expand to their channels', () => {
     type: 'email',
     from: 'bot@example.com',
     to: ['a@example.com', 'b@example.com'],
-    smtp: { host: 'smtp.example.com', port: 465, secure: true, require_tls: false, tls_reject_unauthorized: true, user: 'bot@example.com', password: 'p@ss', timeout_seconds: 10 },
+    smtp: { host: 'smtp.example.com', port: 465, secure: true, require_tls: false, allow_plaintext_auth: false, tls_reject_unauthorized: true, user: 'bot@example.com', password: 'p@ss', timeout_seconds: 10 },
   });
 });
 

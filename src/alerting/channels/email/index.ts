@@ -91,12 +91,32 @@ export function mapEmailError(err: unknown, label: string, where: string, timeou
 }
 
 /**
+ * True when nodemailer stopped because the server would not start TLS: it answered STARTTLS with a
+ * refusal (`ETLS` on the STARTTLS command, with the server's reply), or it knows only HELO, which
+ * has no STARTTLS. A failed TLS handshake after an accepted STARTTLS (bad certificate) is not this:
+ * it has no reply and stays a retryable TLS error.
+ */
+function noStartTls(err: unknown): boolean {
+  const e = (err ?? {}) as { code?: unknown; command?: unknown; response?: unknown; message?: unknown };
+  if (e.code === 'ETLS' && e.command === 'STARTTLS' && typeof e.response === 'string') return true;
+  return e.code === 'ECONNECTION' && e.command === 'EHLO' && typeof e.message === 'string' && e.message.includes('HELO does not support required STARTTLS');
+}
+
+/**
  * An email channel: one SMTP connection per message (no pool) to `config.smtp.host:port`, with
  * `secure` (TLS from the first byte), `requireTLS` (`require_tls`, refuse without STARTTLS),
  * `tls.rejectUnauthorized` (`tls_reject_unauthorized`), AUTH when `user` is set, and connection,
  * greeting and socket timeouts of `timeout_seconds` (converted to ms). Each message goes to all of
  * `config.to` from `config.from`, with the content of {@link emailContent} (text and HTML parts)
  * and `Auto-Submitted: auto-generated`.
+ *
+ * Credentials never cross a plain connection unless `allow_plaintext_auth` is set: with a `user`
+ * and `secure: false`, nodemailer's `requireTLS` is forced on, so the session is upgraded by
+ * STARTTLS before AUTH or fails. nodemailer itself logs in wherever the server advertises AUTH,
+ * TLS or not (smtp-transport: `if (auth && connection.allowsAuth) login`); `requireTLS` makes it
+ * send STARTTLS after EHLO even when not offered and stop with ETLS when the server refuses it,
+ * before any AUTH. That refusal becomes a permanent ChannelError naming `allow_plaintext_auth`.
+ * This covers every SMTP path of Pharos: subscriber mail goes through this channel too.
  *
  * `send` throws ChannelError (see {@link mapEmailError}); when the server accepts only some
  * recipients it throws a permanent ChannelError naming the rejected ones (retrying would send the
@@ -105,11 +125,13 @@ export function mapEmailError(err: unknown, label: string, where: string, timeou
 export function createEmailChannel(config: EmailConfig): Channel {
   const smtp = config.smtp;
   const timeoutMs = smtp.timeout_seconds * 1000;
+  // Only `require_tls: false` needs the guard: with it set, a server without STARTTLS is refused anyway.
+  const guardAuth = smtp.user !== undefined && !smtp.secure && !smtp.require_tls && !smtp.allow_plaintext_auth;
   const transport = nodemailer.createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,
-    requireTLS: smtp.require_tls,
+    requireTLS: smtp.require_tls || guardAuth,
     ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
     tls: { rejectUnauthorized: smtp.tls_reject_unauthorized },
     connectionTimeout: timeoutMs,
@@ -137,6 +159,9 @@ export function createEmailChannel(config: EmailConfig): Channel {
           headers: { 'Auto-Submitted': 'auto-generated', 'X-Pharos-Delivery': delivery.deliveryId },
         });
       } catch (e) {
+        if (guardAuth && noStartTls(e)) {
+          throw new ChannelError(`${label}: ${where} offers no STARTTLS; refusing to send the SMTP password over a plain connection (set smtp.allow_plaintext_auth: true to allow it)`, true);
+        }
         throw mapEmailError(e, label, where, smtp.timeout_seconds, smtp.password);
       }
       const rejected = (info.rejected ?? []).map(String);
@@ -164,7 +189,8 @@ export const email: ChannelPlugin<'email'> = {
       type: 'email',
       from: 'Pharos <pharos@example.com>',
       to: ['oncall@example.com', 'team@example.com'],
-      smtp: { host: url.hostname, port: Number(url.port), secure: false, require_tls: false, tls_reject_unauthorized: true, user: 'pharos', password: 'hunter2-SECRET-pw', timeout_seconds: 5 },
+      // The contract suite's receiver is a plain SMTP server without STARTTLS.
+      smtp: { host: url.hostname, port: Number(url.port), secure: false, require_tls: false, allow_plaintext_auth: true, tls_reject_unauthorized: true, user: 'pharos', password: 'hunter2-SECRET-pw', timeout_seconds: 5 },
     };
   },
   secrets: ['hunter2-SECRET-pw'],
