@@ -114,7 +114,11 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       if (seen === id) continue;
       if (Atomics.load(flags, EXITED) === 1) throw unavailable();
       const left = until - Date.now();
-      if (left <= 0) throw unavailable();
+      if (left <= 0) {
+        // Nothing may run after its caller gave up (pg/worker.ts): a late BEGIN would stay open for good.
+        port1.postMessage({ op: 'abandon', id });
+        throw unavailable();
+      }
       Atomics.wait(flags, READY, seen, left);
     }
   };

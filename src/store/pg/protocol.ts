@@ -35,7 +35,10 @@ export type Request =
   | { id: number; op: 'exec'; text: string }
   | { id: number; op: 'begin' | 'commit' | 'rollback' | 'close' }
   // Test-only (pg/driver.ts workerHooksForTests): the worker throws an uncaught error, i.e. dies.
-  | { id: number; op: 'crash' };
+  | { id: number; op: 'crash' }
+  // The main thread gave up waiting for request `id` (and every one before it): not answered, handled
+  // at once outside the queue. See pg/worker.ts for what the worker does with such a request.
+  | { id: number; op: 'abandon' };
 
 /** An answer: rows and the affected-row count, or an error (`unavailable` when the database cannot be reached). */
 export type Reply =

@@ -4,6 +4,13 @@
  * `commit`/`rollback`, and knows when the database is down: after a connection-class error it sets
  * the shared DOWN flag (the main thread then fails fast without a round trip) and probes with
  * `SELECT 1` at a growing interval (200 ms doubling to 5 s) until the database answers again.
+ *
+ * A request the main thread gave up waiting for (`abandon`, issue 31 point 1) never runs after that:
+ * one still queued is skipped (a `commit` becomes a `ROLLBACK`), one in flight has its connection
+ * destroyed (the server rolls back what that session had open as soon as it sees the close), and a
+ * `begin` that completes after its caller gave up is rolled back at once. Before this a `begin`
+ * abandoned during a network cut completed later and left its transaction open for good: every
+ * later request ran inside it, nothing committed, and its locks held the whole cluster.
  * Bundled on its own for the single executable (build.sh, SEA asset `pg-worker.cjs`).
  */
 import { workerData } from 'node:worker_threads';
@@ -42,6 +49,27 @@ const pool = new pg.Pool({
 pool.on('error', () => markDown());
 
 let tx: pg.PoolClient | null = null;
+/** The highest request id the main thread gave up waiting for (requests up to it are abandoned). */
+let gaveUp = 0;
+/** The request being handled and the connection it is using, if any (destroyed when it is abandoned). */
+let current: { id: number; client: pg.PoolClient | null } | null = null;
+
+/**
+ * Ends `client`'s connection at once: its pending query fails ("Connection terminated") and the
+ * server, seeing the socket close, rolls back whatever that session had open.
+ */
+function destroy(client: pg.PoolClient): void {
+  (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+}
+
+/** Marks requests up to `id` abandoned; the one in flight, if among them, loses its connection. */
+function abandon(id: number): void {
+  gaveUp = Math.max(gaveUp, id);
+  if (current && current.id <= gaveUp && current.client) destroy(current.client);
+}
+
+/** Thrown for a request abandoned before or while it ran (answered, but nobody reads the answer). */
+const abandonedError = () => Object.assign(new Error('the caller gave up waiting for this request'), { code: 'PHAROS_ABANDONED' });
 let txBroken = false;
 const onTxError = () => {
   txBroken = true;
@@ -92,25 +120,45 @@ function nameOf(text: string): string {
 
 const toBuffers = (values: unknown[]) => values.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
 
-async function handle(req: Request): Promise<Reply> {
+async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> {
   const id = req.id;
   try {
     switch (req.op) {
-      case 'query': {
-        const q = { name: nameOf(req.text), text: req.text, values: toBuffers(req.values) };
-        const r = tx ? await tx.query(q) : await pool.query(q);
-        return { id, ok: true, rows: r.rows, changes: r.rowCount ?? 0 };
-      }
+      case 'query':
       case 'exec': {
-        if (tx) await tx.query(req.text);
-        else await pool.query(req.text);
-        return { id, ok: true, rows: [], changes: 0 };
+        if (id <= gaveUp) throw abandonedError();
+        const q = req.op === 'query' ? { name: nameOf(req.text), text: req.text, values: toBuffers(req.values) } : req.text;
+        if (tx) {
+          current!.client = tx;
+          const r = await tx.query(q);
+          return { id, ok: true, rows: r.rows, changes: r.rowCount ?? 0 };
+        }
+        // A client of its own (not pool.query), so an abandoned request's connection can be destroyed.
+        const client = await pool.connect();
+        current!.client = client;
+        try {
+          if (id <= gaveUp) throw abandonedError();
+          const r = await client.query(q);
+          client.release();
+          return { id, ok: true, rows: r.rows, changes: r.rowCount ?? 0 };
+        } catch (e) {
+          client.release(e as Error);
+          throw e;
+        }
       }
       case 'begin': {
+        if (id <= gaveUp) throw abandonedError();
         if (tx) throw new Error('a transaction is already open');
         const client = await pool.connect();
+        current!.client = client;
         try {
+          if (id <= gaveUp) throw abandonedError();
           await client.query('BEGIN');
+          // Its caller gave up while BEGIN was on its way: nobody will commit or roll this back.
+          if (id <= gaveUp) {
+            await client.query('ROLLBACK');
+            throw abandonedError();
+          }
         } catch (e) {
           client.release(e as Error);
           throw e;
@@ -127,13 +175,17 @@ async function handle(req: Request): Promise<Reply> {
         tx = null;
         if (!client) return { id, ok: true, rows: [], changes: 0 };
         client.off('error', onTxError);
+        current!.client = client;
+        // A commit its caller gave up on (it answered 503: not saved) must not save anything later.
+        const commit = req.op === 'commit' && id > gaveUp;
         try {
-          await client.query(req.op === 'commit' ? 'COMMIT' : 'ROLLBACK');
-          client.release(txBroken ? true : undefined);
+          await client.query(commit ? 'COMMIT' : 'ROLLBACK');
         } catch (e) {
           client.release(e as Error);
           throw e;
         }
+        client.release(txBroken ? true : undefined);
+        if (req.op === 'commit' && !commit) throw abandonedError();
         return { id, ok: true, rows: [], changes: 0 };
       }
       case 'close':
@@ -163,8 +215,14 @@ if (Atomics.load(state, DOWN) === 1) void probe();
 // on may still be running when the next arrives).
 let chain: Promise<void> = Promise.resolve();
 port.on('message', (req: Request) => {
+  if (req.op === 'abandon') {
+    abandon(req.id);
+    return;
+  }
   chain = chain.then(async () => {
+    current = { id: req.id, client: null };
     const reply = await handle(req);
+    current = null;
     port.postMessage(reply);
     Atomics.store(state, READY, req.id);
     Atomics.notify(state, READY);
