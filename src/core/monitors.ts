@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import { notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
+import { keepSecrets } from '../protocols/secrets.ts';
 import type { Store } from '../store/index.ts';
 import type { EventBus } from './events.ts';
 
@@ -22,10 +23,10 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
     get: mustGet,
     /**
      * Creates a monitor from a validated body; defaults per API.md §2.2, `status` starts `up`.
-     * @throws AppError 400 for a broken cross-field rule
+     * @throws AppError 400 for a broken cross-field rule, or a secret given as `***` (nothing to keep)
      */
     create(body: MonitorBodyInput): Monitor {
-      const settings = resolveMonitorSettings(body, monitorDefaults(config.probe.region), knownPolicy);
+      const settings = resolveMonitorSettings(keepSecrets(body, null), monitorDefaults(config.probe.region), knownPolicy);
       const monitor = store.tx((tx) => tx.monitors.insert(newId(ID_PREFIX.monitor), settings, clock.now()));
       bus.emit('monitor.created', { monitor });
       return monitor;
@@ -33,13 +34,16 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
     /**
      * Partial update: the fields given are merged into the stored monitor, fields left out keep their
      * values, and the merged settings are checked as a whole; nothing is stored when they break a rule
-     * (CONTRACT.md "Errors and validation").
+     * (CONTRACT.md "Errors and validation"). A secret given as `***` keeps its stored value
+     * (src/protocols/secrets.ts `keepSecrets`: same target only).
      * @throws AppError 404 / 400
      */
     update(uuid: string, body: Partial<MonitorBodyInput>): Monitor {
       const monitor = store.tx((tx) => {
         const current = mustGet(uuid);
-        const settings = resolveMonitorSettings({ ...body, name: body.name ?? current.name, url: body.url ?? current.url }, current, knownPolicy);
+        // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
+        const given = keepSecrets(body, current);
+        const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, knownPolicy);
         return tx.monitors.update(uuid, settings, clock.now())!;
       });
       bus.emit('monitor.updated', { monitor });

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import * as REGISTERED from './registry.ts';
-import type { ProtocolDefinition } from './types.ts';
+import type { ProtocolDefinition, SecretKind } from './types.ts';
 
 /**
  * Every protocol, from the registry (src/protocols/registry.ts, one line per protocol; house rule
@@ -42,4 +42,23 @@ export const PROTOCOL_FIELDS: ReadonlyMap<string, { schema: z.ZodType; protocols
   return all;
 })();
 
+/**
+ * Every protocol's secret fields (its definition's `secrets`), for src/protocols/secrets.ts.
+ * @throws Error at module load when two protocols declare one shared field's secrecy differently
+ */
+export const PROTOCOL_SECRETS: Readonly<Record<Protocol, Readonly<Record<string, SecretKind>>>> = (() => {
+  const all = {} as Record<Protocol, Record<string, SecretKind>>;
+  const kindOf = new Map<string, SecretKind | undefined>();
+  for (const p of PROTOCOLS) {
+    const declared = (protocolDefinition(p).secrets ?? {}) as Record<string, SecretKind>;
+    all[p] = { ...declared };
+    for (const field of Object.keys(protocolDefinition(p).fields)) {
+      if (kindOf.has(field) && kindOf.get(field) !== declared[field]) throw new Error(`protocol field ${field}: ${p} declares its secrecy differently from another protocol`);
+      kindOf.set(field, declared[field]);
+    }
+  }
+  return all;
+})();
+
+export type { SecretKind } from './types.ts';
 export type { CheckSpec, Probe, ProbeFactory, ProbeOptions, ProbeTarget, ProtocolDefinition } from './types.ts';

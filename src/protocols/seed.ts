@@ -51,6 +51,9 @@ export const SEED_FIELDS = {
     .transform((v) => v ?? []),
 };
 
+/** The secret API.md fields: every request header value (an `Authorization`, an API key) is masked on reads. */
+export const SEED_SECRETS = { request_headers: 'header_values' } as const;
+
 /** Defaults of the API.md fields (API.md §2.2). */
 export const SEED_DEFAULTS = {
   http_method: 'GET' as HttpMethod,

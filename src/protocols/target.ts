@@ -56,18 +56,53 @@ export function hostTarget(url: string, port: number | null, defaultPort: number
   return { url: raw, host, port: p };
 }
 
+/** What a secret is shown as, and what a writer sends to keep the stored one (src/protocols/secrets.ts). */
+export const MASK = '***';
+
+/** The schemes whose URLs end their authority at a backslash too (WHATWG URL "special schemes"). */
+const SPECIAL = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file']);
+
+/** Where a URL's password sits (src/protocols/secrets.ts) in the string as given: [start, end) offsets, or null when it has none. */
+export function passwordSpan(url: string): [number, number] | null {
+  const m = /^\s*([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
+  if (!m) return null;
+  const from = m[0].length;
+  const stop = SPECIAL.has(m[1]!.toLowerCase()) ? /[/?#\\]/ : /[/?#]/;
+  const rest = url.slice(from);
+  const authority = rest.slice(0, rest.search(stop) < 0 ? rest.length : rest.search(stop));
+  // The last @ ends the userinfo (WHATWG), the first : in it starts the password.
+  const at = authority.lastIndexOf('@');
+  if (at < 0) return null;
+  const colon = authority.indexOf(':');
+  if (colon < 0 || colon > at || colon + 1 === at) return null;
+  return [from + colon + 1, from + at];
+}
+
+/**
+ * `url` with the password of its userinfo replaced by `***`, the rest exactly as given
+ * (`postgres://app:s3cret@db/app` → `postgres://app:***@db/app`); a URL without one, or a bare host,
+ * unchanged. When WHATWG parsing finds a password the string scan missed (an odd URL), the whole
+ * parsed URL is returned with its password masked instead: nothing is ever shown unmasked.
+ */
+export function maskUrl(url: string): string {
+  const span = passwordSpan(url);
+  const masked = span ? url.slice(0, span[0]) + MASK + url.slice(span[1]) : url;
+  try {
+    const parsed = new URL(masked.trim());
+    if (parsed.password && parsed.password !== MASK) {
+      parsed.password = MASK;
+      return parsed.href;
+    }
+  } catch {
+    // Not a URL (a host name, host:port): it has no password.
+  }
+  return masked;
+}
+
 /**
  * A URL with its password replaced by `***` (database monitors carry credentials in `url`), for
- * alerts and outage listings; anything else unchanged.
+ * alerts and outage listings: {@link maskUrl}, under its older name.
  */
 export function redactCredentials(url: string): string {
-  if (!url.includes('@') || !url.includes('://')) return url;
-  try {
-    const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.href;
-  } catch {
-    return url;
-  }
+  return maskUrl(url);
 }

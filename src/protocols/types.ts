@@ -34,11 +34,22 @@ export interface ProtocolDefinition<F extends z.ZodRawShape = z.ZodRawShape> {
   target(url: string, port: number | null): ProbeTarget;
   /** Rules across this protocol's settings. @throws AppError 400 naming the field */
   validate?(settings: z.output<z.ZodObject<F>>): void;
+  /**
+   * The protocol's secret fields and how each is masked (src/protocols/secrets.ts): `header_values`
+   * (a `[{name, value}]` list: every value), `url_password` (a URL: its password), `value` (the whole
+   * value). Every reader sees `***` instead, and a writer sends `***` back to keep it. The common
+   * `url`'s password is secret for every protocol without saying so here. A field two protocols
+   * share must be declared alike (the registry refuses otherwise).
+   */
+  readonly secrets?: { readonly [K in keyof F & string]?: SecretKind };
   /** The settings as the API response shows them (default: as stored). */
   show?(settings: z.output<z.ZodObject<F>>): Record<string, unknown>;
   /** Loads the check (engine half). */
   loadProbe(): Promise<ProbeFactory>;
 }
+
+/** How a secret protocol field is masked: every header value of a list, a URL's password, or the whole value. */
+export type SecretKind = 'header_values' | 'url_password' | 'value';
 
 /** Where a check goes: for `http` the URL itself; for others a host (and a port) or a connection URL. */
 export interface ProbeTarget {

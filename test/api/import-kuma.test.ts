@@ -93,7 +93,8 @@ for (const version of ['1.23', '2.x'] as const) {
       assert.equal(shop.expected_status_code, '200-299');
       assert.equal(shop.follow_redirects, false, 'maxredirects 0');
       assert.equal(shop.request_body, '{"ping":true}');
-      assert.deepEqual(shop.request_headers, [{ name: 'X-Token', value: 'abc' }, { name: 'Authorization', value: `Basic ${Buffer.from('bob:pw').toString('base64')}` }]);
+      assert.deepEqual(shop.request_headers, [{ name: 'X-Token', value: '***' }, { name: 'Authorization', value: '***' }], 'header values are masked on reads (issue 30)');
+      assert.deepEqual(p.core.monitors.get(shop.uuid).settings.request_headers, [{ name: 'X-Token', value: 'abc' }, { name: 'Authorization', value: `Basic ${Buffer.from('bob:pw').toString('base64')}` }]);
       assert.equal(shop.timeout, 12);
       assert.equal(shop.alerts_wait, 1, '2 retries × 30 s → 1 min');
       assert.equal(shop.paused, false);

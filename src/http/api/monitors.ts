@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Config } from '../../config/schema.ts';
 import { MonitorBody, PROTOCOLS, protocolFieldsJson, type Monitor } from '../../domain/monitor.ts';
+import { maskMonitor } from '../../protocols/secrets.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
@@ -18,7 +19,7 @@ export const MonitorSchema = z
     projectUuid: z.string().openapi({ description: 'one project per installation: always `proj_pharos`' }),
     sort_order: z.number().int().openapi({ description: 'order of creation' }),
     name: z.string(),
-    url: z.string(),
+    url: z.string().openapi({ description: 'as given, with the password of a URL shown as `***` (send it back to keep the stored one)' }),
     protocol: z.enum(PROTOCOLS),
     http_method: z.string().optional(),
     check_frequency: z.number().int().openapi({ description: 'seconds' }),
@@ -32,15 +33,19 @@ export const MonitorSchema = z
     ssl_expiration: z.number().int().nullable().openapi({ description: 'days until the served certificate expires (https only)' }),
     alerts_wait: z.number().int().openapi({ description: 'minutes; -1 never alerts' }),
     escalation_policy: z.object({ uuid: z.string(), name: z.string() }).nullable(),
-    request_headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
+    request_headers: z.array(z.object({ name: z.string(), value: z.string().openapi({ description: 'always `***` on reads; send `***` back to keep the stored value' }) })).optional(),
     request_body: z.string().nullable().optional(),
     timeout: z.number().int().openapi({ description: 'seconds' }),
   })
   .catchall(z.unknown())
   .openapi('Monitor');
 
-/** Domain monitor → API shape (common fields, then the protocol's). */
-export function toMonitorJson(m: Monitor, policies: Config['escalation_policies']): z.infer<typeof MonitorSchema> {
+/**
+ * Domain monitor → API shape (common fields, then the protocol's), its secrets masked for every
+ * reader (src/protocols/secrets.ts: header values, the password of `url`; docs/api.md "Monitors").
+ */
+export function toMonitorJson(stored: Monitor, policies: Config['escalation_policies']): z.infer<typeof MonitorSchema> {
+  const m = maskMonitor(stored);
   const policy = m.escalationPolicyUuid ? policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
   return {
     id: m.id,

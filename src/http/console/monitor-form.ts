@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { PROTOCOLS, protocolDefinition, type Protocol } from '../../protocols/index.ts';
-import { redactCredentials } from '../../protocols/target.ts';
+import { maskMonitor } from '../../protocols/secrets.ts';
 import type { Monitor } from '../../domain/monitor.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { FormErrors, FormValues, ProtocolFieldForm, ProtocolForm, SettingLine } from '../../../views/console/model.ts';
@@ -160,8 +160,12 @@ export function monitorJson(f: FormValues): Record<string, unknown> {
   return body;
 }
 
-/** A monitor's current settings as form values (edit form): its protocol's fields under `<protocol>.<field>`. */
-export function monitorFormValues(m: Monitor): FormValues {
+/**
+ * A monitor's current settings as form values (edit form): its protocol's fields under
+ * `<protocol>.<field>`, secrets as `***` (posted back unchanged, they keep the stored values).
+ */
+export function monitorFormValues(stored: Monitor): FormValues {
+  const m = maskMonitor(stored);
   const values: FormValues = {
     ...newMonitorFormValues(),
     name: m.name,
@@ -190,11 +194,12 @@ export function newMonitorFormValues(): FormValues {
 
 /** "PostgreSQL · postgres://app:***@db:5432/app": the protocol's label and the target, its password hidden. */
 export function targetInWords(m: Monitor): string {
-  return `${formOfProtocol(m.protocol)?.label ?? m.protocol} · ${redactCredentials(m.url)}`;
+  return `${formOfProtocol(m.protocol)?.label ?? m.protocol} · ${maskMonitor(m).url}`;
 }
 
-/** A monitor's protocol settings in words (monitor page), empty settings left out. */
-export function settingsInWords(m: Monitor): SettingLine[] {
+/** A monitor's protocol settings in words (monitor page), empty settings left out, secrets as `***`. */
+export function settingsInWords(stored: Monitor): SettingLine[] {
+  const m = maskMonitor(stored);
   const lines: SettingLine[] = [];
   for (const field of formOfProtocol(m.protocol)?.fields ?? []) {
     const v = m.settings[field.name];

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MonitorBody } from '../../domain/monitor.ts';
+import { maskMonitor } from '../../protocols/secrets.ts';
 import type { HttpDeps } from '../context.ts';
 import { MONITOR_RANGES, MonitorPage, type MonitorRange } from '../../../views/console/monitor.tsx';
 import { MonitorFormPage } from '../../../views/console/monitor-form.tsx';
@@ -46,7 +47,8 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const from = to - MONITOR_RANGES[range];
     const report = core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to);
     const period = { range, from, to, points: core.consoleView.latencySince(m, from), sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m, checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
+    // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
   });
   app.get('/monitors/:uuid/edit', (c) => {
     const m = found(c.req.param('uuid'));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEED_DEFAULTS, SEED_FIELDS, validateSeed } from '../seed.ts';
+import { SEED_DEFAULTS, SEED_FIELDS, SEED_SECRETS, validateSeed } from '../seed.ts';
 import { urlTarget } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 import { TLS_EXPIRY_FIELD } from '../expiry.ts';
@@ -57,6 +57,7 @@ const fields = {
 export const http = {
   fields,
   defaults: { ...SEED_DEFAULTS, assertions: [] as HttpAssertion[], degraded_after_ms: null as number | null, tls_expiry_days: null as number[] | null },
+  secrets: SEED_SECRETS,
   urlMeaning: 'an absolute http:// or https:// URL',
   label: 'HTTP(S)',
   target: (url) => urlTarget(url, ['http:', 'https:'], 'an absolute http:// or https:// URL'),

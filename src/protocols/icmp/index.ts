@@ -1,4 +1,4 @@
-import { SEED_DEFAULTS, SEED_FIELDS, validateSeed } from '../seed.ts';
+import { SEED_DEFAULTS, SEED_FIELDS, SEED_SECRETS, validateSeed } from '../seed.ts';
 import { hostTarget } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 
@@ -6,6 +6,7 @@ import type { ProtocolDefinition } from '../types.ts';
 export const icmp = {
   fields: SEED_FIELDS,
   defaults: SEED_DEFAULTS,
+  secrets: SEED_SECRETS,
   urlMeaning: 'a host name or IP (a URL is accepted and its host taken)',
   label: 'ICMP ping',
   formFields: [],

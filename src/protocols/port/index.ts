@@ -1,5 +1,5 @@
 import { invalid } from '../../lib/errors.ts';
-import { SEED_DEFAULTS, SEED_FIELDS, validateSeed } from '../seed.ts';
+import { SEED_DEFAULTS, SEED_FIELDS, SEED_SECRETS, validateSeed } from '../seed.ts';
 import { hostTarget } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 
@@ -7,6 +7,7 @@ import type { ProtocolDefinition } from '../types.ts';
 export const port = {
   fields: SEED_FIELDS,
   defaults: SEED_DEFAULTS,
+  secrets: SEED_SECRETS,
   urlMeaning: 'a host name or IP (or host:port, or a URL whose host is taken); `port` required unless the url carries one',
   label: 'TCP port',
   formFields: [],
