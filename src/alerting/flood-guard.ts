@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { AlertMessage } from '../domain/alert.ts';
+import { noticeKey, type AlertMessage } from '../domain/alert.ts';
 import type { AlertGate } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
 import type { OutageRecord } from '../domain/outage.ts';
@@ -17,15 +17,17 @@ export interface FloodGuardMetrics {
  * The flood guard (one network failure must not become thousands of alerts). When at least
  * `min_monitors` monitor outages — and at least `failing_share` of the scheduled monitors — open
  * within `window_seconds`, Pharos treats it as its own probe losing connectivity:
- * - one notice goes to the configured channels (`probe london lost connectivity: 312 monitors failing`);
+ * - one notice goes to the configured channels (`probe london lost connectivity: 312 monitors failing`),
+ *   keyed `flood:<region>` (PagerDuty and Opsgenie open one alert under that key);
  * - the alerts of the outages opened in that burst, and of monitor outages opened while it lasts,
  *   are held (their escalation steps are recorded as held and queue nothing);
  * - when fewer than the threshold of those outages are still ongoing, the flood ends: a second
- *   notice goes out, and outages of the burst that are still ongoing start their escalation over
- *   `window_seconds` later (if they have not recovered by then, they are real); those that recover
- *   before never alert.
+ *   notice goes out (resolving `flood:<region>` at PagerDuty and Opsgenie), and outages of the
+ *   burst that are still ongoing start their escalation over `window_seconds` later (if they have
+ *   not recovered by then, they are real); those that recover before never alert.
  * Outages opened before the threshold was reached may already have alerted (at most threshold − 1).
- * The state lives in memory: after a restart, held outages escalate normally.
+ * The state lives in memory: after a restart, held outages escalate normally (and a flood notice
+ * still open at PagerDuty or Opsgenie stays open until someone resolves it there).
  */
 export class FloodGuard implements AlertGate {
   /**
@@ -98,7 +100,7 @@ export class FloodGuard implements AlertGate {
     this.#active = { since: now, held: new Set(uuids), ongoing: new Set(uuids) };
     this.#recent = new Map();
     const region = this.deps.config.probe.region;
-    this.#notice(now, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
+    this.#notice(now, false, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
     this.deps.metrics.floodActive(true);
     this.deps.logger.warn('flood guard: probe connectivity loss, alerts held', { region, failing: uuids.length });
     queueMicrotask(() => this.deps.changed([]));
@@ -132,6 +134,7 @@ export class FloodGuard implements AlertGate {
       for (const id of restarted) core.escalation.restart(id, releaseAt);
       this.#notice(
         now,
+        true,
         `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
         still.length > 0 ? `${still.length} monitors are still failing; they alert if still failing in ${config.alerting.flood_guard.window_seconds} s.` : 'Every monitor of the burst recovered; their held alerts are dropped.',
       );
@@ -141,12 +144,16 @@ export class FloodGuard implements AlertGate {
     this.deps.changed(restarted);
   }
 
-  /** Queues an operator notice to the configured channels (inside the caller's transaction). */
-  #notice(now: number, title: string, text: string): void {
+  /**
+   * Queues an operator notice to the configured channels (inside the caller's transaction), about
+   * `flood:<region>`: the start of the flood (`resolve` false) or its end (true).
+   */
+  #notice(now: number, resolve: boolean, title: string, text: string): void {
     const { config, store } = this.deps;
     const named = config.alerting.flood_guard.channels;
     const channels = named.length > 0 ? named : config.channels.map((c) => c.name);
-    const message: AlertMessage = { kind: 'notice', title, text, outage: null, escalation: null, link: null, createdAt: new Date(now).toISOString() };
+    const subject = { key: noticeKey.flood(config.probe.region), resolve };
+    const message: AlertMessage = { kind: 'notice', title, text, outage: null, escalation: null, link: null, createdAt: new Date(now).toISOString(), subject };
     for (const channel of channels) store.alerts.insert({ outageUuid: null, channel, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now });
   }
 }

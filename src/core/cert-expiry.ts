@@ -1,9 +1,13 @@
 import type { Config } from '../config/schema.ts';
-import type { AlertMessage } from '../domain/alert.ts';
+import { noticeKey, type AlertMessage } from '../domain/alert.ts';
+import { followsAcknowledgements } from '../domain/channels/index.ts';
 import { sendChannels } from '../domain/escalation.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import { crossedThreshold } from '../protocols/expiry.ts';
 import type { Store } from '../store/index.ts';
+
+/** What certificate expiry notices read of the config. */
+export type CertExpiryConfig = Pick<Config, 'escalation_policies' | 'channels' | 'public_url'>;
 
 /**
  * Certificate expiry alerts (issue 17): when a monitor with `tls_expiry_days` (tls monitors by
@@ -11,32 +15,103 @@ import type { Store } from '../store/index.ts';
  * one notice goes to the first step of its escalation policy, once per threshold (30, 14, 7, 1 by
  * default): the smallest threshold alerted is kept on the monitor, and reset once a renewed
  * certificate is above every threshold. Called inside the results transaction (house rule 3).
+ *
+ * Each notice is about `cert:<monitor uuid>:<threshold>` (issue #30), so PagerDuty and Opsgenie
+ * open one alert under that key, and it is closed when it is over:
+ * - a lower threshold replaces it: the new notice opens under its own key and the old key is
+ *   resolved at the channels that track alerts (chat channels get only the new notice);
+ * - the certificate is renewed (above every threshold): every channel of the step gets
+ *   `Certificate renewed: …`, which resolves the key at PagerDuty and Opsgenie;
+ * - expiry alerts are switched off on the monitor (`tls_expiry_days: null`): resolved at the
+ *   tracking channels. Deleting the monitor: {@link certExpiryDeleted}.
+ * The channels are those of the monitor's policy now (a policy changed in between gets the resolve).
  * @returns how many outbox rows were queued
  */
-export function certExpiryNotice(store: Store, policies: Config['escalation_policies'], publicUrl: string, m: Monitor, daysLeft: number | null, now: number): number {
+export function certExpiryNotice(store: Store, config: CertExpiryConfig, m: Monitor, daysLeft: number | null, now: number): number {
+  if (daysLeft === null) return 0;
   const thresholds = m.settings.tls_expiry_days as number[] | null | undefined;
-  if (!thresholds || daysLeft === null) return 0;
-  const crossed = crossedThreshold(daysLeft, thresholds);
   const alerted = store.monitors.tlsAlertedDays(m.id);
+  const crossed = thresholds ? crossedThreshold(daysLeft, thresholds) : null;
   if (crossed === null) {
-    if (alerted !== null) store.monitors.setTlsAlertedDays(m.id, null);
-    return 0;
+    if (alerted === null) return 0;
+    store.monitors.setTlsAlertedDays(m.id, null);
+    return thresholds ? certNoticeEnded(store, config, m, alerted, 'renewed', daysLeft, now) : certNoticeEnded(store, config, m, alerted, 'off', daysLeft, now);
   }
   if (alerted !== null && crossed >= alerted) return 0;
   store.monitors.setTlsAlertedDays(m.id, crossed);
-  const policy = m.escalationPolicyUuid ? policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
-  if (!policy) return 0;
+  const to = recipients(config, m);
+  if (!to) return 0;
   const when = daysLeft < 0 ? `expired ${-daysLeft} day${daysLeft === -1 ? '' : 's'} ago` : daysLeft === 0 ? 'expires today' : `expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}`;
   const message: AlertMessage = {
     kind: 'notice',
     title: `Certificate ${when}: ${m.name} (${m.url})`,
-    text: `The TLS certificate served for ${m.name} (${m.url}) ${when}. Pharos alerts once at each of ${thresholds.join(', ')} days before expiry.`,
+    text: `The TLS certificate served for ${m.name} (${m.url}) ${when}. Pharos alerts once at each of ${thresholds!.join(', ')} days before expiry.`,
     outage: null,
-    escalation: { policyUuid: policy.uuid, policyName: policy.name, step: 1, totalSteps: policy.steps.length, repeat: 0 },
-    link: `${publicUrl.replace(/\/+$/, '')}/monitors/${m.uuid}`,
+    escalation: to.escalation,
+    link: `${config.public_url.replace(/\/+$/, '')}/monitors/${m.uuid}`,
     createdAt: new Date(now).toISOString(),
+    subject: { key: noticeKey.cert(m.uuid, crossed), resolve: false },
   };
-  const channels = sendChannels(policy, 0);
-  for (const channel of channels) store.alerts.insert({ outageUuid: null, channel, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now });
+  queue(store, to.all, message, now);
+  return to.all.length + (alerted === null ? 0 : certNoticeEnded(store, config, m, alerted, 'replaced', daysLeft, now));
+}
+
+/**
+ * Resolves the open certificate notice of a monitor being deleted (if any) at the channels of its
+ * policy that track alerts (PagerDuty, Opsgenie). Call inside the deleting transaction, before the
+ * monitor's row goes. @returns how many outbox rows were queued
+ */
+export function certExpiryDeleted(store: Store, config: CertExpiryConfig, m: Monitor, now: number): number {
+  const alerted = store.monitors.tlsAlertedDays(m.id);
+  return alerted === null ? 0 : certNoticeEnded(store, config, m, alerted, 'deleted', null, now);
+}
+
+/** Why a certificate notice ends; only `renewed` is news for people on chat channels. */
+type Ending = 'renewed' | 'replaced' | 'off' | 'deleted';
+
+/** Queues the resolve of `cert:<monitor>:<threshold>`. @returns rows queued */
+function certNoticeEnded(store: Store, config: CertExpiryConfig, m: Monitor, threshold: number, why: Ending, daysLeft: number | null, now: number): number {
+  const to = recipients(config, m);
+  if (!to) return 0;
+  const what = `${m.name} (${m.url})`;
+  const [title, text] =
+    why === 'renewed'
+      ? [`Certificate renewed: ${what}`, `The TLS certificate served for ${what} now expires in ${daysLeft} days, above every alert threshold.`]
+      : why === 'replaced'
+        ? [`Certificate notice replaced: ${what}`, `The ${threshold}-day notice is replaced by the notice of a nearer threshold.`]
+        : why === 'off'
+          ? [`Certificate alerts off: ${what}`, `Certificate expiry alerts were switched off for ${what}.`]
+          : [`Monitor deleted: ${what}`, `The monitor ${what} was deleted; its certificate expiry notice is closed.`];
+  const message: AlertMessage = {
+    kind: 'notice',
+    title,
+    text,
+    outage: null,
+    escalation: to.escalation,
+    link: why === 'deleted' ? null : `${config.public_url.replace(/\/+$/, '')}/monitors/${m.uuid}`,
+    createdAt: new Date(now).toISOString(),
+    subject: { key: noticeKey.cert(m.uuid, threshold), resolve: true },
+  };
+  const channels = why === 'renewed' ? to.all : to.tracking;
+  queue(store, channels, message, now);
   return channels.length;
+}
+
+/** The first step of the monitor's policy: all its channels and those that track alerts; null without a policy. */
+function recipients(config: CertExpiryConfig, m: Monitor): { all: readonly string[]; tracking: readonly string[]; escalation: AlertMessage['escalation'] } | null {
+  const policy = m.escalationPolicyUuid ? config.escalation_policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
+  if (!policy) return null;
+  const all = sendChannels(policy, 0);
+  const tracking = new Set(config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name));
+  return {
+    all,
+    tracking: all.filter((c) => tracking.has(c)),
+    escalation: { policyUuid: policy.uuid, policyName: policy.name, step: 1, totalSteps: policy.steps.length, repeat: 0 },
+  };
+}
+
+/** Queues `message` to each of `channels` (inside the caller's transaction). */
+function queue(store: Store, channels: readonly string[], message: AlertMessage, now: number): void {
+  const json = JSON.stringify(message);
+  for (const channel of channels) store.alerts.insert({ outageUuid: null, channel, kind: 'notice', step: null, message: json, createdAt: now, dueAt: now });
 }

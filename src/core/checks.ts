@@ -32,7 +32,7 @@ const FLUSH_RETRY_MS = 1000;
  * (one transaction for a whole outage storm's burst, not one per outage), and only then are its
  * events emitted (house rule 3).
  */
-export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService; config: Pick<Config, 'escalation_policies' | 'public_url'> }) {
+export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService; config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'> }) {
   const { store, clock, bus, logger, flushIntervalMs, escalation, config } = deps;
   let buffer: CheckResult[] = [];
   let timer: TimerHandle | null = null;
@@ -74,7 +74,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     }
     for (const [id, days] of store.monitors.setSslExpirationMany(ssl)) {
       const m = store.monitors.getById(id);
-      if (m) noticesQueued += certExpiryNotice(store, config.escalation_policies, config.public_url, m, days, clock.now());
+      if (m) noticesQueued += certExpiryNotice(store, config, m, days, clock.now());
     }
     for (const [id, d] of store.monitors.setDegradedMany(degraded)) degradedChanged.set(id, d);
   };

@@ -56,6 +56,27 @@ export interface AlertOutage {
   monitor: { uuid: string; name: string; url: string; protocol: string } | null;
 }
 
+/**
+ * What a notice is about, when that can end (issue #30): channels that keep one alert per subject
+ * (PagerDuty's `dedup_key`, Opsgenie's `alias`) open it under `key` and close it with the notice
+ * that has `resolve: true`, as they do with an outage's uuid for outage alerts. Keys come from
+ * {@link noticeKey}.
+ */
+export interface NoticeSubject {
+  /** Stable for the subject: `cert:<monitor uuid>:<threshold days>`, `flood:<probe region>`. */
+  key: string;
+  /** True for the notice that says it is over (certificate renewed, flood ended, monitor deleted). */
+  resolve: boolean;
+}
+
+/** The keys of {@link NoticeSubject}, in one place. */
+export const noticeKey = {
+  /** A certificate of a monitor under an expiry threshold (days). */
+  cert: (monitorUuid: string, thresholdDays: number) => `cert:${monitorUuid}:${thresholdDays}`,
+  /** The flood guard's connectivity loss of the local probe (its region). */
+  flood: (region: string) => `flood:${region}`,
+};
+
 /** One message, rendered by each channel in its own format. */
 export interface AlertMessage {
   kind: AlertKind;
@@ -70,6 +91,23 @@ export interface AlertMessage {
   link: string | null;
   /** When the alert was created (ISO 8601). */
   createdAt: string;
+  /**
+   * For a notice about something that can end: its key and whether this notice ends it. Absent on
+   * one-off notices (a test alert) and on rows queued before issue #30.
+   */
+  subject?: NoticeSubject;
+}
+
+/**
+ * The state an alert sets at a provider that tracks alerts (PagerDuty, Opsgenie), under which key:
+ * an outage's alert triggers under the outage's uuid, its acknowledgement acknowledges and its
+ * recovery resolves it; a notice with a {@link NoticeSubject} triggers or resolves under its key.
+ * Null for a one-off notice (the channel keys it by its delivery id and never resolves it).
+ */
+export function alertTracking(m: AlertMessage): { key: string; action: 'trigger' | 'acknowledge' | 'resolve' } | null {
+  if (m.outage) return { key: m.outage.uuid, action: m.kind === 'recovery' ? 'resolve' : m.kind === 'acknowledge' ? 'acknowledge' : 'trigger' };
+  if (m.subject) return { key: m.subject.key, action: m.subject.resolve ? 'resolve' : 'trigger' };
+  return null;
 }
 
 /** What {@link renderAlert} needs of an outage (a stored outage with its monitor or healthcheck). */

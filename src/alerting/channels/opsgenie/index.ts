@@ -1,3 +1,4 @@
+import { alertTracking } from '../../../domain/alert.ts';
 import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
 import { createHttpSender, type HttpRequest } from '../http.ts';
 import { cut, facts, joinUrl, jsonRequest, plainBody } from '../render.ts';
@@ -6,22 +7,26 @@ import type { AlertMessage, Channel, ChannelPlugin } from '../types.ts';
 const PRIORITY = { critical: 'P1', major: 'P2', minor: 'P3' } as const;
 
 /**
- * The Alert API request for a message, by alias (the outage's uuid):
- * - alert: `POST /v2/alerts` `{message (≤130), alias, description, priority, source: "Pharos",
- *   entity, details, responders}` (critical → P1, major → P2, minor → P3; a notice is P5 with its
- *   delivery id as alias);
+ * The Alert API request for a message (Opsgenie Alert API, https://docs.opsgenie.com/docs/alert-api:
+ * `alias` de-duplicates, only one open alert per alias, at most 512 chars; acknowledge and close
+ * address an alert by alias with `identifierType=alias`). The alias and action come from
+ * {@link alertTracking}: the outage's uuid for an outage, the notice's key for a notice about
+ * something that ends (`cert:<monitor>:<threshold>`, `flood:<region>`), else its delivery id.
+ * - alert / notice: `POST /v2/alerts` `{message (≤130), alias, description, priority, source:
+ *   "Pharos", entity, details, responders}` (critical → P1, major → P2, minor → P3, a notice P5);
  * - acknowledge: `POST /v2/alerts/<alias>/acknowledge?identifierType=alias` `{source, note}`;
- * - recovery: `POST /v2/alerts/<alias>/close?identifierType=alias` `{source, note}`.
+ * - recovery, a notice's end: `POST /v2/alerts/<alias>/close?identifierType=alias` `{source, note}`.
  */
 export function opsgenieRequest(message: AlertMessage, config: Pick<ChannelConfigOf<'opsgenie'>, 'api_url' | 'teams'>, deliveryId: string): Omit<HttpRequest, 'headers'> & { headers: Record<string, string> } {
   const o = message.outage;
-  if (o && (message.kind === 'recovery' || message.kind === 'acknowledge')) {
-    const action = message.kind === 'recovery' ? 'close' : 'acknowledge';
-    return jsonRequest(joinUrl(config.api_url, `v2/alerts/${encodeURIComponent(o.uuid)}/${action}?identifierType=alias`), { source: 'Pharos', note: cut(message.text, 25_000) });
+  const tracking = alertTracking(message);
+  if (tracking && tracking.action !== 'trigger') {
+    const action = tracking.action === 'resolve' ? 'close' : 'acknowledge';
+    return jsonRequest(joinUrl(config.api_url, `v2/alerts/${encodeURIComponent(tracking.key)}/${action}?identifierType=alias`), { source: 'Pharos', note: cut(message.text, 25_000) });
   }
   return jsonRequest(joinUrl(config.api_url, 'v2/alerts'), {
     message: cut(message.title || 'Pharos', 130),
-    alias: o?.uuid ?? deliveryId,
+    alias: tracking?.key ?? deliveryId,
     description: cut(plainBody(message), 15_000),
     priority: o ? PRIORITY[o.severity] : 'P5',
     source: 'Pharos',

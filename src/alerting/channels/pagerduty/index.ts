@@ -1,3 +1,4 @@
+import { alertTracking } from '../../../domain/alert.ts';
 import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
 import { createHttpSender } from '../http.ts';
 import { cut, facts, joinUrl, jsonRequest } from '../render.ts';
@@ -19,20 +20,23 @@ export type PagerDutyEvent =
 const SEVERITY = { critical: 'critical', major: 'error', minor: 'warning' } as const;
 
 /**
- * The event for a message. The `dedup_key` is the outage's uuid, so PagerDuty keeps one alert per
- * outage: an alert (and its escalation repeats) triggers, acknowledging in Pharos acknowledges,
- * the recovery resolves. A notice (no outage) triggers an `info` event keyed by its delivery id.
- * Severity: critical → critical, major → error, minor → warning.
+ * The event for a message (PagerDuty Events API v2, https://developer.pagerduty.com/docs/events-api-v2/trigger-events/
+ * and …/resolve-events/: events with the same `dedup_key` act on one alert; `acknowledge` and
+ * `resolve` need only `routing_key`, `event_action` and `dedup_key`; a key is at most 255 chars).
+ * The key and action come from {@link alertTracking}: an outage's alert (and its escalation
+ * repeats) triggers under the outage's uuid, acknowledging in Pharos acknowledges, the recovery
+ * resolves; a notice about something that ends (`cert:<monitor>:<threshold>`, `flood:<region>`)
+ * triggers an `info` event under its key and its end resolves it. A one-off notice triggers an
+ * `info` event keyed by its delivery id. Severity: critical → critical, major → error, minor → warning.
  */
 export function pagerDutyEvent(message: AlertMessage, routingKey: string, deliveryId: string): PagerDutyEvent {
   const o = message.outage;
-  if (o && (message.kind === 'recovery' || message.kind === 'acknowledge')) {
-    return { routing_key: routingKey, event_action: message.kind === 'recovery' ? 'resolve' : 'acknowledge', dedup_key: o.uuid };
-  }
+  const tracking = alertTracking(message);
+  if (tracking && tracking.action !== 'trigger') return { routing_key: routingKey, event_action: tracking.action, dedup_key: tracking.key };
   return {
     routing_key: routingKey,
     event_action: 'trigger',
-    dedup_key: o?.uuid ?? deliveryId,
+    dedup_key: tracking?.key ?? deliveryId,
     payload: {
       summary: cut(message.title || 'Pharos', 1024),
       source: o?.monitor?.url || o?.monitor?.name || 'pharos',
