@@ -1,7 +1,7 @@
 import type { Account, SessionInfo, TokenInfo } from '../../src/domain/user.ts';
 import type { ProbeListing } from '../../src/domain/probe.ts';
 import type { FormErrors, Shell } from './model.ts';
-import { canWrite, isAdmin } from './model.ts';
+import { isAdmin } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
 import { Invitations, type InvitationsView } from './invitations.tsx';
 
@@ -157,7 +157,7 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
                   {ch.name} <span class="muted">({ch.type})</span>
                 </td>
                 <td>
-                  {canWrite(s) ? (
+                  {isAdmin(s) ? (
                     <form method="post" action={`/settings/channels/${ch.name}/test`}>
                       <Csrf s={s} />
                       <button type="submit" class="secondary">

@@ -39,8 +39,8 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     };
   };
   const show = (c: ConsoleContext, extra: Partial<SettingsView> = {}, status: 200 | 400 | 403 | 404 | 409 | 429 = 200) => page(c, SettingsPage({ s: shellOf(c, '/settings'), v: view(c, extra) }), status);
-  const adminOnly = (c: ConsoleContext) => {
-    if (c.var.session!.account.role !== 'admin') throw new AppError(403, 'auth.admin_only', 'only admins manage users and API tokens');
+  const adminOnly = (c: ConsoleContext, what = 'manage users and API tokens') => {
+    if (c.var.session!.account.role !== 'admin') throw new AppError(403, 'auth.admin_only', `only admins ${what}`);
   };
 
   app.get('/settings', (c) => show(c));
@@ -147,7 +147,9 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
 
+  // A test alert really goes out (pages someone, posts in a shared channel): admins only (issue #30).
   app.post('/settings/channels/:name/test', async (c) => {
+    adminOnly(c, 'send test alerts');
     const name = c.req.param('name');
     if (!cfg.channels.some((ch) => ch.name === name)) return c.notFound();
     const error = deps.testAlert ? await deps.testAlert(name, c.var.session!.account.email) : 'test alerts are not available here';
