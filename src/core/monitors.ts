@@ -5,10 +5,11 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
 import { keepSecrets } from '../protocols/secrets.ts';
 import type { Store } from '../store/index.ts';
+import { certExpiryDeleted } from './cert-expiry.ts';
 import type { EventBus } from './events.ts';
 
 /** Monitor use cases (API.md §4.1). Every write is one transaction, and events go out after the commit. */
-export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBus; config: Pick<Config, 'probe' | 'escalation_policies'> }) {
+export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBus; config: Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 'public_url'> }) {
   const { store, clock, bus, config } = deps;
   const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
   const mustGet = (uuid: string): Monitor => {
@@ -50,16 +51,20 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
       return monitor;
     },
     /**
-     * Deletes a monitor with its history and outages (CONTRACT.md "Monitors").
+     * Deletes a monitor with its history and outages (CONTRACT.md "Monitors"); its open certificate
+     * expiry notice is resolved at PagerDuty and Opsgenie (cert-expiry.ts).
      * @throws AppError 404
      */
     delete(uuid: string): void {
+      let queued = 0;
       const monitor = store.tx((tx) => {
         const m = mustGet(uuid);
+        queued = certExpiryDeleted(tx, config, m, clock.now());
         tx.monitors.delete(uuid);
         return m;
       });
       bus.emit('monitor.deleted', { monitorId: monitor.id, uuid });
+      if (queued > 0) bus.emit('notices.queued', { count: queued });
     },
   };
 }

@@ -95,6 +95,19 @@ describe('certificate expiry notices', () => {
     await checkNow(m.uuid);
     assert.equal(pdEvents(rx).length, 4, 'resolved once');
   });
+
+  test('deleting the monitor resolves its open certificate notice', async () => {
+    server.setSecureContext({ key: certs.soon.key, cert: certs.soon.cert });
+    const m = (await (await p.api('/v1/monitors', { method: 'POST', json: { name: 'Gone', url: '127.0.0.1', protocol: 'tls', port, check_frequency: 60, escalation_policy: 'ep_pager' } })).json()) as { uuid: string };
+    const before = pdEvents(rx).length;
+    const ogBefore = ogCalls(rx).length;
+    await checkNow(m.uuid);
+    assert.deepEqual(pdEvents(rx).slice(before).map((e) => `${e.event_action} ${e.dedup_key}`), [`trigger cert:${m.uuid}:7`]);
+    assert.ok((await p.api(`/v1/monitors/${m.uuid}`, { method: 'DELETE' })).ok);
+    await p.advance(0);
+    assert.deepEqual(pdEvents(rx).slice(before + 1).map((e) => `${e.event_action} ${e.dedup_key}`), [`resolve cert:${m.uuid}:7`]);
+    assert.deepEqual(ogCalls(rx).slice(ogBefore), [`create cert:${m.uuid}:7`, `close cert:${m.uuid}:7`]);
+  });
 });
 
 describe('flood guard notices', () => {
