@@ -23,7 +23,8 @@ export type CertExpiryConfig = Pick<Config, 'escalation_policies' | 'channels' |
  * - the certificate is renewed (above every threshold): every channel of the step gets
  *   `Certificate renewed: …`, which resolves the key at PagerDuty and Opsgenie;
  * - expiry alerts are switched off on the monitor (`tls_expiry_days: null`): resolved at the
- *   tracking channels. Deleting the monitor: {@link certExpiryDeleted}.
+ *   tracking channels ({@link certExpirySettingsChanged} at once, or here at the next reading).
+ *   Deleting the monitor: {@link certExpiryDeleted}.
  * The channels are those of the monitor's policy now (a policy changed in between gets the resolve).
  * @returns how many outbox rows were queued
  */
@@ -64,6 +65,19 @@ export function certExpiryNotice(store: Store, config: CertExpiryConfig, m: Moni
 export function certExpiryDeleted(store: Store, config: CertExpiryConfig, m: Monitor, now: number): number {
   const alerted = store.monitors.tlsAlertedDays(m.id);
   return alerted === null ? 0 : certNoticeEnded(store, config, m, alerted, 'deleted', null, now);
+}
+
+/**
+ * After a monitor's settings changed: when expiry alerts are now off (`tls_expiry_days: null`)
+ * and a notice is open, resolves it at the tracking channels and forgets the threshold. Call inside
+ * the updating transaction. @returns how many outbox rows were queued
+ */
+export function certExpirySettingsChanged(store: Store, config: CertExpiryConfig, m: Monitor, now: number): number {
+  if (m.settings.tls_expiry_days) return 0;
+  const alerted = store.monitors.tlsAlertedDays(m.id);
+  if (alerted === null) return 0;
+  store.monitors.setTlsAlertedDays(m.id, null);
+  return certNoticeEnded(store, config, m, alerted, 'off', null, now);
 }
 
 /** Why a certificate notice ends; only `renewed` is news for people on chat channels. */

@@ -5,7 +5,7 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
 import { keepSecrets } from '../protocols/secrets.ts';
 import type { Store } from '../store/index.ts';
-import { certExpiryDeleted } from './cert-expiry.ts';
+import { certExpiryDeleted, certExpirySettingsChanged } from './cert-expiry.ts';
 import type { EventBus } from './events.ts';
 
 /** Monitor use cases (API.md §4.1). Every write is one transaction, and events go out after the commit. */
@@ -40,14 +40,18 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * @throws AppError 404 / 400
      */
     update(uuid: string, body: Partial<MonitorBodyInput>): Monitor {
+      let queued = 0;
       const monitor = store.tx((tx) => {
         const current = mustGet(uuid);
         // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
         const given = keepSecrets(body, current);
         const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, knownPolicy);
-        return tx.monitors.update(uuid, settings, clock.now())!;
+        const updated = tx.monitors.update(uuid, settings, clock.now())!;
+        queued = certExpirySettingsChanged(tx, config, updated, clock.now());
+        return updated;
       });
       bus.emit('monitor.updated', { monitor });
+      if (queued > 0) bus.emit('notices.queued', { count: queued });
       return monitor;
     },
     /**

@@ -108,6 +108,19 @@ describe('certificate expiry notices', () => {
     assert.deepEqual(pdEvents(rx).slice(before + 1).map((e) => `${e.event_action} ${e.dedup_key}`), [`resolve cert:${m.uuid}:7`]);
     assert.deepEqual(ogCalls(rx).slice(ogBefore), [`create cert:${m.uuid}:7`, `close cert:${m.uuid}:7`]);
   });
+
+  test('switching expiry alerts off resolves the open notice at once, at the tracking channels only', async () => {
+    server.setSecureContext({ key: certs.soon.key, cert: certs.soon.cert });
+    const m = (await (await p.api('/v1/monitors', { method: 'POST', json: { name: 'Quiet', url: '127.0.0.1', protocol: 'tls', port, check_frequency: 60, escalation_policy: 'ep_pager' } })).json()) as { uuid: string };
+    const before = pdEvents(rx).length;
+    const hooks = hookNotices().length;
+    await checkNow(m.uuid);
+    assert.deepEqual(pdEvents(rx).slice(before).map((e) => `${e.event_action} ${e.dedup_key}`), [`trigger cert:${m.uuid}:7`]);
+    assert.ok((await p.api(`/v1/monitors/${m.uuid}`, { method: 'PUT', json: { tls_expiry_days: null } })).ok);
+    await p.advance(0);
+    assert.deepEqual(pdEvents(rx).slice(before + 1).map((e) => `${e.event_action} ${e.dedup_key}`), [`resolve cert:${m.uuid}:7`]);
+    assert.equal(hookNotices().length, hooks + 1, 'chat channels got the notice, not its end');
+  });
 });
 
 describe('flood guard notices', () => {
