@@ -262,6 +262,29 @@ describe('opsgenie', () => {
   });
 });
 
+describe('notices about something that ends (issue #30)', () => {
+  const notice = (subject?: AlertMessage['subject']): AlertMessage => ({ kind: 'notice', title: 'Certificate expires in 5 days: API (api.example.com)', text: 'Renew it.', outage: null, escalation: null, link: null, createdAt: '2025-03-04T05:07:00.000Z', ...(subject ? { subject } : {}) });
+  test('PagerDuty: triggered and resolved under the notice key; a one-off notice keyed by its delivery id', async () => {
+    rx.answer = { status: 202, body: '{"status":"success"}' };
+    const ch = channel({ type: 'pagerduty', routing_key: 'R0KEY', api_url: BASE });
+    await ch.send(notice({ key: 'cert:mon_1:7', resolve: false }), DELIVERY);
+    assert.deepEqual([last().json.event_action, last().json.dedup_key, last().json.payload.severity], ['trigger', 'cert:mon_1:7', 'info']);
+    await ch.send(notice({ key: 'cert:mon_1:7', resolve: true }), DELIVERY);
+    assert.deepEqual(last().json, { routing_key: 'R0KEY', event_action: 'resolve', dedup_key: 'cert:mon_1:7' });
+    await ch.send(notice(), DELIVERY);
+    assert.deepEqual([last().json.event_action, last().json.dedup_key], ['trigger', 'dlv_abc']);
+  });
+  test('Opsgenie: created under the notice key as alias, closed by alias', async () => {
+    rx.answer = { status: 202, body: '{"result":"Request will be processed"}' };
+    const ch = channel({ type: 'opsgenie', api_key: 'gk', api_url: BASE, teams: [] });
+    await ch.send(notice({ key: 'flood:london', resolve: false }), DELIVERY);
+    assert.deepEqual([last().path, last().json.alias, last().json.priority], ['/v2/alerts', 'flood:london', 'P5']);
+    await ch.send(notice({ key: 'flood:london', resolve: true }), DELIVERY);
+    assert.equal(last().path, '/v2/alerts/flood%3Alondon/close?identifierType=alias');
+    assert.equal(last().json.note, 'Renew it.');
+  });
+});
+
 describe('twilio', () => {
   const sid = `AC${'ab'.repeat(16)}`;
   test('one form-encoded Messages request per number, Basic auth', async () => {
