@@ -190,7 +190,11 @@ export const ConfigSchema = z.strictObject({
        * or the uuid of a SAML SSO connection (`sso_…`). Unset: passwords only.
        */
       sso: z.string().min(1).optional(),
-      /** Email domains console single sign-on admits (exact, case-insensitive); empty = any verified email. */
+      /**
+       * Email domains console single sign-on admits (exact, case-insensitive). Empty: only emails an
+       * admin invited and people who already have an account (never "anyone at the provider"; a
+       * warning at start says so).
+       */
       sso_allowed_domains: z.array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/, 'must be a domain such as example.com')).default([]),
     })
     .prefault({}),

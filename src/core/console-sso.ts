@@ -20,13 +20,18 @@ export type ConsoleSsoOutcome =
 /**
  * Console single sign-on (issue 19, docs/api.md "Single sign-on" → "The console"): the door named by
  * `console.sso` (an OIDC provider of `identity_providers`, or a SAML SSO connection `sso_…`), who it
- * admits (a verified email whose domain is in `console.sso_allowed_domains`, empty = any), and what
+ * admits (a verified email whose domain is in `console.sso_allowed_domains`; with the list empty, only
+ * an invited email or a person who already has an account: issue #30), and what
  * the first sign-in makes: a `viewer`, or the role an admin invited that email with. Protocol work
  * stays in src/http/sso/; this module sees only the verified identity.
  */
 export function consoleSsoService(deps: { store: Store; clock: Clock; config: Readonly<Config>; identity: IdentityService; accounts: AccountsService; logger: Logger }) {
   const { store, clock, config, identity, accounts, logger } = deps;
   const cfg = config.console;
+  // Said once at start: the door is open to invited emails only, which may surprise whoever set it up.
+  if (cfg.sso && cfg.sso_allowed_domains.length === 0) {
+    logger.warn(`console: single sign-on through ${cfg.sso} admits only invited emails and existing accounts, as console.sso_allowed_domains is empty (list your email domains there to admit everyone of them)`);
+  }
   const normEmail = (email: string) => {
     const e = email.trim().toLowerCase();
     if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw invalid('email', 'must be an email address');
@@ -54,7 +59,8 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
 
     /**
      * Signs in a person the identity provider vouched for: only through the console's own door, only
-     * a verified email (SAML: the IdP's word) whose domain is allowed, never a disabled account. The
+     * a verified email (SAML: the IdP's word) whose domain is allowed (no domain listed: an invited
+     * email, or a person who already has an account), never a disabled account. The
      * first sign-in of an email creates its account (the invited role, else `viewer`; the invitation
      * is used up); a known person keeps their role. One transaction; the session is opened as a right
      * password opens one (TOTP on → pending until the code).
@@ -66,11 +72,15 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
       if (!sameDoor) return { ok: false, reason: 'wrong_door', email };
       if (!email) return { ok: false, reason: 'no_email', email };
       if (!who.emailVerified) return { ok: false, reason: 'unverified', email };
-      if (!emailAllowed(email, true, cfg.sso_allowed_domains)) return { ok: false, reason: 'domain', email };
+      const anyDomain = cfg.sso_allowed_domains.length === 0;
+      if (!anyDomain && !emailAllowed(email, true, cfg.sso_allowed_domains)) return { ok: false, reason: 'domain', email };
       return store.tx((tx): ConsoleSsoOutcome => {
         const now = clock.now();
         const invitation = tx.invitations.get(email);
         let account = tx.sessions.accountByEmail(email);
+        // No domain listed: not "anyone the provider knows" but the people the admins chose.
+        const person = account !== undefined && (account.hasPassword || account.ssoAt !== null);
+        if (anyDomain && !invitation && !person) return { ok: false, reason: 'domain', email };
         let created = false;
         if (account && account.disabledAt !== null) return { ok: false, reason: 'disabled', email };
         if (!account) {

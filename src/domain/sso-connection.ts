@@ -39,15 +39,15 @@ export type SsoConnectionBodyInput = z.infer<typeof SsoConnectionBody>;
 export type SsoConnectionFields = Pick<SsoConnection, 'name' | 'provider' | 'entryPoint' | 'issuer' | 'idpCertificate'>;
 
 /**
- * The email domain rule of `google_allowed_domains` (docs/api.md "Single sign-on"): only a verified
- * email passes; with an empty list any verified email does, else its domain (case-insensitive,
- * exact: `example.com` does not admit `sub.example.com`) must be listed.
+ * The email domain rule of `google_allowed_domains` and `console.sso_allowed_domains` (docs/api.md
+ * "Single sign-on"): only a verified email whose domain (case-insensitive, exact: `example.com` does
+ * not admit `sub.example.com`) is listed passes. An empty list admits nobody (issue #30: it used to
+ * admit any account of the provider — for Google, anyone); the console then admits invited emails.
  */
 export function emailAllowed(email: string | undefined, verified: boolean, allowedDomains: readonly string[]): boolean {
   if (!email || !verified) return false;
   const at = email.lastIndexOf('@');
   if (at < 1 || at === email.length - 1) return false;
-  if (allowedDomains.length === 0) return true;
   const domain = email.slice(at + 1).toLowerCase();
   return allowedDomains.some((d) => d.toLowerCase() === domain);
 }
