@@ -103,7 +103,8 @@ async function pushLoad(url: string, token: string, uuids: string[], pid: number
 }
 
 async function ingestPharos(): Promise<IngestRow> {
-  const p = await startBenchPharos(opt.pharos!);
+  // One probe token for every simulated sender: lift the per-token agent cap (default 5) above them.
+  const p = await startBenchPharos(opt.pharos!, undefined, undefined, `probe:\n  agents_per_token: ${Math.max(5, SENDERS)}\n`);
   try {
     const t = await target();
     const uuids: string[] = new Array(N);
@@ -111,7 +112,7 @@ async function ingestPharos(): Promise<IngestRow> {
       const res = await p.api('/v1/monitors', 'POST', { name: `m${i}`, url: t.url, check_frequency: 3600, regions: ['paris'] });
       uuids[i] = ((await res.json()) as { uuid: string }).uuid;
     });
-    const token = execFileSync(opt.pharos === 'src' ? process.execPath : BIN, [...(opt.pharos === 'src' ? ['--import', 'tsx', join(ROOT, 'src/main.ts')] : []), 'token', 'create', '--email', 'bench@localhost', '--scope', 'probe'], {
+    const token = execFileSync(opt.pharos === 'src' ? process.execPath : BIN, [...(opt.pharos === 'src' ? ['--import', 'tsx', join(ROOT, 'src/main.ts')] : []), 'token', 'create', '--email', 'bench@localhost', '--scope', 'probe', '--region', 'paris,tokyo,sydney'], {
       env: { ...process.env, PHAROS_DATA_DIR: join(p.dir, 'data'), PHAROS_CONFIG: join(p.dir, 'config.yaml') },
     })
       .toString()
@@ -189,7 +190,7 @@ async function latency(withAgents: boolean): Promise<LatencyRow> {
     const t = await target();
     const regions = withAgents ? ['paris', 'tokyo', 'sydney'] : ['london'];
     if (withAgents) {
-      const token = execFileSync(BIN, ['token', 'create', '--email', 'bench@localhost', '--scope', 'probe'], {
+      const token = execFileSync(BIN, ['token', 'create', '--email', 'bench@localhost', '--scope', 'probe', '--region', 'paris,tokyo,sydney'], {
         env: { ...process.env, PHAROS_DATA_DIR: join(p.dir, 'data'), PHAROS_CONFIG: join(p.dir, 'config.yaml') },
       })
         .toString()

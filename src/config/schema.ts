@@ -101,6 +101,8 @@ export const ConfigSchema = z.strictObject({
       agent_offline_seconds: z.number().int().min(1).max(600).default(10),
       /** How long the main holds an agent's poll open when nothing changes (the agent polls again at once). */
       agent_poll_seconds: z.number().int().min(1).max(300).default(20),
+      /** Agent ids one probe token may hold at once (issue 30): a new one over the cap replaces the token's oldest offline agent, or is refused (429) while all are online. */
+      agents_per_token: z.number().int().min(1).max(1000).default(5),
       /** Checks in flight at once, all monitors together. */
       max_concurrent_checks: z.number().int().min(1).max(100000).default(2000),
       user_agent: z.string().min(1).default(DEFAULT_USER_AGENT),

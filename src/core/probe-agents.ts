@@ -1,5 +1,8 @@
 import type { Clock, TimerHandle } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
 import type { AgentInfo, ProbeListing } from '../domain/probe.ts';
+import type { Region } from '../domain/regions.ts';
+import type { Principal } from '../domain/user.ts';
 
 /**
  * Results counted per one-minute window, for a probe's `checksPerSecond` (API: GET /v1/probes).
@@ -35,6 +38,8 @@ export function countRate(r: Rate, add: number, now: number): number {
 /** What the probes service keeps per remote agent (`pharos agent`, issue #7) while this process runs. */
 export interface AgentState {
   info: AgentInfo;
+  /** The probe token (`key_…`) the agent polls with: an agent id is never used by another token (issue 30). */
+  tokenId: string;
   online: boolean;
   openPolls: number;
   /** Resolvers of this agent's held polls. */
@@ -48,9 +53,10 @@ export interface AgentState {
   rate: Rate;
 }
 
-/** A new agent's state (offline until its poll says otherwise), first seen as `info`. */
-export const newAgentState = (info: AgentInfo, now: number): AgentState => ({
+/** A new agent's state (offline until its poll says otherwise), first seen as `info`, polling with token `tokenId`. */
+export const newAgentState = (info: AgentInfo, tokenId: string, now: number): AgentState => ({
   info,
+  tokenId,
   online: false,
   openPolls: 0,
   waiters: new Set(),
@@ -61,6 +67,31 @@ export const newAgentState = (info: AgentInfo, now: number): AgentState => ({
   offlineTimer: null,
   rate: newRate(now),
 });
+
+/**
+ * Room for one more agent of probe token `tokenId` under the cap `max` (config `probe.agents_per_token`,
+ * issue 30), so one token cannot register agents without bound: when the token holds `max` agents
+ * already, its offline agent seen longest ago is returned to be forgotten; when all of them are online,
+ * the new one is refused.
+ * @returns the agent to forget, or null when there is room
+ * @throws AppError 429 `probes.too_many_agents` when the token's `max` agents are all online
+ */
+export function makeRoomForAgent(agents: Iterable<AgentState>, tokenId: string, max: number): AgentState | null {
+  let count = 0;
+  let oldestOffline: AgentState | null = null;
+  for (const a of agents) {
+    if (a.tokenId !== tokenId) continue;
+    count++;
+    if (!a.online && a.openPolls === 0 && (!oldestOffline || a.info.lastSeen < oldestOffline.info.lastSeen)) oldestOffline = a;
+  }
+  if (count < max) return null;
+  if (oldestOffline) return oldestOffline;
+  throw new AppError(
+    429,
+    'probes.too_many_agents',
+    `agent: this probe token has ${count} agents online, its limit (probe.agents_per_token = ${max}); stop one (it is offline after probe.agent_offline_seconds) or use another token`,
+  );
+}
 
 /** Answers every held poll of `a` now. */
 export function wakeAgent(a: AgentState): void {
@@ -102,3 +133,22 @@ export function listAgents(agents: Iterable<AgentState>, now: number): ProbeList
   }));
   return remote.sort((x, y) => Number(y.status === 'online') - Number(x.status === 'online') || x.firstSeen - y.firstSeen);
 }
+
+/** What the agent routes know of the token they were called with: its id and granted regions (issue 30). */
+export type ProbeCaller = Pick<Principal, 'tokenId' | 'regions'>;
+
+/**
+ * Refuses an agent request for a region its token was not granted (issue 30: a probe token serves the
+ * regions an admin granted it, never the main's own region unless granted).
+ * @throws AppError 403 `probes.region_not_granted` naming `region`
+ */
+export function assertRegionGranted(caller: ProbeCaller, region: string): void {
+  const granted = caller.regions ?? [];
+  if (granted.includes(region as Region)) return;
+  const has = granted.length ? `is granted ${granted.join(', ')} only` : 'is granted no region (made before tokens had regions?): grant it some with `pharos token grant KEY --region …`';
+  throw new AppError(403, 'probes.region_not_granted', `region: this probe token may not serve ${region}; it ${has}`);
+}
+
+/** 403 for an agent id that polls with another probe token than its own. */
+export const agentOfOtherToken = (agentId: string) =>
+  new AppError(403, 'probes.agent_of_other_token', `agent: ${agentId} is the agent of another probe token; each agent id belongs to the token it first polled with`);

@@ -17,7 +17,7 @@ import {
 import { REGIONS, type Region } from '../domain/regions.ts';
 import type { Store } from '../store/index.ts';
 import type { EventBus } from './events.ts';
-import { countRate, holdPoll, listAgents, newAgentState, newRate, wakeAgent, type AgentState } from './probe-agents.ts';
+import { agentOfOtherToken, assertRegionGranted, countRate, holdPoll, listAgents, makeRoomForAgent, newAgentState, newRate, wakeAgent, type AgentState, type ProbeCaller } from './probe-agents.ts';
 
 /** A numeric key per (monitor, region): no string is built per result on the hot path. */
 const REGION_SLOTS = 32;
@@ -42,6 +42,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   const mainRegion = deps.config.probe.region;
   const offlineMs = deps.config.probe.agent_offline_seconds * 1000;
   const pollHoldMs = deps.config.probe.agent_poll_seconds * 1000;
+  const agentsPerToken = deps.config.probe.agents_per_token;
   // A new main answers every agent's first poll with its full assignment.
   const bootId = randomBase62(8);
   const agents = new Map<string, AgentState>();
@@ -149,10 +150,16 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     });
   };
 
-  const newAgent = (info: AgentInfo): AgentState => {
-    const a = newAgentState(info, clock.now());
+  const newAgent = (info: AgentInfo, tokenId: string): AgentState => {
+    const a = newAgentState(info, tokenId, clock.now());
     agents.set(info.id, a);
     return a;
+  };
+  /** Forgets an offline agent for good (memory and store): replaced by a newer agent of its token. */
+  const forget = (a: AgentState) => {
+    a.offlineTimer?.cancel();
+    agents.delete(a.info.id);
+    store.probes.forgetAgent(a.info.id);
   };
 
   const assignment = (a: AgentState) => `${bootId}.${a.version}`;
@@ -161,7 +168,10 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     const rechecks = [...a.rechecks].filter((id) => a.monitors.has(id)).map((id) => monitors.get(id)!.uuid);
     a.rechecks.clear();
     if (since === token) return { assignment: token, checks: null, rechecks };
-    const checks: AssignedCheck[] = [...a.monitors].map((id) => {
+    // Plans give an agent only monitors of its region, which its token was granted at this poll: the
+    // specs (request headers, credentials in URLs) of other regions' monitors never reach it.
+    const mine = [...a.monitors].filter((id) => monitors.get(id)!.regions.includes(a.info.region));
+    const checks: AssignedCheck[] = mine.map((id) => {
       const m = monitors.get(id)!;
       return { monitor: m.uuid, frequencySeconds: m.checkFrequencySeconds, nextDueAt: nextDueAt(m, a.info.region), spec: checkSpec(m) };
     });
@@ -175,11 +185,26 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
    */
   const recallAgents = () => {
     const now = clock.now();
-    for (const info of store.probes.agentsSeenSince(now - STARTUP_MEMORY_MS)) {
-      if (agents.has(info.id)) continue;
-      const a = newAgent({ ...info, lastSeen: now });
+    // Only agents whose token is live and still grants their region, at most agents_per_token per token (the newest).
+    const grants = new Map(store.users.listTokens().filter((t) => t.scope === 'probe' && t.revokedAt === null).map((t) => [t.id, t.regions]));
+    const perToken = new Map<string, number>();
+    const seen = store.probes.agentsSeenSince(now - STARTUP_MEMORY_MS).sort((x, y) => y.lastSeen - x.lastSeen);
+    for (const { tokenId, ...info } of seen) {
+      if (agents.has(info.id) || tokenId === null || !grants.get(tokenId)?.includes(info.region)) continue;
+      const n = perToken.get(tokenId) ?? 0;
+      if (n >= agentsPerToken) continue;
+      perToken.set(tokenId, n + 1);
+      const a = newAgent({ ...info, lastSeen: now }, tokenId);
       a.online = true;
       armOffline(a);
+    }
+  };
+
+  /** Probe tokens made before tokens had regions are refused until granted some: say so once at start. */
+  const warnUngrantedTokens = () => {
+    for (const t of store.users.listTokens()) {
+      if (t.scope !== 'probe' || t.revokedAt !== null || t.regions.length > 0) continue;
+      logger.warn(`probe token ${t.id} ("${t.name}") is granted no region, so its agents are refused: grant the regions it serves with \`pharos token grant ${t.id} --region …\``, { token: t.id });
     }
   };
 
@@ -204,6 +229,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
      * from now), plans every monitor and follows monitor events. The scheduler asks for its share (`announceLocal`).
      */
     start(): void {
+      warnUngrantedTokens();
       recallAgents();
       for (const m of store.monitors.list()) {
         if (m.paused) continue;
@@ -236,6 +262,15 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     monitorIdOf: (uuid: string): number | undefined => byUuid.get(uuid),
     /** True when agent `agentId` has polled since start (or was remembered at start). */
     knows: (agentId: string): boolean => agents.has(agentId),
+    /**
+     * Refuses a result batch whose agent is not the caller token's, or whose region the token was not granted.
+     * @throws AppError 403 `probes.region_not_granted` or `probes.agent_of_other_token`
+     */
+    assertAgentOf(caller: ProbeCaller, agentId: string, region: string): void {
+      assertRegionGranted(caller, region);
+      const a = agents.get(agentId);
+      if (a && a.tokenId !== caller.tokenId) throw agentOfOtherToken(agentId);
+    },
     /** True when the plan gives monitor `monitorId` in `region` to agent `agentId` now (its results are accepted). */
     assigned: (agentId: string, region: string, monitorId: number): boolean => plans.get(monitorId)?.agents.get(region as Region) === agentId,
     /** Notes a result's start time (grid continuity on hand-over) and counts it for the probe's rate. */
@@ -272,9 +307,15 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
      * answers at once when its checks changed since `body.assignment` or re-checks wait, else when
      * that happens, after `agent_poll_seconds`, or never when `signal` aborts (client gone).
      */
-    async poll(body: PollBody, signal: AbortSignal): Promise<PollAnswer> {
+    async poll(body: PollBody, signal: AbortSignal, caller: ProbeCaller): Promise<PollAnswer> {
+      assertRegionGranted(caller, body.region);
       const now = clock.now();
       let a = agents.get(body.agent);
+      if (a && a.tokenId !== caller.tokenId) throw agentOfOtherToken(body.agent);
+      if (!a) {
+        const room = makeRoomForAgent(agents.values(), caller.tokenId, agentsPerToken);
+        if (room) forget(room);
+      }
       const info: AgentInfo = {
         id: body.agent,
         name: body.name,
@@ -285,13 +326,13 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
         lastSeen: now,
       };
       const stored = a !== undefined; // a first poll since this start is saved whole; a known agent only touched
-      if (!a) a = newAgent(info);
+      if (!a) a = newAgent(info, caller.tokenId);
       const regionBefore = a.info.region;
       const known = stored && a.info.name === info.name && a.info.version === info.version && a.info.sourceAddress === info.sourceAddress && regionBefore === info.region;
       a.info = info;
       if (body.droppedResults !== undefined) a.droppedResults = body.droppedResults;
       if (known) store.probes.touchAgent(info.id, now);
-      else store.probes.saveAgent(info);
+      else store.probes.saveAgent(info, caller.tokenId);
       a.openPolls++;
       a.offlineTimer?.cancel();
       a.offlineTimer = null;

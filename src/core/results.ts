@@ -9,6 +9,7 @@ import type { ResultsBody } from '../domain/probe.ts';
 import type { Store } from '../store/index.ts';
 import type { ChecksService } from './checks.ts';
 import type { EventBus } from './events.ts';
+import type { ProbeCaller } from './probe-agents.ts';
 import type { ProbesService } from './probes.ts';
 
 /** Oldest `at` accepted from an agent (its buffer while the main was unreachable), ms; batch ids are remembered as long. */
@@ -116,9 +117,11 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
      * The 24 h match how long batch ids are remembered, so an older result cannot be a replay.
      * @returns how many results were stored and refused, and whether the batch had been stored before
      * @throws AppError 409 `probes.unknown_agent` when the agent has not polled this main since it
-     *   started (the agent retries after its poll registers it, so its buffer is kept)
+     *   started (the agent retries after its poll registers it, so its buffer is kept); 403 when the
+     *   caller's token was not granted `body.region` or the agent is another token's (issue 30)
      */
-    agentBatch(body: ResultsBody): { stored: number; refused: number; duplicate: boolean } {
+    agentBatch(body: ResultsBody, caller: ProbeCaller): { stored: number; refused: number; duplicate: boolean } {
+      probes.assertAgentOf(caller, body.agent, body.region);
       if (!probes.knows(body.agent)) throw new AppError(409, 'probes.unknown_agent', `agent ${body.agent} has not polled this server since it started: poll first, then send results`);
       const now = clock.now();
       const refused = { not_assigned: 0, time: 0 };

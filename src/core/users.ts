@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
+import { REGIONS, type Region } from '../domain/regions.ts';
 import type { Principal, TokenInfo, TokenScope, User } from '../domain/user.ts';
 import type { Store } from '../store/index.ts';
 
@@ -9,6 +10,23 @@ import type { Store } from '../store/index.ts';
 export const ADMIN_EMAIL = 'admin@localhost';
 
 const TOKEN_PREFIX = 'phr_';
+
+/**
+ * The regions granted to a token of `scope` (issue 30): a probe token needs at least one, each one of
+ * {@link REGIONS} (duplicates dropped, order kept); other scopes take none.
+ * @throws AppError 400 `validation.invalid` naming `regions` otherwise
+ */
+export function tokenRegions(scope: TokenScope, regions: readonly string[] | undefined): Region[] {
+  const list = [...new Set(regions ?? [])];
+  if (scope !== 'probe') {
+    if (list.length > 0) throw new AppError(400, 'validation.invalid', `regions: only a probe token is bound to regions (scope is ${scope})`);
+    return [];
+  }
+  if (list.length === 0) throw new AppError(400, 'validation.invalid', 'regions: a probe token needs at least one region its agents may serve');
+  const bad = list.find((r) => !(REGIONS as readonly string[]).includes(r));
+  if (bad !== undefined) throw new AppError(400, 'validation.invalid', `regions: '${bad}' is not one of ${REGIONS.join(', ')}`);
+  return list as Region[];
+}
 
 /** SHA-256 of a token (tokens are ≥ 128 random bits, so a fast hash is the right tool, unlike passwords). */
 export function hashToken(token: string): Buffer {
@@ -27,9 +45,9 @@ export function usersService(deps: { store: Store; clock: Clock }) {
     return user;
   };
 
-  const insertToken = (user: User, name: string, scope: TokenScope, token: string): TokenInfo => {
+  const insertToken = (user: User, name: string, scope: TokenScope, token: string, regions: readonly Region[] = []): TokenInfo => {
     const id = 'key_' + randomBase62(12);
-    store.users.insertToken({ id, userUuid: user.uuid, name, scope, hash: hashToken(token) }, clock.now());
+    store.users.insertToken({ id, userUuid: user.uuid, name, scope, hash: hashToken(token), regions }, clock.now());
     return store.users.findTokenByHash(hashToken(token))!;
   };
 
@@ -37,14 +55,16 @@ export function usersService(deps: { store: Store; clock: Clock }) {
     /**
      * Creates a token for the user with this email (creating the user when new). The secret is
      * returned once and stored only as its SHA-256 hash.
+     * A `probe` token is bound to `regions` (at least one; see {@link tokenRegions}).
      * @returns `token` (the secret, `phr_` + 43 base62 chars ≈ 256 bits) and its listing info
-     * @throws AppError 400 on an empty email
+     * @throws AppError 400 on an empty email, or regions missing (probe) or given (other scopes) or unknown
      */
-    createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string }): { token: string; info: TokenInfo } {
+    createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string; regions?: readonly string[] }): { token: string; info: TokenInfo } {
       const email = input.email.trim().toLowerCase();
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError(400, 'users.invalid_email', 'email: must be an email address');
+      const regions = tokenRegions(input.scope, input.regions);
       const token = TOKEN_PREFIX + randomBase62(43);
-      const info = store.tx(() => insertToken(ensureUser(email, input.name.trim() || email), input.tokenName ?? 'cli', input.scope, token));
+      const info = store.tx(() => insertToken(ensureUser(email, input.name.trim() || email), input.tokenName ?? 'cli', input.scope, token, regions));
       return { token, info };
     },
     /**
@@ -81,7 +101,17 @@ export function usersService(deps: { store: Store; clock: Clock }) {
       // Looked up by the hash through a unique index: the secret itself is never compared or stored.
       const t = store.users.findTokenByHash(hashToken(token));
       if (!t || t.revokedAt !== null) return null;
-      return { user: t.user, scope: t.scope, tokenId: t.id };
+      return t.scope === 'probe' ? { user: t.user, scope: t.scope, tokenId: t.id, regions: t.regions } : { user: t.user, scope: t.scope, tokenId: t.id };
+    },
+    /**
+     * Replaces the regions granted to the live probe token `id` (`pharos token grant`); agents already
+     * online in a region no longer granted are refused from their next poll.
+     * @throws AppError 400 naming `regions` (none, or unknown), 404 `tokens.not_found` when `id` is no live probe token
+     */
+    grantRegions(id: string, regions: readonly string[]): TokenInfo {
+      const list = tokenRegions('probe', regions);
+      if (!store.users.setTokenRegions(id, list)) throw new AppError(404, 'tokens.not_found', `no live probe token with id ${id}`);
+      return store.users.listTokens().find((t) => t.id === id)!;
     },
     listTokens: (): TokenInfo[] => store.users.listTokens(),
     /** A user by uuid, or undefined. */

@@ -12,7 +12,9 @@ export interface ObservedFailure {
 /**
  * A confirmation in progress: the failures seen so far (at most one per location across regions,
  * consecutive ones from the single location otherwise; the first one is the detection), the
- * locations asked to re-check and those that passed since.
+ * locations asked to re-check and those that passed since. While the monitor is down and checked
+ * from several locations, the same shape confirms a recovery: `passed` are the locations that
+ * passed, `failures` those that still fail since.
  */
 export interface ConfirmationRound {
   startedAt: number;
@@ -34,7 +36,8 @@ export interface MonitorRuntimeState {
  *   regions, the re-check interval with a single location); `cleared` counts the failures of an
  *   earlier round that expired unconfirmed;
  * - `down`: confirmed: flip to down and open an outage (first failure = detection);
- * - `up`: a passing check after down: flip to up and resolve the outage;
+ * - `up`: a passing check after down (confirmed by enough locations when several check it): flip to
+ *   up and resolve the outage;
  * - `cleared`: a failure was not confirmed (the other locations passed); no flip.
  */
 export type Decision =
@@ -73,7 +76,11 @@ const failed = (round: ConfirmationRound, region: string) => round.failures.some
  * `recheckIntervalMs` apart. With several, the first failure asks every other location to re-check
  * at once, and the monitor goes down when `min(confirmations, locations)` distinct locations have
  * failed; once too few locations are left unanswered to reach that, the failure is `cleared`.
- * While down, the first passing check from any location sets `up`.
+ * While down, with one location (or `confirmations` 1) its first passing check sets `up`. With
+ * several, a passing check asks the others to re-check at once and the monitor is `up` when
+ * `min(confirmations, locations)` distinct locations passed, so one location's ok (a remote agent's
+ * claim, issue 30) cannot resolve an outage the others still see; a recovery that can no longer
+ * reach that is dropped (still down).
  */
 export function applyCheck(
   state: MonitorRuntimeState,
@@ -82,16 +89,15 @@ export function applyCheck(
 ): { state: MonitorRuntimeState; decision: Decision } {
   // The common case (up, passing, nothing to confirm) changes nothing: same state, no allocation.
   if (check.outcome.ok && state.status === 'up' && state.round === null) return { state, decision: NONE };
-  if (state.status === 'down') {
-    return check.outcome.ok ? { state: { status: 'up', round: null }, decision: { kind: 'up' } } : { state, decision: { kind: 'none' } };
-  }
   const single = rules.locations.length <= 1;
+  const needed = Math.max(1, Math.min(rules.confirmations, rules.locations.length));
   let round = state.round;
   let expired = 0;
   if (round && check.at - round.startedAt > rules.roundTtlMs) {
-    expired = round.failures.length;
+    expired = state.status === 'up' ? round.failures.length : 0;
     round = null;
   }
+  if (state.status === 'down') return recovery({ status: 'down', round }, check, rules, single ? 1 : needed);
   const failure: ObservedFailure = { at: check.at, region: check.region, outcome: check.outcome };
 
   if (single) {
@@ -105,7 +111,6 @@ export function applyCheck(
     return { state: { status: 'up', round: next }, decision: { kind: 'recheck', ask: [check.region], delayMs: rules.recheckIntervalMs, cleared: expired } };
   }
 
-  const needed = Math.max(1, Math.min(rules.confirmations, rules.locations.length));
   if (!round) {
     if (check.outcome.ok) return { state: { status: 'up', round: null }, decision: expired ? { kind: 'cleared', failures: expired } : { kind: 'none' } };
     if (needed <= 1) return down([failure]);
@@ -127,6 +132,32 @@ export function applyCheck(
     return { state: { status: 'up', round: null }, decision: { kind: 'cleared', failures: r.failures.length } };
   }
   return { state: { status: 'up', round: r }, decision: { kind: 'none' } };
+}
+
+/** A check while down: `up` once `needed` distinct locations passed (see {@link applyCheck}). */
+function recovery(
+  state: MonitorRuntimeState,
+  check: { at: number; region: string; outcome: CheckOutcome },
+  rules: ConfirmationRules,
+  needed: number,
+): { state: MonitorRuntimeState; decision: Decision } {
+  let round = state.round;
+  if (check.outcome.ok) {
+    if (needed <= 1) return { state: { status: 'up', round: null }, decision: { kind: 'up' } };
+    if (!round) {
+      const asked = rules.locations.filter((l) => l !== check.region);
+      return { state: { status: 'down', round: { startedAt: check.at, failures: [], asked, passed: [check.region] } }, decision: { kind: 'recheck', ask: asked, delayMs: 0, cleared: 0 } };
+    }
+    if (!round.passed.includes(check.region)) round = { ...round, passed: [...round.passed, check.region], failures: round.failures.filter((f) => f.region !== check.region) };
+    if (round.passed.length >= needed) return { state: { status: 'up', round: null }, decision: { kind: 'up' } };
+    return { state: { status: 'down', round }, decision: NONE };
+  }
+  if (!round) return { state, decision: NONE };
+  const r = failed(round, check.region) ? round : { ...round, failures: [...round.failures, { at: check.at, region: check.region, outcome: check.outcome }], passed: round.passed.filter((l) => l !== check.region) };
+  const pending = r.asked.filter((l) => rules.locations.includes(l) && !failed(r, l) && !r.passed.includes(l));
+  // Too few locations left to pass: the recovery is not confirmed, the monitor stays down.
+  if (r.passed.length + pending.length < needed) return { state: { status: 'down', round: null }, decision: NONE };
+  return { state: { status: 'down', round: r }, decision: NONE };
 }
 
 function down(failures: ObservedFailure[]): { state: MonitorRuntimeState; decision: Decision } {

@@ -1,3 +1,5 @@
+import type { Region } from './regions.ts';
+
 /**
  * Token scopes (CONTRACT.md "Authentication and users"). `read` may only GET; `probe` (for
  * `pharos agent`) may only poll for its checks and push their results, and nothing else may.
@@ -17,6 +19,8 @@ export interface Principal {
   user: User;
   scope: TokenScope;
   tokenId: string;
+  /** A `probe` token's granted regions (the only ones its agents may poll and report for); absent for other principals. */
+  regions?: readonly Region[];
 }
 
 /** A token as listed (never its secret or hash). */
@@ -24,6 +28,8 @@ export interface TokenInfo {
   id: string;
   name: string;
   scope: TokenScope;
+  /** Regions granted to a `probe` token (issue 30); empty for other scopes and for probe tokens made before regions existed. */
+  regions: Region[];
   user: User;
   createdAt: number;
   revokedAt: number | null;

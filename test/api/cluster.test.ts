@@ -47,7 +47,7 @@ test('a single instance lists itself as the leader, to a read token', async () =
 test('the cluster route needs a token, and a probe token may not read it', async () => {
   const p = await start();
   assert.equal((await p.api('/v1/cluster', { token: null })).status, 401);
-  const probe = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe' }).token;
+  const probe = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }).token;
   const res = await p.api('/v1/cluster', { token: probe });
   assert.equal(res.status, 403);
   assert.equal((await res.json()).code, 'auth.probe_only');

@@ -118,7 +118,7 @@ test('a store error while recording a delivery is caught, logged and retried: no
 
 test('an agent batch that rolls back leaves memory as the database is: its retry opens the outage', async () => {
   const { p } = await start({ probe: { region: 'london', confirmation_checks: 1 } });
-  const probeToken = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe' }).token;
+  const probeToken = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }).token;
   const agent = 'prb_' + 'A'.repeat(22);
   const poll = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { agent, name: 'paris-1', region: 'paris', version: 'test', assignment: null } });
   assert.equal(poll.status, 200);

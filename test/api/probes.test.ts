@@ -13,6 +13,7 @@ const OFFLINE_S = 3;
 
 let p: TestPharos;
 let probeToken: string;
+let probeTokenId: string;
 let readToken: string;
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -22,7 +23,9 @@ afterEach(async () => {
 async function setup(clock = new ManualClock()) {
   p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 } }, clock);
   cleanups.push(() => p.cleanup());
-  probeToken = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe' }).token;
+  const created = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris', 'tokyo'] });
+  probeToken = created.token;
+  probeTokenId = created.info.id;
   readToken = p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }).token;
 }
 
@@ -92,7 +95,7 @@ describe('assignments', () => {
     await setup();
     const { assignment } = await poll(null);
     let answered = false;
-    const pending = p.core.probes.poll(hello(assignment) as Parameters<typeof p.core.probes.poll>[0], AbortSignal.abort()).then(() => {
+    const pending = p.core.probes.poll(hello(assignment) as Parameters<typeof p.core.probes.poll>[0], AbortSignal.abort(), { tokenId: probeTokenId, regions: ['paris'] }).then(() => {
       answered = true;
     });
     for (let i = 0; i < 5 && !answered; i++) await new Promise((r) => setImmediate(r));
@@ -260,8 +263,14 @@ describe('confirmation across regions', () => {
     assert.equal(outage.description, 'Expected 2xx, got 503');
     assert.equal((await (await p.api(`/v1/monitors/${m.uuid}`)).json()).status, 'down');
 
-    // The first passing check from any region resolves it.
+    // A passing check is confirmed by the other region before the outage resolves (issue 30): paris
+    // passes while london still fails → still down; once london passes too, resolved.
     await push('3', [result(m.uuid, p.clock.now() + 1, true)]);
+    await p.advance(0);
+    assert.equal((await outages())[0].isResolved, false, 'london re-checked at once and still fails');
+    target.respond(200);
+    await push('4', [result(m.uuid, p.clock.now() + 2, true)]);
+    await p.advance(0);
     assert.equal((await outages())[0].isResolved, true);
   });
 });
@@ -284,12 +293,12 @@ describe('a probe token does not forge results (issue #14 point 3)', () => {
     let res = await push('1', [...fails(london.uuid), ...fails(tokyo.uuid)]);
     assert.deepEqual(await res.json(), { stored: 0, refused: 6, duplicate: false });
     res = await push('2', fails(london.uuid), probeToken, 'london');
-    assert.deepEqual(await res.json(), { stored: 0, refused: 3, duplicate: false }, 'claiming another region does not help');
+    assert.equal(res.status, 403, 'claiming a region the token was not granted is refused as a whole (issue 30)');
     await p.advance(10_000);
     assert.deepEqual(await outages(), []);
     p.core.checks.flush();
     for (const m of [london, tokyo]) assert.equal(p.store.checks.latestResults(p.store.monitors.get(m.uuid)!.id, 50).filter((r) => r.probe === AGENT).length, 0, `nothing of ${AGENT} stored for ${m.name}`);
-    assert.match(await (await p.api('/metrics')).text(), /^pharos_agent_results_refused_total\{reason="not_assigned"\} 9$/m);
+    assert.match(await (await p.api('/metrics')).text(), /^pharos_agent_results_refused_total\{reason="not_assigned"\} 6$/m);
   });
 
   test('results dated more than 2 min ahead or more than 24 h back are refused; within the window they are stored', async () => {

@@ -96,7 +96,7 @@ test('agent: the same binary runs a remote probe that checks from its own source
   let agent: ReturnType<typeof spawn> | undefined;
   try {
     await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok);
-    const probeToken = execFileSync(bin, ['token', 'create', '--email', 'probes@example.com', '--scope', 'probe'], { cwd: dir, env, encoding: 'utf8' }).trim();
+    const probeToken = execFileSync(bin, ['token', 'create', '--email', 'probes@example.com', '--scope', 'probe', '--region', 'paris'], { cwd: dir, env, encoding: 'utf8' }).trim();
     agent = spawn(bin, ['agent', '--server', url, '--region', 'paris', '--source-address', '127.0.0.2'], { cwd: dir, env: bareEnv({ PHAROS_AGENT_TOKEN: probeToken }), stdio: 'ignore' });
     const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
     await waitFor('the agent online', async () => {

@@ -345,7 +345,7 @@ function Admin(props: { s: Shell; v: SettingsView }) {
                   {t.name}
                   <div class="muted small">{t.id}</div>
                 </td>
-                <td>{t.scope}</td>
+                <td>{t.scope === 'probe' ? `probe: ${t.regions.join(', ') || 'no region'}` : t.scope}</td>
                 <td class="small">{t.user.email}</td>
                 <td class="hide-sm small">{when(t.createdAt)}</td>
                 <td>
@@ -379,6 +379,10 @@ function Admin(props: { s: Shell; v: SettingsView }) {
               <option value="write">write</option>
               <option value="probe">probe (pharos agent)</option>
             </select>
+          </label>
+          <label>
+            Regions (probe tokens: the regions its agents may serve, comma-separated)
+            <input type="text" name="regions" maxlength={300} placeholder="frankfurt, paris" />
           </label>
           <button type="submit">Create token</button>
         </form>

@@ -54,9 +54,15 @@ export function probesRouter(deps: Pick<HttpDeps, 'core' | 'version'>) {
       tags,
       summary: 'Agent long poll: answers at once when its checks changed or re-checks wait, else within agent_poll_seconds',
       request: jsonBody(pollBodySchema),
-      responses: { 200: json(PollAnswer, 'The assignment'), ...COMMON_ERRORS, ...BODY_ERRORS },
+      responses: {
+        200: json(PollAnswer, 'The assignment'),
+        ...COMMON_ERRORS,
+        ...BODY_ERRORS,
+        403: json(ErrorSchema, 'The token was not granted this region, or the agent id is another probe token’s'),
+        429: json(ErrorSchema, 'A new agent id while the token’s `probe.agents_per_token` agents are all online'),
+      },
     }),
-    async (c) => c.json(await core.probes.poll(c.req.valid('json'), c.req.raw.signal), 200),
+    async (c) => c.json(await core.probes.poll(c.req.valid('json'), c.req.raw.signal, c.get('principal')), 200),
   );
   app.openapi(
     createRoute({
@@ -70,9 +76,10 @@ export function probesRouter(deps: Pick<HttpDeps, 'core' | 'version'>) {
         409: json(ErrorSchema, 'The agent has not polled since the server started: poll, then retry'),
         ...COMMON_ERRORS,
         ...BODY_ERRORS,
+        403: json(ErrorSchema, 'The token was not granted this region, or the agent id is another probe token’s'),
       },
     }),
-    (c) => c.json(core.results.agentBatch(c.req.valid('json')), 200),
+    (c) => c.json(core.results.agentBatch(c.req.valid('json'), c.get('principal')), 200),
   );
   return app;
 }

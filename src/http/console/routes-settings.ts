@@ -140,7 +140,9 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       if (!TOKEN_SCOPES.includes(scope)) throw new AppError(400, 'validation.invalid', `scope: must be one of ${TOKEN_SCOPES.join(', ')}`);
       if (!name) throw new AppError(400, 'validation.invalid', 'name: must not be empty');
       const a = c.var.session!.account;
-      const { token } = core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name });
+      // Probe tokens are bound to regions (issue 30): a comma list, validated by the users service.
+      const regions = scope === 'probe' ? text(f, 'regions').split(',').map((r) => r.trim()).filter((r) => r !== '') : [];
+      const { token } = core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name, regions });
       return show(c, { newToken: token });
     } catch (e) {
       return show(c, { errors: { form: 'token', errors: formErrors(e) } }, errorStatus(e));

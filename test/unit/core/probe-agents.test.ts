@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countRate, holdPoll, listAgents, newAgentState, newRate, wakeAgent } from '../../../src/core/probe-agents.ts';
+import { countRate, holdPoll, listAgents, makeRoomForAgent, newAgentState, newRate, wakeAgent } from '../../../src/core/probe-agents.ts';
+import { AppError } from '../../../src/lib/errors.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
 
 const info = (id: string, firstSeen: number) => ({ id, name: id, region: 'london' as const, version: '1', sourceAddress: null, firstSeen, lastSeen: firstSeen });
@@ -16,7 +17,7 @@ test('a probe rate is the rate so far until a whole minute passed, then the last
 
 test('a held poll ends when the agent is woken, when the hold passes, or when the connection closes', async () => {
   const clock = new ManualClock(0);
-  const a = newAgentState(info('a', 0), 0);
+  const a = newAgentState(info('a', 0), 'key_t', 0);
   const woken = holdPoll(a, clock, 30_000, new AbortController().signal);
   assert.equal(a.waiters.size, 1);
   wakeAgent(a);
@@ -36,9 +37,9 @@ test('a held poll ends when the agent is woken, when the hold passes, or when th
 });
 
 test('the agents listing puts online agents first, then the earliest seen, and a held poll counts as seen now', () => {
-  const late = newAgentState(info('late', 200), 200);
-  const early = newAgentState(info('early', 100), 100);
-  const online = newAgentState(info('online', 300), 300);
+  const late = newAgentState(info('late', 200), 'key_t', 200);
+  const early = newAgentState(info('early', 100), 'key_t', 100);
+  const online = newAgentState(info('online', 300), 'key_t', 300);
   online.online = true;
   online.openPolls = 1;
   const listed = listAgents([late, early, online], 1_000);
@@ -47,4 +48,17 @@ test('the agents listing puts online agents first, then the earliest seen, and a
   assert.equal(listed[0]!.connected, true);
   assert.equal(listed[1]!.lastSeen, 100);
   assert.equal(listed[1]!.status, 'offline');
+});
+
+test('a token over its agent cap: its offline agent seen longest ago makes room; all online → 429', () => {
+  const mk = (id: string, token: string, lastSeen: number, online: boolean) => {
+    const a = newAgentState(info(id, lastSeen), token, lastSeen);
+    a.online = online;
+    return a;
+  };
+  const agents = [mk('old', 'key_a', 100, false), mk('older', 'key_a', 50, false), mk('on', 'key_a', 300, true), mk('x', 'key_b', 10, false)];
+  assert.equal(makeRoomForAgent(agents, 'key_a', 4), null, 'room left');
+  assert.equal(makeRoomForAgent(agents, 'key_a', 3)?.info.id, 'older', 'another token’s agents do not count');
+  const full = [mk('on1', 'key_a', 1, true), mk('on2', 'key_a', 2, true)];
+  assert.throws(() => makeRoomForAgent(full, 'key_a', 2), (e: unknown) => e instanceof AppError && e.status === 429 && e.code === 'probes.too_many_agents' && /2/.test(e.message));
 });

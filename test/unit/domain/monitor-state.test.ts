@@ -83,7 +83,28 @@ test('regions: a location that left (agent offline) is no longer waited for; an 
   assert.deepEqual(r.decision, { kind: 'recheck', ask: ['london', 'tokyo'], delayMs: 0, cleared: 1 });
 });
 
-test('regions: while down, the first pass from any location sets up', () => {
-  const r = applyCheck({ status: 'down', round: null }, { at: 0, region: 'tokyo', outcome: pass }, three);
+test('regions: while down, a pass asks the others at once and sets up once confirmations locations passed (issue 30)', () => {
+  const down: MonitorRuntimeState = { status: 'down', round: null };
+  let r = applyCheck(down, { at: 0, region: 'tokyo', outcome: pass }, three);
+  assert.deepEqual(r.decision, { kind: 'recheck', ask: ['london', 'paris'], delayMs: 0, cleared: 0 });
+  assert.equal(r.state.status, 'down');
+  const asked = r.state;
+  r = applyCheck(asked, { at: 1, region: 'tokyo', outcome: pass }, three);
+  assert.deepEqual(r.decision, { kind: 'none' }, 'the same location again does not count twice');
+  r = applyCheck(r.state, { at: 2, region: 'paris', outcome: pass }, three);
   assert.deepEqual(r, { state: up, decision: { kind: 'up' } });
+  // The others still fail: the recovery is dropped once it can no longer reach two, still down.
+  r = applyCheck(asked, { at: 2, region: 'paris', outcome: fail('x') }, three);
+  assert.equal(r.state.round?.passed.length, 1, 'london still pending');
+  r = applyCheck(r.state, { at: 3, region: 'london', outcome: fail('y') }, three);
+  assert.deepEqual(r, { state: down, decision: { kind: 'none' } });
+  // A recovery round older than its TTL starts over.
+  r = applyCheck(asked, { at: 80_000, region: 'paris', outcome: pass }, three);
+  assert.deepEqual(r.decision, { kind: 'recheck', ask: ['london', 'tokyo'], delayMs: 0, cleared: 0 });
+});
+
+test('while down, one location (or confirmations 1) sets up at its first pass', () => {
+  const down: MonitorRuntimeState = { status: 'down', round: null };
+  assert.deepEqual(applyCheck(down, { at: 0, region: 'london', outcome: pass }, single), { state: up, decision: { kind: 'up' } });
+  assert.deepEqual(applyCheck(down, { at: 0, region: 'tokyo', outcome: pass }, { ...three, confirmations: 1 }), { state: up, decision: { kind: 'up' } });
 });
