@@ -12,9 +12,14 @@ export interface AlertMetrics {
   alertFailed(channel: string): void;
 }
 
-/** An outbox row in words for the log (never its message: titles may carry secrets). */
-const what = (row: AlertRow) =>
-  row.kind === 'notice' ? 'status page notice' : `${row.kind === 'recovery' ? 'recovery' : row.step && row.step > 1 ? `escalation (send ${row.step})` : 'alert'}${row.outageUuid ? ` for outage ${row.outageUuid}` : ''}`;
+/**
+ * An outbox row in words for the log (never its message's text: titles may carry secrets). A
+ * notice about something that ends is named by its key (`notice cert:mon_…:7 (resolve)`).
+ */
+const what = (row: AlertRow, message?: AlertMessage) => {
+  if (row.kind !== 'notice') return `${row.kind === 'recovery' ? 'recovery' : row.step && row.step > 1 ? `escalation (send ${row.step})` : 'alert'}${row.outageUuid ? ` for outage ${row.outageUuid}` : ''}`;
+  return message?.subject ? `notice ${message.subject.key}${message.subject.resolve ? ' (resolve)' : ''}` : 'notice';
+};
 
 /**
  * How long a claimed outbox row stays reserved for the dispatcher that claimed it, ms: longer than any
@@ -185,8 +190,10 @@ export class AlertDispatcher {
       metrics.alertFailed(row.channel);
       return;
     }
+    let message: AlertMessage | undefined;
     try {
-      await channel.send(JSON.parse(row.message) as AlertMessage, { deliveryId: row.deliveryId });
+      message = JSON.parse(row.message) as AlertMessage;
+      await channel.send(message, { deliveryId: row.deliveryId });
     } catch (e) {
       const permanent = e instanceof ChannelError && e.permanent;
       const error = (e as Error).message;
@@ -194,13 +201,13 @@ export class AlertDispatcher {
       if (permanent || attempts >= options.maxAttempts) {
         const at = clock.now();
         this.#record(row.id, () => store.alerts.markFailed(row.id, at, error));
-        logger.error(`alert failed: ${what(row)} via "${row.channel}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
+        logger.error(`alert failed: ${what(row, message)} via "${row.channel}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
         metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
         const at = clock.now() + delay;
         this.#record(row.id, () => store.alerts.markRetry(row.id, at, error));
-        logger.warn(`alert delivery failed: ${what(row)} via "${row.channel}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
+        logger.warn(`alert delivery failed: ${what(row, message)} via "${row.channel}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
         metrics.alertRetry(channel.name);
       }
       return;
@@ -208,6 +215,6 @@ export class AlertDispatcher {
     const at = clock.now();
     this.#record(row.id, () => store.alerts.markDelivered(row.id, at));
     metrics.alertDelivered(channel.name);
-    logger.info(`alert delivered: ${what(row)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
+    logger.info(`alert delivered: ${what(row, message)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
   }
 }
