@@ -36,7 +36,7 @@ test('keepSecrets: *** stands for the stored value of the same target only', () 
   assert.throws(() => keepSecrets({ url: 'https://a:***@elsewhere/x' }, current), /^AppError: url: .*target/);
   assert.throws(() => keepSecrets({ url: 'https://b:***@h/x' }, current), /url: /);
   assert.throws(() => keepSecrets({ url: 'https://elsewhere/', request_headers: [{ name: 'Auth', value: '***' }] }, current), /request_headers\.0\.value: .*target/);
-  assert.throws(() => keepSecrets({ request_headers: [{ name: 'Auth', value: 'x' }, { name: 'Other', value: '***' }] }, current), /request_headers\.1\.value: .*no stored header "Other"/);
+  assert.throws(() => keepSecrets({ url: undefined, request_headers: [{ name: 'Auth', value: 'x' }, { name: 'Other', value: '***' }] }, current), /request_headers\.1\.value: .*no stored header "Other"/);
   assert.throws(() => keepSecrets({ url: 'postgres://a:***@h/db', protocol: 'postgres' }, null), /url: /);
   const plain = { url: 'https://h/', request_headers: [{ name: 'A', value: 'b' }] };
   assert.deepEqual(keepSecrets(plain, current), plain, 'no *** → as given');
