@@ -9,7 +9,8 @@ const TOKEN = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
  * Reads at most `limit` bytes of a request body as UTF-8 and drains the rest: a ping's body is
- * kept up to 10 KB and a larger one is cut, never refused (CONTRACT.md "Healthchecks").
+ * kept up to 10 KB and a larger one is cut, never refused (CONTRACT.md "Healthchecks"). Bytes that are
+ * not UTF-8 and NUL bytes (PostgreSQL's `text` cannot hold U+0000: the ping was lost, issue #30) read as U+FFFD.
  */
 async function headOfBody(req: IncomingMessage, limit: number): Promise<string | null> {
   const kept: Buffer[] = [];
@@ -18,7 +19,7 @@ async function headOfBody(req: IncomingMessage, limit: number): Promise<string |
     if (size < limit) kept.push(chunk.subarray(0, limit - size));
     size += chunk.byteLength;
   }
-  return size === 0 ? null : Buffer.concat(kept).toString('utf8');
+  return size === 0 ? null : Buffer.concat(kept).toString('utf8').replaceAll('\0', '\ufffd');
 }
 
 /** The headers of a plain-text answer `text`. */

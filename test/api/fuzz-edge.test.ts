@@ -107,3 +107,14 @@ describe('deeply nested JSON → 400, never a stack overflow (point 6)', () => {
     assert.doesNotMatch(body.error, /nest/);
   });
 });
+
+describe('a ping body with NUL bytes is stored, never lost (found by the fuzz: 503 on PostgreSQL)', () => {
+  test('NUL bytes in a ping body become U+FFFD (as invalid UTF-8 already does); the ping counts', async () => {
+    const hc = (await (await p.api('/v1/healthchecks', { method: 'POST', json: { name: 'nul', period_value: 1, period_type: 'hours', grace_period_value: 5, grace_period_type: 'minutes' } })).json()).healthcheck;
+    const res = await fetch(`${p.url}/ping/${hc.uuid}/0`, { method: 'POST', body: Buffer.from([0x61, 0x00, 0x62, 0xff, 0x00]) });
+    assert.equal(res.status, 200, await res.text());
+    const pings = (await (await p.api(`/v1/healthchecks/${hc.uuid}/pings`)).json()).pings;
+    assert.equal(pings.length, 1);
+    assert.equal(pings[0].body, 'a\ufffdb\ufffd\ufffd');
+  });
+});
