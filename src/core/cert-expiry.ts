@@ -4,6 +4,7 @@ import { followsAcknowledgements } from '../domain/channels/index.ts';
 import { sendChannels } from '../domain/escalation.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import { crossedThreshold } from '../protocols/expiry.ts';
+import { maskUrl } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
 
 /** What certificate expiry notices read of the config. */
@@ -45,8 +46,8 @@ export function certExpiryNotice(store: Store, config: CertExpiryConfig, m: Moni
   const when = daysLeft < 0 ? `expired ${-daysLeft} day${daysLeft === -1 ? '' : 's'} ago` : daysLeft === 0 ? 'expires today' : `expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}`;
   const message: AlertMessage = {
     kind: 'notice',
-    title: `Certificate ${when}: ${m.name} (${m.url})`,
-    text: `The TLS certificate served for ${m.name} (${m.url}) ${when}. Pharos alerts once at each of ${thresholds!.join(', ')} days before expiry.`,
+    title: `Certificate ${when}: ${m.name} (${maskUrl(m.url)})`,
+    text: `The TLS certificate served for ${m.name} (${maskUrl(m.url)}) ${when}. Pharos alerts once at each of ${thresholds!.join(', ')} days before expiry.`,
     outage: null,
     escalation: to.escalation,
     link: `${config.public_url.replace(/\/+$/, '')}/monitors/${m.uuid}`,
@@ -87,7 +88,7 @@ type Ending = 'renewed' | 'replaced' | 'off' | 'deleted';
 function certNoticeEnded(store: Store, config: CertExpiryConfig, m: Monitor, threshold: number, why: Ending, daysLeft: number | null, now: number): number {
   const to = recipients(config, m);
   if (!to) return 0;
-  const what = `${m.name} (${m.url})`;
+  const what = `${m.name} (${maskUrl(m.url)})`;
   const [title, text] =
     why === 'renewed'
       ? [`Certificate renewed: ${what}`, `The TLS certificate served for ${what} now expires in ${daysLeft} days, above every alert threshold.`]

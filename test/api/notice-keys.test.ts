@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, getCACertificates, setDefaultCACertificates, type Server } from 'node:tls';
 import { testCa } from '../support/certs.ts';
 import { startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
@@ -120,6 +121,26 @@ describe('certificate expiry notices', () => {
     await p.advance(0);
     assert.deepEqual(pdEvents(rx).slice(before + 1).map((e) => `${e.event_action} ${e.dedup_key}`), [`resolve cert:${m.uuid}:7`]);
     assert.equal(hookNotices().length, hooks + 1, 'chat channels got the notice, not its end');
+  });
+
+  test('a password in the monitor URL never reaches a certificate notice (masked as ***)', async () => {
+    const site = createHttpsServer({ key: certs.soon.key, cert: certs.soon.cert }, (_req, res) => res.end('ok'));
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => new Promise((r) => site.close(r)));
+    const secret = 'Sup3r-Secret-Pw';
+    const res = await p.api('/v1/monitors', { method: 'POST', json: { name: 'Basic auth site', url: `https://alice:${secret}@127.0.0.1:${(site.address() as AddressInfo).port}/`, check_frequency: 60, tls_expiry_days: [7], escalation_policy: 'ep_pager' } });
+    assert.equal(res.status, 201, await res.clone().text());
+    const m = (await res.json()) as { uuid: string };
+    const before = rx.received.length;
+    await checkNow(m.uuid);
+    const sent = rx.received.slice(before);
+    assert.ok(sent.some((r) => r.path === '/pd/v2/enqueue' && JSON.parse(r.body).dedup_key === `cert:${m.uuid}:7`), 'the notice went out');
+    for (const r of sent) assert.ok(!r.body.includes(secret), `no secret in ${r.path}`);
+    assert.ok(sent.some((r) => r.body.includes('alice:***@127.0.0.1')), 'the URL is shown with its password masked');
+    assert.ok((await p.api(`/v1/monitors/${m.uuid}`, { method: 'DELETE' })).ok);
+    await p.advance(0);
+    await p.dispatcher.settled();
+    for (const r of rx.received.slice(before)) assert.ok(!r.body.includes(secret), `no secret in ${r.path} (the resolve at delete)`);
   });
 });
 
