@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Secret, TOTP } from 'otpauth';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -9,13 +8,16 @@ import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
 import { ROLES, scopeOfRole, type Account, type Principal, type Role, type SessionInfo } from '../domain/user.ts';
 import type { Store } from '../store/index.ts';
+import { attemptThrottle, consoleCounters, CONSOLE_WINDOW_MS } from './sign-in-throttle.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-/** Window of the wrong-password counters, seconds. */
-const ATTEMPT_WINDOW_S = 15 * 60;
-/** Wrong passwords per client address (all accounts together) within the window. */
-const ADDRESS_ATTEMPTS = 30;
+/** The first-start setup link works this long after it was printed, ms. */
+export const SETUP_LINK_MS = 60 * MINUTE_MS;
+/** An address a person completed a sign-in from stays theirs this long (not locked by strangers' failures), ms. */
+const KNOWN_ADDRESS_MS = 30 * DAY_MS;
+/** TOTP time step, ms (RFC 6238's 30 s). */
+const TOTP_STEP_MS = 30_000;
 /** A session's last-seen time is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = MINUTE_MS;
 /** Password rules of the console and the CLI. */
@@ -28,6 +30,12 @@ const RECOVERY_CODES = 10;
 
 /** The TOTP of a base32 secret (RFC 6238: SHA-1, 6 digits, 30 s, what every authenticator app reads). */
 const totpOf = (secret: string, label: string) => new TOTP({ issuer: 'Pharos', label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+/** The time step (epoch ms / 30 000) whose code `code` is, within ±1 step of `now`, or null when it matches none. */
+const totpStep = (secret: string, label: string, code: string, now: number): number | null => {
+  const c = code.replace(/\s+/g, '');
+  const delta = /^\d{6}$/.test(c) ? totpOf(secret, label).validate({ token: c, timestamp: now, window: 1 }) : null;
+  return delta === null ? null : Math.floor(now / TOTP_STEP_MS) + delta;
+};
 
 /** SHA-256 of a random secret (session ids, setup tokens: ≥ 128 random bits, so a fast hash suffices). */
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -51,16 +59,25 @@ export interface NewAccount {
 /**
  * People of the console (issue 16): accounts with scrypt passwords and roles, the one-time
  * first-start setup link, sessions (random 256-bit ids stored as SHA-256, idle and absolute expiry,
- * ended all at once on a password change or when an account is disabled) and the wrong-password
- * throttle per client address and per account.
+ * ended all at once on a password change or when an account is disabled), TOTP (each code once)
+ * and the throttle of every password and code (src/core/sign-in-throttle.ts).
  */
 export function accountsService(deps: { store: Store; clock: Clock; config: Pick<Config, 'console'>; logger: Logger }) {
   const { store, clock, config, logger } = deps;
   const cfg = config.console;
   const idleMs = cfg.session_idle_minutes * MINUTE_MS;
   const maxMs = cfg.session_max_days * DAY_MS;
-  const perAccount = new RateLimiterMemory({ points: cfg.login_attempts, duration: ATTEMPT_WINDOW_S });
-  const perAddress = new RateLimiterMemory({ points: ADDRESS_ATTEMPTS, duration: ATTEMPT_WINDOW_S });
+  const throttle = attemptThrottle({ clock, windowMs: CONSOLE_WINDOW_MS, tooMany: (s) => new AppError(429, 'auth.too_many_attempts', `too many wrong passwords; try again in ${s} s`) });
+  /** The console counters of a try for `account` (or a made-up email) from `address`; `proven`: it carries a valid TOTP code. */
+  const countersOf = (email: string, account: Account | undefined, address: string, proven = false) => {
+    const known = account !== undefined && store.sessions.signedInFrom(account.uuid, address, clock.now() - KNOWN_ADDRESS_MS);
+    return consoleCounters(cfg.login_attempts, email, address, known || proven);
+  };
+  /** The current password of a signed-in person's settings forms: its own counter per account (only the session holder can fill it). */
+  const currentPasswordOk = (uuid: string, password: string) => {
+    const stored = store.sessions.passwordHash(uuid);
+    return throttle.check([{ key: JSON.stringify(['current-password', uuid]), limit: cfg.login_attempts }], async () => stored !== null && (await verifyPassword(password, stored)));
+  };
 
   const normEmail = (email: string) => {
     const e = email.trim().toLowerCase();
@@ -76,26 +93,13 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     if (!a) throw new AppError(404, 'users.not_found', 'User not found');
     return a;
   };
+  // A completed sign-in (not one waiting for its code) makes the address the person's own for 30 days.
   const openSession = (userUuid: string, client: { userAgent: string; address: string }, pending = false) => {
     const id = randomBytes(32).toString('base64url');
     const csrf = randomBytes(32).toString('base64url');
     store.sessions.insertSession({ idHash: sha256(id), ref: randomBase62(16), userUuid, csrf, userAgent: client.userAgent.slice(0, 300), address: client.address, pending }, clock.now());
+    if (!pending) store.sessions.recordSignIn(userUuid, client.address, clock.now());
     return id;
-  };
-  /** Throws 429 when the account or the address used up its wrong tries. */
-  const throttled = async (email: string, address: string) => {
-    for (const [limiter, key, points] of [[perAccount, email, cfg.login_attempts], [perAddress, address, ADDRESS_ATTEMPTS]] as const) {
-      const seen = await limiter.get(key);
-      if (seen && seen.consumedPoints >= points) throw tooMany(seen);
-    }
-  };
-  const countWrong = async (email: string, address: string) => {
-    try {
-      await perAccount.consume(email);
-      await perAddress.consume(address);
-    } catch (e) {
-      if (!(e instanceof RateLimiterRes)) throw e;
-    }
   };
   const insertAccount = (input: NewAccount, passwordHash: string): Account => {
     const email = normEmail(input.email);
@@ -111,37 +115,43 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     store.sessions.insertAccount({ uuid, email, name: input.name?.trim() || email, role: input.role, passwordHash }, clock.now());
     return mustGet(uuid);
   };
-  const tooMany = (r: RateLimiterRes) => new AppError(429, 'auth.too_many_attempts', `too many wrong passwords; try again in ${Math.max(1, Math.ceil(r.msBeforeNext / 1000))} s`);
 
   return {
     /**
      * First start: when nobody can sign in yet, makes a new one-time setup token (replacing any
-     * unused one) and returns it for the log; else null.
+     * unused one), valid for {@link SETUP_LINK_MS}, and returns it with its expiry (epoch ms) for the
+     * log; else null. A later start makes a new one.
      */
-    setupToken(): string | null {
+    setupToken(): { token: string; expiresAt: number } | null {
       return store.tx((tx) => {
         if (tx.sessions.countPeople() > 0) return null;
         const token = randomBase62(32);
         tx.sessions.replaceSetupToken(sha256(token), clock.now());
-        return token;
+        return { token, expiresAt: clock.now() + SETUP_LINK_MS };
       });
     },
-    /** True while nobody can sign in yet and `token` is the unused setup token. */
-    setupOpen(token: string): boolean {
-      return store.sessions.countPeople() === 0 && store.sessions.setupTokenUnused(sha256(token));
+    /**
+     * The setup link `token`: `open` while nobody can sign in yet and it is the unused token made
+     * less than an hour ago; `expired` when it is that token but older; else `invalid` (unknown,
+     * used, replaced, or someone can sign in already).
+     */
+    setupState(token: string): 'open' | 'expired' | 'invalid' {
+      const t = token.length <= 100 ? store.sessions.setupToken(sha256(token)) : undefined;
+      if (!t || t.usedAt !== null || store.sessions.countPeople() > 0) return 'invalid';
+      return clock.now() - t.createdAt < SETUP_LINK_MS ? 'open' : 'expired';
     },
     /**
      * Spends the setup token and creates the first admin, signed in at once.
      * @returns the new session id (for the cookie)
-     * @throws AppError 403 `setup.invalid` when the token is unknown or spent; 400 for a bad email or password
+     * @throws AppError 403 `setup.invalid` when the token is unknown, spent or expired; 400 for a bad email or password
      */
     async setup(token: string, input: Omit<NewAccount, 'role'>, client: { userAgent: string; address: string }): Promise<string> {
       checkPassword(input.password);
       normEmail(input.email);
       const hash = await hashPassword(input.password);
       return store.tx((tx) => {
-        if (tx.sessions.countPeople() > 0 || !tx.sessions.spendSetupToken(sha256(token), clock.now())) {
-          throw new AppError(403, 'setup.invalid', 'this setup link is not valid (it was used already, or a newer one was printed)');
+        if (tx.sessions.countPeople() > 0 || !tx.sessions.spendSetupToken(sha256(token), clock.now(), clock.now() - SETUP_LINK_MS + 1)) {
+          throw new AppError(403, 'setup.invalid', 'this setup link is not valid (it was used already, it expired, or a newer one was printed)');
         }
         const a = insertAccount({ ...input, role: 'admin' }, hash);
         logger.info('first admin created through the setup link', { user: a.email });
@@ -179,11 +189,11 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     },
     /**
      * Changes one's own password after checking the current one; every session ends (the caller signs in again).
-     * @throws AppError 400 wrong current password or bad new one
+     * @throws AppError 400 wrong current password or bad new one; 429 `auth.too_many_attempts` after
+     *   `console.login_attempts` wrong current passwords (this and {@link disableTotp} together) in 15 minutes
      */
     async changeOwnPassword(uuid: string, current: string, next: string): Promise<void> {
-      const stored = store.sessions.passwordHash(uuid);
-      if (!stored || !(await verifyPassword(current, stored))) throw invalid('current_password', 'is not your current password');
+      if (!(await currentPasswordOk(uuid, current))) throw invalid('current_password', 'is not your current password');
       await this.setPassword(uuid, next);
     },
     /** @throws AppError 400 unknown role, 404 unknown user */
@@ -205,25 +215,34 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       });
     },
     /**
-     * Signs in. After `console.login_attempts` wrong passwords for one account, or 30 from one
-     * address, within 15 minutes, further tries are refused unchecked until the window ends.
-     * @returns the new session id, or null for a wrong email/password or a disabled account
+     * Signs in. Every try is counted before its password is hashed (see {@link consoleCounters}: per
+     * address, per account and address, per account from addresses it never signed in from) and given
+     * back when right; a full counter refuses further tries unchecked until its 15 minutes end.
+     * `code`, optional: the TOTP code given with the password. A valid one signs in at once and lifts
+     * the per-account cap (it proves the person); a wrong one makes the try wrong.
+     * @returns the new session id (`pending` while its TOTP code is still to be given), or null for a
+     *   wrong email, password or code, or a disabled account
      * @throws AppError 429 `auth.too_many_attempts`
      */
-    async login(emailRaw: string, password: string, client: { userAgent: string; address: string }): Promise<{ id: string; pending: boolean } | null> {
+    async login(emailRaw: string, password: string, client: { userAgent: string; address: string }, code = ''): Promise<{ id: string; pending: boolean } | null> {
       const email = emailRaw.trim().toLowerCase().slice(0, 254);
-      await throttled(email, client.address);
       const account = store.sessions.accountByEmail(email);
+      const t = account?.totp && code.trim() !== '' ? store.sessions.totp(account.uuid) : null;
+      const step = t ? totpStep(t.secret, account!.email, code, clock.now()) : null;
+      // A wrong or replayed code makes the try wrong (and does not lift the per-account cap).
+      const codeOk = t === null || (step !== null && (t.lastStep === null || step > t.lastStep));
+      const counters = countersOf(email, account, client.address, t !== null && codeOk);
+      const r = throttle.reserve(counters);
       const stored = account ? store.sessions.passwordHash(account.uuid) : null;
       // A missing account costs the same scrypt as a wrong password (no timing hint that an email exists).
       const ok = await verifyPassword(password, stored ?? 'scrypt$32768$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
-      if (ok && stored && account && account.disabledAt === null) {
-        if (!account.totp) await perAccount.delete(email);
-        // With TOTP the session opens nothing until the code is given (within 5 minutes).
-        return store.tx(() => ({ id: openSession(account.uuid, client, account.totp), pending: account.totp }));
-      }
-      await countWrong(email, client.address);
-      return null;
+      if (!ok || !codeOk || !stored || !account || account.disabledAt !== null) return null;
+      r.succeeded();
+      // With TOTP the session opens nothing until the code is given (within 5 minutes), unless it came with the password.
+      return store.tx((tx) => {
+        const pending = account.totp && !(t !== null && step !== null && tx.sessions.takeTotpStep(account.uuid, step));
+        return { id: openSession(account.uuid, client, pending), pending };
+      });
     },
     /**
      * Opens a session for a person whose identity was proven elsewhere (console single sign-on), as a
@@ -239,30 +258,31 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       return a && a.disabledAt === null ? a : null;
     },
     /**
-     * The second factor of a half-signed-in session: a 6-digit TOTP code (±30 s) or a recovery code
-     * (spent). Wrong codes count against the same throttle as wrong passwords.
+     * The second factor of a half-signed-in session: a 6-digit TOTP code (±30 s, each code once: a
+     * step at or before the last accepted one is refused) or a recovery code (spent). Codes count
+     * against the same counters as passwords, before they are compared.
      * @returns true when the session now opens the console
      * @throws AppError 429 `auth.too_many_attempts`
      */
     async secondFactor(id: string | undefined, code: string, address: string): Promise<boolean> {
       const account = this.pendingAccount(id);
       if (!account) return false;
-      await throttled(account.email, address);
+      const r = throttle.reserve(countersOf(account.email, account, address));
       const t = store.sessions.totp(account.uuid);
-      const c = code.replace(/\s+/g, '');
-      const codeHash = createHash('sha256').update(c.toLowerCase()).digest('hex');
-      const byTotp = t !== null && /^\d{6}$/.test(c) && totpOf(t.secret, account.email).validate({ token: c, timestamp: clock.now(), window: 1 }) !== null;
-      const byRecovery = t !== null && !byTotp && t.recovery.includes(codeHash);
-      if (!byTotp && !byRecovery) {
-        await countWrong(account.email, address);
-        return false;
-      }
-      await perAccount.delete(account.email);
-      store.tx((tx) => {
-        if (byRecovery) tx.sessions.setTotp(account.uuid, t!.secret, t!.recovery.filter((h) => h !== codeHash));
+      if (!t) return false;
+      const now = clock.now();
+      const step = totpStep(t.secret, account.email, code, now);
+      const codeHash = createHash('sha256').update(code.replace(/\s+/g, '').toLowerCase()).digest('hex');
+      const byRecovery = step === null && t.recovery.includes(codeHash);
+      const ok = store.tx((tx) => {
+        if (byRecovery) tx.sessions.setTotp(account.uuid, t.secret, t.recovery.filter((h) => h !== codeHash));
+        else if (step === null || !tx.sessions.takeTotpStep(account.uuid, step)) return false;
         tx.sessions.clearPending(sha256(id!));
+        tx.sessions.recordSignIn(account.uuid, address, now);
+        return true;
       });
-      return true;
+      if (ok) r.succeeded();
+      return ok;
     },
     /** A new TOTP secret for `account` to scan: base32 secret and its otpauth:// URI (nothing is stored yet). */
     totpProposal(account: Account): { secret: string; uri: string } {
@@ -277,9 +297,14 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     enableTotp(uuid: string, secret: string, code: string): string[] {
       const a = mustGet(uuid);
       if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
-      if (totpOf(secret, a.email).validate({ token: code.replace(/\s+/g, ''), timestamp: clock.now(), window: 1 }) === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
+      const step = totpStep(secret, a.email, code, clock.now());
+      if (step === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
       const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
-      store.tx((tx) => tx.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex'))));
+      store.tx((tx) => {
+        tx.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex')));
+        // The code that turned TOTP on is spent: it cannot sign in afterwards.
+        tx.sessions.setTotpStep(uuid, step);
+      });
       return codes;
     },
     /** Turns a person's TOTP off without their password (`pharos user disable-totp`: a lost phone). @throws AppError 404 */
@@ -287,13 +312,19 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       store.tx((tx) => {
         mustGet(uuid);
         tx.sessions.setTotp(uuid, null, null);
+        tx.sessions.setTotpStep(uuid, null);
       });
     },
-    /** Turns TOTP off after checking the password. @throws AppError 400 `current_password` */
+    /**
+     * Turns TOTP off after checking the password.
+     * @throws AppError 400 `current_password`; 429 `auth.too_many_attempts` (the counter of {@link changeOwnPassword})
+     */
     async disableTotp(uuid: string, password: string): Promise<void> {
-      const stored = store.sessions.passwordHash(uuid);
-      if (!stored || !(await verifyPassword(password, stored))) throw invalid('current_password', 'is not your current password');
-      store.tx((tx) => tx.sessions.setTotp(uuid, null, null));
+      if (!(await currentPasswordOk(uuid, password))) throw invalid('current_password', 'is not your current password');
+      store.tx((tx) => {
+        tx.sessions.setTotp(uuid, null, null);
+        tx.sessions.setTotpStep(uuid, null);
+      });
     },
     /**
      * The live session with this id, or null when unknown, idle too long, too old or its account is
@@ -322,8 +353,11 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     endSession: (userUuid: string, ref: string): boolean => store.sessions.deleteSessionByRef(ref, userUuid),
     /** Sign out everywhere. @returns sessions ended */
     endAllSessions: (userUuid: string): number => store.sessions.deleteSessionsOf(userUuid),
-    /** Deletes expired sessions. @returns rows deleted */
-    pruneSessions: (): number => store.sessions.pruneSessions(clock.now() - idleMs, clock.now() - maxMs),
+    /** Deletes expired sessions, and sign-in addresses unused for 30 days. @returns sessions deleted */
+    pruneSessions(): number {
+      store.sessions.pruneSignIns(clock.now() - KNOWN_ADDRESS_MS);
+      return store.sessions.pruneSessions(clock.now() - idleMs, clock.now() - maxMs);
+    },
   };
 }
 

@@ -1,5 +1,4 @@
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config, IdentityProviderConfig } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, conflict, invalid, notFound } from '../lib/errors.ts';
@@ -7,6 +6,7 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { emailAllowed, type SsoConnection, type SsoConnectionBodyInput, type SsoConnectionFields } from '../domain/sso-connection.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
+import { attemptThrottle } from './sign-in-throttle.ts';
 
 /** How long a sign-in may take from the start to the identity provider's answer, ms. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
@@ -61,7 +61,7 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
   const { store, clock, config } = deps;
   const pending = new Map<string, SignInTransaction>();
   const seenAssertions = new Map<string, number>();
-  const limiter = new RateLimiterMemory({ points: config.status_pages.sign_in_per_minute, duration: 60 });
+  const limiter = attemptThrottle({ clock, windowMs: 60_000, tooMany: (s) => new AppError(429, 'sso.too_many_requests', `too many sign-in requests; try again in ${s} s`) });
   const mustGet = (uuid: string): SsoConnection => {
     const c = store.ssoConnections.get(uuid);
     if (!c) throw notFound('sso_connections', 'SSO connection');
@@ -147,12 +147,8 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
      * @throws AppError 429 `sso.too_many_requests` beyond `status_pages.sign_in_per_minute` a minute
      */
     async throttle(client: string): Promise<void> {
-      try {
-        await limiter.consume(client);
-      } catch (e) {
-        if (!(e instanceof RateLimiterRes)) throw e;
-        throw new AppError(429, 'sso.too_many_requests', `too many sign-in requests; try again in ${Math.max(1, Math.ceil(e.msBeforeNext / 1000))} s`);
-      }
+      // Every request counts (nothing is given back): it is the request that is limited, not a guess.
+      limiter.reserve([{ key: client, limit: config.status_pages.sign_in_per_minute }]);
     },
     /** Records a new sign-in (expires after {@link SIGN_IN_TTL_MS}). */
     begin(purpose: SignInPurpose, method: SignInMethod): SignInTransaction {

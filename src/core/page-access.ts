@@ -1,5 +1,4 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
@@ -7,10 +6,11 @@ import { verifyPassword } from '../lib/password.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
 import type { IdentityService } from './identity.ts';
+import { attemptThrottle } from './sign-in-throttle.ts';
 
 const DAY_MS = 86_400_000;
-/** Window of the wrong-password counter, seconds. */
-const ATTEMPT_WINDOW_S = 15 * 60;
+/** Window of the wrong-password counter, ms. */
+const ATTEMPT_WINDOW_MS = 15 * 60_000;
 
 /**
  * How a page may be seen: open; behind the password wall; behind single sign-on (the wall offers the
@@ -43,7 +43,7 @@ export function pageAccessService(deps: { store: Store; clock: Clock; config: Re
       .update(JSON.stringify([page.passwordHash ?? '', page.settings.authentication]))
       .digest('base64url')
       .slice(0, 16);
-  const limiter = new RateLimiterMemory({ points: config.status_pages.password_attempts, duration: ATTEMPT_WINDOW_S });
+  const throttle = attemptThrottle({ clock, windowMs: ATTEMPT_WINDOW_MS, tooMany: (s) => new AppError(429, 'statuspages.too_many_attempts', `too many wrong passwords; try again in ${s} s`) });
 
   return {
     /** See {@link PageGate}. */
@@ -91,37 +91,22 @@ export function pageAccessService(deps: { store: Store; clock: Clock; config: Re
       return same(m[2]!, sign(`session:${page.uuid}:${m[1]}:${passwordTag(page)}`));
     },
     /**
-     * Checks a password entered on the wall. `client` is the caller's address: after
-     * `password_attempts` wrong passwords from it for this page within 15 minutes, further tries are
-     * refused without checking until the window ends.
-     * @throws AppError 429 `statuspages.too_many_attempts` (with `retryAfterSeconds` in the message)
+     * Checks a password entered on the wall. `client` is the caller's address: each try is counted
+     * before the password is hashed (so concurrent tries cannot all pass), given back when right;
+     * after `password_attempts` wrong passwords from it for this page within 15 minutes, further
+     * tries are refused without checking until the window ends.
+     * @throws AppError 429 `statuspages.too_many_attempts` (the seconds to wait in the message)
      */
     async checkPassword(page: Statuspage, password: string, client: string): Promise<boolean> {
-      const k = `${page.uuid}:${client}`;
-      const seen = await limiter.get(k);
-      if (seen && seen.consumedPoints >= config.status_pages.password_attempts) throw tooMany(seen);
-      if (page.passwordHash && (await verifyPassword(password, page.passwordHash))) {
-        await limiter.delete(k);
-        return true;
-      }
-      try {
-        await limiter.consume(k);
-      } catch (e) {
-        if (e instanceof RateLimiterRes) throw tooMany(e);
-        throw e;
-      }
-      return false;
+      const key = JSON.stringify([page.uuid, client]);
+      const hash = page.passwordHash;
+      return throttle.check([{ key, limit: config.status_pages.password_attempts }], async () => hash !== null && (await verifyPassword(password, hash)));
     },
     /** A token for a subscription link (`confirm` or `unsubscribe`) of one subscriber. */
     linkToken: (purpose: 'confirm' | 'unsubscribe', subscriberUuid: string): string => sign(`${purpose}:${subscriberUuid}`),
     /** True when `token` is {@link linkToken}'s for this purpose and subscriber. */
     validLinkToken: (purpose: 'confirm' | 'unsubscribe', subscriberUuid: string, token: string): boolean => same(token, sign(`${purpose}:${subscriberUuid}`)),
   };
-}
-
-function tooMany(r: RateLimiterRes): AppError {
-  const s = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
-  return new AppError(429, 'statuspages.too_many_attempts', `too many wrong passwords; try again in ${s} s`);
 }
 
 /** The page access service's interface. */

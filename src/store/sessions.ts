@@ -48,7 +48,8 @@ const toSession = (r: SessionRow): StoredSession => ({
 
 /**
  * Console people: accounts (users with a password hash, role, disabled flag), sessions stored by
- * the SHA-256 of their id (32 bytes), and first-start setup tokens (also by hash).
+ * the SHA-256 of their id (32 bytes), first-start setup tokens (also by hash), the last accepted
+ * TOTP step and the addresses people signed in from.
  */
 export function sessionsStore(db: Db) {
   const cols = 'uuid, email, name, role, disabled_at, password_hash, sso_at, totp_secret IS NOT NULL AS totp, created_at';
@@ -65,8 +66,13 @@ export function sessionsStore(db: Db) {
   const insertSession = db.prepare('INSERT INTO console_sessions(id_hash, ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const sessionByHash = db.prepare<[Buffer], SessionRow>('SELECT ref, user_uuid, csrf, created_at, last_seen_at, user_agent, address, pending FROM console_sessions WHERE id_hash = ?');
   const clearPending = db.prepare('UPDATE console_sessions SET pending = 0 WHERE id_hash = ?');
-  const totpOf = db.prepare<[string], { totp_secret: string | null; totp_recovery: string | null }>('SELECT totp_secret, totp_recovery FROM users WHERE uuid = ?');
+  const totpOf = db.prepare<[string], { totp_secret: string | null; totp_recovery: string | null; totp_last_step: number | null }>('SELECT totp_secret, totp_recovery, totp_last_step FROM users WHERE uuid = ?');
   const setTotp = db.prepare('UPDATE users SET totp_secret = ?, totp_recovery = ? WHERE uuid = ?');
+  const setTotpStep = db.prepare('UPDATE users SET totp_last_step = ? WHERE uuid = ?');
+  const takeTotpStep = db.prepare('UPDATE users SET totp_last_step = ? WHERE uuid = ? AND (totp_last_step IS NULL OR totp_last_step < ?)');
+  const upsertSignIn = db.prepare('INSERT INTO console_sign_ins(user_uuid, address, last_at) VALUES (?, ?, ?) ON CONFLICT (user_uuid, address) DO UPDATE SET last_at = excluded.last_at');
+  const signInSince = db.prepare<[string, string, number], { n: number }>('SELECT 1 AS n FROM console_sign_ins WHERE user_uuid = ? AND address = ? AND last_at >= ?');
+  const deleteOldSignIns = db.prepare('DELETE FROM console_sign_ins WHERE last_at < ?');
   const touch = db.prepare('UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?');
   const deleteByHash = db.prepare('DELETE FROM console_sessions WHERE id_hash = ?');
   const deleteByRef = db.prepare('DELETE FROM console_sessions WHERE ref = ? AND user_uuid = ?');
@@ -75,8 +81,8 @@ export function sessionsStore(db: Db) {
   const deleteStale = db.prepare('DELETE FROM console_sessions WHERE last_seen_at < ? OR created_at < ?');
   const insertSetup = db.prepare('INSERT INTO setup_tokens(token_hash, created_at) VALUES (?, ?)');
   const dropUnusedSetup = db.prepare('DELETE FROM setup_tokens WHERE used_at IS NULL');
-  const unusedSetup = db.prepare<[Buffer], { n: number }>('SELECT 1 AS n FROM setup_tokens WHERE token_hash = ? AND used_at IS NULL');
-  const spendSetup = db.prepare('UPDATE setup_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL');
+  const setupOf = db.prepare<[Buffer], { created_at: number; used_at: number | null }>('SELECT created_at, used_at FROM setup_tokens WHERE token_hash = ?');
+  const spendSetup = db.prepare('UPDATE setup_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND created_at >= ?');
 
   return {
     account: (uuid: string): Account | undefined => {
@@ -106,13 +112,27 @@ export function sessionsStore(db: Db) {
     },
     /** The second factor was given: the session opens the console. */
     clearPending: (idHash: Buffer): void => void clearPending.run(idHash),
-    /** A user's TOTP secret (base32) and unused recovery code hashes, or null without TOTP. */
-    totp(uuid: string): { secret: string; recovery: string[] } | null {
+    /** A user's TOTP secret (base32), unused recovery code hashes and last accepted step (null: none yet), or null without TOTP. */
+    totp(uuid: string): { secret: string; recovery: string[]; lastStep: number | null } | null {
       const r = totpOf.get(uuid);
-      return r?.totp_secret ? { secret: r.totp_secret, recovery: JSON.parse(r.totp_recovery ?? '[]') as string[] } : null;
+      return r?.totp_secret ? { secret: r.totp_secret, recovery: JSON.parse(r.totp_recovery ?? '[]') as string[], lastStep: r.totp_last_step } : null;
     },
     /** Sets (or with null clears) a user's TOTP secret and recovery code hashes. */
     setTotp: (uuid: string, secret: string | null, recovery: string[] | null): void => void setTotp.run(secret, recovery === null ? null : JSON.stringify(recovery), uuid),
+    /** Sets (or with null forgets) the last TOTP time step (epoch ms / 30 000) accepted for a user: when TOTP is turned on or off. */
+    setTotpStep: (uuid: string, step: number | null): void => void setTotpStep.run(step, uuid),
+    /**
+     * Records `step` as the user's last accepted TOTP step when it is later than the one stored (one
+     * conditional UPDATE, so of two concurrent uses of a code only one wins).
+     * @returns false when this step or a later one was accepted already (a replayed code)
+     */
+    takeTotpStep: (uuid: string, step: number): boolean => takeTotpStep.run(step, uuid, step).changes === 1,
+    /** Records a completed sign-in of the user from `address` at `now` (epoch ms). */
+    recordSignIn: (uuid: string, address: string, now: number): void => void upsertSignIn.run(uuid, address, now),
+    /** True when the user completed a sign-in from `address` at or after `since` (epoch ms). */
+    signedInFrom: (uuid: string, address: string, since: number): boolean => signInSince.get(uuid, address, since) !== undefined,
+    /** Forgets sign-in addresses last used before `before` (epoch ms). @returns rows deleted */
+    pruneSignIns: (before: number): number => deleteOldSignIns.run(before).changes,
     session: (idHash: Buffer): StoredSession | undefined => {
       const r = sessionByHash.get(idHash);
       return r && toSession(r);
@@ -131,10 +151,13 @@ export function sessionsStore(db: Db) {
       dropUnusedSetup.run();
       insertSetup.run(hash, now);
     },
-    /** True when an unused setup token has this hash. */
-    setupTokenUnused: (hash: Buffer): boolean => unusedSetup.get(hash) !== undefined,
-    /** @returns true when an unused token with this hash existed and is now spent */
-    spendSetupToken: (hash: Buffer, now: number): boolean => spendSetup.run(now, hash).changes === 1,
+    /** The setup token with this hash (epoch ms made and spent), or undefined when there is none. */
+    setupToken(hash: Buffer): { createdAt: number; usedAt: number | null } | undefined {
+      const r = setupOf.get(hash);
+      return r && { createdAt: r.created_at, usedAt: r.used_at };
+    },
+    /** @returns true when an unused token with this hash made at or after `madeSince` (epoch ms) existed and is now spent */
+    spendSetupToken: (hash: Buffer, now: number, madeSince: number): boolean => spendSetup.run(now, hash, madeSince).changes === 1,
   };
 }
 

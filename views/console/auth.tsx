@@ -4,9 +4,11 @@ import { Bare, FieldError, FormAlert } from './layout.tsx';
 /**
  * The sign-in page (also `/` for a signed-out visitor). Login posts carry no session, so they are
  * protected by the Origin check. With `console.sso` set, `sso` is the single sign-on button's label
- * (the password form stays for people with a password, such as the first admin).
+ * (the password form stays for people with a password, such as the first admin). `askCode` (after a
+ * 429) adds the optional TOTP code field: a valid code with the password signs in even while the
+ * account is closed to new addresses.
  */
-export function LoginPage(props: { nonce: string; email?: string; errors?: FormErrors | undefined; next?: string; notice?: string | undefined; sso?: string | null | undefined }) {
+export function LoginPage(props: { nonce: string; email?: string; errors?: FormErrors | undefined; next?: string; notice?: string | undefined; sso?: string | null | undefined; askCode?: boolean }) {
   return (
     <Bare title="Sign in" nonce={props.nonce}>
       <h1>Sign in to Pharos</h1>
@@ -29,6 +31,12 @@ export function LoginPage(props: { nonce: string; email?: string; errors?: FormE
           Password
           <input type="password" name="password" autocomplete="current-password" required />
         </label>
+        {props.askCode ? (
+          <label>
+            Two-factor code, if you use one
+            <input type="text" name="code" autocomplete="one-time-code" inputmode="numeric" />
+          </label>
+        ) : null}
         <button type="submit">Sign in</button>
       </form>
       <p class="muted small">

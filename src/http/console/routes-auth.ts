@@ -27,7 +27,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const email = text(f, 'email');
     const next = SAFE_NEXT.test(text(f, 'next')) ? text(f, 'next') : '/';
     try {
-      const r = await core.accounts.login(email, text(f, 'password'), client(c));
+      const r = await core.accounts.login(email, text(f, 'password'), client(c), text(f, 'code'));
       if (r) {
         setSessionCookie(c, r.id, publicUrl, core.config.console.session_max_days);
         return c.redirect(r.pending ? `/login/totp?next=${encodeURIComponent(next)}` : next, 303);
@@ -35,7 +35,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
-      return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, errors: { message: e.message, fields: {} } }), 429);
+      return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, askCode: true, errors: { message: e.message, fields: {} } }), 429);
     }
   });
 
@@ -65,17 +65,19 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     return c.redirect('/login?signed_out=1', 303);
   });
 
-  const spent = (c: ConsoleContext) =>
-    page(c, MessagePage({ nonce: c.var.nonce, title: 'Setup link not valid', message: 'This setup link was used already (or a newer one was printed at start). Sign in, or ask an admin for an account.' }), 403);
+  const spent = (c: ConsoleContext, token: string) =>
+    core.accounts.setupState(token) === 'expired'
+      ? page(c, MessagePage({ nonce: c.var.nonce, title: 'Setup link expired', message: 'This setup link expired (a link works for one hour). Restart Pharos to print a new one, or create an admin on the server with pharos user create --email E --role admin.' }), 403)
+      : page(c, MessagePage({ nonce: c.var.nonce, title: 'Setup link not valid', message: 'This setup link was used already (or a newer one was printed at start). Sign in, or ask an admin for an account.' }), 403);
 
   app.get('/setup/:token', (c) => {
-    if (!core.accounts.setupOpen(c.req.param('token'))) return spent(c);
+    if (core.accounts.setupState(c.req.param('token')) !== 'open') return spent(c, c.req.param('token'));
     return page(c, SetupPage({ nonce: c.var.nonce, token: c.req.param('token') }));
   });
 
   app.post('/setup/:token', async (c) => {
     const token = c.req.param('token');
-    if (!core.accounts.setupOpen(token)) return spent(c);
+    if (core.accounts.setupState(token) !== 'open') return spent(c, token);
     const f = await formOf(c);
     const values = { email: text(f, 'email'), name: text(f, 'name') };
     try {
@@ -83,7 +85,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       setSessionCookie(c, id, publicUrl, core.config.console.session_max_days);
       return c.redirect('/', 303);
     } catch (e) {
-      if (e instanceof AppError && e.status === 403) return spent(c);
+      if (e instanceof AppError && e.status === 403) return spent(c, token);
       return page(c, SetupPage({ nonce: c.var.nonce, token, values, errors: formErrors(e) }), 400);
     }
   });
