@@ -67,7 +67,8 @@ export class ProbeAgent {
   #seq = 0;
   #dropped = 0;
   #delivered = 0;
-  #connected = false;
+  /** null until the first poll ends, so a main that refuses the agent from its start (e.g. a token not granted its region) is logged too. */
+  #connected: boolean | null = null;
   #stopped = false;
   readonly #abort = new AbortController();
   #pushTimer: TimerHandle | null = null;
@@ -97,7 +98,7 @@ export class ProbeAgent {
 
   /** Counters for logs and tests. */
   stats(): AgentStats {
-    return { checks: this.#wheel.size, buffered: this.#queue.length + (this.#batch?.results.length ?? 0), dropped: this.#dropped, delivered: this.#delivered, connected: this.#connected };
+    return { checks: this.#wheel.size, buffered: this.#queue.length + (this.#batch?.results.length ?? 0), dropped: this.#dropped, delivered: this.#delivered, connected: this.#connected === true };
   }
 
   /** Resolves when no check is in flight (tests on a manual clock). */

@@ -5,6 +5,8 @@ import { hashToken } from '../../src/core/users.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { httpTarget } from '../support/targets.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { spawnAgent, waitFor } from '../support/process.ts';
 
 // Issue 30 point 2: a probe token is bound to the regions an admin granted it, holds a bounded number
 // of agents, and an agent's result that contradicts the other regions is confirmed by them before it
@@ -94,6 +96,27 @@ describe('a probe token serves the regions it was granted', () => {
     again.core.users.grantRegions('key_legacyprobe1', ['frankfurt']);
     const res = await again.api('/v1/probes/poll', { method: 'POST', token: 'phr_legacy', json: hello(FRA, 'frankfurt') });
     assert.equal(res.status, 200, await res.clone().text());
+  });
+});
+
+describe('a real `pharos agent` with a frankfurt token', () => {
+  test('as london it is refused (and says why in its log); as frankfurt it joins', async () => {
+    p = await startTestPharos({ probe: { region: 'london', agent_offline_seconds: OFFLINE_S } }, systemClock);
+    cleanups.push(() => p.cleanup());
+    const token = probeToken(['frankfurt']);
+    const spawn = async (region: string) => {
+      const a = await spawnAgent(token, ['--server', p.url, '--region', region, '--name', `${region}-1`]);
+      cleanups.push(async () => {
+        if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
+        await a.exited;
+      });
+      return a;
+    };
+    const london = await spawn('london');
+    await waitFor('the refusal in the agent’s log', async () => /poll answered 403[^\n]*may not serve london/.test(london.stderr()));
+    assert.deepEqual((await listing()).map((x) => x.id), ['local'], 'the main has no agent for london');
+    const fra = await spawn('frankfurt');
+    await waitFor('the frankfurt agent online', async () => (await listing()).some((x) => x.id === fra.id && x.status === 'online'));
   });
 });
 
