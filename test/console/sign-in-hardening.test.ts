@@ -172,6 +172,17 @@ describe('point 8: a TOTP code works once', () => {
     assert.equal((await post(p, '/login/totp', { code: codeAt(secret, p.clock.now()), next: '/' }, { ip: '10.2.0.1', cookie: await halfSignedIn() })).status, 303, 'the next step’s code works');
   });
 
+  test('the same code sent twice at once (two half-signed-in sessions, concurrent requests): one signs in', async () => {
+    const p = await pharos();
+    const admin = await setupAdmin(p, 'admin@example.com', PW);
+    const secret = await enableTotp(p, admin);
+    await p.advance(30_000);
+    const cookies = await Promise.all([1, 2, 3, 4].map(async () => cookieOf(await login(p, 'admin@example.com', PW, '10.2.0.3'))));
+    const code = codeAt(secret, p.clock.now());
+    const rs = await Promise.all(cookies.map((cookie) => post(p, '/login/totp', { code, next: '/' }, { ip: '10.2.0.3', cookie })));
+    assert.deepEqual(rs.map((r) => r.status).sort(), [303, 401, 401, 401]);
+  });
+
   test('the last accepted step survives a restart', async () => {
     const dataDir = tempDir();
     const clock = new ManualClock();
