@@ -2,7 +2,10 @@ import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/lib/logger.ts';
 import { hashToken } from '../../src/core/users.ts';
-import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startTestPharos, tempDir, testDatabaseUrl, type TestPharos } from '../support/pharos.ts';
 import { httpTarget } from '../support/targets.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { systemClock } from '../../src/lib/clock.ts';
@@ -117,6 +120,42 @@ describe('a real `pharos agent` with a frankfurt token', () => {
     assert.deepEqual((await listing()).map((x) => x.id), ['local'], 'the main has no agent for london');
     const fra = await spawn('frankfurt');
     await waitFor('the frankfurt agent online', async () => (await listing()).some((x) => x.id === fra.id && x.status === 'online'));
+  });
+});
+
+describe('pharos token create --region, token list, token grant', () => {
+  test('a probe token needs --region; list shows its regions; grant replaces them and a running main follows at the next poll', async () => {
+    const dataDir = tempDir();
+    const env = { ...process.env, PHAROS_CONFIG: undefined, PHAROS_DATA_DIR: dataDir, PHAROS_DATABASE_URL: (await testDatabaseUrl(dataDir)) ?? '' };
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const pharos = async (...args: string[]) => {
+      try {
+        const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'token', ...args], { cwd: root, env });
+        return { code: 0, stdout: r.stdout, stderr: r.stderr };
+      } catch (e) {
+        return e as { code: number; stdout: string; stderr: string };
+      }
+    };
+    const bare = await pharos('create', '--email', 'probes@example.com', '--scope', 'probe');
+    assert.notEqual(bare.code, 0);
+    assert.match(bare.stderr, /--region/);
+    assert.match((await pharos('create', '--email', 'probes@example.com', '--scope', 'probe', '--region', 'mars')).stderr, /regions: 'mars' is not one of/);
+    const created = await pharos('create', '--email', 'probes@example.com', '--scope', 'probe', '--region', 'frankfurt,paris', '--region', 'tokyo');
+    assert.equal(created.code, 0, created.stderr);
+    const token = created.stdout.trim();
+    const line = (await pharos('list')).stdout.split('\n').find((l) => l.includes('probes@example.com'))!;
+    assert.match(line, /\tprobe:frankfurt,paris,tokyo\t/);
+    const key = line.split('\t')[0]!;
+
+    await setup({ data_dir: dataDir });
+    cleanups.unshift(async () => (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true }));
+    await poll(token, FRA, 'paris');
+    await assertRefused(await pollRes(token, FRA, 'london'), 403, /region/);
+    const granted = await pharos('grant', key, '--region', 'london');
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.match(granted.stdout, /may serve london/);
+    await poll(token, FRA, 'london');
+    await assertRefused(await pollRes(token, FRA, 'paris'), 403, /region/);
   });
 });
 
