@@ -118,3 +118,30 @@ describe('a ping body with NUL bytes is stored, never lost (found by the fuzz: 5
     assert.equal(pings[0].body, 'a\ufffdb\ufffd\ufffd');
   });
 });
+
+describe('a refused request is answered after its body, so its kept-alive connection serves the next one (found by the fuzz)', () => {
+  test('a cookie with NUL on a POST with a half-sent body: no answer until the body is in, then 400, and the same connection answers again', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(p.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (d) => (received += d.toString('latin1')));
+    const body = `email=${'a'.repeat(200_000)}`;
+    const half = body.slice(0, 100_000);
+    socket.write(`POST /status/x/subscribe HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: pharos_sso=a%00b\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${half}`);
+    // A round trip on another connection: the server has had its turn to answer the half-sent request.
+    assert.equal((await fetch(`${p.url}/healthz`)).status, 200);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(received, '', 'no answer before the body arrived (an early answer leaves the body to a drain that drops the connection)');
+    socket.write(body.slice(half.length));
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await new Promise<void>((resolve, reject) => {
+      socket.on('data', () => (received.match(/HTTP\/1\.1 /g)?.length === 2 ? resolve() : undefined));
+      socket.on('close', () => reject(new Error(`closed: ${received.slice(0, 500)}`)));
+    });
+    socket.destroy();
+    assert.match(received, /^HTTP\/1\.1 400 [^]*cookie\.pharos_sso: must not contain the NUL[^]*HTTP\/1\.1 200 /);
+    assert.doesNotMatch(received.split('HTTP/1.1 200')[0]!, /connection: close/i);
+  });
+});
