@@ -43,13 +43,12 @@ const PW = 'correct horse battery';
 const codeAt = (secret: string, at: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at });
 
 /** POSTs a form from client address `ip` (X-Forwarded-For; the test servers trust it), without following redirects. */
-async function post(p: TestPharos, path: string, form: Record<string, string>, opts: { ip?: string; cookie?: string | null } = {}): Promise<Response> {
+async function post(p: TestPharos, path: string, form: Record<string, string>, opts: { ip?: string; cookie?: string | null } = {}): Promise<Response & { html: string }> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', origin: p.url };
   if (opts.ip) headers['x-forwarded-for'] = opts.ip;
   if (opts.cookie) headers.cookie = opts.cookie;
   const res = await fetch(p.url + path, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual', headers });
-  await res.arrayBuffer();
-  return res;
+  return Object.assign(res, { html: await res.text() });
 }
 const login = (p: TestPharos, email: string, password: string, ip: string, extra: Record<string, string> = {}) => post(p, '/login', { email, password, next: '/', ...extra }, { ip });
 const cookieOf = (res: Response) => res.headers.getSetCookie().find((h) => h.startsWith('pharos_session='))!.split(';')[0]!;
@@ -141,7 +140,9 @@ describe('point 7: strangers cannot lock a person out', () => {
     const { result: rs, hashes: n } = await hashed(() => Promise.all(Array.from({ length: 60 }, (_, i) => login(p, 'admin@example.com', `wrong ${i}`, `198.51.100.${i + 1}`))));
     assert.ok(n <= 50, `${n} passwords were hashed`);
     assert.equal(checked(rs), n);
-    assert.equal((await login(p, 'admin@example.com', PW, '192.0.2.7')).status, 429, 'a new address is refused while the attack lasts');
+    const refused = await login(p, 'admin@example.com', PW, '192.0.2.7');
+    assert.equal(refused.status, 429, 'a new address is refused while the attack lasts');
+    assert.match(refused.html, /name="code"/, 'the page offers the TOTP code field');
     assert.equal((await login(p, 'admin@example.com', PW, '10.1.0.1')).status, 303, 'the known address is not');
     // With TOTP on, the code given with the password proves the person: not locked either.
     const secret = await enableTotp(p, admin);
