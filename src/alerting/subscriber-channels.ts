@@ -47,6 +47,9 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
     if (kind === 'sms') {
       const sms = core.subscriptions.smsChannel();
       if (!sms || sms.type !== 'twilio') throw new ChannelError('no twilio channel is configured for SMS subscribers', true);
+      // A code was counted when it was asked for; a notice counts now, each attempt (each may cost).
+      const capped = s.confirmedAt === null ? undefined : core.subscriptions.takeNoticeText();
+      if (capped) throw new ChannelError(`subscribers-sms: not sent: ${capped}`, true);
       channel = createChannel({ ...sms, name: 'subscribers-sms', to: [s.target] });
     } else if (kind === 'email') {
       const mail = core.subscriptions.emailChannel();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSupportedCountry } from 'libphonenumber-js';
 import { REGIONS } from '../domain/regions.ts';
 import { DEFAULT_USER_AGENT } from '../domain/probe.ts';
 
@@ -162,6 +163,30 @@ export const ConfigSchema = z.strictObject({
           per_address_per_hour: z.number().int().min(1).max(100_000).default(10),
           /** Subscribe requests per page per hour (all clients together). */
           per_page_per_hour: z.number().int().min(1).max(1_000_000).default(100),
+          /**
+           * Countries whose mobile numbers may subscribe by SMS (issue 30): ISO 3166 codes (`GB`, `US`: numbers
+           * of that country by their numbering plan, so `US` does not admit Jamaica's +1 876) or calling
+           * codes (`+44`, `+1`: every number under it). Empty (the default): SMS subscriptions are off.
+           */
+          sms_countries: z
+            .array(z.string().refine((v) => /^\+[1-9]\d{0,2}$/.test(v) || isSupportedCountry(v), 'must be an ISO 3166 country code such as GB (not UK) or a calling code such as +44'))
+            .default([]),
+          /** Texts to subscribers per clock hour, all pages together (codes and notices; past it the form answers 429 and notices fail). */
+          sms_per_hour: z.number().int().min(1).max(1_000_000).default(50),
+          /** Texts to subscribers per UTC day, all pages together (like `sms_per_hour`). */
+          sms_per_day: z.number().int().min(1).max(10_000_000).default(200),
+          /** A number block: numbers sharing their first this many digits (country code included) count together for the two caps below. */
+          sms_prefix_digits: z.number().int().min(4).max(15).default(8),
+          /** Codes texted to one number block per clock hour, all pages together. */
+          sms_per_prefix_per_hour: z.number().int().min(1).max(1_000_000).default(5),
+          /** Codes texted to one number block per UTC day, all pages together. */
+          sms_per_prefix_per_day: z.number().int().min(1).max(10_000_000).default(20),
+          /** A number texted a code that was not typed back gets no other text (any page) for this long, hours. */
+          sms_code_wait_hours: z.number().int().min(1).max(720).default(24),
+          /** Confirmation mails to one mailbox (`+tag` removed; Gmail's dots too) per clock hour, all pages together. */
+          email_per_mailbox_per_hour: z.number().int().min(1).max(1_000_000).default(3),
+          /** Confirmation mails to one mailbox per UTC day, all pages together. */
+          email_per_mailbox_per_day: z.number().int().min(1).max(10_000_000).default(10),
         })
         .prefault({}),
     })

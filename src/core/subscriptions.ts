@@ -12,10 +12,12 @@ import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import { confirmNotice, incidentNotice, maintenanceNotice, smsCodeNotice, welcomeNotice, type IncidentChange } from '../domain/page-notice.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
 import { webhookTargetProblem } from '../domain/subscriber-target.ts';
+import { smsNumberAllowed } from '../domain/subscriber-caps.ts';
 import type { Store } from '../store/index.ts';
 import type { Subscriber, SubscriberChannel } from '../domain/subscriber.ts';
 import type { EventBus } from './events.ts';
 import type { PageAccessService } from './page-access.ts';
+import { subscriberCaps } from './subscriber-caps.ts';
 
 /** Outbox channel name of a subscriber: the dispatcher resolves it (alerting/subscriber-channels.ts). */
 export const SUBSCRIBER_CHANNEL_PREFIX = 'subscriber:';
@@ -60,6 +62,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
   const perAddress = new RateLimiterMemory({ keyPrefix: 'sub-addr', points: limits.per_address_per_hour, duration: HOUR_S });
   const perPage = new RateLimiterMemory({ keyPrefix: 'sub-page', points: limits.per_page_per_hour, duration: HOUR_S });
   const policy = { allowedHosts: limits.allowed_webhook_hosts, allowPrivateTargets: limits.allow_private_targets };
+  const caps = subscriberCaps({ config });
 
   /** The twilio channel SMS subscribers are texted through, or undefined. */
   const smsChannel = () => config.channels.find((c) => c.type === 'twilio' && (config.status_pages.sms_channel === undefined || c.name === config.status_pages.sms_channel));
@@ -79,7 +82,8 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       if (s.email && emailChannel()) out.push('email');
       if (s.slack) out.push('slack');
       if (s.teams) out.push('teams');
-      if (s.sms && smsChannel()) out.push('sms');
+      // SMS costs the operator money: off until an admin names the countries it may text (issue 30).
+      if (s.sms && smsChannel() && limits.sms_countries.length > 0) out.push('sms');
       return out;
     },
     /** Absolute confirm and unsubscribe links of a subscriber. */
@@ -93,8 +97,12 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
      * requests per client address (an IPv6 client by its /64) and `per_page_per_hour` per page, at
      * most one confirmation mail per address, page and day (a repeat answers `confirm` and sends
      * nothing), and `max_per_page` subscribers. Webhook URLs must pass {@link webhookTargetProblem}.
+     * SMS numbers must be of an allowed country (`sms_countries`; none: SMS is off); codes and
+     * confirmation mails are counted against the caps of core/subscriber-caps.ts (issue 30).
      * @throws AppError 400 naming `channel` (not offered on this page) or `target` (not an address/URL, or not allowed),
-     *   429 `subscriptions.too_many` (rate limits), 409 `subscriptions.full` (the page's cap)
+     *   429 `subscriptions.too_many` (rate limits, a number block's or a mailbox's caps), `subscriptions.sms_paused`
+     *   (the texts of the hour or day are used up), `subscriptions.code_pending` (the number has not typed back its
+     *   last code), 409 `subscriptions.full` (the page's cap)
      */
     async subscribe(page: Statuspage, channel: string, target: string, client: string): Promise<SubscribeResult> {
       try {
@@ -110,6 +118,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       const t = ch === 'sms' ? target.replace(/[\s().-]/g, '') : target.trim();
       if (ch === 'sms') {
         if (!E164.test(t)) throw invalid('target', 'must be a phone number with its country code, such as +44 20 7946 0000');
+        if (!smsNumberAllowed(t, limits.sms_countries)) throw invalid('target', `must be a mobile number of an allowed country (${limits.sms_countries.join(', ')})`);
       } else if (ch === 'email') {
         if (!Email.safeParse(t).success || t.length > 254) throw invalid('target', 'must be an email address');
       } else {
@@ -134,6 +143,8 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
           throw new AppError(409, 'subscriptions.full', 'this page takes no more subscribers');
         }
         if (ch === 'sms') {
+          // Throws (rolling the transaction back) when the number still waits for a code or a cap is full.
+          caps.takeCode(tx, t, now);
           const s = found ?? tx.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t, null, now);
           const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
           tx.subscribers.setCode(s.uuid, codeHash(s.uuid, code), now + CODE_TTL_MS);
@@ -142,6 +153,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
           return { subscriber: s, outcome: 'code', queued: true };
         }
         if (ch === 'email') {
+          caps.takeConfirmMail(tx, t, now);
           const s = found ?? tx.subscribers.insert(newId(ID_PREFIX.subscriber), page.id, ch, t.toLowerCase(), null, now);
           tx.subscribers.markConfirmSent(s.uuid, now);
           queue(s, confirmNotice(page.name, service.links(page, s.uuid).confirm, now), now);
@@ -182,6 +194,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
         }
         tx.subscribers.confirm(s.uuid, now);
         tx.subscribers.clearCode(s.uuid);
+        caps.codeTypedBack(tx, s.target);
         return tx.subscribers.get(s.uuid)!;
       });
       if (outcome instanceof AppError) throw outcome;
@@ -229,6 +242,11 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       }
       return n;
     },
+    /**
+     * Counts a text to a confirmed SMS subscriber against the global caps when it is sent (the
+     * dispatcher, alerting/subscriber-channels.ts). @returns undefined, or why it may not be sent
+     */
+    takeNoticeText: (): string | undefined => caps.takeNotice(store, clock.now()),
     /** The configured email channel's settings for subscriber mail, or undefined. */
     emailChannel,
     /** The configured twilio channel's settings for SMS subscribers, or undefined. */

@@ -46,6 +46,18 @@ export function subscribersStore(db: Db) {
   const confirmSent = db.prepare('UPDATE subscribers SET confirm_sent_at = ? WHERE uuid = ?');
   const countConfirmed = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NOT NULL');
   const countPending = db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM subscribers WHERE statuspage_id = ? AND confirmed_at IS NULL AND confirm_sent_at >= ?');
+  // One row per key and window, counted by an upsert: two requests (or instances) cannot both see the
+  // last free send, because the second waits on the row the first updated (migration 0020).
+  const countSend = db.prepare<[string, number], { n: number }>(
+    'INSERT INTO subscriber_send_counts(key, window_start, n) VALUES (?, ?, 1) ON CONFLICT(key, window_start) DO UPDATE SET n = subscriber_send_counts.n + 1 RETURNING n',
+  );
+  const pruneSends = db.prepare('DELETE FROM subscriber_send_counts WHERE window_start < ?');
+  const claimWait = db.prepare<[string, number, number], { number: string }>(
+    'INSERT INTO sms_code_pending(number, since) VALUES (?, ?) ON CONFLICT(number) DO UPDATE SET since = excluded.since WHERE sms_code_pending.since <= ? RETURNING number',
+  );
+  const waitOf = db.prepare<[string], { since: number }>('SELECT since FROM sms_code_pending WHERE number = ?');
+  const endWait = db.prepare('DELETE FROM sms_code_pending WHERE number = ?');
+  const pruneWaits = db.prepare('DELETE FROM sms_code_pending WHERE since <= ?');
   const secret = db.prepare<[string], { value: string }>('SELECT value FROM app_secrets WHERE name = ?');
   const putSecret = db.prepare('INSERT OR IGNORE INTO app_secrets(name, value) VALUES (?, ?)');
   return {
@@ -98,6 +110,47 @@ export function subscribersStore(db: Db) {
     markConfirmSent: (uuid: string, now: number): void => void confirmSent.run(now, uuid),
     /** Confirmed subscribers of a page plus those pending with a confirmation sent at or after `pendingSince` (epoch ms). */
     countActive: (statuspageId: number, pendingSince: number): number => countConfirmed.get(statuspageId)!.n + countPending.get(statuspageId, pendingSince)!.n,
+    /**
+     * Counts one send against every cap in `caps` (`key`, the start of its window in epoch ms, its
+     * `limit`), all or none: when one would pass its limit, none is counted (a savepoint). Windows
+     * starting before `pruneBefore` are deleted when a key opens a new window.
+     * @returns the index in `caps` of the first cap that is full, or -1 when the send was counted
+     */
+    takeSend(caps: ReadonlyArray<{ key: string; windowStart: number; limit: number }>, pruneBefore: number): number {
+      let full = -1;
+      let fresh = false;
+      try {
+        db.tx(() => {
+          caps.forEach((c, i) => {
+            const n = countSend.get(c.key, c.windowStart)!.n;
+            fresh ||= n === 1;
+            if (n > c.limit) {
+              full = i;
+              throw new CapFull();
+            }
+          });
+        });
+      } catch (e) {
+        if (!(e instanceof CapFull)) throw e;
+        return full;
+      }
+      if (fresh) pruneSends.run(pruneBefore);
+      return -1;
+    },
+    /**
+     * Marks `number` as texted a code at `now` unless it already waits for one texted after
+     * `waitingSince` (epoch ms). Waits from before `waitingSince` are forgotten.
+     * @returns undefined when marked; else since when it waits (epoch ms)
+     */
+    claimCodeWait(number: string, now: number, waitingSince: number): number | undefined {
+      if (claimWait.get(number, now, waitingSince)) {
+        pruneWaits.run(waitingSince);
+        return undefined;
+      }
+      return waitOf.get(number)!.since;
+    },
+    /** Ends the wait of `number` (its code was typed back). */
+    endCodeWait: (number: string): void => void endWait.run(number),
     /** The secret called `name`, created from `make()` on first use (the first writer wins). */
     secret(name: string, make: () => string): string {
       const have = secret.get(name);
@@ -107,6 +160,9 @@ export function subscribersStore(db: Db) {
     },
   };
 }
+
+/** Thrown inside {@link subscribersStore}'s takeSend to roll its savepoint back. */
+class CapFull extends Error {}
 
 /** The subscribers store's interface. */
 export type SubscribersStore = ReturnType<typeof subscribersStore>;

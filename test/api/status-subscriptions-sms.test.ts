@@ -20,6 +20,8 @@ async function setup(smsOn = true) {
     {
       public_url: 'https://status.example.com',
       channels: [{ name: 'texts', type: 'twilio', account_sid: SID, auth_token: 'tw-token', from: '+15550001111', to: ['+15550009999'], api_url: twilio.url }],
+      // Calling codes: the test numbers (+1 555…, +44 7700 900…) are fictional, valid in no country's plan.
+      status_pages: { subscriptions: { sms_countries: ['+1', '+44'] } },
     },
   );
   cleanups.push(() => f.close());
