@@ -2,6 +2,9 @@ import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpReceiver, smtpReceiver } from '../support/receivers.ts';
 import { statusFixture, type StatusFixture } from '../support/status-fixture.ts';
+import { rmSync } from 'node:fs';
+import { ManualClock } from '../support/manual-clock.ts';
+import { sharedPostgres, startTestPharos, tempDir, TEST_DRIVER, type TestPharos } from '../support/pharos.ts';
 
 // What anonymous visitors can make the operator pay for (issue 30 point 3): texts to numbers of any
 // country, a flood of codes to many numbers (one number block) from many addresses, a second text
@@ -197,5 +200,62 @@ describe('plus-addressed mail counts as one mailbox', () => {
     const to = f.smtp.mails.flatMap((m) => m.to);
     assert.equal(to.filter((a) => a.toLowerCase().startsWith('victim')).length, 3);
     assert.equal(to.filter((a) => /gmail|googlemail/.test(a)).length, 2);
+  });
+});
+
+describe('the counts are in the database: across restarts and instances', () => {
+  /** A bare Pharos with an SMS page `acme` (twilio to `twilio`), on `clock`. */
+  async function bare(twilio: Twilio, clock: ManualClock, extra: Record<string, unknown>, page: boolean): Promise<TestPharos> {
+    const p = await startTestPharos(
+      {
+        ...extra,
+        channels: [{ name: 'texts', type: 'twilio', account_sid: SID, auth_token: 'tw-token', from: '+15550001111', to: ['+15550009999'], api_url: twilio.url }],
+        status_pages: { trust_proxy: true, subscriptions: { sms_countries: ['+44'], sms_per_hour: 4, per_address_per_hour: 1000, per_page_per_hour: 1000 } },
+      },
+      clock,
+    );
+    if (page) assert.equal((await p.api('/v2/statuspages', { method: 'POST', json: { name: 'Acme', subdomain: 'acme', subscribe: { enabled: true, sms: true } } })).status, 201);
+    return p;
+  }
+  const smsTo = (p: TestPharos, number: string) =>
+    fetch(`${p.url}/status/acme/subscribe`, { method: 'POST', body: new URLSearchParams({ channel: 'sms', target: number }), headers: { 'x-forwarded-for': freshIp() }, redirect: 'manual' });
+  const numberOf = (i: number) => `+4478${String(i).padStart(2, '0')}123456`;
+
+  test('a restart forgets neither the hour\'s texts nor a number waiting for its code', async () => {
+    const twilio = await httpReceiver();
+    twilio.state.answer = () => 201;
+    cleanups.push(twilio.close);
+    const clock = new ManualClock();
+    const dataDir = tempDir();
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const first = await bare(twilio, clock, { data_dir: dataDir }, true);
+    for (let i = 0; i < 3; i++) assert.equal((await smsTo(first, numberOf(i))).status, 200);
+    await first.advance(0);
+    await first.close();
+    const second = await bare(twilio, clock, { data_dir: dataDir }, false);
+    cleanups.push(() => second.cleanup());
+    assert.equal((await smsTo(second, numberOf(0))).status, 200, 'the same page and number: the code form again, nothing sent');
+    const statuses2 = await statuses([smsTo(second, numberOf(10)), smsTo(second, numberOf(11))]);
+    assert.deepEqual(statuses2, [200, 429], 'one text left of 4');
+    await second.advance(0);
+    assert.equal(twilio.received.length, 4);
+  });
+
+  test('two instances on one PostgreSQL database share the caps under concurrent requests', { skip: TEST_DRIVER !== 'postgres' && 'PostgreSQL only (instances share a database)' }, async () => {
+    const twilio = await httpReceiver();
+    twilio.state.answer = () => 201;
+    cleanups.push(twilio.close);
+    const clock = new ManualClock();
+    const storage = { driver: 'postgres', postgres_url: await (await sharedPostgres()).createDatabase(`caps${process.pid}`) };
+    const a = await bare(twilio, clock, { storage }, true);
+    cleanups.push(() => a.cleanup());
+    const b = await bare(twilio, clock, { storage }, false);
+    cleanups.push(() => b.cleanup());
+    const all = await statuses(Array.from({ length: 20 }, (_, i) => smsTo(i % 2 ? a : b, numberOf(i))));
+    assert.equal(count(all, 200), 4);
+    assert.equal(count(all, 429), 16);
+    await a.advance(0);
+    await b.advance(0);
+    assert.equal(twilio.received.length, 4);
   });
 });
