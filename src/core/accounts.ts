@@ -275,8 +275,12 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       const codeHash = createHash('sha256').update(code.replace(/\s+/g, '').toLowerCase()).digest('hex');
       const byRecovery = step === null && t.recovery.includes(codeHash);
       const ok = store.tx((tx) => {
-        if (byRecovery) tx.sessions.setTotp(account.uuid, t.secret, t.recovery.filter((h) => h !== codeHash));
-        else if (step === null || !tx.sessions.takeTotpStep(account.uuid, step)) return false;
+        // The recovery list is read again inside the transaction: a code spent concurrently is gone.
+        const left = byRecovery ? tx.sessions.totp(account.uuid)?.recovery : undefined;
+        if (left) {
+          if (!left.includes(codeHash)) return false;
+          tx.sessions.setTotp(account.uuid, t.secret, left.filter((h) => h !== codeHash));
+        } else if (step === null || !tx.sessions.takeTotpStep(account.uuid, step)) return false;
         tx.sessions.clearPending(sha256(id!));
         tx.sessions.recordSignIn(account.uuid, address, now);
         return true;
