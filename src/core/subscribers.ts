@@ -11,7 +11,7 @@ export type { Subscriber } from '../domain/subscriber.ts';
 /** Subscribers per list page (like the status page list). */
 export const SUBSCRIBERS_PER_PAGE = 20;
 
-/** Subscriber types of the hosted service's API; `sms` is refused (Pharos sends no text messages). */
+/** Subscriber types of the hosted service's API; adding `sms` is refused (a texted code typed back on the page proves a number). */
 export const SUBSCRIBER_TYPES = ['email', 'slack', 'teams', 'sms'] as const;
 
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
@@ -44,11 +44,10 @@ export function subscribersService(deps: { store: Store; clock: Clock }) {
     return p;
   };
   return {
-    /** One page (0-indexed) of a status page's subscribers, optionally of one type (`sms`: none, never offered). @throws AppError 404 */
-    list(pageUuid: string, page: number, type: SubscriberChannel | 'sms' | null) {
+    /** One page (0-indexed) of a status page's subscribers, optionally of one type. @throws AppError 404 */
+    list(pageUuid: string, page: number, type: SubscriberChannel | null) {
       const sp = mustPage(pageUuid);
-      const { items, total } =
-        type === 'sms' ? { items: [], total: 0 } : store.subscribers.pageOf(sp.id, type, SUBSCRIBERS_PER_PAGE, page * SUBSCRIBERS_PER_PAGE);
+      const { items, total } = store.subscribers.pageOf(sp.id, type, SUBSCRIBERS_PER_PAGE, page * SUBSCRIBERS_PER_PAGE);
       return { page: sp, subscribers: items, hasNextPage: (page + 1) * SUBSCRIBERS_PER_PAGE < total, total, pageNumber: page, resultsPerPage: SUBSCRIBERS_PER_PAGE };
     },
     /**
@@ -58,7 +57,8 @@ export function subscribersService(deps: { store: Store; clock: Clock }) {
      */
     add(pageUuid: string, body: AddSubscriberInput): { page: Statuspage; subscriber: Subscriber; created: boolean } {
       const type = body.type ?? 'email';
-      if (type === 'sms') throw invalid('type', 'sms is not offered: Pharos sends no text messages (use email, slack or teams)');
+      // Every text costs the operator and goes only to numbers that proved themselves (issue 30).
+      if (type === 'sms') throw invalid('type', 'sms subscribers subscribe on the status page themselves: a texted code typed back proves the number (use email, slack or teams here)');
       const target = type === 'email' ? body.email?.toLowerCase() : type === 'teams' ? body.teams_webhook_url : body.slack_webhook_url;
       const field = type === 'email' ? 'email' : `${type}_webhook_url`;
       if (!target) throw invalid(field, `is required when type is "${type}"`);

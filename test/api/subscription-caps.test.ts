@@ -135,6 +135,8 @@ describe('SMS caps hold under concurrent subscribe requests from many addresses'
       await f.p.advance(0);
       assert.equal((await post(f, '/subscribe/verify', { s, code: codeOf(twilio, n) })).status, 200);
     }
+    const listed = await (await f.p.api(`/v2/statuspages/${f.page.uuid}/subscribers?type=sms`)).json();
+    assert.deepEqual(listed.subscribers.map((x: { phone: string; confirmed: boolean }) => [x.phone, x.confirmed]), numbers.map((n) => [n, true]), 'the API lists SMS subscribers');
     await f.p.api('/v3/incidents', { method: 'POST', json: { title: { en: 'Checkout errors' }, type: 'incident', statuspages: [f.page.uuid] } });
     await f.p.advance(0);
     assert.equal(twilio.received.length, 4, '3 codes and 1 incident text');
