@@ -121,21 +121,21 @@ async function judgeBody(c: Context): Promise<void> {
  * - a NUL character (U+0000) in the decoded path (`(path)`), a query parameter's name or value
  *   (`query.<name>`), a cookie's decoded value (`cookie.<name>`), a form field (`form.<name>`,
  *   urlencoded or multipart), a JSON body's key or string value (`<dotted path>`), or any other text body (`(body)`):
- *   PostgreSQL cannot store it in `text` (an anonymous 500 before), SQLite would keep a truncating string;
+ *   PostgreSQL cannot store it in `text` (an anonymous 500 before), and both stores must answer alike;
  * - a JSON string that is not well-formed Unicode (an unpaired surrogate): stored, it breaks every
  *   strict JSON reader of the resource later;
  * - JSON nested deeper than {@link MAX_JSON_DEPTH} levels, judged without recursion.
  * Raw NUL bytes in the request line or headers never get here: Node's parser refuses them (`clientErrorHandler`).
  * Malformed JSON passes on to the route's validator, which answers it as before. The body is read from
- * a clone, so every route (and sub-app) reads it again as sent. A multipart body that cannot be parsed is a 400 `request.malformed`.
+ * a clone, so every route (and sub-app) reads it again as sent, and it is read before anything is refused:
+ * no answer leaves a body unread. A multipart body that cannot be parsed is a 400 `request.malformed`.
  * @throws AppError 400 `validation.invalid`: `<where>: must not contain the NUL character (U+0000)`,
  *   `<field>: must be well-formed Unicode (no unpaired surrogates)`, `<field>: must not nest deeper than 64 levels`
  */
 export const wellFormedInput: MiddlewareHandler = async (c, next) => {
   // The body first, even when the URL is refused: an answer sent before the body is read ends the
   // connection under the client's next request (the server drains a left body for 500 ms, then drops the socket).
-  const body = c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.raw.body ? judgeBody(c) : null;
-  if (body) await body;
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.req.raw.body) await judgeBody(c);
   // Percent-encoding is the only way a NUL reaches the URL or a cookie (a raw one is refused by Node): the common request pays two `includes`.
   if (c.req.url.includes('%00')) {
     if (c.req.path.includes('\0')) throw invalid('(path)', NUL_RULE);
