@@ -53,7 +53,9 @@ export function attemptThrottle(opts: { clock: Clock; windowMs: number; tooMany:
   const windows = new Map<string, Window>();
   let pruneAt = 0;
   const prune = (now: number) => {
-    if (now >= pruneAt || windows.size > MAX_KEYS) {
+    // The sweep of ended windows runs once a window at most: over the cap only the oldest go (below),
+    // so a flood of made-up keys costs O(1) per try, not a scan of every counter.
+    if (now >= pruneAt) {
       for (const [k, w] of windows) if (w.endsAt <= now) windows.delete(k);
       pruneAt = now + windowMs;
     }
