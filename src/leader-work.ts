@@ -9,7 +9,8 @@ import { EscalationStepper } from './alerting/stepper.ts';
 import { FloodGuard, type FloodGuardMetrics } from './alerting/flood-guard.ts';
 import { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import type { Leadership } from './cluster/types.ts';
-import type { Clock } from './lib/clock.ts';
+import type { Clock, TimerHandle } from './lib/clock.ts';
+import { LeaseLostError, type LeaderFence } from './domain/cluster.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Store } from './store/index.ts';
 
@@ -54,20 +55,35 @@ export class LeaderWork {
   #stopping: Promise<void> = Promise.resolve();
   #unfollow: (() => void) | null = null;
 
+  /**
+   * The clock of the leader's timers: with several instances a timer acts only while the lease is valid
+   * by the monotonic clock (issue 31) — after a freeze (SIGSTOP) the timers of the thawed process fire in
+   * any order, and the first one to find the lease run out ends the leadership instead of acting.
+   * The system clock itself with one instance (no cost on SQLite).
+   */
+  readonly #leaderClock: Clock;
+  /** The same for the scheduler, which also runs while its checks are kept alone through a database outage. */
+  readonly #checksClock: Clock;
+
   constructor(private readonly deps: LeaderWorkDeps) {
-    const { core, store, clock, logger, config } = deps;
+    const { core, store, clock, logger, config, leadership } = deps;
+    const { fence } = leadership;
+    this.#leaderClock = deps.shared ? gatedClock(clock, () => fence.valid()) : clock;
+    this.#checksClock = deps.shared ? gatedClock(clock, () => fence.valid() || this.#checksKept) : clock;
+    if (deps.shared) core.checks.useFence(fence);
     this.#scheduler = this.#newScheduler();
     this.#dispatcher = this.#newDispatcher();
-    this.deadlines = new HealthcheckDeadlines({ core, clock, logger });
+    // A deadline's outage is a leader write: with several instances it carries the lease's epoch.
+    this.deadlines = new HealthcheckDeadlines({ core: deps.shared ? fencedDeadlines(core, store, fence) : core, clock: this.#leaderClock, logger });
     const wake = () => this.wakeDispatcher();
-    this.stepper = new EscalationStepper({ core, store, clock, logger, wakeDispatcher: wake });
+    this.stepper = new EscalationStepper({ core, store, clock: this.#leaderClock, logger, wakeDispatcher: wake, ...(deps.shared ? { fence } : {}) });
     const changed = (restarted: string[]) => {
       if (!this.#running) return;
       for (const uuid of restarted) this.stepper.refresh(uuid);
       wake();
     };
-    this.floodGuard = new FloodGuard({ core, store, clock, logger, config, monitorCount: () => core.probes.activeCount(), metrics: deps.metrics.alerts, changed });
-    this.maintenanceGate = new MaintenanceGate({ core, store, clock, logger, changed });
+    this.floodGuard = new FloodGuard({ core, store, clock: this.#leaderClock, logger, config, monitorCount: () => core.probes.activeCount(), metrics: deps.metrics.alerts, changed });
+    this.maintenanceGate = new MaintenanceGate({ core, store, clock: this.#leaderClock, logger, changed });
     core.addAlertGate(this.maintenanceGate);
     if (config.alerting.flood_guard.enabled) core.addAlertGate(this.floodGuard);
     core.bus.on('notices.queued', wake);
@@ -106,11 +122,24 @@ export class LeaderWork {
     this.#end(false);
     this.#dropKeptChecks();
     await this.#stopping;
+    // The results of the last checks are stored while this instance still holds its lease (pharos.ts
+    // stops the cluster, which releases the lease, after this).
+    this.deps.core.checks.flush();
   }
 
   #begin(): void {
     if (this.#running) return;
     this.#running = true;
+    // The leader before this one may have flipped monitors this instance never heard of (issue 31):
+    // their status is read from the store before the first check is judged.
+    if (this.deps.shared) {
+      try {
+        this.deps.core.results.reload();
+      } catch (e) {
+        // The lease is only taken while the store answers; should it fail right then, the next flip is judged as remembered.
+        this.deps.logger.error('reading the monitors\' status at the take-over failed; checks are judged against the status this instance remembers', { error: (e as Error).message });
+      }
+    }
     // Same order as a single instance's start: gates first, so alerts decided by the first checks see them.
     this.floodGuard.start();
     this.maintenanceGate.start();
@@ -161,16 +190,17 @@ export class LeaderWork {
   }
 
   #newScheduler(): Scheduler {
-    const { core, clock, logger, probes, metrics, config } = this.deps;
-    return new Scheduler({ core, clock, logger, probes, metrics: metrics.engine, options: { maxConcurrentChecks: config.probe.max_concurrent_checks, takeOver: this.deps.shared } });
+    const { core, logger, probes, metrics, config } = this.deps;
+    return new Scheduler({ core, clock: this.#checksClock, logger, probes, metrics: metrics.engine, options: { maxConcurrentChecks: config.probe.max_concurrent_checks, takeOver: this.deps.shared } });
   }
 
   #newDispatcher(): AlertDispatcher {
-    const { store, clock, logger, channels, metrics, config } = this.deps;
+    const { store, logger, channels, metrics, config } = this.deps;
     return new AlertDispatcher({
       store,
-      clock,
+      clock: this.#leaderClock,
       logger,
+      ...(this.deps.shared ? { fence: this.deps.leadership.fence } : {}),
       channels,
       metrics: metrics.alerts,
       options: {
@@ -180,4 +210,57 @@ export class LeaderWork {
       },
     });
   }
+}
+
+/** Delay before a gated timer that found the lease invalid tries again (its owner is being stopped meanwhile), ms. */
+const GATE_RETRY_MS = 250;
+
+/**
+ * A clock whose timers run their function only while `valid()` (the lease check, issue 31). A timer
+ * that finds it false is re-armed {@link GATE_RETRY_MS} later rather than dropped (a timer queue that
+ * armed it must see it fire), by which time the leadership's end has cancelled it.
+ */
+function gatedClock(clock: Clock, valid: () => boolean): Clock {
+  return {
+    now: () => clock.now(),
+    setTimer(delayMs, fn) {
+      let cancelled = false;
+      let inner: TimerHandle;
+      const fire = () => {
+        if (cancelled) return;
+        if (valid()) return fn();
+        // valid() may have ended the leadership, and with it cancelled this very timer.
+        if (!cancelled) inner = clock.setTimer(GATE_RETRY_MS, fire);
+      };
+      inner = clock.setTimer(delayMs, fire);
+      return {
+        cancel: () => {
+          cancelled = true;
+          inner.cancel();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The core as the healthcheck deadlines see it with several instances: a deadline's check runs in a
+ * transaction that first checks the lease's epoch (FOR SHARE), its own transaction nested as a savepoint.
+ * Refused, leadership ends (`fence.lost`) and the new leader's deadlines take over.
+ */
+function fencedDeadlines(core: Core, store: Store, fence: LeaderFence): Core {
+  const checkDeadline = (id: number): void => {
+    const epoch = fence.epoch();
+    if (epoch === null) return core.healthchecks.checkDeadline(id);
+    try {
+      store.tx((t) => {
+        t.cluster.assertFence(epoch);
+        core.healthchecks.checkDeadline(id);
+      });
+    } catch (e) {
+      if (!(e instanceof LeaseLostError)) throw e;
+      fence.lost(e.epoch);
+    }
+  };
+  return Object.assign(Object.create(core) as Core, { healthchecks: Object.assign(Object.create(core.healthchecks) as Core['healthchecks'], { checkDeadline }) });
 }

@@ -31,6 +31,7 @@ import { randomBase62 } from './domain/ids.ts';
 import { singleCluster } from './cluster/single.ts';
 import { relayChanges } from './cluster/relay.ts';
 import type { Cluster } from './cluster/types.ts';
+import { clusterHealth } from './cluster/health.ts';
 import { LeaderWork } from './leader-work.ts';
 
 /** A running Pharos: the HTTP server, the engine and the store, and how to stop them. */
@@ -89,11 +90,18 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
   const instance = { id: `ins_${randomBase62(12)}`, address: '', version: PHAROS_VERSION, startedAt: clock.now() };
-  // With PostgreSQL several instances may share the database: leadership by an advisory lock (issue 22).
+  // With PostgreSQL several instances may share the database: leadership by a lease with fencing (issue 31).
   // Loaded only then: a SQLite install never loads `pg` (like the PostgreSQL probe, which loads it lazily).
   const cluster =
     target.driver === 'postgres'
-      ? (await import('./cluster/postgres.ts')).postgresCluster({ url: target.url, clock, logger, instance })
+      ? (await import('./cluster/postgres.ts')).postgresCluster({
+          url: target.url,
+          clock,
+          logger,
+          instance,
+          options: { heartbeatMs: config.storage.leader_renew_ms, leaseMs: config.storage.leader_lease_ms },
+          storeAvailable: () => store.available(),
+        })
       : singleCluster({ store: store.cluster, clock, instance });
   const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
   const stopRelay = relayChanges({ core, cluster, logger });
@@ -111,7 +119,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     }
   };
   const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl(),
-    health: () => ({ ok: cluster.connected, instance: cluster.instanceId, leader: cluster.isLeader }),
+    health: () => clusterHealth(cluster, store),
   });
   const { host, port } = parseListen(config.listen);
   const server = await new Promise<ServerType>((resolve, reject) => {

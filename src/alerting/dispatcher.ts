@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { AlertMessage } from '../domain/alert.ts';
 import type { AlertRow } from '../domain/alert.ts';
+import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
 import type { Store } from '../store/index.ts';
 import { ChannelError, type Channel } from './channels/types.ts';
 
@@ -67,7 +68,21 @@ export class AlertDispatcher {
   #storeFailing = false;
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; logger: Logger; channels: ChannelLookup; metrics: AlertMetrics; options: DispatcherOptions },
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      logger: Logger;
+      channels: ChannelLookup;
+      metrics: AlertMetrics;
+      options: DispatcherOptions;
+      /**
+       * The leader's lease (issue 31, several instances): checked before each round of claims, and the
+       * claims carry its epoch, so a leader whose lease passed to another instance claims nothing more.
+       * Outcomes of sends already made are recorded unfenced: they are true, and dropping them would
+       * have the new leader send those messages again.
+       */
+      fence?: LeaderFence;
+    },
   ) {}
 
   /** Sends whatever is due now (pending rows survive restarts, so this also resumes after a crash). */
@@ -83,7 +98,8 @@ export class AlertDispatcher {
    */
   wake(): void {
     if (this.#stopped) return;
-    const { store, clock, logger, options } = this.deps;
+    const { store, clock, logger, options, fence } = this.deps;
+    if (fence && !fence.valid()) return;
     this.#timer?.cancel();
     this.#timer = null;
     try {
@@ -96,7 +112,15 @@ export class AlertDispatcher {
       // sent twice by two dispatchers); fill only the free slots. A row still in flight when its lease
       // ends is claimed again and skipped here.
       const limit = options.batchSize ?? 100;
-      for (const row of this.#inFlight.size >= limit ? [] : store.alerts.claimDue(now, limit - this.#inFlight.size, now + CLAIM_LEASE_MS)) {
+      const epoch = fence?.epoch() ?? null;
+      const claim = (n: number) =>
+        epoch === null
+          ? store.alerts.claimDue(now, n, now + CLAIM_LEASE_MS)
+          : store.tx((t) => {
+              t.cluster.assertFence(epoch);
+              return t.alerts.claimDue(now, n, now + CLAIM_LEASE_MS);
+            });
+      for (const row of this.#inFlight.size >= limit ? [] : claim(limit - this.#inFlight.size)) {
         if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
         const p = this.#deliver(row)
           .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))
@@ -119,6 +143,11 @@ export class AlertDispatcher {
 
   /** Logs a store error and tries again later. */
   #storeFailed(e: unknown): void {
+    if (e instanceof LeaseLostError) {
+      // Another instance leads and sends the outbox now: this dispatcher is being stopped.
+      this.deps.fence?.lost(e.epoch);
+      return;
+    }
     if (!this.#storeFailing) this.deps.logger.error('alert outbox: the database refused a read or write; retrying every few seconds', { error: (e as Error).message });
     this.#storeFailing = true;
     if (this.#stopped) return;

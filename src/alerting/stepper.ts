@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.ts';
 import { TimerQueue } from '../lib/timer-queue.ts';
 import type { Core } from '../core/index.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
 import type { Store } from '../store/index.ts';
 
 /**
@@ -16,7 +17,11 @@ export class EscalationStepper {
   readonly #unsubscribe: Array<() => void> = [];
   #wakeQueued = false;
 
-  constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; wakeDispatcher: () => void }) {
+  /**
+   * @param deps.fence the leader's lease (issue 31, several instances): checked before each step, whose
+   *   transaction carries its epoch (a step of a leader whose lease passed to another instance is refused)
+   */
+  constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; wakeDispatcher: () => void; fence?: LeaderFence }) {
     this.#timers = new TimerQueue(deps.clock);
   }
 
@@ -69,15 +74,22 @@ export class EscalationStepper {
   }
 
   #fire(uuid: string, incidentNumber: number): void {
-    const { core, store, clock, logger } = this.deps;
+    const { core, store, clock, logger, fence } = this.deps;
+    if (fence && !fence.valid()) return;
+    const epoch = fence?.epoch() ?? null;
     try {
-      const queued = store.tx(() => core.escalation.sendDue(uuid, clock.now()));
+      const queued = store.tx((t) => {
+        if (epoch !== null) t.cluster.assertFence(epoch);
+        return core.escalation.sendDue(uuid, clock.now());
+      });
       const o = store.outages.get(uuid);
       if (o) this.#follow(uuid, incidentNumber, o.nextAlertAt);
       // Step 1 is the first alert (its delivery is logged); later sends are escalations.
       if (queued && o && o.alertedSteps > 1) logger.warn(`outage #${o.incidentNumber} escalated: send ${o.alertedSteps} of its escalation policy, still unacknowledged`, { outage: o.uuid, incident: o.incidentNumber, send: o.alertedSteps });
       if (queued) this.deps.wakeDispatcher();
     } catch (e) {
+      // Another instance leads and steps this outage now: this stepper is being stopped.
+      if (e instanceof LeaseLostError) return fence?.lost(e.epoch);
       logger.error('escalation step failed', { outage: uuid, error: (e as Error).message });
       this.#timers.schedule(incidentNumber, clock.now() + 5_000, () => this.#fire(uuid, incidentNumber));
     }

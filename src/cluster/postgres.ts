@@ -1,15 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { CLUSTER_FORGET_MS, sortInstances, type ClusterChange, type ClusterInstance, type ClusterView } from '../domain/cluster.ts';
 import { callAll, type Cluster, type InstanceInfo } from './types.ts';
+import { LEASE_SQL } from './lease-sql.ts';
 
-/**
- * The advisory lock every instance of one database tries to hold: `pg_try_advisory_lock(classid, objid)`
- * with classid 'PHAR' (0x50484152) and objid 1. Whoever holds it leads; it ends with the session.
- */
-export const LEADER_LOCK = [0x50484152, 1] as const;
 /** The NOTIFY channel of change messages (payload: JSON `{from, changes}`). */
 export const CHANGES_CHANNEL = 'pharos_cluster';
 /** NOTIFY payloads must stay under 8000 bytes; a batch is cut into messages below this. */
@@ -17,36 +14,59 @@ const MAX_PAYLOAD_BYTES = 7000;
 
 /** Timing of the leadership, ms. */
 export interface PostgresClusterOptions {
-  /** Heartbeat (and, for followers, lock attempt) period; also the heartbeat's query timeout. Default 2000. */
+  /** Renewal and heartbeat period (followers try to take an expired lease over as often); also each statement's timeout. Default 2000. */
   heartbeatMs?: number;
+  /** Lease time: the database lets another instance take over this long after the last renewal. Default 5 × heartbeatMs (10 s). */
+  leaseMs?: number;
+  /**
+   * The leader stops its leader work this long before the lease would end, by its own monotonic clock
+   * counted from when the last successful renewal was sent. Default heartbeatMs (2 s).
+   */
+  marginMs?: number;
   /** Longest wait between reconnection attempts (backoff from 250 ms, doubling). Default 5000. */
   reconnectMaxMs?: number;
 }
 
 /**
- * Leadership by a PostgreSQL advisory lock held on one dedicated connection per instance (issue 22),
- * which also carries the heartbeats, the instances listing and LISTEN/NOTIFY for change messages.
+ * Leadership as a lease with fencing (issue 31), held through one dedicated connection per instance
+ * that also carries the heartbeats, the instances listing and LISTEN/NOTIFY for change messages.
  *
- * - Every `heartbeatMs` a follower tries `pg_try_advisory_lock`; the one that gets it leads.
- * - The leader's heartbeat is a query with a `heartbeatMs` timeout. When it fails, or the connection
- *   reports an error or ends, the instance stops leading at once (listeners hear `false` before
- *   anything else happens), destroys the socket (so the server frees the lock as soon as it sees the
- *   close) and reconnects with backoff as a follower.
- * - The session sets server-side TCP keepalives (idle 5 s, interval 2 s, 3 probes): a leader whose
- *   machine vanished without closing its socket loses the lock on the server after ~11 s, while a
- *   leader that merely lost its network stops its leader work after at most 2 × `heartbeatMs`
- *   (4 s by default) — before the server lets anyone else take the lock. A killed process's socket
- *   is closed by its kernel: the lock is free at once and the next follower attempt (≤ `heartbeatMs`)
- *   takes it.
+ * - The lease is the row of `leader_lease`: holder, epoch (the fencing number, +1 at every take-over)
+ *   and `expires_at` in the database's clock. Every `heartbeatMs` the leader renews it
+ *   (`… WHERE holder = me AND epoch = mine`); a follower takes it over when it has expired in the
+ *   database's clock, or at once when the holder's cluster session is gone (a killed process's socket is
+ *   closed by its kernel): `UPDATE … SET epoch = epoch + 1 … RETURNING epoch`.
+ * - The leader times its lease by its own monotonic clock (performance.now): it leads until the time a
+ *   successful renewal was *sent* + lease − margin. Past that unrenewed (database slow or cut off, the
+ *   process frozen), it stops leader work by itself, before the database lets anyone take over; and
+ *   `fence.valid()`, asked before each leader action, finds it out even when the timers of a thawed
+ *   process fire in another order.
+ * - Every leader write carries the epoch (`store.cluster.assertFence`, FOR SHARE on the row): once
+ *   another instance took over, the write is refused and the old leader stops (`fence.lost`).
+ * - A connection error ends leadership at once too (listeners hear `false` first), the socket is
+ *   destroyed and the instance reconnects with backoff; it may renew its own lease again (same epoch:
+ *   nobody took over meanwhile) at once when alone, else after 3 heartbeats, so a healthy follower goes first.
  */
-export function postgresCluster(deps: { url: string; clock: Clock; logger: Logger; instance: InstanceInfo; options?: PostgresClusterOptions }): Cluster {
+export function postgresCluster(deps: { url: string; clock: Clock; logger: Logger; instance: InstanceInfo; options?: PostgresClusterOptions; storeAvailable?: () => boolean }): Cluster {
   const { url, clock, logger, instance } = deps;
   const heartbeatMs = deps.options?.heartbeatMs ?? 2000;
+  const leaseMs = deps.options?.leaseMs ?? 5 * heartbeatMs;
+  const marginMs = deps.options?.marginMs ?? heartbeatMs;
   const reconnectMaxMs = deps.options?.reconnectMaxMs ?? 5000;
+  if (leaseMs - marginMs < 2 * heartbeatMs) throw new Error(`cluster lease ${leaseMs} ms too short: it must be at least the margin (${marginMs} ms) plus two renewals (${2 * heartbeatMs} ms)`);
+  const storeAvailable = deps.storeAvailable ?? (() => true);
   const leadershipListeners = new Set<(leader: boolean) => void>();
   const changeListeners = new Set<(c: ClusterChange) => void>();
   let client: pg.Client | null = null;
   let leader = false;
+  /** The lease's epoch this instance holds or last held (null: never led). */
+  let epoch: number | null = null;
+  /** performance.now() before which the held lease is valid here (sent time of the last renewal + lease − margin). */
+  let validUntil = 0;
+  let expiry: NodeJS.Timeout | null = null;
+  /** performance.now() of the last renewal that succeeded, and of the last heartbeat that completed. */
+  let renewedAt = 0;
+  let beatAt = 0;
   let stopped = true;
   let tick: NodeJS.Timeout | null = null;
   let backoffMs = 250;
@@ -61,10 +81,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     chain = p.catch(() => {});
     return p;
   };
-  /**
-   * An instance that just lost leadership does not try the lock again before this time (epoch ms of
-   * the real clock): a healthy follower takes over, rather than the instance whose link just failed.
-   */
+  /** An instance that just lost leadership with others alive does not take or renew the lease before this (performance.now()). */
   let contendAfter = 0;
   /** Where the current leader answers when it is another instance (read at each follower heartbeat). */
   let leaderAddress: string | null = null;
@@ -76,18 +93,32 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   let joined = false;
 
   const report = (e: unknown) => logger.error('cluster: a leadership listener failed', { error: (e as Error).message });
-  const setLeader = (next: boolean) => {
+  const setLeader = (next: boolean, why = '') => {
     if (leader === next) return;
     leader = next;
-    // A leader that was alone keeps its checks (see `alone`) and tries again at once; one with
+    if (expiry) clearTimeout(expiry);
+    expiry = null;
+    // A leader that was alone keeps its checks (see `alone`) and renews again at once; one with
     // followers lets a healthy follower take over first.
     if (!next) {
       if (alone) lostAlone = true;
-      else contendAfter = Date.now() + 3 * heartbeatMs;
+      else contendAfter = performance.now() + 3 * heartbeatMs;
     } else lostAlone = false;
-    if (next) logger.info(`this instance (${instance.id}) is now the leader: it runs the scheduler, deadlines, maintenance timers and alerts`, { instance: instance.id });
-    else logger.warn(`this instance (${instance.id}) is no longer the leader: leader work stopped`, { instance: instance.id });
+    if (next) logger.info(`this instance (${instance.id}) is now the leader (lease epoch ${epoch}): it runs the scheduler, deadlines, maintenance timers and alerts`, { instance: instance.id, epoch });
+    else logger.warn(`this instance (${instance.id}) is no longer the leader${why ? ` (${why})` : ''}: leader work stopped`, { instance: instance.id, epoch });
     callAll(leadershipListeners, next, report);
+  };
+  /** The lease ran out unrenewed by this instance's monotonic clock: leadership ends now. */
+  const expired = () => {
+    if (leader && performance.now() >= validUntil) setLeader(false, `lease not renewed for ${((performance.now() - renewedAt) / 1000).toFixed(1)} s`);
+  };
+  /** A renewal (or take-over) sent at `sentAt` succeeded: valid until sentAt + lease − margin. */
+  const renewed = (sentAt: number) => {
+    renewedAt = performance.now();
+    validUntil = sentAt + leaseMs - marginMs;
+    if (expiry) clearTimeout(expiry);
+    expiry = setTimeout(expired, Math.max(0, validUntil - performance.now()));
+    expiry.unref();
   };
 
   /** Drops the connection: leadership first (synchronously), then the socket. */
@@ -97,7 +128,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     joined = false;
     if (tick) clearTimeout(tick);
     tick = null;
-    setLeader(false);
+    setLeader(false, 'lost the database connection');
     if (!failing && !stopped) logger.error(`cluster: lost the database connection (${why}); reconnecting`, { instance: instance.id });
     failing = !stopped;
     // destroy, not end(): end() waits for the server's answer, which a dead link never sends.
@@ -131,15 +162,11 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     chain = Promise.resolve();
     try {
       await c.connect();
-      await run(c, 'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
+      // A lease statement waits at most half a heartbeat for a row lock (a fenced write in progress).
+      await run(c, `SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET lock_timeout = ${Math.max(100, Math.floor(heartbeatMs / 2))}`);
       await run(c, `LISTEN ${CHANGES_CHANNEL}`);
       const now = clock.now();
-      await run(
-        c,
-        `INSERT INTO cluster_instances(id, address, version, started_at, last_seen_at, leader) VALUES ($1, $2, $3, $4, $5, 0)
-         ON CONFLICT (id) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
-        [instance.id, instance.address, instance.version, instance.startedAt, now],
-      );
+      await run(c, LEASE_SQL.register, [instance.id, instance.address, instance.version, instance.startedAt, now]);
       // Forget instances long gone.
       await run(c, 'DELETE FROM cluster_instances WHERE last_seen_at < $1', [now - CLUSTER_FORGET_MS]);
     } catch (e) {
@@ -148,6 +175,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     }
     if (client !== c) return;
     joined = true;
+    beatAt = performance.now();
     if (failing) logger.info('cluster: connected to the database again', { instance: instance.id });
     failing = false;
     backoffMs = 250;
@@ -155,23 +183,65 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     await beat(c);
   };
 
-  /** One heartbeat: a follower tries the lock; everyone records that it is alive. */
+  /** Renews the held (or last held) lease; true when it is still this instance's (same epoch). */
+  const renew = async (c: pg.Client): Promise<boolean | null> => {
+    const sentAt = performance.now();
+    try {
+      const r = await run<{ epoch: string }>(c, LEASE_SQL.renew, [instance.id, epoch, leaseMs]);
+      if (r.rows.length === 0) return false;
+      renewed(sentAt);
+      return true;
+    } catch (e) {
+      // Waited too long behind a fenced write of this instance's own store: the next beat renews.
+      if ((e as { code?: string }).code === '55P03') return null;
+      throw e;
+    }
+  };
+
+  /** Takes an expired (or orphaned) lease over; true when this instance now holds it. */
+  const takeOver = async (c: pg.Client): Promise<boolean> => {
+    const sentAt = performance.now();
+    try {
+      const r = await run<{ epoch: string }>(c, LEASE_SQL.takeOver, [instance.id, leaseMs]);
+      if (r.rows.length === 0) return false;
+      epoch = Number(r.rows[0]!.epoch);
+      renewed(sentAt);
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code !== '55P03') throw e;
+      // The expired lease's row is locked by a fenced write of a process frozen inside its transaction:
+      // end that session (its transaction rolls back), and take over at the next beat.
+      const ended = await run<{ pid: number }>(c, LEASE_SQL.endStaleHolders, [leaseMs]);
+      if (ended.rows.length > 0) logger.warn(`cluster: ended ${ended.rows.length} database session(s) left idle in a transaction holding the expired lease's row (a frozen leader): taking over`, { pids: ended.rows.map((r) => r.pid).join(',') });
+      return false;
+    }
+  };
+
+  /** One heartbeat: the leader renews; a follower takes an expired lease over; everyone records that it is alive. */
   const beat = async (c: pg.Client) => {
     if (client !== c || stopped) return;
     try {
-      if (!leader && Date.now() >= contendAfter) {
-        const r = await run<{ got: boolean }>(c, 'SELECT pg_try_advisory_lock($1, $2) AS got', [LEADER_LOCK[0], LEADER_LOCK[1]]);
-        if (!r.rows[0]?.got && lostAlone) {
-          // Someone else leads now (it started while this one was cut off): the checks this instance
-          // kept going must stop too. Listeners hear `false` once more.
-          lostAlone = false;
-          callAll(leadershipListeners, false, report);
+      const mayContend = alone || performance.now() >= contendAfter;
+      if (leader || (epoch !== null && mayContend && storeAvailable())) {
+        // The leader renews only while its store works (or nobody else could take over anyway).
+        const mine = leader && !storeAvailable() && !alone ? null : await renew(c);
+        if (client !== c) return;
+        if (mine === true && !leader) setLeader(true);
+        else if (mine === false) {
+          epoch = null;
+          if (leader) setLeader(false, 'another instance took the lease over');
+          else if (lostAlone) {
+            // Someone else leads now (it started while this one was cut off): the checks this instance
+            // kept going must stop too. Listeners hear `false` once more.
+            lostAlone = false;
+            callAll(leadershipListeners, false, report);
+          }
         }
-        if (r.rows[0]?.got && client === c) {
-          await run(c, 'UPDATE cluster_instances SET leader = CASE WHEN id = $1 THEN 1 ELSE 0 END', [instance.id]);
-          if (client !== c) return;
-          setLeader(true);
-        }
+      }
+      if (!leader && epoch === null && mayContend && storeAvailable() && (await takeOver(c)) && client === c) {
+        await run(c, 'UPDATE cluster_instances SET leader = CASE WHEN id = $1 THEN 1 ELSE 0 END', [instance.id]);
+        if (client !== c) return;
+        setLeader(true);
       }
       await run(c, 'UPDATE cluster_instances SET last_seen_at = $2, leader = $3 WHERE id = $1', [instance.id, clock.now(), leader ? 1 : 0]);
       // The other live instances: where the leader answers (followers forward agents there), and
@@ -182,6 +252,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       ]);
       leaderAddress = leader ? null : (others.rows.find((r) => r.leader === 1)?.address ?? null);
       alone = others.rows.length === 0;
+      beatAt = performance.now();
     } catch (e) {
       lose(c, (e as Error).message);
       return;
@@ -203,7 +274,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     const send = () => {
       if (batch.length === 0) return;
       const payload = JSON.stringify({ from: instance.id, changes: batch });
-      // The lock connection also carries these: a failure here surfaces on the next heartbeat.
+      // The cluster connection also carries these: a failure here surfaces on the next heartbeat.
       run(c, 'SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]).catch((e: Error) => logger.warn('cluster: a change message was not sent', { error: e.message }));
       batch = [];
       bytes = 0;
@@ -217,6 +288,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     send();
   };
 
+  const secondsSince = (at: number) => ((performance.now() - at) / 1000).toFixed(1);
   return {
     mode: 'postgres',
     instanceId: instance.id,
@@ -227,7 +299,33 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       return alone;
     },
     get isLeader() {
-      return leader;
+      return leader && performance.now() < validUntil;
+    },
+    fence: {
+      epoch: () => epoch,
+      valid() {
+        expired();
+        return leader;
+      },
+      lost(e) {
+        if (e !== epoch) return;
+        epoch = null;
+        // Someone else leads: checks kept going while alone must stop too.
+        alone = false;
+        if (leader) setLeader(false, 'a write was refused: another instance took the lease over');
+        else if (lostAlone) {
+          lostAlone = false;
+          callAll(leadershipListeners, false, report);
+        }
+      },
+    },
+    problems() {
+      if (!joined) return ['cluster connection down'];
+      const out: string[] = [];
+      if (performance.now() - beatAt > 2 * heartbeatMs) out.push(`database slow: last heartbeat ${secondsSince(beatAt)} s ago`);
+      if (leader && performance.now() - renewedAt > 2 * heartbeatMs) out.push(`lease not renewed for ${secondsSince(renewedAt)} s`);
+      if (!leader && leaderAddress === null) out.push('no leader: the lease is free or expired');
+      return out;
     },
     onLeadership(fn) {
       leadershipListeners.add(fn);
@@ -275,10 +373,13 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       tick = null;
       const c = client;
       joined = false;
+      const held = leader ? epoch : null;
       if (!c) return setLeader(false);
       client = null;
-      setLeader(false);
-      // A clean goodbye frees the lock at once and marks this instance as not leading.
+      setLeader(false, 'stopping');
+      // A clean goodbye: the lease ends now (same epoch: this instance's last writes stay valid) and the
+      // listing says this instance does not lead, so a follower takes over at its next heartbeat.
+      if (held !== null) await run(c, LEASE_SQL.release, [instance.id, held]).catch(() => {});
       await run(c, 'UPDATE cluster_instances SET leader = 0, last_seen_at = $2 WHERE id = $1', [instance.id, clock.now()]).catch(() => {});
       await c.end().catch(() => {});
     },

@@ -21,6 +21,9 @@ export function singleCluster(deps: { store: Store['cluster']; clock: Clock; ins
     get isLeader() {
       return running;
     },
+    // Nothing to fence: only one process may use a data dir (no statement per write on SQLite).
+    fence: { epoch: () => null, valid: () => running, lost: () => {} },
+    problems: () => [],
     // Leadership never changes while running: start() and stop() bracket it, and the leader work is
     // started and stopped by pharos.ts around them.
     onLeadership: () => () => {},

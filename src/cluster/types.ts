@@ -1,12 +1,17 @@
-import type { ClusterChange, ClusterView } from '../domain/cluster.ts';
+import type { ClusterChange, ClusterView, LeaderFence } from '../domain/cluster.ts';
 
 /**
  * Who leads (issue 22): exactly one instance of a database runs the scheduler, the healthcheck
  * deadlines, the maintenance timers, the escalation stepper and the alert dispatcher.
  */
 export interface Leadership {
-  /** True while this instance leads. */
+  /** True while this instance leads: it holds the lease and, by its monotonic clock, the lease has not run out unrenewed. */
   readonly isLeader: boolean;
+  /**
+   * Fencing (issue 31): the lease's epoch that leader writes carry, and the cheap check of the lease
+   * before each leader action (a timer that fires after the process was frozen must not act).
+   */
+  readonly fence: LeaderFence;
   /**
    * True when no other instance was alive at the last heartbeat (always with SQLite). A leader that
    * loses its database connection while alone keeps its checks going (results wait in the store's
@@ -16,7 +21,7 @@ export interface Leadership {
   readonly alone: boolean;
   /**
    * Calls `fn(true)` when this instance becomes the leader and `fn(false)` the moment it stops
-   * being one (connection lost, heartbeat failed, stop), and `fn(false)` again when an instance that
+   * being one (connection lost, lease not renewed in time, a fenced write refused, stop), and `fn(false)` again when an instance that
    * lost it while alone finds another one leading. Listeners run synchronously, in order;
    * a throwing listener is logged and does not stop the others. Returns the unsubscribe function.
    */
@@ -57,6 +62,12 @@ export interface Cluster extends Leadership {
    * at every heartbeat. Followers forward agents' requests there.
    */
   leaderUrl(): string | null;
+  /**
+   * What `/healthz` says about the cluster, from memory (no I/O): problems in words, empty when none
+   * (e.g. `lease not renewed for 6.1 s`, `no leader: the lease is free or expired`, `database slow: last
+   * heartbeat 7.0 s ago`). Always empty with one instance.
+   */
+  problems(): string[];
   /** Calls `fn` for each change another instance published. Returns the unsubscribe function. */
   onChange(fn: (change: ClusterChange) => void): () => void;
   /**

@@ -127,8 +127,17 @@ export const ConfigSchema = z.strictObject({
       postgres_pool_size: z.number().int().min(1).max(100).default(4),
       /** PostgreSQL statement_timeout, ms: a statement running longer is cancelled (the request answers 503). */
       postgres_statement_timeout_ms: z.number().int().min(100).max(600000).default(10000),
+      /**
+       * Several instances on PostgreSQL (issue 31): the leader's lease, ms. Another instance takes over
+       * when it has run out unrenewed in the database's clock; the leader stops its leader work
+       * `leader_renew_ms` before that by its own monotonic clock.
+       */
+      leader_lease_ms: z.number().int().min(300).max(300000).default(10000),
+      /** How often the leader renews its lease (and followers look for an expired one), ms. */
+      leader_renew_ms: z.number().int().min(100).max(60000).default(2000),
     })
     .refine((s) => s.driver !== 'postgres' || s.postgres_url !== undefined, { message: 'is required when driver is postgres (or set PHAROS_DATABASE_URL)', path: ['postgres_url'] })
+    .refine((s) => s.leader_lease_ms >= 3 * s.leader_renew_ms, { message: 'must be at least 3 × leader_renew_ms (the margin plus two renewals)', path: ['leader_lease_ms'] })
     .prefault({}),
   /** Status pages. */
   status_pages: z

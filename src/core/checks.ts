@@ -5,6 +5,7 @@ import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { ObservedFailure } from '../domain/monitor-state.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
 import type { Store } from '../store/index.ts';
 import type { Config } from '../config/schema.ts';
 import { certExpiryNotice } from './cert-expiry.ts';
@@ -54,6 +55,8 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   let flushFailures = 0;
   let failing = 0;
   let dropped = 0;
+  /** The leader's fence (issue 31): every flush transaction checks the lease's epoch first; null on SQLite. */
+  let fence: LeaderFence | null = null;
 
   /** Notices queued by the last write (certificate expiry), announced after its commit. */
   let noticesQueued = 0;
@@ -191,11 +194,28 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
    */
   const tx = <T>(fn: () => T): T => {
     if (taken) return store.tx(fn);
+    const epoch = fence?.epoch() ?? null;
     taken = [];
     takenChanges = [];
     try {
-      return store.tx(fn);
+      return epoch === null
+        ? store.tx(fn)
+        : store.tx((t) => {
+            t.cluster.assertFence(epoch);
+            return fn();
+          });
     } catch (e) {
+      if (e instanceof LeaseLostError) {
+        // Another instance leads now and checks these monitors itself: what this one checked is not
+        // stored (its state changes were judged on state the new leader may have moved on from).
+        const results = taken.flat().length + buffer.length;
+        const states = takenChanges.flat().length + changes.length;
+        buffer = [];
+        changes = [];
+        logger.warn(`another instance took the lease over: ${results} check results and ${states} state changes of this instance's checks were not stored (the new leader checks these monitors)`, { epoch: e.epoch, results, state_changes: states });
+        fence?.lost(e.epoch);
+        throw e;
+      }
       buffer = taken.flat().concat(buffer);
       changes = takenChanges.flat().concat(changes);
       if (buffer.length > MAX_KEPT_RESULTS) {
@@ -219,20 +239,33 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     } catch (e) {
       noticesQueued = 0;
       degradedChanged.clear();
+      after.length = 0;
+      // Fenced out (logged by tx): nothing is kept to retry.
+      if (e instanceof LeaseLostError) return wakeWaiters();
       flushFailures++;
       // One line when the trouble starts, not one per retry.
       if (failing++ === 0) logger.error('storing check results failed; keeping them in memory and retrying', { results: buffer.length, error: (e as Error).message });
       timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
-      after.length = 0;
     }
     announce();
     for (const fn of after) fn();
+    wakeWaiters();
+  };
+  const wakeWaiters = () => {
     const woken = waiters;
     waiters = [];
     for (const w of woken) w();
   };
 
   return {
+    /**
+     * Fences every later write of this service with the leader's lease (issue 31): each flush and
+     * agent batch transaction checks the epoch first and, refused, drops what it held and ends
+     * leadership (`fence.lost`). Wired by the leader work on a cluster; never on SQLite.
+     */
+    useFence(f: LeaderFence): void {
+      fence = f;
+    },
     /** Buffers a result; it is committed within `flushIntervalMs`. */
     record(result: CheckResult): void {
       buffer.push(result);
@@ -319,11 +352,12 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       // As before: a failure here throws to the caller (no retry timer after close).
       const after: Array<() => void> = [];
       try {
-        tx(() => writePending(after));
+        if (buffer.length > 0 || changes.length > 0) tx(() => writePending(after));
+      } catch (e) {
+        // Fenced out: another instance leads and checks on (logged by tx); anything else is the caller's.
+        if (!(e instanceof LeaseLostError)) throw e;
       } finally {
-        const woken = waiters;
-        waiters = [];
-        for (const w of woken) w();
+        wakeWaiters();
       }
       announce();
       for (const fn of after) fn();

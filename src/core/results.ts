@@ -38,6 +38,17 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     // A paused monitor starts again from its stored status.
     if (monitor.paused) states.delete(monitor.id);
   });
+  // A monitor's status flipped on another instance (its outage opened or resolved there, relayed, issue
+  // 31): memory follows the store, so whichever instance leads next judges checks against the status
+  // the cluster stored, not the one this instance loaded at its start. Read from the store (a person's
+  // resolve leaves the status as it is); only when it differs is the confirmation state started over.
+  const followRemote = (monitorId: number | null) => {
+    if (!bus.replaying || monitorId === null || !probes.monitor(monitorId)) return;
+    const stored = store.monitors.getById(monitorId)?.status;
+    if (stored && states.get(monitorId)?.status !== stored) states.set(monitorId, { status: stored, round: null });
+  };
+  bus.on('outage.opened', ({ outage }) => followRemote(outage.monitorId));
+  bus.on('outage.resolved', ({ outage }) => followRemote(outage.monitorId));
 
   const rules = (monitor: Monitor, locations: readonly string[]): ConfirmationRules => ({
     locations,
@@ -94,6 +105,17 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
   };
 
   return {
+    /**
+     * Forgets every confirmation in progress and reads each active monitor's status from the store
+     * (issue 31): run when this instance gains leadership, before it judges its first check, since the
+     * leader before it may have flipped monitors this instance never heard of (a message lost while its
+     * connection was down). One read of the monitors.
+     */
+    reload(): void {
+      const all = store.monitors.list();
+      states.clear();
+      for (const m of all) if (probes.monitor(m.id)) states.set(m.id, { status: m.status, round: null });
+    },
     /** Active monitors by their current status (the `pharos_monitors{status}` gauge). */
     statusCounts(): { up: number; down: number } {
       const c = { up: 0, down: 0 };

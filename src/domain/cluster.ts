@@ -1,3 +1,4 @@
+import { AppError } from '../lib/errors.ts';
 import type { MaintenanceWindow } from './maintenance.ts';
 
 /**
@@ -56,4 +57,36 @@ export type ClusterChange =
 /** Orders a listing: leader first, then by start time. */
 export function sortInstances(list: ClusterInstance[]): ClusterInstance[] {
   return [...list].sort((a, b) => Number(b.leader) - Number(a.leader) || a.startedAt - b.startedAt || a.id.localeCompare(b.id));
+}
+
+/**
+ * A leader write was refused because another instance took the lease over (issue 31, fencing): the
+ * lease's epoch is no longer `epoch`. Whoever catches it stops its leader work; a request that meets it
+ * answers 503.
+ */
+export class LeaseLostError extends AppError {
+  readonly epoch: number;
+  /** @param epoch the fencing number the refused write carried */
+  constructor(epoch: number) {
+    super(503, 'cluster.lease_lost', `this instance no longer leads: another instance took the lease over (fencing number ${epoch} is stale)`);
+    this.name = 'LeaseLostError';
+    this.epoch = epoch;
+  }
+}
+
+/**
+ * What leader writes carry (issue 31): the fencing number of the lease this instance holds or last held,
+ * and the leader's own check of its lease by its monotonic clock. Built by the cluster; handed to the
+ * checks service, the escalation stepper and the alert dispatcher.
+ */
+export interface LeaderFence {
+  /** The fencing number leader writes carry; null when there is none to check (SQLite: one instance; never led). */
+  epoch(): number | null;
+  /**
+   * True while this instance leads and its lease is still valid by its monotonic clock. Cheap (no I/O);
+   * when the lease ran out unrenewed it ends leadership at once (listeners hear `false`) and answers false.
+   */
+  valid(): boolean;
+  /** A fenced write was refused (a newer leader exists): ends leadership at once. */
+  lost(epoch: number): void;
 }

@@ -99,10 +99,13 @@ export function createApp(deps: HttpDeps) {
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
+  // From memory only (issue 31): 503 when this instance cannot serve, 200 `degraded` with the reasons
+  // when it serves but leadership is not as it should be (docs/api.md "Health").
   app.get('/healthz', (c) => {
     const h = deps.health?.();
-    const who = h ? { instance: h.instance, leader: h.leader } : {};
-    return h && !h.ok ? c.json({ status: 'unavailable', version: deps.version, ...who }, 503) : c.json({ status: 'ok', version: deps.version, ...who }, 200);
+    if (!h) return c.json({ status: 'ok', version: deps.version }, 200);
+    const body = { status: h.status, version: deps.version, instance: h.instance, leader: h.leader, ...(h.reasons.length > 0 ? { reasons: h.reasons } : {}) };
+    return c.json(body, h.status === 'unavailable' ? 503 : 200);
   });
 
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));

@@ -30,10 +30,13 @@ export interface HttpDeps {
    */
   cluster?: () => Promise<ClusterView>;
   /**
-   * For `/healthz`: this instance's id, whether it leads, and whether it can serve (false while a
-   * cluster instance cannot reach its database: 503, so a load balancer sends requests elsewhere).
+   * For `/healthz`, from memory (never a store round trip, issue 31): `unavailable` (503, a load balancer
+   * sends requests elsewhere) while this instance cannot serve (database unreachable, store worker down,
+   * cluster connection down); `degraded` (200, it serves) while leadership is not as it should be (lease
+   * not renewed in time, no leader, database slow), with the reasons in words; whether it leads (its
+   * lease valid by its monotonic clock).
    */
-  health?: () => { ok: boolean; instance: string; leader: boolean };
+  health?: () => { status: 'ok' | 'degraded' | 'unavailable'; instance: string; leader: boolean; reasons: string[] };
   /** The leader's base URL when another instance leads (agent routes are forwarded there), else null. */
   leaderUrl?: () => string | null;
 }

@@ -6,14 +6,16 @@ import { postgresCluster } from '../../src/cluster/postgres.ts';
 import type { Cluster } from '../../src/cluster/types.ts';
 import type { ClusterChange } from '../../src/domain/cluster.ts';
 import { sql as instancesTable } from '../../src/store/pg/0017_cluster_instances.ts';
+import { sql as leaseTable } from '../../src/store/pg/0021_leader_lease.ts';
 import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { waitFor } from '../support/process.ts';
 
-// Leadership by a PostgreSQL advisory lock (issue 22) against a real PostgreSQL 15 from Debian:
-// exactly one leader among instances on one database, take-over when the leader's connection is cut,
-// a leader whose heartbeat cannot complete stops leading before the lock is free, change messages
-// between instances (LISTEN/NOTIFY) and the instances listing.
+// Leadership by a lease with fencing (issue 31; an advisory lock before, issue 22) against a real
+// PostgreSQL 15 from Debian: exactly one leader among instances on one database, take-over at once when
+// the leader's session is gone, a leader whose renewal cannot complete stops leading before the lease
+// ends in the database's clock and a follower takes over after that, change messages between instances
+// (LISTEN/NOTIFY) and the instances listing.
 
 let pgsql: TestPostgres;
 before(async () => {
@@ -59,13 +61,14 @@ async function terminate(instanceId: string): Promise<void> {
   }
 }
 
-/** A new database with the instances table (what the store's PostgreSQL migrations create before the cluster starts). */
+/** A new database with the instances and lease tables (what the store's PostgreSQL migrations create before the cluster starts). */
 async function database(name: string): Promise<string> {
   const url = await pgsql.createDatabase(name);
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     await c.query(instancesTable);
+    await c.query(leaseTable);
   } finally {
     await c.end();
   }
@@ -118,38 +121,53 @@ test('two instances on one database: exactly one leads; cutting its connection h
   }
 });
 
-test('a leader whose heartbeat cannot complete stops leading while its frozen session still holds the lock', async () => {
+test('a leader whose renewal cannot complete stops leading by its own clock; a follower takes over only once the lease has ended in the database', async () => {
   const url = await database('frozen');
   const log: Log = [];
   const a = await instance(url, log);
   await waitFor('a to lead', async () => a.isLeader);
   const b = await instance(url, log);
-  // a has seen b beat: a is not alone, so it stops everything when it loses the lock (see `alone`).
+  // a has seen b beat: a is not alone, so it stops everything when it loses the lease (see `alone`).
   await waitFor('a to see b', async () => !a.alone);
+  const epochA = a.fence.epoch();
+  assert.ok(epochA !== null && epochA >= 1);
   const pid = await backendPid(a.instanceId);
+  const admin = pgsql.admin('frozen');
+  await admin.connect();
+  // Both instances' view, sampled every 20 ms: never two leaders at once.
+  let both = 0;
+  const sampler = setInterval(() => {
+    if (a.isLeader && b.isLeader) both++;
+  }, 20);
   try {
-    // Freeze a's server process: a's heartbeat gets no answer, and the lock stays held by that session.
+    // Freeze a's server process: a's renewal gets no answer; its session (and pid) stays, so b must
+    // wait for the lease to end in the database's clock (lease 5 x 300 ms).
     process.kill(pid, 'SIGSTOP');
+    const frozenAt = Date.now();
     await waitFor('a to stop leading', async () => !a.isLeader, 10_000);
-    await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(b.isLeader, false, 'nobody else leads while the frozen session still holds the lock');
-    process.kill(pid, 'SIGCONT');
-    // The backend now sees the socket a closed, ends, and frees the lock: an instance leads again
-    // (b, or a on its new connection), and only after a had stopped.
-    await waitFor('an instance to lead again', async () => leaders([a, b]).length > 0, 10_000);
-    assert.equal(leaders([a, b]).length, 1);
+    const stoppedAfter = Date.now() - frozenAt;
+    const leaderNow = await waitFor('an instance to lead again', async () => leaders([a, b])[0], 10_000);
+    const lease = (await admin.query<{ holder: string; epoch: string }>('SELECT holder, epoch FROM leader_lease')).rows[0]!;
+    assert.equal(lease.holder, leaderNow.instanceId);
+    if (leaderNow === b) assert.ok(Number(lease.epoch) > epochA, 'a take-over raises the epoch');
+    else assert.equal(Number(lease.epoch), epochA, 'a renewing its own lease (nobody took over) keeps the epoch');
+    assert.ok(stoppedAfter < 1500, `a stopped ${stoppedAfter} ms after the freeze, before its lease (1500 ms) ran out`);
+    assert.equal(log[0]?.id, a.instanceId);
     assert.deepEqual(log.slice(0, 2), [
       { id: a.instanceId, leader: true },
       { id: a.instanceId, leader: false },
     ]);
-    assert.equal(log[2]?.leader, true);
-    assert.notEqual(await backendPid(leaders([a, b])[0]!.instanceId), pid, 'the lock is held by a live session');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(leaders([a, b]).length, 1, 'exactly one leader');
+    assert.equal(both, 0, 'never two leaders at once');
   } finally {
+    clearInterval(sampler);
     try {
       process.kill(pid, 'SIGCONT');
     } catch {
       // already gone
     }
+    await admin.end();
     await a.stop();
     await b.stop();
   }
@@ -218,25 +236,42 @@ test('the database going away takes leadership away; it comes back by itself', a
   }
 });
 
-test('a leader alone that loses its connection tries the lock again at once; finding it held, it says so (its kept checks stop)', async () => {
+test('a leader alone that loses its connection renews its own lease at once; finding it taken over, it says so (its kept checks stop)', async () => {
   const url = await database('alone');
   const log: Log = [];
   const a = await instance(url, log);
   await waitFor('a to lead, alone', async () => a.isLeader && a.alone);
+  const epoch = a.fence.epoch()!;
+  // Its session is ended: a hears the loss, reconnects and renews the same lease (nobody took it over).
+  await terminate(a.instanceId);
+  await waitFor('a to lead again on its own lease', async () => log.length >= 3, 10_000);
+  assert.deepEqual(log, [
+    { id: a.instanceId, leader: true },
+    { id: a.instanceId, leader: false },
+    { id: a.instanceId, leader: true },
+  ]);
+  assert.equal(a.fence.epoch(), epoch, 'the same epoch: its writes stay valid');
+
+  // Now its session is frozen and another holder takes the lease meanwhile (as a follower that
+  // started while a was cut off would): a reconnects, cannot renew, and says so once more.
   const pid = await backendPid(a.instanceId);
+  const admin = pgsql.admin('alone');
+  await admin.connect();
   try {
-    // The frozen session keeps the lock: a's heartbeat times out, a reconnects and cannot take it back.
     process.kill(pid, 'SIGSTOP');
-    await waitFor('a to hear it lost, then that someone else holds the lock', async () => log.length >= 3, 10_000);
-    assert.deepEqual(log.slice(0, 3), [
-      { id: a.instanceId, leader: true },
+    // The other holder is a live session named as a Pharos instance's cluster connection is.
+    await admin.query("SET application_name = 'pharos ins_other'");
+    await admin.query("UPDATE leader_lease SET holder = 'ins_other', holder_pid = pg_backend_pid(), epoch = epoch + 1, expires_at = now() + interval '1 hour'");
+    await waitFor('a to hear that someone else holds the lease', async () => log.length >= 5, 10_000);
+    assert.deepEqual(log.slice(3), [
       { id: a.instanceId, leader: false },
       { id: a.instanceId, leader: false },
     ]);
     assert.equal(a.isLeader, false);
+    assert.equal(a.fence.epoch(), null, 'no lease held any more');
   } finally {
     process.kill(pid, 'SIGCONT');
+    await admin.end();
   }
-  await waitFor('a to lead again once the frozen session ends', async () => a.isLeader, 10_000);
   await a.stop();
 });
