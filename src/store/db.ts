@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.ts';
-import type { Db } from './driver.ts';
+import type { Db, QueryResult, Step, TxSteps } from './driver.ts';
 import { MIGRATIONS, pendingMigrations, type Migration } from './migrations/index.ts';
 
 export type { Db } from './driver.ts';
@@ -22,6 +22,28 @@ export interface SqliteDb extends Db {
  */
 export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): SqliteDb {
   const checkpoint = () => void raw.pragma('wal_checkpoint(TRUNCATE)');
+  // Statements of txAsync steps by text, prepared once (the store modules reuse a few texts).
+  const prepared = new Map<string, Database.Statement>();
+  const runStep = (step: Step): QueryResult[] =>
+    step.queries.map(({ sql, params }) => {
+      let st = prepared.get(sql);
+      if (!st) prepared.set(sql, (st = raw.prepare(sql)));
+      return st.reader ? { rows: st.all(...params) as Record<string, unknown>[], changes: 0 } : { rows: [], changes: st.run(...params).changes };
+    });
+  // The synchronous fast path behind the asynchronous interface: every step at once inside one
+  // transaction, so nothing else can interleave with it and no promise is awaited while it is open.
+  const txSteps = <T>(steps: () => TxSteps<T>): T =>
+    raw.transaction(() => {
+      const it = steps();
+      let r = it.next(undefined as unknown as QueryResult[]);
+      let committed = false;
+      while (!r.done) {
+        if (committed) throw new Error('txAsync: a step after the committing one');
+        committed = r.value.commit === true;
+        r = it.next(runStep(r.value));
+      }
+      return r.value;
+    }).immediate();
   return {
     dialect: 'sqlite',
     sqlite: raw,
@@ -29,6 +51,13 @@ export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): S
     prepare: ((sql: string) => raw.prepare(sql)) as Db['prepare'],
     exec: (sql) => void raw.exec(sql),
     tx: (fn) => raw.transaction(fn).immediate(),
+    txAsync<T>(steps: () => TxSteps<T>): Promise<T> {
+      try {
+        return Promise.resolve(txSteps(steps));
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
+    },
     get inTransaction() {
       return raw.inTransaction;
     },

@@ -1,9 +1,9 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 import { AppError } from '../../lib/errors.ts';
 import { bundledFile, isSea } from '../../lib/sea.ts';
-import type { Db, RunResult, Statement } from '../driver.ts';
-import { DOWN, EXITED, READY, STATE_BYTES, type Reply, type Request, type WorkerInit } from './protocol.ts';
-import { toPostgres } from './translate.ts';
+import type { AsyncOptions, Db, Query, QueryResult, RunResult, Statement, Step, TxSteps } from '../driver.ts';
+import { DOWN, EXITED, READY, STATE_BYTES, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
+import { toPostgres, type Translated } from './translate.ts';
 
 /** How to reach PostgreSQL (config `storage.postgres_*`). */
 export interface PostgresOptions {
@@ -36,7 +36,7 @@ export function redactUrl(url: string): string {
  * SEA asset `pg-worker.cjs` (build.sh) with `eval: true`.
  */
 function startWorker(init: WorkerInit): Worker {
-  const transfer = [init.port as unknown as Transferable];
+  const transfer = [init.port as unknown as Transferable, init.asyncPort as unknown as Transferable];
   if (isSea()) return new Worker(bundledFile('pg-worker.cjs', '').toString('utf8'), { eval: true, workerData: init, transferList: transfer });
   // Node 24 strips the types itself; no loader flags are passed on (a `--import tsx` of the parent
   // resolves against the working directory, which need not hold node_modules).
@@ -47,6 +47,23 @@ function startWorker(init: WorkerInit): Worker {
 function fixRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
   for (const r of rows) for (const k in r) if (r[k] instanceof Uint8Array) r[k] = Buffer.from(r[k].buffer, r[k].byteOffset, r[k].byteLength);
   return rows;
+}
+
+/** The error of a failed answer: 503 when the database cannot be reached or is full, else the server's error with its SQLSTATE `code`. */
+function replyError(reply: { message: string; code: string | undefined; unavailable: boolean }): Error {
+  if (reply.unavailable) return unavailable();
+  // disk_full: as SQLITE_FULL, the write was rolled back and the client may try again later.
+  if (reply.code === '53100') return new AppError(503, 'store.full', 'storage full: the change was not saved, try again later');
+  const err = new Error(reply.message) as Error & { code?: string };
+  err.code = reply.code;
+  return err;
+}
+
+/** A {@link Query} as the worker runs it: translated once per text, `@name` parameters in order. */
+function wire(cache: Map<string, Translated>, q: Query): WireQuery {
+  let t = cache.get(q.sql);
+  if (!t) cache.set(q.sql, (t = toPostgres(q.sql)));
+  return { text: t.text, values: t.names ? t.names.map((n) => (q.params[0] as Record<string, unknown>)[n] ?? null) : q.params };
 }
 
 /**
@@ -60,7 +77,15 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   const state = new SharedArrayBuffer(STATE_BYTES);
   const flags = new Int32Array(state);
   let port1: MessagePort;
+  let asyncPort: MessagePort;
   let worker: Worker;
+  /** Asynchronous requests waiting for their answer, by id. */
+  const pending = new Map<number, (reply: AsyncReply) => void>();
+  /** Fails every asynchronous request waiting on a worker that is gone. */
+  const failPending = () => {
+    for (const settle of pending.values()) settle({ id: 0, ok: false, message: 'the store worker exited', code: undefined, unavailable: true });
+    pending.clear();
+  };
   // A worker that died (a bug, never a database outage: those are answered) is replaced at the next
   // call; meanwhile DOWN is set, so calls fail fast with 503 until the new worker reaches the database.
   // A call waiting when it dies is woken by the worker's exit hook (EXITED) and fails with 503 at once.
@@ -68,8 +93,20 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   const start = () => {
     Atomics.store(flags, EXITED, 0);
     const channel = new MessageChannel();
+    const asyncChannel = new MessageChannel();
     port1 = channel.port1 as MessagePort;
-    const w = startWorker({ url: opts.url, poolSize: opts.poolSize, statementTimeoutMs: opts.statementTimeoutMs, state, port: channel.port2 as MessagePort });
+    asyncPort = asyncChannel.port1 as MessagePort;
+    asyncPort.on('message', (reply: AsyncReply) => pending.get(reply.id)?.(reply));
+    // The port keeps the process alive only while an answer is awaited (see sendAsync).
+    asyncPort.unref();
+    const w = startWorker({
+      url: opts.url,
+      poolSize: opts.poolSize,
+      statementTimeoutMs: opts.statementTimeoutMs,
+      state,
+      port: channel.port2 as MessagePort,
+      asyncPort: asyncChannel.port2 as MessagePort,
+    });
     worker = w;
     w.unref();
     // Without a listener an uncaught error in the worker would be rethrown here and end the process.
@@ -78,7 +115,17 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       if (closed || w !== worker) return;
       Atomics.store(flags, DOWN, 1);
       Atomics.store(flags, EXITED, 1);
+      failPending();
     });
+  };
+  /** Replaces a worker that died (see above). */
+  const ensureWorker = () => {
+    if (Atomics.load(flags, EXITED) === 1) {
+      port1.close();
+      asyncPort.close();
+      failPending();
+      start();
+    }
   };
   start();
   let nextId = 0;
@@ -89,10 +136,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
   const call = (req: Body, failFast = true): Reply & { ok: true } => {
     if (closed) throw new Error('the PostgreSQL store is closed');
-    if (Atomics.load(flags, EXITED) === 1) {
-      port1.close();
-      start();
-    }
+    ensureWorker();
     if (failFast && Atomics.load(flags, DOWN) === 1) throw unavailable();
     const id = ++nextId;
     port1.postMessage({ ...req, id });
@@ -103,12 +147,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         const reply = m.message as Reply;
         if (reply.id !== id) continue; // the answer to a call given up on earlier
         if (reply.ok) return reply;
-        if (reply.unavailable) throw unavailable();
-        // disk_full: as SQLITE_FULL, the write was rolled back and the client may try again later.
-        if (reply.code === '53100') throw new AppError(503, 'store.full', 'storage full: the change was not saved, try again later');
-        const err = new Error(reply.message) as Error & { code?: string };
-        err.code = reply.code;
-        throw err;
+        throw replyError(reply);
       }
       const seen = Atomics.load(flags, READY);
       if (seen === id) continue;
@@ -120,6 +159,79 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         throw unavailable();
       }
       Atomics.wait(flags, READY, seen, left);
+    }
+  };
+
+  type StepBody = Omit<AsyncRequest & { op: 'step' }, 'id'>;
+  /**
+   * Posts one asynchronous step; resolves with its results. A caller that gives up (the deadline,
+   * `signal`) gets 503 at once and the worker abandons the request: the same `abandon` as the
+   * synchronous calls', for this request only (its connection destroyed: nothing of it runs later).
+   */
+  const sendAsync = (req: StepBody, deadline: number, signal?: AbortSignal): Promise<QueryResult[]> =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(unavailable());
+      const id = ++nextId;
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        pending.delete(id);
+        if (pending.size === 0) asyncPort.unref();
+      };
+      const giveUp = (timedOut: boolean) => {
+        done();
+        asyncPort.postMessage({ op: 'abandon', id, timedOut } satisfies AsyncRequest);
+        reject(unavailable());
+      };
+      const aborted = () => giveUp(false);
+      const timer = setTimeout(() => giveUp(true), Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', aborted, { once: true });
+      pending.set(id, (reply) => {
+        done();
+        if (reply.ok) resolve(reply.results.map((r) => ({ rows: fixRows(r.rows), changes: r.changes })));
+        else reject(replyError(reply));
+      });
+      asyncPort.ref();
+      asyncPort.postMessage({ ...req, id } satisfies AsyncRequest);
+    });
+  const translated = new Map<string, Translated>();
+  let nextTx = 0;
+  const txAsync = async <T>(steps: () => TxSteps<T>, o: AsyncOptions = {}): Promise<T> => {
+    if (closed) throw new Error('the PostgreSQL store is closed');
+    ensureWorker();
+    if (Atomics.load(flags, DOWN) === 1) throw unavailable();
+    const tx = ++nextTx;
+    const deadline = Date.now() + (o.timeoutMs ?? waitMs);
+    const it = steps();
+    /** The worker holds a client with the transaction open. */
+    let open = false;
+    let committed = false;
+    let results = undefined as unknown as QueryResult[];
+    for (;;) {
+      let r: IteratorResult<Step, T>;
+      try {
+        r = it.next(results);
+        if (!r.done && committed) throw new Error('txAsync: a step after the committing one');
+      } catch (e) {
+        // The body threw: roll back what the worker holds (nobody waits for the answer).
+        if (open) sendAsync({ op: 'step', tx, begin: false, queries: [], end: 'rollback' }, Date.now() + waitMs).catch(() => undefined);
+        throw e;
+      }
+      if (r.done) {
+        if (open) await sendAsync({ op: 'step', tx, begin: false, queries: [], end: 'commit' }, deadline, o.signal);
+        return r.value;
+      }
+      const step = r.value;
+      const begin = !open;
+      // Whatever the answer, the worker ends the transaction on an error or with `commit`.
+      open = !step.commit;
+      committed = step.commit === true;
+      try {
+        results = await sendAsync({ op: 'step', tx, begin, queries: step.queries.map((q) => wire(translated, q)), end: step.commit ? 'commit' : null }, deadline, o.signal);
+      } catch (e) {
+        open = false;
+        throw e;
+      }
     }
   };
 
@@ -175,6 +287,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         depth = 0;
       }
     },
+    txAsync,
     get inTransaction() {
       return depth > 0;
     },
@@ -188,7 +301,9 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         // ending a pool whose server is gone
       }
       closed = true;
+      failPending();
       port1.close();
+      asyncPort.close();
       void worker.terminate();
     },
   };

@@ -2,8 +2,11 @@ import type { MessagePort } from 'node:worker_threads';
 
 /**
  * Messages between the PostgreSQL driver (main thread, pg/driver.ts) and its worker (pg/worker.ts).
- * The main thread posts one request and blocks on `Atomics.wait` over a shared Int32Array until the
- * worker stores the request's id in slot READY; the answer is read with `receiveMessageOnPort`.
+ * Two ports. The synchronous one: the main thread posts one request and blocks on `Atomics.wait`
+ * over a shared Int32Array until the worker stores the request's id in slot READY; the answer is read
+ * with `receiveMessageOnPort`. The asynchronous one (issue 31, `Db.txAsync`): steps of transactions
+ * posted without waiting, handled in parallel on a pool of their own, answered in any order as
+ * ordinary messages.
  */
 
 /** Slot of the shared Int32Array holding the id of the last answered request. */
@@ -27,6 +30,8 @@ export interface WorkerInit {
   /** SharedArrayBuffer of {@link STATE_BYTES}: Int32 slots READY, DOWN, EXITED. */
   state: SharedArrayBuffer;
   port: MessagePort;
+  /** The port of asynchronous requests ({@link AsyncRequest}) and their answers ({@link AsyncReply}). */
+  asyncPort: MessagePort;
 }
 
 /** A request: one statement, a multi-statement script, or a transaction boundary. */
@@ -43,4 +48,27 @@ export type Request =
 /** An answer: rows and the affected-row count, or an error (`unavailable` when the database cannot be reached). */
 export type Reply =
   | { id: number; ok: true; rows: Record<string, unknown>[]; changes: number }
+  | { id: number; ok: false; message: string; code: string | undefined; unavailable: boolean };
+
+/** A statement as the worker runs it: PostgreSQL text (`$1`…) and its values. */
+export interface WireQuery {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * An asynchronous request: one step of the transaction `tx` (the main thread's number for it).
+ * `begin`: the step opens it (the worker takes a client of its asynchronous pool and sends BEGIN);
+ * `end`: the step ends it after its statements. Any error ends it too (rolled back, the client
+ * dropped). `abandon` is the same message as the synchronous port's, for this one request only: the
+ * main thread's caller gave up on it (timeout or AbortSignal), its connection is destroyed.
+ */
+export type AsyncRequest =
+  | { id: number; op: 'step'; tx: number; begin: boolean; queries: WireQuery[]; end: 'commit' | 'rollback' | null }
+  // `timedOut`: given up at its deadline, not by an AbortSignal: the worker takes the database for down (as a chain request's timeout does) until its probe answers.
+  | { id: number; op: 'abandon'; timedOut: boolean };
+
+/** The answer to an asynchronous step: each statement's rows and affected-row count, or an error as {@link Reply}'s. */
+export type AsyncReply =
+  | { id: number; ok: true; results: Array<{ rows: Record<string, unknown>[]; changes: number }> }
   | { id: number; ok: false; message: string; code: string | undefined; unavailable: boolean };

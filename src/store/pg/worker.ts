@@ -11,11 +11,16 @@
  * `begin` that completes after its caller gave up is rolled back at once. Before this a `begin`
  * abandoned during a network cut completed later and left its transaction open for good: every
  * later request ran inside it, nothing committed, and its locks held the whole cluster.
+ *
+ * Asynchronous requests (`Db.txAsync`, issue 31) arrive on a port of their own and run in parallel
+ * with the chain above, each transaction on a client of a second pool (so a transaction waiting for
+ * its next step from the main thread never takes a client the blocking chain needs). Abandoning one
+ * of them is the same `abandon` as above, for that request alone.
  * Bundled on its own for the single executable (build.sh, SEA asset `pg-worker.cjs`).
  */
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { DOWN, EXITED, READY, type Reply, type Request, type WorkerInit } from './protocol.ts';
+import { DOWN, EXITED, READY, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
 
 const init = workerData as WorkerInit;
 const state = new Int32Array(init.state);
@@ -35,37 +40,93 @@ const bool = (v: string) => (v === 't' ? 1 : 0);
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : oid === 16 ? bool : pg.types.getTypeParser(oid, format as 'text')),
 };
-const pool = new pg.Pool({
-  connectionString: init.url,
-  max: init.poolSize,
-  statement_timeout: init.statementTimeoutMs,
-  connectionTimeoutMillis: 3000,
-  idleTimeoutMillis: 60_000,
-  keepAlive: true,
-  application_name: 'pharos',
-  types,
-} as pg.PoolConfig);
-// An idle client losing its server (a restart) must not kill the thread: the next query finds out.
-pool.on('error', () => markDown());
+const newPool = () => {
+  const p = new pg.Pool({
+    connectionString: init.url,
+    max: init.poolSize,
+    statement_timeout: init.statementTimeoutMs,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 60_000,
+    keepAlive: true,
+    application_name: 'pharos',
+    types,
+  } as pg.PoolConfig);
+  // An idle client losing its server (a restart) must not kill the thread: the next query finds out.
+  p.on('error', () => markDown());
+  return p;
+};
+const pool = newPool();
+/** The asynchronous requests' pool (see the module comment). */
+const asyncPool = newPool();
 
 let tx: pg.PoolClient | null = null;
 /** The highest request id the main thread gave up waiting for (requests up to it are abandoned). */
 let gaveUp = 0;
-/** The request being handled and the connection it is using, if any (destroyed when it is abandoned). */
-let current: { id: number; client: pg.PoolClient | null } | null = null;
+/** A request being handled and the connection it is using, if any (destroyed when it is abandoned). */
+interface InFlight {
+  id: number;
+  /** A request of the synchronous chain (abandoned with every one before it) or an asynchronous one (alone). */
+  chain: boolean;
+  client: pg.PoolClient | null;
+}
+/** The chain's request being handled. */
+let current: InFlight | null = null;
+/** Every request being handled, the chain's and the asynchronous ones, by id. */
+const inFlight = new Map<number, InFlight>();
+/** Asynchronous requests given up on while in flight. */
+const abandonedOnes = new Set<number>();
+const isAbandoned = (r: InFlight) => (r.chain ? r.id <= gaveUp : abandonedOnes.has(r.id));
 
 /**
  * Ends `client`'s connection at once: its pending query fails ("Connection terminated") and the
  * server, seeing the socket close, rolls back whatever that session had open.
  */
 function destroy(client: pg.PoolClient): void {
+  // The error this destruction raises on an asynchronous transaction's client says nothing about the database.
+  if (client.listeners('error').includes(onAsyncClientError)) {
+    client.off('error', onAsyncClientError);
+    client.on('error', () => undefined);
+  }
+  cancelOnServer(client);
   (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
 }
 
-/** Marks requests up to `id` abandoned; the one in flight, if among them, loses its connection. */
-function abandon(id: number): void {
-  gaveUp = Math.max(gaveUp, id);
-  if (current && current.id <= gaveUp && current.client) destroy(current.client);
+/**
+ * Sends PostgreSQL's CancelRequest for what `client`'s backend runs now (pg's `Client.cancel`, on a
+ * connection of its own): a server sees a closed socket only when it next reads or writes it, so a
+ * long statement would otherwise run on to its statement_timeout after its caller gave up. Fire and
+ * forget; a server that does not answer (frozen, cut off) gets 10 s before the attempt is dropped.
+ */
+function cancelOnServer(client: pg.PoolClient): void {
+  const { processID, secretKey } = client as unknown as { processID: number | null; secretKey: number | null };
+  if (processID === null || secretKey === null) return;
+  const target = new pg.Client({ connectionString: init.url }) as unknown as { host: string; port: number; connection: CancelConnection };
+  const con = target.connection;
+  const stop = setTimeout(() => con.stream.destroy(), 10_000);
+  con.on('error', () => clearTimeout(stop));
+  con.on('end', () => clearTimeout(stop));
+  con.once('connect', () => con.cancel(processID, secretKey));
+  if (target.host.startsWith('/')) con.connect(`${target.host}/.s.PGSQL.${target.port}`);
+  else con.connect(target.port, target.host);
+}
+
+/** What {@link cancelOnServer} uses of pg's (untyped) Connection. */
+interface CancelConnection {
+  stream: { destroy(): void };
+  on(event: 'error' | 'end', fn: () => void): void;
+  once(event: 'connect', fn: () => void): void;
+  connect(portOrPath: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+}
+
+/**
+ * Marks requests of the chain up to `id` abandoned, or with `one` the asynchronous request `id`
+ * alone; one in flight among them loses its connection.
+ */
+function abandon(id: number, one = false): void {
+  if (!one) gaveUp = Math.max(gaveUp, id);
+  else if (inFlight.has(id)) abandonedOnes.add(id);
+  for (const r of inFlight.values()) if (r.client && isAbandoned(r)) destroy(r.client);
 }
 
 /** Thrown for a request abandoned before or while it ran (answered, but nobody reads the answer). */
@@ -189,7 +250,9 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
         return { id, ok: true, rows: [], changes: 0 };
       }
       case 'close':
-        await pool.end();
+        // Asynchronous transactions still open (their caller is going away) end with their connections.
+        for (const c of asyncTxs.values()) destroy(c);
+        await Promise.all([pool.end(), asyncPool.end()]);
         return { id, ok: true, rows: [], changes: 0 };
       case 'crash':
         setImmediate(() => {
@@ -220,11 +283,82 @@ port.on('message', (req: Request) => {
     return;
   }
   chain = chain.then(async () => {
-    current = { id: req.id, client: null };
+    current = { id: req.id, chain: true, client: null };
+    inFlight.set(req.id, current);
     const reply = await handle(req);
+    inFlight.delete(req.id);
     current = null;
     port.postMessage(reply);
     Atomics.store(state, READY, req.id);
     Atomics.notify(state, READY);
+  });
+});
+
+/** The open asynchronous transactions' clients, by the main thread's transaction number. */
+const asyncTxs = new Map<number, pg.PoolClient>();
+const onAsyncClientError = () => markDown();
+
+/** Ends asynchronous transaction `tx`'s use of `client`: back to the pool, or destroyed with `err`. */
+function endAsync(tx: number, client: pg.PoolClient, err?: Error): void {
+  asyncTxs.delete(tx);
+  client.off('error', onAsyncClientError);
+  client.release(err);
+}
+
+/** Runs one step of an asynchronous transaction (see {@link AsyncRequest}). */
+async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): Promise<AsyncReply> {
+  const { id, tx } = req;
+  let client = asyncTxs.get(tx) ?? null;
+  try {
+    if (!client) {
+      if (!req.begin) {
+        if (req.end === 'rollback') return { id, ok: true, results: [] };
+        throw new Error('the asynchronous transaction is gone (rolled back after an error or abandoned)');
+      }
+      if (isAbandoned(self)) throw abandonedError();
+      client = await asyncPool.connect();
+      self.client = client;
+      // A pinned client losing its server between two steps must not kill the thread.
+      client.on('error', onAsyncClientError);
+      asyncTxs.set(tx, client);
+      if (isAbandoned(self)) throw abandonedError();
+      await client.query('BEGIN');
+    } else self.client = client;
+    const results: Array<{ rows: Record<string, unknown>[]; changes: number }> = [];
+    for (const q of req.queries) {
+      if (isAbandoned(self)) throw abandonedError();
+      const r = await client.query({ name: nameOf(q.text), text: q.text, values: toBuffers(q.values) });
+      results.push({ rows: r.rows, changes: r.rowCount ?? 0 });
+    }
+    if (req.end) {
+      // A commit its caller gave up on must not save anything later (as the chain's).
+      if (isAbandoned(self)) throw abandonedError();
+      await client.query(req.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
+      endAsync(tx, client);
+    }
+    return { id, ok: true, results };
+  } catch (e) {
+    // Any error ends the transaction: its connection is dropped, so the server rolls back what it held.
+    if (client) endAsync(tx, client, e as Error);
+    // The connection a caller's giving up destroyed says nothing about the database.
+    const unavailable = isConnectionError(e);
+    if (unavailable && !isAbandoned(self)) markDown();
+    const err = e as Error & { code?: string };
+    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014' };
+  }
+}
+
+init.asyncPort.on('message', (req: AsyncRequest) => {
+  if (req.op === 'abandon') {
+    abandon(req.id, true);
+    if (req.timedOut) markDown();
+    return;
+  }
+  const self: InFlight = { id: req.id, chain: false, client: null };
+  inFlight.set(req.id, self);
+  void handleStep(req, self).then((reply) => {
+    inFlight.delete(req.id);
+    abandonedOnes.delete(req.id);
+    init.asyncPort.postMessage(reply);
   });
 });

@@ -1,0 +1,188 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../../../src/lib/errors.ts';
+import { openDbFile } from '../../../src/store/db.ts';
+import type { Db, TxSteps } from '../../../src/store/driver.ts';
+import { openPostgresDb } from '../../../src/store/pg/driver.ts';
+import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { waitFor } from '../../support/process.ts';
+
+// Issue 31: the store's asynchronous transactions (`Db.txAsync`). On PostgreSQL each step is a
+// message to the worker answered while the event loop goes on, several transactions run at once,
+// and one whose caller gave up is abandoned on the server. On SQLite the same steps run at once
+// inside one transaction. A real PostgreSQL whatever PHAROS_TEST_DRIVER says.
+
+let server: TestPostgres;
+let pgDb: Db;
+before(async () => {
+  server = await startPostgres('async');
+  pgDb = openPostgresDb({ url: server.url, poolSize: 4, statementTimeoutMs: 5000 });
+  pgDb.exec('CREATE TABLE t (x INTEGER NOT NULL UNIQUE)');
+});
+after(async () => {
+  pgDb?.close();
+  await server?.cleanup();
+});
+
+const isUnavailable = (e: unknown) => e instanceof AppError && e.status === 503;
+const q = (sql: string, ...params: unknown[]) => ({ sql, params });
+const rowsOf = (db: Db) => (db.prepare('SELECT x FROM t ORDER BY x').all() as Array<{ x: number }>).map((r) => r.x);
+
+/** The postmaster of the cluster in `dir` and its children (every backend). */
+function clusterPids(dir: string): number[] {
+  const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  return [postmaster, ...children];
+}
+
+for (const driver of ['sqlite', 'postgres'] as const) {
+  const open = () => {
+    if (driver === 'postgres') {
+      pgDb.exec('DELETE FROM t');
+      return pgDb;
+    }
+    const db = openDbFile(':memory:', []);
+    db.exec('CREATE TABLE t (x INTEGER NOT NULL UNIQUE)');
+    return db;
+  };
+
+  test(`${driver}: a transaction's steps see each other's writes and commit together; the value is what the body returned`, async () => {
+    const db = open();
+    const value = await db.txAsync(function* (): TxSteps<number[]> {
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1), q('INSERT INTO t (x) VALUES (?)', 2)] };
+      const [seen] = yield { queries: [q('SELECT x FROM t ORDER BY x')] };
+      const xs = seen!.rows.map((r) => r.x as number);
+      const [ins] = yield { queries: [q('INSERT INTO t (x) VALUES (@x)', { x: xs.length + 1 })], commit: true };
+      assert.equal(ins!.changes, 1);
+      return xs;
+    });
+    assert.deepEqual(value, [1, 2]);
+    assert.deepEqual(rowsOf(db), [1, 2, 3]);
+  });
+
+  test(`${driver}: all or none — a failing statement in a later step, or a body that throws, leaves nothing`, async () => {
+    const db = open();
+    await assert.rejects(
+      db.txAsync(function* () {
+        yield { queries: [q('INSERT INTO t (x) VALUES (?)', 10)] };
+        yield { queries: [q('INSERT INTO t (x) VALUES (?)', 11), q('INSERT INTO t (x) VALUES (?)', 11)] };
+      }),
+      (e: Error & { code?: string }) => /UNIQUE|unique/.test(e.message) || e.code === '23505',
+    );
+    await assert.rejects(
+      db.txAsync(function* () {
+        yield { queries: [q('INSERT INTO t (x) VALUES (?)', 12)] };
+        throw new Error('the body changed its mind');
+      }),
+      /changed its mind/,
+    );
+    assert.deepEqual(rowsOf(db), []);
+    // The handle is still usable: the next transaction commits.
+    await db.txAsync(function* () {
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 13)], commit: true };
+    });
+    assert.deepEqual(rowsOf(db), [13]);
+  });
+}
+
+test('postgres: transactions run in parallel with each other and with the synchronous calls, without blocking the event loop', async () => {
+  pgDb.exec('DELETE FROM t');
+  const order: string[] = [];
+  // A keeps its transaction open on the server for a while.
+  const slow = pgDb
+    .txAsync(function* () {
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1)] };
+      yield { queries: [q('SELECT pg_sleep(0.5)')] };
+      return 'slow';
+    })
+    .then((v) => order.push(v));
+  const timer = new Promise<void>((r) => setTimeout(() => r(void order.push('timer')), 20));
+  const fast = pgDb
+    .txAsync(function* () {
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 2)], commit: true };
+      return 'fast';
+    })
+    .then((v) => order.push(v));
+  await timer;
+  // While A's transaction is open the synchronous chain answers (its own pool) and sees B's commit, not A's row.
+  assert.deepEqual(rowsOf(pgDb), [2]);
+  await Promise.all([slow, fast]);
+  assert.equal(order.at(-1), 'slow', 'the long transaction ends last: the others did not wait for it');
+  assert.ok(order.indexOf('timer') < order.indexOf('slow'), 'a timer fired while a statement ran: the event loop was free');
+  assert.deepEqual(rowsOf(pgDb), [1, 2]);
+});
+
+test('postgres: a caller that gives up (AbortSignal) abandons its transaction on the server: the backend is gone, nothing commits', async () => {
+  pgDb.exec('DELETE FROM t');
+  const admin = server.admin('async');
+  await admin.connect();
+  try {
+    const ac = new AbortController();
+    const running = pgDb.txAsync(
+      function* () {
+        yield { queries: [q('INSERT INTO t (x) VALUES (?)', 7)] };
+        yield { queries: [q('SELECT pg_sleep(30)')], commit: true };
+      },
+      { signal: ac.signal },
+    );
+    await waitFor('the sleep to run on the server', async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'")).rows.length === 1);
+    ac.abort();
+    await assert.rejects(running, isUnavailable);
+    await waitFor('the abandoned backend to end', async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'")).rows.length === 0);
+    assert.deepEqual(rowsOf(pgDb), [], 'the abandoned transaction wrote nothing');
+  } finally {
+    await admin.end();
+  }
+});
+
+test('postgres: while the database is frozen a transaction fails 503 within its bound; after the thaw nothing of it exists and the next one commits', { timeout: 120_000 }, async () => {
+  const db = openPostgresDb({ url: server.url, poolSize: 2, statementTimeoutMs: 300 });
+  const admin = server.admin('async');
+  try {
+    db.exec('DELETE FROM t');
+    // Connections made before the freeze (a new one could not even be opened while frozen).
+    await db.txAsync(function* () {
+      yield { queries: [q('SELECT 1')], commit: true };
+    });
+    const pids = clusterPids(server.dir);
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    try {
+      await assert.rejects(
+        db.txAsync(function* () {
+          yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1)], commit: true };
+        }, { timeoutMs: 1000 }),
+        isUnavailable,
+      );
+    } finally {
+      clearInterval(ticker);
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    // A blocked loop would fire the interval at most once, after the wait.
+    assert.ok(ticks >= 2, `the event loop kept running while the transaction waited (${ticks} ticks of 10 ms)`);
+    await waitFor('a transaction to commit again after the thaw', async () => {
+      try {
+        await db.txAsync(function* () {
+          yield { queries: [q('INSERT INTO t (x) VALUES (?)', 2)], commit: true };
+        });
+        return true;
+      } catch (e) {
+        if (isUnavailable(e)) return false;
+        throw e;
+      }
+    });
+    assert.deepEqual(rowsOf(db), [2], 'the abandoned transaction wrote nothing');
+    await admin.connect();
+    await waitFor('no Pharos session idle in a transaction', async () => {
+      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
+      return r.rows[0]!.n === 0;
+    });
+  } finally {
+    await admin.end().catch(() => undefined);
+    db.close();
+  }
+});
