@@ -6,7 +6,7 @@
  *                          [--pharos dist|src|/path/to/binary[,…]] [--rounds 1] [--pharos-node-options=--flag]
  *                          [--proto main,rows,thread,journal,journal-nice]   (experiments, after the baseline:
  *                                 bench/ping-store-proto.ts; journal[-nice]: bench/ping-journal-proto.ts)
- *                          [--order sequential|random] [--pin]
+ *                          [--order sequential|random] [--pin] [--postgres]
  *
  * `--order sequential` (the default) sends the tokens in the order the healthchecks were created, so a
  * batch of pings touches neighbouring rows; `--order random` sends them in one shuffled order (the
@@ -20,6 +20,10 @@
  * own histogram keeps whole milliseconds), server CPU (cores, from /proc) and peak RSS, and for Pharos
  * whether every acknowledged ping (2xx) was stored: the sum of the healthchecks' ping counters and
  * the ping rows, read from the database after a clean stop. See docs/PERFORMANCE.md.
+ *
+ * `--postgres`: each Pharos run stores in a fresh real PostgreSQL 15 cluster in a temp dir
+ * (test/support/postgres.ts, the same as bench/postgres.ts) instead of SQLite; the stored counts are
+ * read from it.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +33,8 @@ import { parseArgs } from 'node:util';
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import pg from 'pg';
+import { startPostgres, type TestPostgres } from '../test/support/postgres.ts';
 import { ProcessWindow, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
 
@@ -44,6 +50,7 @@ const { values: opt } = parseArgs({
     proto: { type: 'string', default: '' },
     order: { type: 'string', default: 'sequential' },
     pin: { type: 'boolean', default: false },
+    postgres: { type: 'boolean', default: false },
   },
 });
 // --pin: the load generator (this process, autocannon in it) on CPU 0 and the measured server (every
@@ -115,8 +122,22 @@ async function load(what: string, base: string, tokens: string[], pid: number): 
   };
 }
 
+/** The healthchecks' ping counters summed and the ping rows counted, from PostgreSQL. */
+async function pgCounts(url: string): Promise<{ counted: number; rows: number }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const counted = Number((await c.query('SELECT coalesce(sum(pings_total), 0) AS n FROM healthchecks')).rows[0].n);
+    const rows = Number((await c.query('SELECT count(*) AS n FROM pings')).rows[0].n);
+    return { counted, rows };
+  } finally {
+    await c.end();
+  }
+}
+
 async function runPharos(build: string): Promise<Row> {
-  const p = await startBenchPharos(build, opt['pharos-node-options']);
+  const pgCluster: TestPostgres | undefined = opt.postgres ? await startPostgres() : undefined;
+  const p = await startBenchPharos(build, opt['pharos-node-options'], undefined, '', pgCluster ? { PHAROS_DATABASE_URL: pgCluster.url } : {});
   try {
     const tokens: string[] = new Array(N);
     await forEachConcurrent(N, 8, async (i) => {
@@ -126,15 +147,22 @@ async function runPharos(build: string): Promise<Row> {
     });
     const row = await load(`pharos (${build})`, p.url, tokens, p.child.proc.pid!);
     await p.stop();
-    const db = new Database(p.dbFile, { readonly: true });
-    const counted = (db.prepare('SELECT sum(pings_total) AS n FROM healthchecks').get() as { n: number }).n;
-    const rows = (db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n;
-    db.close();
+    let counted: number;
+    let rows: number;
+    if (pgCluster) ({ counted, rows } = await pgCounts(pgCluster.url));
+    else {
+      const db = new Database(p.dbFile, { readonly: true });
+      counted = (db.prepare('SELECT sum(pings_total) AS n FROM healthchecks').get() as { n: number }).n;
+      rows = (db.prepare('SELECT count(*) AS n FROM pings').get() as { n: number }).n;
+      db.close();
+    }
     row.what += opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : '';
+    row.what += pgCluster ? ' on PostgreSQL' : '';
     row.stored = `${counted} counted, ${rows} rows (${counted >= row.acknowledged && rows >= row.acknowledged ? 'every acknowledged ping stored' : 'PINGS MISSING'})`;
     return row;
   } finally {
     await p.cleanup();
+    await pgCluster?.cleanup();
   }
 }
 
