@@ -1,0 +1,220 @@
+/**
+ * Bench (issue 31 point 4): capacity of a cluster on one PostgreSQL — 1, 2 and 3 instances side by
+ * side in one run, on the same PostgreSQL cluster (a fresh database per run), the same machine and the
+ * same load: closed-loop pings spread evenly over every instance (autocannon in this process, as
+ * bench/pings.ts drives one instance) while the leader checks HTTP monitors against a local target.
+ *
+ *   npm run bench:cluster -- [--instances 1,2,3] [--healthchecks 1000] [--connections 48] [--duration 20]
+ *                            [--monitors 500] [--frequency 10] [--warmup 15] [--pharos dist|src] [--rounds 1]
+ *
+ * Per run: pings/s answered 200 (all instances together), 503s and other errors, deadlocks as
+ * PostgreSQL counted them in the run's database (`pg_stat_database.deadlocks`: every "deadlock
+ * detected" error, whoever got it), check results/s stored (rows of the results tables timed inside
+ * the window; the schedule asks monitors ÷ frequency), CPU of the Pharos processes and of PostgreSQL
+ * (cores, /proc), and whether every acknowledged ping was counted (sum of `pings_total` ≥ 200s).
+ * Each instance pings the healthchecks in its own shuffled order (unrelated jobs behind a load
+ * balancer). PostgreSQL is a real cluster in a temp dir (test/support/postgres.ts, fsync off as in
+ * the tests). Printed as Markdown; see docs/operations.md "Faults, measured" and docs/PERFORMANCE.md.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startPostgres, type TestPostgres } from '../test/support/postgres.ts';
+import { cpuSeconds, ProcessWindow, sleep, startChild } from './proc.ts';
+import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    instances: { type: 'string', default: '1,2,3' },
+    healthchecks: { type: 'string', default: '1000' },
+    connections: { type: 'string', default: '48' },
+    duration: { type: 'string', default: '20' },
+    monitors: { type: 'string', default: '500' },
+    frequency: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '15' },
+    pharos: { type: 'string', default: 'dist' },
+    rounds: { type: 'string', default: '1' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (opt.help) {
+  console.log(`npm run bench:cluster -- [options]
+
+Pings/s and check results/s on one PostgreSQL with 1, 2 and 3 Pharos instances side by side.
+
+  --instances 1,2,3     instance counts to run, in this order (each on a fresh database)
+  --healthchecks 1000   healthchecks pinged (GET /ping/<token>), each instance in its own shuffled order
+  --connections 48      autocannon connections in all, split evenly over the instances (closed loop)
+  --duration 20         seconds of load per run
+  --monitors 500        HTTP monitors the leader checks meanwhile (against a local target)
+  --frequency 10        their check frequency, seconds
+  --warmup 15           seconds between creating the monitors and the load
+  --pharos dist         dist (the single executable, rebuilt when stale), src (tsx) or a binary's path
+  --rounds 1            repeat the whole series
+  --help                this text`);
+  process.exit(0);
+}
+const COUNTS = opt.instances!.split(',').map(Number);
+const H = Number(opt.healthchecks);
+const CONNECTIONS = Number(opt.connections);
+const DURATION_S = Number(opt.duration);
+const MONITORS = Number(opt.monitors);
+const FREQ_S = Number(opt.frequency);
+const WARMUP_S = Number(opt.warmup);
+
+interface Row {
+  instances: number;
+  pingsPerS: number;
+  acknowledged: number;
+  status503: number;
+  otherErrors: number;
+  deadlocks: number;
+  resultsPerS: number;
+  pharosCores: number;
+  postgresCores: number;
+  stored: string;
+}
+
+/** The postmaster of a cluster and every process it forked (backends, checkpointer, …). */
+function clusterPids(c: TestPostgres): number[] {
+  const postmaster = Number(readFileSync(join(c.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // the process ended meanwhile
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+const cpuOf = (pids: number[]) =>
+  pids.reduce((s, p) => {
+    try {
+      return s + cpuSeconds(p);
+    } catch {
+      return s; // a backend that ended meanwhile
+    }
+  }, 0);
+
+const shuffled = (n: number) => {
+  const a = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+};
+
+/** Closed-loop GET /ping/<token> at one instance for DURATION_S: 2xx, 503 and other failures. */
+function load(base: string, tokens: string[], connections: number): Promise<{ ok: number; s503: number; other: number; durationS: number }> {
+  const order = shuffled(tokens.length);
+  let i = 0;
+  let s503 = 0;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      { url: base, connections, duration: DURATION_S, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${tokens[order[i++ % tokens.length]!]}` }) }] },
+      (err, r) => (err ? reject(err) : resolve({ ok: r['2xx'], s503, other: r.errors + r.non2xx - s503, durationS: r.duration })),
+    );
+    instance.on('response', (_client, status) => {
+      if (status === 503) s503++;
+    });
+  });
+}
+
+async function run(cluster: TestPostgres, k: number, round: number, target: string): Promise<Row> {
+  const dbName = `bench_cluster_${round}_${k}`;
+  const url = await cluster.createDatabase(dbName);
+  const ps: BenchPharos[] = [];
+  try {
+    const config = 'storage:\n  pings_per_healthcheck: 100\n';
+    ps.push(await startBenchPharos(opt.pharos!, undefined, undefined, config, { PHAROS_DATABASE_URL: url }));
+    // The first instance leads (it took the lock alone); the others join as followers.
+    ps.push(...(await Promise.all(Array.from({ length: k - 1 }, () => startBenchPharos(opt.pharos!, undefined, undefined, config, { PHAROS_DATABASE_URL: url })))));
+    const first = ps[0]!;
+    const tokens: string[] = new Array(H);
+    await forEachConcurrent(H, 8, async (i) => {
+      const res = await first.api('/v1/healthchecks', 'POST', { name: `job ${i}`, period_value: 1, period_type: 'days', grace_period_value: 1, grace_period_type: 'hours' });
+      if (res.status !== 201) throw new Error(`create healthcheck ${i}: ${res.status} ${await res.text()}`);
+      tokens[i] = ((await res.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid;
+    });
+    await forEachConcurrent(MONITORS, 8, async (i) => {
+      const res = await first.api('/v1/monitors', 'POST', { name: `m${i}`, url: `${target}/m/${i}`, check_frequency: FREQ_S, timeout: Math.min(FREQ_S, 10) });
+      if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
+    });
+    await sleep(WARMUP_S * 1000);
+
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    const deadlocks = async () => Number((await c.query('SELECT deadlocks FROM pg_stat_database WHERE datname = $1', [dbName])).rows[0].deadlocks);
+    const resultsBetween = async (from: number, to: number) => {
+      const hours = (await c.query("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'check\\_results\\_h%'")).rows.map((r) => r.t as string);
+      let n = 0;
+      for (const t of hours) {
+        const base = Number(t.slice('check_results_h'.length)) * 3_600_000;
+        n += Number((await c.query(`SELECT count(*) AS n FROM ${t} WHERE t + $1::bigint >= $2::bigint AND t + $1::bigint < $3::bigint`, [base, from, to])).rows[0].n);
+      }
+      return n;
+    };
+    const pgPids = clusterPids(cluster);
+    const pg0 = cpuOf(pgPids);
+    const windows = ps.map((p) => new ProcessWindow(p.child.proc.pid!));
+    const dead0 = await deadlocks();
+    const t0 = Date.now();
+    const per = ps.map((_, j) => Math.floor(CONNECTIONS / k) + (j < CONNECTIONS % k ? 1 : 0));
+    const results = await Promise.all(ps.map((p, j) => load(p.url, tokens, per[j]!)));
+    const t1 = Date.now();
+    const ms = windows.map((w) => w.end());
+    const pgCores = (cpuOf(pgPids) - pg0) / ms[0]!.wallS;
+    // The statistics of a backend reach pg_stat_database when its transaction ends (≤ 1 s later when busy).
+    await sleep(1500);
+    const dead = (await deadlocks()) - dead0;
+    // Results of checks made inside the window, stored by now (group commit every 100 ms).
+    const resultsPerS = (await resultsBetween(t0, t1)) / ((t1 - t0) / 1000);
+    for (const p of ps) await p.stop();
+    const counted = Number((await c.query('SELECT coalesce(sum(pings_total), 0) AS n FROM healthchecks')).rows[0].n);
+    await c.end();
+    const ok = results.reduce((s, r) => s + r.ok, 0);
+    return {
+      instances: k,
+      pingsPerS: results.reduce((s, r) => s + r.ok / r.durationS, 0),
+      acknowledged: ok,
+      status503: results.reduce((s, r) => s + r.s503, 0),
+      otherErrors: results.reduce((s, r) => s + r.other, 0),
+      deadlocks: dead,
+      resultsPerS,
+      pharosCores: ms.reduce((s, m) => s + m.cpuCores, 0),
+      postgresCores: pgCores,
+      stored: counted >= ok ? `${counted} counted ≥ ${ok} acknowledged` : `PINGS MISSING: ${counted} counted < ${ok} acknowledged`,
+    };
+  } finally {
+    for (const p of ps) await p.cleanup();
+  }
+}
+
+const targetPort = await freePort();
+const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
+await target.nextLine();
+const cluster = await startPostgres('postgres');
+const rows: Row[] = [];
+try {
+  for (let round = 1; round <= Number(opt.rounds); round++) for (const k of COUNTS) rows.push(await run(cluster, k, round, `http://127.0.0.1:${targetPort}`));
+} finally {
+  await cluster.cleanup();
+  await stop(target);
+}
+const f = (n: number, d = 0) => n.toFixed(d);
+const one = rows.find((r) => r.instances === 1);
+console.log(
+  `\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${H} healthchecks pinged closed-loop (GET /ping/<token>, ${CONNECTIONS} connections split over the instances, ${DURATION_S} s), ${MONITORS} HTTP monitors every ${FREQ_S} s (${f(MONITORS / FREQ_S)} results/s scheduled), Pharos ${opt.pharos}, PostgreSQL 15 (fsync off)\n`,
+);
+console.log('| instances | pings/s | × one instance | 503s | other errors | deadlocks | check results/s stored | Pharos CPU (cores, all) | PostgreSQL CPU (cores) | acknowledged pings |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+for (const r of rows)
+  console.log(`| ${r.instances} | ${f(r.pingsPerS)} | ${one ? f(r.pingsPerS / one.pingsPerS, 2) : '–'} | ${r.status503} | ${r.otherErrors} | ${r.deadlocks} | ${f(r.resultsPerS, 1)} | ${f(r.pharosCores, 2)} | ${f(r.postgresCores, 2)} | ${r.stored} |`);
