@@ -112,10 +112,30 @@ export function healthchecksService(deps: Deps) {
     else if (effect.flip === 'up') resolved = closeOutage(healthcheck, ping.at);
     return { healthcheck, stored, opened, resolved, healthcheckId: hc.id };
   };
+  const keep = config.storage.pings_per_healthcheck;
+  /**
+   * Commits a batch of pings. The common case (no healthcheck flips) is one asynchronous transaction
+   * (`recordPings`: on PostgreSQL the event loop does not wait for it). A batch in which a healthcheck
+   * flips opens or resolves an outage, with escalation rows, in the same transaction: that still
+   * takes the synchronous one (rare: a flip is a change of state), its rows locked in id order first
+   * as the asynchronous path does, so concurrent batches of several instances cannot deadlock.
+   */
+  type Committed = NonNullable<ReturnType<typeof applyOne>>;
+  const commitPings = async (batch: ReadonlyArray<{ token: string; ping: Ping }>): Promise<Array<Committed | null>> => {
+    const recorded = await store.healthchecks.recordPings(batch, keep, applyPing);
+    if (recorded !== 'flips') return recorded.map((r): Committed | null => r && { ...r, healthcheckId: r.healthcheck.id, opened: undefined, resolved: undefined });
+    return store.tx((tx) => {
+      tx.healthchecks.lockForPings(batch.map((p) => p.token));
+      const all = batch.map((p) => applyOne(p.token, p.ping));
+      tx.healthchecks.insertPings(
+        all.filter((r) => r !== null),
+        keep,
+      );
+      return all;
+    });
+  };
   const ingest = pingIngest({
-    store,
-    apply: applyOne,
-    finish: (applied) => store.healthchecks.insertPings(applied, config.storage.pings_per_healthcheck),
+    commit: commitPings,
     announce: (r) => announce(r.healthcheck, r.opened, r.resolved),
   });
 
@@ -195,8 +215,8 @@ export function healthchecksService(deps: Deps) {
      * @returns the stored ping, or null for an unknown token
      */
     ping: (token: string, ping: Ping): Promise<StoredPing | null> => ingest.submit(token, ping),
-    /** True when `token` names a healthcheck (one indexed read): the ping endpoint refuses other POSTs before reading their bodies. */
-    knows: (token: string): boolean => store.healthchecks.get(token) !== undefined,
+    /** True when `token` names a healthcheck (one indexed read, not blocking the event loop): the ping endpoint refuses other POSTs before reading their bodies. */
+    knows: (token: string): Promise<boolean> => store.healthchecks.existsAsync(token),
     /** The newest pings, newest first. @throws AppError 404 */
     pings(uuid: string, limit: number): StoredPing[] {
       return store.healthchecks.latestPings(mustGet(uuid).id, limit);

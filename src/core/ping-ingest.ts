@@ -1,5 +1,4 @@
 import type { Ping, StoredPing } from '../domain/ping.ts';
-import type { Store } from '../store/index.ts';
 
 interface Pending {
   token: string;
@@ -8,49 +7,61 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-/** What applying one ping produced, for the announcement after the commit. */
+/** What committing one ping produced, for the announcement after the commit. */
 interface Applied {
   stored: StoredPing;
 }
 
 /**
  * Group commit for pings (ARCHITECTURE.md "Hot paths": pings commit before the response is sent).
- * Pings that arrive in the same turn of the event loop are applied in one transaction on the next
- * `setImmediate`; each caller's promise resolves only after that commit, so an acknowledged ping
- * is stored. Under load this turns thousands of commits per second into a few hundred.
- * If the transaction fails, every ping of the batch is rejected (their requests answer 5xx).
- * `finish` runs inside the transaction after the last `apply` with the batch's applied pings (what
- * `apply` deferred, e.g. the ping rows as one multi-row INSERT, is written there).
+ * Pings that arrive in the same turn of the event loop are committed in one transaction on the next
+ * `setImmediate`; while that commit is in flight (PostgreSQL: the event loop goes on, issue 31) the
+ * pings arriving meanwhile queue for the next transaction, which starts as soon as it ends — one
+ * batch in flight at a time, so a batch grows with the load instead of the transactions' number.
+ * Each caller's promise resolves only after its batch committed, so an acknowledged ping is stored;
+ * if the commit fails, every ping of the batch is rejected (their requests answer 5xx).
  */
 export function pingIngest<R extends Applied>(deps: {
-  store: Pick<Store, 'tx'>;
-  /** Applies one ping inside the transaction; null for an unknown token. */
-  apply: (token: string, ping: Ping) => R | null;
-  /** Runs inside the transaction once every ping of the batch was applied, with the applied ones. */
-  finish: (applied: R[]) => void;
+  /** Commits a batch in one transaction; resolves once committed with each ping's result, in order (null: unknown token). */
+  commit: (batch: ReadonlyArray<{ token: string; ping: Ping }>) => Promise<Array<R | null>>;
   /** Runs after the commit for each applied ping (events). */
   announce: (result: R) => void;
 }) {
   let queue: Pending[] = [];
   let scheduled = false;
+  let inFlight = false;
 
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
   const flush = () => {
     scheduled = false;
+    if (inFlight || queue.length === 0) return;
     const batch = queue;
     queue = [];
-    let results: (R | null)[];
+    inFlight = true;
+    let committed: Promise<Array<R | null>>;
     try {
-      results = deps.store.tx(() => {
-        const all = batch.map((p) => deps.apply(p.token, p.ping));
-        deps.finish(all.filter((r): r is R => r !== null));
-        return all;
-      });
+      committed = deps.commit(batch);
     } catch (e) {
-      for (const p of batch) p.reject(e);
-      return;
+      committed = Promise.reject(e as Error);
     }
-    batch.forEach((p, i) => p.resolve(results[i]?.stored ?? null));
-    for (const r of results) if (r) deps.announce(r);
+    committed
+      .then(
+        (results) => {
+          batch.forEach((p, i) => p.resolve(results[i]?.stored ?? null));
+          for (const r of results) if (r) deps.announce(r);
+        },
+        (e: unknown) => {
+          for (const p of batch) p.reject(e);
+        },
+      )
+      .finally(() => {
+        inFlight = false;
+        if (queue.length > 0) schedule();
+      });
   };
 
   return {
@@ -58,10 +69,7 @@ export function pingIngest<R extends Applied>(deps: {
     submit(token: string, ping: Ping): Promise<StoredPing | null> {
       return new Promise((resolve, reject) => {
         queue.push({ token, ping, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
+        if (!inFlight) schedule();
       });
     },
   };

@@ -60,20 +60,6 @@ export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
       return true;
     }
     const hasBody = req.method === 'POST' || (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined;
-    let known: boolean;
-    try {
-      known = !hasBody || (signal !== null && core.healthchecks.knows(token));
-    } catch {
-      // The store cannot be read (PostgreSQL unreachable): nothing can be stored either.
-      answer(res, 503, 'Ping not stored, try again', { connection: 'close', 'retry-after': '5' });
-      return true;
-    }
-    if (!known) {
-      // Refused before the body is read (issue #14 point 9): the connection closes after the 404
-      // instead of taking in, say, 1 GB that nobody wants. One indexed read; pings of known tokens skip nothing.
-      answer(res, 404, 'Not found', { connection: 'close' });
-      return true;
-    }
     const failed = (e: unknown) => {
       // An unreachable database is logged once by the store's watcher (pharos.ts), not per ping.
       if ((e as { code?: string }).code !== 'store.unavailable') logger.error('ping failed', { error: (e as Error).message });
@@ -101,11 +87,29 @@ export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
           }
         }, failed);
     };
-    if (req.method !== 'POST') {
+    if (!hasBody) {
       // GET and HEAD (the common case): no body to wait for, the ping is queued in this turn.
       req.resume();
       submit(null);
-    } else headOfBody(req, MAX_PING_BODY_BYTES).then(submit).catch(failed);
+      return true;
+    }
+    // Refused before the body is read (issue #14 point 9): the connection closes after the 404
+    // instead of taking in, say, 1 GB that nobody wants. One indexed read, asynchronous (issue 31: the
+    // event loop never waits on the database); pings without a body skip it.
+    const known = signal === null ? Promise.resolve(false) : core.healthchecks.knows(token);
+    known.then(
+      (yes) => {
+        if (!yes) return answer(res, 404, 'Not found', { connection: 'close' });
+        if (req.method === 'POST') return void headOfBody(req, MAX_PING_BODY_BYTES).then(submit).catch(failed);
+        // A GET or HEAD with a body: the body is not kept.
+        req.resume();
+        submit(null);
+      },
+      () => {
+        // The store cannot be read (PostgreSQL unreachable): nothing can be stored either.
+        answer(res, 503, 'Ping not stored, try again', { connection: 'close', 'retry-after': '5' });
+      },
+    );
     return true;
   };
 }
