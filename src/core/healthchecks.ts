@@ -123,7 +123,7 @@ export function healthchecksService(deps: Deps) {
   type Committed = NonNullable<ReturnType<typeof applyOne>>;
   const commitPings = async (batch: ReadonlyArray<{ token: string; ping: Ping }>): Promise<Array<Committed | null>> => {
     const recorded = await store.healthchecks.recordPings(batch, keep, applyPing);
-    if (recorded !== 'flips') return recorded.map((r): Committed | null => r && { ...r, healthcheckId: r.healthcheck.id, opened: undefined, resolved: undefined });
+    if (recorded !== 'synchronous') return recorded.map((r): Committed | null => r && { ...r, healthcheckId: r.healthcheck.id, opened: undefined, resolved: undefined });
     return store.tx((tx) => {
       tx.healthchecks.lockForPings(batch.map((p) => p.token));
       const all = batch.map((p) => applyOne(p.token, p.ping));

@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.ts';
-import type { Db, QueryResult, Step, TxSteps } from './driver.ts';
+import { conflict, type Db, type QueryResult, type Step, type TxSteps } from './driver.ts';
 import { MIGRATIONS, pendingMigrations, type Migration } from './migrations/index.ts';
+
 
 export type { Db } from './driver.ts';
 
@@ -25,10 +26,13 @@ export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): S
   // Statements of txAsync steps by text, prepared once (the store modules reuse a few texts).
   const prepared = new Map<string, Database.Statement>();
   const runStep = (step: Step): QueryResult[] =>
-    step.queries.map(({ sql, params }) => {
+    step.queries.map(({ sql, params, expectChanges }) => {
       let st = prepared.get(sql);
       if (!st) prepared.set(sql, (st = raw.prepare(sql)));
-      return st.reader ? { rows: st.all(...params) as Record<string, unknown>[], changes: 0 } : { rows: [], changes: st.run(...params).changes };
+      if (st.reader) return { rows: st.all(...params) as Record<string, unknown>[], changes: 0 };
+      const changes = st.run(...params).changes;
+      if (expectChanges !== undefined && changes !== expectChanges) throw conflict();
+      return { rows: [], changes };
     });
   // The synchronous fast path behind the asynchronous interface: every step at once inside one
   // transaction, so nothing else can interleave with it and no promise is awaited while it is open.

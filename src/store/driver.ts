@@ -10,6 +10,11 @@
  * inside one BEGIN IMMEDIATE (the promise is already settled when returned).
  */
 
+import { AppError } from '../lib/errors.ts';
+
+/** The error of a step whose guarded statement ({@link Query.expectChanges}) changed another number of rows: AppError 409 `store.conflict`. */
+export const conflict = (): AppError => new AppError(409, 'store.conflict', 'the rows changed since they were read: try again');
+
 /** Which SQL the handle speaks. Store modules pick per-dialect statements where the two differ. */
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -42,6 +47,12 @@ export interface Statement<P extends unknown[] = unknown[], R = unknown> {
 export interface Query {
   sql: string;
   params: unknown[];
+  /**
+   * Optimistic concurrency: the statement must change exactly this many rows, else the step fails
+   * with AppError 409 `store.conflict` and the transaction rolls back (e.g. an UPDATE guarded by the
+   * values read in an earlier transaction: someone else changed the row meanwhile).
+   */
+  expectChanges?: number;
 }
 
 /** What one {@link Query} of a step returned: its rows (SQLite's types, as {@link Statement}) and the rows it changed. */
@@ -65,6 +76,12 @@ export interface Step {
  * step's results. It must not touch the store otherwise (on SQLite it runs inside the transaction, on
  * PostgreSQL on another connection than the synchronous calls'); what it returns is the transaction's
  * value. Throwing rolls the transaction back.
+ *
+ * On PostgreSQL a transaction of several steps keeps its locks while its next step travels through
+ * the event loop; a synchronous call made meanwhile that needs one of those rows blocks the loop,
+ * so the next step never comes (until statement_timeout). Row locks are therefore taken and used in
+ * one step (the committing one): read first, then write in one step guarded by what was read
+ * ({@link Query.expectChanges}), as the ping batch does (store/healthchecks.ts).
  */
 export type TxSteps<T> = Generator<Step, T, QueryResult[]>;
 

@@ -1,9 +1,12 @@
 import type { Healthcheck, HealthcheckSettings, HealthcheckStatus, PeriodUnit } from '../domain/healthcheck.ts';
-import type { Ping, PingEffect, PingKind, StoredPing } from '../domain/ping.ts';
+import type { Ping, PingKind, StoredPing } from '../domain/ping.ts';
 import type { Db } from './db.ts';
-import type { Query, TxSteps } from './driver.ts';
+import { LITE_INSERT, LITE_PRUNE, PING_CHUNKS, pingBatch, pruneTo } from './ping-batch.ts';
 
-interface HealthcheckRow {
+const EXISTS = 'SELECT 1 AS one FROM healthchecks WHERE uuid = ?';
+
+/** A row of `healthchecks` as both drivers return it. */
+export interface HealthcheckRow {
   id: number;
   uuid: string;
   public_uuid: string;
@@ -82,98 +85,6 @@ const settingsParams = (s: HealthcheckSettings) => ({
   escalation_policy_uuid: s.escalationPolicyUuid,
 });
 
-/** Rows per multi-row ping INSERT, largest first (64 × 10 parameters stays far below either database's limit). */
-const PING_CHUNKS = [64, 16, 4, 1] as const;
-
-/** One ping of a batch for {@link HealthchecksStore.recordPings}: the token it was sent to and the ping. */
-export interface PingOfBatch {
-  token: string;
-  ping: Ping;
-}
-
-/** What {@link HealthchecksStore.recordPings} stored for one ping: its row (with its number) and the healthcheck as the ping left it. */
-export interface RecordedPing {
-  stored: StoredPing;
-  healthcheck: Healthcheck;
-}
-
-/** Thrown inside a batch's transaction when a ping would flip its healthcheck: the batch is rolled back and goes the synchronous way. */
-const FLIPS = Symbol('a ping of the batch flips its healthcheck');
-
-// The batch statements of PostgreSQL (issue 31): one per kind, arrays unnested server-side, as the
-// results flush does (store/checks.ts). The rows are locked in id order first, so transactions of
-// several instances over the same healthchecks queue behind each other instead of deadlocking.
-const PG_LOCK = 'SELECT * FROM healthchecks WHERE uuid = ANY(CAST(? AS text[])) ORDER BY id FOR UPDATE';
-const PG_COUNT = `UPDATE healthchecks AS h SET pings_total = x.total, last_ping_at = x.last_ping_at, last_start_at = x.last_start_at,
-    status = x.status, clock_start_at = x.clock_start_at
-  FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS bigint[]))
-    AS x(id, total, last_ping_at, last_start_at, status, clock_start_at)
-  WHERE h.id = x.id`;
-const PG_INSERT = `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
-  SELECT * FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS bigint[]),
-    CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]))`;
-const PG_PRUNE = 'DELETE FROM pings AS p USING unnest(CAST(? AS bigint[]), CAST(? AS bigint[])) AS x(id, n) WHERE p.healthcheck_id = x.id AND p.n <= x.n';
-// SQLite: the same steps one statement per healthcheck (or per chunk of rows), as the synchronous path.
-const LITE_READ = 'SELECT * FROM healthchecks WHERE uuid = ?';
-const LITE_COUNT = 'UPDATE healthchecks SET pings_total = ?, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ? WHERE id = ?';
-const LITE_PRUNE = 'DELETE FROM pings WHERE healthcheck_id = ? AND n <= ?';
-const EXISTS = 'SELECT 1 AS one FROM healthchecks WHERE uuid = ?';
-const insertPingsSql = (rows: number) =>
-  `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
-         VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
-const LITE_INSERT = new Map(PING_CHUNKS.map((size) => [size, insertPingsSql(size)]));
-
-/** Each counted healthcheck's newest ping number beyond `keep`: what its older rows are pruned up to. */
-function pruneTo(pings: ReadonlyArray<{ healthcheckId: number; stored: StoredPing }>, keep: number): Map<number, number> {
-  const newest = new Map<number, number>();
-  for (const { healthcheckId: id, stored } of pings) if (stored.n > keep && stored.n > (newest.get(id) ?? 0)) newest.set(id, stored.n);
-  return new Map([...newest].map(([id, n]) => [id, n - keep]));
-}
-
-/** The writes of a counted batch: the healthchecks' final states, the ping rows, the pruning (see {@link HealthchecksStore.recordPings}). */
-function batchWrites(db: Db, finals: Healthcheck[], pings: Array<{ healthcheckId: number; stored: StoredPing }>, keep: number): Query[] {
-  const prune = pruneTo(pings, keep);
-  if (db.dialect === 'postgres') {
-    const col = <T>(f: (p: { healthcheckId: number; stored: StoredPing }) => T) => pings.map(f);
-    const queries: Query[] = [
-      {
-        sql: PG_COUNT,
-        params: [finals.map((h) => h.id), finals.map((h) => h.pingsTotal), finals.map((h) => h.lastPingAt), finals.map((h) => h.lastStartAt), finals.map((h) => h.status), finals.map((h) => h.clockStartAt)],
-      },
-      {
-        sql: PG_INSERT,
-        params: [
-          col((p) => p.healthcheckId),
-          col((p) => p.stored.n),
-          col((p) => p.stored.at),
-          col((p) => p.stored.kind),
-          col((p) => p.stored.exitCode),
-          col((p) => p.stored.method),
-          col((p) => p.stored.sourceIp),
-          col((p) => p.stored.userAgent),
-          col((p) => p.stored.body),
-          col((p) => p.stored.durationMs),
-        ],
-      },
-    ];
-    if (prune.size > 0) queries.push({ sql: PG_PRUNE, params: [[...prune.keys()], [...prune.values()]] });
-    return queries;
-  }
-  const queries: Query[] = finals.map((h) => ({ sql: LITE_COUNT, params: [h.pingsTotal, h.lastPingAt, h.lastStartAt, h.status, h.clockStartAt, h.id] }));
-  let i = 0;
-  for (const size of PING_CHUNKS) {
-    for (; pings.length - i >= size; i += size) {
-      const params: unknown[] = [];
-      for (let j = i; j < i + size; j++) {
-        const { healthcheckId: id, stored: p } = pings[j]!;
-        params.push(id, p.n, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, p.durationMs);
-      }
-      queries.push({ sql: LITE_INSERT.get(size)!, params });
-    }
-  }
-  for (const [id, n] of prune) queries.push({ sql: LITE_PRUNE, params: [id, n] });
-  return queries;
-}
 
 /** Healthcheck rows, their pings and flips. All reads return domain types. */
 export function healthchecksStore(db: Db) {
@@ -290,58 +201,7 @@ export function healthchecksStore(db: Db) {
     lockForPings(tokens: readonly string[]): void {
       lockRows?.all([...new Set(tokens)]);
     },
-    /**
-     * Stores a batch of pings in one transaction without blocking the event loop (`db.txAsync`; on
-     * SQLite synchronously, settled when returned): reads and locks the batch's healthchecks (in id
-     * order), applies `effect` (the pure state machine) ping by ping in order, then writes each
-     * healthcheck's final count and state, the ping rows and the pruning to the newest `keep` — on
-     * PostgreSQL two steps, one statement per kind. A ping that would flip its healthcheck (an
-     * outage opens or resolves: escalation rows and events) is not for this path: the batch is rolled
-     * back, nothing is written, and `'flips'` tells the caller to take the synchronous one.
-     * @returns per ping, in order, what was stored (null: unknown token), or 'flips'
-     * @throws (rejects) AppError 503 `store.unavailable` when the database cannot be reached in time
-     */
-    async recordPings(batch: readonly PingOfBatch[], keep: number, effect: (hc: Healthcheck, ping: Ping) => PingEffect): Promise<Array<RecordedPing | null> | 'flips'> {
-      const postgres = !serializedWriters;
-      function* steps(): TxSteps<Array<RecordedPing | null>> {
-        const tokens = [...new Set(batch.map((p) => p.token))];
-        const read = yield { queries: postgres ? [{ sql: PG_LOCK, params: [tokens] }] : tokens.map((t) => ({ sql: LITE_READ, params: [t] })) };
-        const current = new Map<string, Healthcheck>();
-        for (const r of read) for (const row of r.rows) current.set((row as unknown as HealthcheckRow).uuid, toHealthcheck(row as unknown as HealthcheckRow));
-        const out: Array<RecordedPing | null> = [];
-        const rows: Array<{ healthcheckId: number; stored: StoredPing }> = [];
-        const touched = new Set<number>();
-        for (const { token, ping } of batch) {
-          const hc = current.get(token);
-          if (!hc) {
-            out.push(null);
-            continue;
-          }
-          const next = effect(hc, ping);
-          if (next.flip) throw FLIPS;
-          // As countPing: the count, the new status and clock; a start opens a run, the next ping ends it.
-          const lastStartAt = ping.kind === 'start' ? ping.at : null;
-          const durationMs = ping.kind !== 'start' && hc.lastStartAt !== null ? Math.max(0, ping.at - hc.lastStartAt) : null;
-          const stored: StoredPing = { ...ping, n: hc.pingsTotal + 1, durationMs };
-          const healthcheck: Healthcheck = { ...hc, status: next.status, clockStartAt: next.clockStartAt, lastPingAt: ping.at, lastStartAt, pingsTotal: stored.n };
-          current.set(token, healthcheck);
-          out.push({ stored, healthcheck });
-          rows.push({ healthcheckId: hc.id, stored });
-          touched.add(hc.id);
-        }
-        if (rows.length === 0) return out;
-        // Each counted healthcheck as the batch's last ping of it left it.
-        const finals = [...current.values()].filter((h) => touched.has(h.id)).sort((a, b) => a.id - b.id);
-        yield { queries: batchWrites(db, finals, rows, keep), commit: true };
-        return out;
-      }
-      try {
-        return await db.txAsync(steps);
-      } catch (e) {
-        if (e === FLIPS) return 'flips';
-        throw e;
-      }
-    },
+    ...pingBatch(db, toHealthcheck),
     /** True when `uuid` names a healthcheck (one indexed read, without blocking the event loop: `db.txAsync`). */
     async existsAsync(uuid: string): Promise<boolean> {
       return db.txAsync(function* () {

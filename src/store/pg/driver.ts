@@ -1,8 +1,8 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 import { AppError } from '../../lib/errors.ts';
 import { bundledFile, isSea } from '../../lib/sea.ts';
-import type { AsyncOptions, Db, Query, QueryResult, RunResult, Statement, Step, TxSteps } from '../driver.ts';
-import { DOWN, EXITED, READY, STATE_BYTES, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
+import { conflict, type AsyncOptions, type Db, type Query, type QueryResult, type RunResult, type Statement, type Step, type TxSteps } from '../driver.ts';
+import { CONFLICT, DOWN, EXITED, READY, STATE_BYTES, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
 import { toPostgres, type Translated } from './translate.ts';
 
 /** How to reach PostgreSQL (config `storage.postgres_*`). */
@@ -54,6 +54,7 @@ function replyError(reply: { message: string; code: string | undefined; unavaila
   if (reply.unavailable) return unavailable();
   // disk_full: as SQLITE_FULL, the write was rolled back and the client may try again later.
   if (reply.code === '53100') return new AppError(503, 'store.full', 'storage full: the change was not saved, try again later');
+  if (reply.code === CONFLICT) return conflict();
   const err = new Error(reply.message) as Error & { code?: string };
   err.code = reply.code;
   return err;
@@ -63,7 +64,8 @@ function replyError(reply: { message: string; code: string | undefined; unavaila
 function wire(cache: Map<string, Translated>, q: Query): WireQuery {
   let t = cache.get(q.sql);
   if (!t) cache.set(q.sql, (t = toPostgres(q.sql)));
-  return { text: t.text, values: t.names ? t.names.map((n) => (q.params[0] as Record<string, unknown>)[n] ?? null) : q.params };
+  const values = t.names ? t.names.map((n) => (q.params[0] as Record<string, unknown>)[n] ?? null) : q.params;
+  return q.expectChanges === undefined ? { text: t.text, values } : { text: t.text, values, expectChanges: q.expectChanges };
 }
 
 /**

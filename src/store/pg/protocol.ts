@@ -54,7 +54,12 @@ export type Reply =
 export interface WireQuery {
   text: string;
   values: unknown[];
+  /** `Query.expectChanges` (driver.ts): another row count fails the step with code {@link CONFLICT}. */
+  expectChanges?: number;
 }
+
+/** The error code of a step whose guarded statement changed another number of rows (the main thread answers AppError 409 `store.conflict`). */
+export const CONFLICT = 'PHAROS_CONFLICT';
 
 /**
  * An asynchronous request: one step of the transaction `tx` (the main thread's number for it).

@@ -20,7 +20,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { DOWN, EXITED, READY, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
+import { CONFLICT, DOWN, EXITED, READY, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
 
 const init = workerData as WorkerInit;
 const state = new Int32Array(init.state);
@@ -305,6 +305,9 @@ function endAsync(tx: number, client: pg.PoolClient, err?: Error): void {
   client.release(err);
 }
 
+/** A step that is a whole transaction of one statement (run without BEGIN/COMMIT). */
+const single = (req: AsyncRequest & { op: 'step' }) => req.begin && req.end === 'commit' && req.queries.length === 1;
+
 /** Runs one step of an asynchronous transaction (see {@link AsyncRequest}). */
 async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): Promise<AsyncReply> {
   const { id, tx } = req;
@@ -322,24 +325,31 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
       client.on('error', onAsyncClientError);
       asyncTxs.set(tx, client);
       if (isAbandoned(self)) throw abandonedError();
-      await client.query('BEGIN');
+      // One statement that is the whole transaction is atomic by itself: no BEGIN/COMMIT round trips.
+      if (!single(req)) await client.query('BEGIN');
     } else self.client = client;
     const results: Array<{ rows: Record<string, unknown>[]; changes: number }> = [];
     for (const q of req.queries) {
       if (isAbandoned(self)) throw abandonedError();
       const r = await client.query({ name: nameOf(q.text), text: q.text, values: toBuffers(q.values) });
+      if (q.expectChanges !== undefined && r.rowCount !== q.expectChanges) throw Object.assign(new Error('the rows changed since they were read'), { code: CONFLICT });
       results.push({ rows: r.rows, changes: r.rowCount ?? 0 });
     }
     if (req.end) {
       // A commit its caller gave up on must not save anything later (as the chain's).
       if (isAbandoned(self)) throw abandonedError();
-      await client.query(req.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
+      if (!single(req)) await client.query(req.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
       endAsync(tx, client);
     }
     return { id, ok: true, results };
   } catch (e) {
-    // Any error ends the transaction: its connection is dropped, so the server rolls back what it held.
-    if (client) endAsync(tx, client, e as Error);
+    // Any error ends the transaction. A statement's error (a conflict, a constraint): ROLLBACK and the
+    // client goes back to the pool; otherwise its connection is dropped, so the server rolls back.
+    if (client) {
+      const healthy = !isConnectionError(e) && !isAbandoned(self) && asyncTxs.get(tx) === client;
+      if (healthy && !single(req)) await client.query('ROLLBACK').then(() => endAsync(tx, client!), () => endAsync(tx, client!, e as Error));
+      else endAsync(tx, client, healthy ? undefined : (e as Error));
+    }
     // The connection a caller's giving up destroyed says nothing about the database.
     const unavailable = isConnectionError(e);
     if (unavailable && !isAbandoned(self)) markDown();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { AppError } from '../../../src/lib/errors.ts';
 import { openDbFile } from '../../../src/store/db.ts';
 import type { Db, TxSteps } from '../../../src/store/driver.ts';
-import { openPostgresDb } from '../../../src/store/pg/driver.ts';
+import { openPostgresDb, workerHooksForTests } from '../../../src/store/pg/driver.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { waitFor } from '../../support/process.ts';
 
@@ -183,6 +183,30 @@ test('postgres: while the database is frozen a transaction fails 503 within its 
     });
   } finally {
     await admin.end().catch(() => undefined);
+    db.close();
+  }
+});
+
+test('postgres: a transaction waiting on a worker that dies fails 503 at once; the next one runs on a new worker', { timeout: 60_000 }, async () => {
+  const db = openPostgresDb({ url: server.url, poolSize: 2, statementTimeoutMs: 5000 });
+  try {
+    const waiting = db.txAsync(function* () {
+      yield { queries: [q('SELECT pg_sleep(30)')], commit: true };
+    });
+    await workerHooksForTests(db)!.terminate();
+    await assert.rejects(waiting, isUnavailable);
+    await waitFor('a transaction to commit on the new worker', async () => {
+      try {
+        return await db.txAsync(function* () {
+          const [r] = yield { queries: [q('SELECT 1 AS one')], commit: true };
+          return r!.rows[0]!.one === 1;
+        });
+      } catch (e) {
+        if (isUnavailable(e)) return false;
+        throw e;
+      }
+    });
+  } finally {
     db.close();
   }
 });
