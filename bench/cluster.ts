@@ -94,14 +94,20 @@ function clusterPids(c: TestPostgres): number[] {
     .map(Number);
   return [postmaster, ...children];
 }
-const cpuOf = (pids: number[]) =>
-  pids.reduce((s, p) => {
+/** CPU seconds so far of each process of the cluster (backends that ended are missing). */
+const cpuOf = (c: TestPostgres) => {
+  const m = new Map<number, number>();
+  for (const p of clusterPids(c)) {
     try {
-      return s + cpuSeconds(p);
+      m.set(p, cpuSeconds(p));
     } catch {
-      return s; // a backend that ended meanwhile
+      // a backend that ended meanwhile
     }
-  }, 0);
+  }
+  return m;
+};
+/** CPU seconds used between two readings of {@link cpuOf}: backends started in between count from 0. */
+const cpuBetween = (a: Map<number, number>, b: Map<number, number>) => [...b].reduce((s, [p, t]) => s + t - (a.get(p) ?? 0), 0);
 
 const shuffled = (n: number) => {
   const a = Array.from({ length: n }, (_, i) => i);
@@ -162,8 +168,8 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
       }
       return n;
     };
-    const pgPids = clusterPids(cluster);
-    const pg0 = cpuOf(pgPids);
+    // Backends the instances open during the load (pools grow) are counted from their start.
+    const pg0 = cpuOf(cluster);
     const windows = ps.map((p) => new ProcessWindow(p.child.proc.pid!));
     const dead0 = await deadlocks();
     const t0 = Date.now();
@@ -171,7 +177,7 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
     const results = await Promise.all(ps.map((p, j) => load(p.url, tokens, per[j]!)));
     const t1 = Date.now();
     const ms = windows.map((w) => w.end());
-    const pgCores = (cpuOf(pgPids) - pg0) / ms[0]!.wallS;
+    const pgCores = cpuBetween(pg0, cpuOf(cluster)) / ms[0]!.wallS;
     // The statistics of a backend reach pg_stat_database when its transaction ends (≤ 1 s later when busy).
     await sleep(1500);
     const dead = (await deadlocks()) - dead0;
