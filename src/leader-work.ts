@@ -13,6 +13,9 @@ import type { Clock, TimerHandle } from './lib/clock.ts';
 import { LeaseLostError, type LeaderFence } from './domain/cluster.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Store } from './store/index.ts';
+import { outageJournal } from './store/outage-journal.ts';
+import { directAlerts } from './alerting/outage-alerts.ts';
+import { join } from 'node:path';
 
 /** What {@link LeaderWork} needs to build its parts. */
 export interface LeaderWorkDeps {
@@ -70,7 +73,13 @@ export class LeaderWork {
     const { fence } = leadership;
     this.#leaderClock = deps.shared ? gatedClock(clock, () => fence.valid()) : clock;
     this.#checksClock = deps.shared ? gatedClock(clock, () => fence.valid() || this.#checksKept) : clock;
-    if (deps.shared) core.checks.useFence(fence);
+    if (deps.shared) {
+      core.checks.useFence(fence);
+      // Issue 31 point 5: through a database outage the last leader keeps results in a local journal
+      // and sends the alerts of what it decides straight to their channels (while the outage is confirmed).
+      const send = directAlerts({ config, channels: deps.channels, logger, metrics: deps.metrics.alerts, now: () => clock.now(), confirmed: () => leadership.outageConfirmed });
+      core.checks.useOutageSupport(outageJournal(join(config.data_dir, 'outage-journal.jsonl')), send);
+    }
     this.#scheduler = this.#newScheduler();
     this.#dispatcher = this.#newDispatcher();
     // A deadline's outage is a leader write: with several instances it carries the lease's epoch.
@@ -111,7 +120,10 @@ export class LeaderWork {
 
   /** Follows the leadership: starts the work now when leading, and on every gain; stops it on a loss. */
   start(): void {
-    this.#unfollow = this.deps.leadership.onLeadership((leader) => (leader ? this.#begin() : this.#running ? this.#end(this.deps.leadership.alone) : this.#dropKeptChecks()));
+    const { leadership } = this.deps;
+    const unfollow = leadership.onLeadership((leader) => (leader ? this.#begin() : this.#running ? this.#end(leadership.keepsChecks) : this.#dropKeptChecks()));
+    const unrelease = leadership.onChecksReleased(() => this.#dropKeptChecks());
+    this.#unfollow = () => (unfollow(), unrelease());
     if (this.deps.leadership.isLeader) this.#begin();
   }
 
@@ -131,8 +143,11 @@ export class LeaderWork {
     if (this.#running) return;
     this.#running = true;
     // The leader before this one may have flipped monitors this instance never heard of (issue 31):
-    // their status is read from the store before the first check is judged.
-    if (this.deps.shared) {
+    // their status is read from the store before the first check is judged — after what this instance
+    // still holds is written. Not when it renewed its own lease after keeping its checks through a
+    // database outage: nobody led meanwhile, and its memory is newer than the store.
+    if (this.deps.shared && !this.#checksKept) {
+      this.deps.core.checks.flush();
       try {
         this.deps.core.results.reload();
       } catch (e) {
@@ -164,10 +179,12 @@ export class LeaderWork {
     const dispatcher = this.#dispatcher;
     this.#dispatcher = this.#newDispatcher();
     if (keepChecks) {
-      // Alone on a database that went away: nobody can take over, so the checks go on and their
-      // results wait in the store's write buffer (the outage test of the PostgreSQL driver).
+      // The database went away while this instance led, and nobody else can take over (alone, or every
+      // peer says it cannot reach it either: Leadership.keepsChecks): the checks go on, their results
+      // wait in memory and the outage journal, and alerts of what they decide go straight to channels.
       this.#checksKept = true;
-      this.deps.logger.warn('no other instance is alive: checks go on while the database is unreachable; deadlines, escalations and alerts resume with it');
+      const why = this.deps.leadership.alone ? 'no other instance is alive' : 'while the other instances confirm they cannot reach it either';
+      this.deps.logger.warn(`the database is unreachable: checks go on here (${why}); deadlines, escalations and the outbox resume with the database`);
       this.#stopping = Promise.all([this.#stopping, dispatcher.stop()]).then(() => {}, (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }));
       return;
     }

@@ -4,6 +4,7 @@ import type { AlertMessage } from '../domain/alert.ts';
 import type { AlertRow } from '../domain/alert.ts';
 import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
 import type { Store } from '../store/index.ts';
+import { randomBase62 } from '../domain/ids.ts';
 import { ChannelError, type Channel } from './channels/types.ts';
 
 /** Delivery outcomes, for `pharos_alerts_total{channel,result}`. */
@@ -246,4 +247,30 @@ export class AlertDispatcher {
     metrics.alertDelivered(channel.name);
     logger.info(`alert delivered: ${what(row, message)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
   }
+}
+
+/**
+ * Sends `message` now to each channel named, outside the outbox (issue 31 point 5: the leader keeping
+ * its checks through a database outage, which has no outbox to write to). One try per channel, one log
+ * line per send; never retried here: the flush that stores the state change later queues the outbox rows
+ * as usual, and marks delivered only those of the channels returned.
+ * @returns the channels that took the message
+ */
+export async function sendDirect(deps: { channels: ChannelLookup; logger: Logger; metrics: AlertMetrics }, names: readonly string[], message: AlertMessage): Promise<string[]> {
+  const sent: string[] = [];
+  await Promise.all(
+    names.map(async (name) => {
+      const channel = deps.channels.get(name);
+      if (!channel) return deps.logger.error(`alert not sent during the database outage: the channel "${name}" is not configured`, { channel: name, outage: message.outage?.uuid });
+      try {
+        await channel.send(message, { deliveryId: `dlv_${randomBase62(22)}` });
+        sent.push(name);
+        deps.metrics.alertDelivered(channel.name);
+        deps.logger.info(`alert delivered during the database outage: ${message.kind} for outage ${message.outage?.uuid ?? ''} via "${name}" (straight from the leader, not the outbox)`, { channel: name, outage: message.outage?.uuid });
+      } catch (e) {
+        deps.logger.warn(`alert not delivered during the database outage: ${message.kind} via "${name}": ${(e as Error).message}; the outbox sends it when the database is back`, { channel: name, outage: message.outage?.uuid });
+      }
+    }),
+  );
+  return sent;
 }

@@ -1,3 +1,5 @@
+import type { ClusterInstance } from '../domain/cluster.ts';
+
 /**
  * The statements of the leader lease (issue 31) and of the instances listing, run on each instance's
  * cluster connection (src/cluster/postgres.ts). Times in `leader_lease` are the database's clock; the
@@ -21,6 +23,8 @@ export const LEASE_SQL = {
     WHERE id = 1 AND (holder IS NULL OR expires_at < now() OR holder_pid IS NULL
       OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = leader_lease.holder_pid AND a.application_name = 'pharos ' || leader_lease.holder))
     RETURNING epoch`,
+  /** The instances seen since $1 (epoch ms), for `GET /v1/cluster`. */
+  listing: 'SELECT id, address, version, started_at, last_seen_at, leader FROM cluster_instances WHERE last_seen_at >= $1',
   /** A clean stop ends the lease now, keeping its epoch ($1 holder, $2 epoch). */
   release: `UPDATE leader_lease SET expires_at = '-infinity' WHERE id = 1 AND holder = $1 AND epoch = $2`,
   /**
@@ -32,3 +36,23 @@ export const LEASE_SQL = {
       AND a.pid <> pg_backend_pid() AND a.state IN ('idle in transaction', 'idle in transaction (aborted)')
       AND a.state_change < now() - $1 * interval '1 millisecond' / 2`,
 } as const;
+
+/** A row of {@link LEASE_SQL.listing} as `pg` returns it (int8 as strings). */
+export interface InstanceRow {
+  id: string;
+  address: string;
+  version: string;
+  started_at: string;
+  last_seen_at: string;
+  leader: number;
+}
+
+/** A listing row as the domain's instance. */
+export const instanceOf = (row: InstanceRow): ClusterInstance => ({
+  id: row.id,
+  address: row.address,
+  version: row.version,
+  startedAt: Number(row.started_at),
+  lastSeenAt: Number(row.last_seen_at),
+  leader: row.leader === 1,
+});

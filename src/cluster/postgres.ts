@@ -5,7 +5,8 @@ import { AppError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { CLUSTER_FORGET_MS, sortInstances, type ClusterChange, type ClusterInstance, type ClusterView } from '../domain/cluster.ts';
 import { callAll, type Cluster, type InstanceInfo } from './types.ts';
-import { LEASE_SQL } from './lease-sql.ts';
+import { LEASE_SQL, instanceOf, type InstanceRow } from './lease-sql.ts';
+import { OutageWatch, changePayloads } from './outage-watch.ts';
 
 /** The NOTIFY channel of change messages (payload: JSON `{from, changes}`). */
 export const CHANGES_CHANNEL = 'pharos_cluster';
@@ -44,8 +45,9 @@ export interface PostgresClusterOptions {
  * - Every leader write carries the epoch (`store.cluster.assertFence`, FOR SHARE on the row): once
  *   another instance took over, the write is refused and the old leader stops (`fence.lost`).
  * - A connection error ends leadership at once too (listeners hear `false` first), the socket is
- *   destroyed and the instance reconnects with backoff; it may renew its own lease again (same epoch:
- *   nobody took over meanwhile) at once when alone, else after 3 heartbeats, so a healthy follower goes first.
+ *   destroyed and the instance reconnects with backoff; it may renew its own lease again (same epoch)
+ *   at once when it kept its checks (alone, or a database outage its peers confirm: `kept`), else after
+ *   3 heartbeats, so a healthy follower goes first.
  */
 export function postgresCluster(deps: { url: string; clock: Clock; logger: Logger; instance: InstanceInfo; options?: PostgresClusterOptions; storeAvailable?: () => boolean }): Cluster {
   const { url, clock, logger, instance } = deps;
@@ -57,6 +59,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   const storeAvailable = deps.storeAvailable ?? (() => true);
   const leadershipListeners = new Set<(leader: boolean) => void>();
   const changeListeners = new Set<(c: ClusterChange) => void>();
+  const releaseListeners = new Set<() => void>();
   let client: pg.Client | null = null;
   let leader = false;
   /** The lease's epoch this instance holds or last held (null: never led). */
@@ -87,30 +90,48 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   let leaderAddress: string | null = null;
   /** No other instance beat in the last 5 heartbeats (as of the last heartbeat). */
   let alone = false;
-  /** Lost leadership while alone, not led since: the leader work may still be checking. */
-  let lostAlone = false;
+  /** Lost the database while alone or with the lease valid, not led since: checks go on (issue 31 point 5; `watch` asks the
+   * peers). Kept because alone (`keptAlone`): their end is told as `false` once more; else by `onChecksReleased`. */
+  let [kept, keptAlone] = [false, false];
+  let peers: string[] = []; // `host:port` of the other live instances as of the last heartbeat
+  const stopKept = (why: string) => {
+    if (!kept) return;
+    [kept, contendAfter] = [false, performance.now() + 3 * heartbeatMs];
+    logger.warn(`this instance (${instance.id}) stops the checks it kept going: ${why}`, { instance: instance.id });
+    return keptAlone ? callAll(leadershipListeners, false, report) : callAll(releaseListeners, undefined, report);
+  };
+  const watch = new OutageWatch({ peers: () => peers, periodMs: heartbeatMs, answerMs: Math.max(200, Math.floor(marginMs / 2) - 100), logger, stop: stopKept });
   /** The current connection is made and this instance registered on it. */
   let joined = false;
 
   const report = (e: unknown) => logger.error('cluster: a leadership listener failed', { error: (e as Error).message });
-  const setLeader = (next: boolean, why = '') => {
+  const setLeader = (next: boolean, why = '', unreachable = false) => {
     if (leader === next) return;
     leader = next;
     if (expiry) clearTimeout(expiry);
     expiry = null;
-    // A leader that was alone keeps its checks (see `alone`) and renews again at once; one with
-    // followers lets a healthy follower take over first.
+    // A leader that was alone keeps its checks (see `alone`) and renews again at once; so does one that
+    // lost the database while its lease was still valid (not a frozen process: a thawed one is past it),
+    // while its peers confirm they cannot reach the database either (OutageWatch). One with followers
+    // that lost leadership otherwise lets a healthy follower take over first.
     if (!next) {
-      if (alone) lostAlone = true;
-      else contendAfter = performance.now() + 3 * heartbeatMs;
-    } else lostAlone = false;
+      keptAlone = alone;
+      if (alone) kept = true;
+      else if (unreachable && peers.length > 0 && performance.now() < validUntil + marginMs / 2) {
+        kept = true;
+        watch.begin();
+      } else contendAfter = performance.now() + 3 * heartbeatMs;
+    } else {
+      kept = false;
+      watch.end();
+    }
     if (next) logger.info(`this instance (${instance.id}) is now the leader (lease epoch ${epoch}): it runs the scheduler, deadlines, maintenance timers and alerts`, { instance: instance.id, epoch });
     else logger.warn(`this instance (${instance.id}) is no longer the leader${why ? ` (${why})` : ''}: leader work stopped`, { instance: instance.id, epoch });
     callAll(leadershipListeners, next, report);
   };
   /** The lease ran out unrenewed by this instance's monotonic clock: leadership ends now. */
   const expired = () => {
-    if (leader && performance.now() >= validUntil) setLeader(false, `lease not renewed for ${((performance.now() - renewedAt) / 1000).toFixed(1)} s`);
+    if (leader && performance.now() >= validUntil) setLeader(false, `lease not renewed for ${((performance.now() - renewedAt) / 1000).toFixed(1)} s`, true);
   };
   /** A renewal (or take-over) sent at `sentAt` succeeded: valid until sentAt + lease − margin. */
   const renewed = (sentAt: number) => {
@@ -128,7 +149,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     joined = false;
     if (tick) clearTimeout(tick);
     tick = null;
-    setLeader(false, 'lost the database connection');
+    setLeader(false, 'lost the database connection', true);
     if (!failing && !stopped) logger.error(`cluster: lost the database connection (${why}); reconnecting`, { instance: instance.id });
     failing = !stopped;
     // destroy, not end(): end() waits for the server's answer, which a dead link never sends.
@@ -136,7 +157,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     c.end().catch(() => {});
     if (!stopped) {
       const wait = backoffMs;
-      backoffMs = Math.min(backoffMs * 2, reconnectMaxMs);
+      // Checks kept through an outage: try every second, to renew the lease before a follower takes it.
+      backoffMs = Math.min(backoffMs * 2, kept ? 1000 : reconnectMaxMs);
       tick = setTimeout(() => void connect(), wait);
       tick.unref();
     }
@@ -177,6 +199,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     joined = true;
     beatAt = performance.now();
     if (failing) logger.info('cluster: connected to the database again', { instance: instance.id });
+    // Back after losing the database while another led: that leader (it may have kept checking through an outage) renews first.
+    if (failing && !kept && leaderAddress !== null) contendAfter = Math.max(contendAfter, performance.now() + 2 * heartbeatMs);
     failing = false;
     backoffMs = 250;
     if (pending.size > 0) flush();
@@ -222,6 +246,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     if (client !== c || stopped) return;
     try {
       const mayContend = alone || performance.now() >= contendAfter;
+      // (An instance that kept its checks through an outage renews as soon as its store is back too.)
       if (leader || (epoch !== null && mayContend && storeAvailable())) {
         // The leader renews only while its store works (or nobody else could take over anyway).
         const mine = leader && !storeAvailable() && !alone ? null : await renew(c);
@@ -230,12 +255,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
         else if (mine === false) {
           epoch = null;
           if (leader) setLeader(false, 'another instance took the lease over');
-          else if (lostAlone) {
-            // Someone else leads now (it started while this one was cut off): the checks this instance
-            // kept going must stop too. Listeners hear `false` once more.
-            lostAlone = false;
-            callAll(leadershipListeners, false, report);
-          }
+          // Someone else leads now: the checks this instance kept going must stop too (listeners hear `false` once more).
+          else stopKept('another instance took the lease over');
         }
       }
       if (!leader && epoch === null && mayContend && storeAvailable() && (await takeOver(c)) && client === c) {
@@ -252,6 +273,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       ]);
       leaderAddress = leader ? null : (others.rows.find((r) => r.leader === 1)?.address ?? null);
       alone = others.rows.length === 0;
+      peers = others.rows.map((r) => r.address);
       beatAt = performance.now();
     } catch (e) {
       lose(c, (e as Error).message);
@@ -269,23 +291,10 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     if (!c || pending.size === 0) return;
     const all = [...pending.values()];
     pending.clear();
-    let batch: ClusterChange[] = [];
-    let bytes = 0;
-    const send = () => {
-      if (batch.length === 0) return;
-      const payload = JSON.stringify({ from: instance.id, changes: batch });
+    for (const payload of changePayloads(instance.id, all, MAX_PAYLOAD_BYTES)) {
       // The cluster connection also carries these: a failure here surfaces on the next heartbeat.
       run(c, 'SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]).catch((e: Error) => logger.warn('cluster: a change message was not sent', { error: e.message }));
-      batch = [];
-      bytes = 0;
-    };
-    for (const change of all) {
-      const size = JSON.stringify(change).length + 1;
-      if (bytes + size > MAX_PAYLOAD_BYTES) send();
-      batch.push(change);
-      bytes += size;
     }
-    send();
   };
 
   const secondsSince = (at: number) => ((performance.now() - at) / 1000).toFixed(1);
@@ -297,6 +306,12 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     },
     get alone() {
       return alone;
+    },
+    get keepsChecks() {
+      return kept;
+    },
+    get outageConfirmed() {
+      return kept && (alone || watch.confirmed);
     },
     get isLeader() {
       return leader && performance.now() < validUntil;
@@ -310,13 +325,10 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       lost(e) {
         if (e !== epoch) return;
         epoch = null;
-        // Someone else leads: checks kept going while alone must stop too.
+        // Someone else leads: checks kept going (alone, or through an outage) must stop too.
         alone = false;
         if (leader) setLeader(false, 'a write was refused: another instance took the lease over');
-        else if (lostAlone) {
-          lostAlone = false;
-          callAll(leadershipListeners, false, report);
-        }
+        else stopKept('a write was refused: another instance took the lease over');
       },
     },
     problems() {
@@ -342,6 +354,10 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       }
     },
     leaderUrl: () => (leader || !client || !leaderAddress ? null : `http://${leaderAddress}`),
+    onChecksReleased(fn) {
+      releaseListeners.add(fn);
+      return () => releaseListeners.delete(fn);
+    },
     onChange(fn) {
       changeListeners.add(fn);
       return () => changeListeners.delete(fn);
@@ -350,14 +366,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       const c = client;
       if (!c) throw new AppError(503, 'cluster.unavailable', 'the database cannot be reached: the cluster listing is unavailable');
       try {
-        const r = await run<{ id: string; address: string; version: string; started_at: string; last_seen_at: string; leader: number }>(
-          c,
-          'SELECT id, address, version, started_at, last_seen_at, leader FROM cluster_instances WHERE last_seen_at >= $1',
-          [clock.now() - CLUSTER_FORGET_MS],
-        );
-        const instances: ClusterInstance[] = sortInstances(
-          r.rows.map((row) => ({ id: row.id, address: row.address, version: row.version, startedAt: Number(row.started_at), lastSeenAt: Number(row.last_seen_at), leader: row.leader === 1 })),
-        );
+        const r = await run<InstanceRow>(c, LEASE_SQL.listing, [clock.now() - CLUSTER_FORGET_MS]);
+        const instances: ClusterInstance[] = sortInstances(r.rows.map(instanceOf));
         return { mode: 'postgres', self: instance.id, leader: instances.find((i) => i.leader)?.id ?? null, instances };
       } catch (e) {
         throw new AppError(503, 'cluster.unavailable', `the database did not answer: ${(e as Error).message}`);
@@ -369,6 +379,8 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     },
     async stop() {
       stopped = true;
+      watch.end();
+      kept = false;
       if (tick) clearTimeout(tick);
       tick = null;
       const c = client;

@@ -18,6 +18,9 @@ export function singleCluster(deps: { store: Store['cluster']; clock: Clock; ins
     instanceId: instance.id,
     connected: true,
     alone: true,
+    // SQLite is local: no outage to keep checks through (a failing disk keeps results in memory).
+    keepsChecks: false,
+    outageConfirmed: false,
     get isLeader() {
       return running;
     },
@@ -27,6 +30,7 @@ export function singleCluster(deps: { store: Store['cluster']; clock: Clock; ins
     // Leadership never changes while running: start() and stop() bracket it, and the leader work is
     // started and stopped by pharos.ts around them.
     onLeadership: () => () => {},
+    onChecksReleased: () => () => {},
     publish() {},
     leaderUrl: () => null,
     onChange: () => () => {},

@@ -16,16 +16,36 @@ export interface Leadership {
    * True when no other instance was alive at the last heartbeat (always with SQLite). A leader that
    * loses its database connection while alone keeps its checks going (results wait in the store's
    * write buffer): nobody else can take over, since another instance would have to reach the database
-   * to start. With other instances alive, it stops everything so that a new leader never overlaps it.
+   * to start. With other instances alive it keeps them only while they confirm a database outage
+   * ({@link keepsChecks}), else stops everything so that a new leader never overlaps it.
    */
   readonly alone: boolean;
   /**
+   * True while this instance, no longer leading because it lost the database (while alone, or with its
+   * lease still valid by its own clock), keeps its checks going (issue 31 point 5): with other instances
+   * alive only while they report that they cannot reach the database either (asked over HTTP at once and
+   * every renewal period; the first sign of a partition stops the checks: {@link onChecksReleased}).
+   * Always false with one instance on SQLite.
+   */
+  readonly keepsChecks: boolean;
+  /**
+   * True while {@link keepsChecks} and the outage is confirmed (alone, or every peer answered that the
+   * database is unreachable): alerts for state changes decided now go straight to their channels.
+   */
+  readonly outageConfirmed: boolean;
+  /**
    * Calls `fn(true)` when this instance becomes the leader and `fn(false)` the moment it stops
-   * being one (connection lost, lease not renewed in time, a fenced write refused, stop), and `fn(false)` again when an instance that
-   * lost it while alone finds another one leading. Listeners run synchronously, in order;
-   * a throwing listener is logged and does not stop the others. Returns the unsubscribe function.
+   * being one (connection lost, lease not renewed in time, a fenced write refused, stop), and `fn(false)`
+   * again when an instance that lost it while alone (its checks kept) finds another one leading. Listeners run
+   * synchronously, in order; a throwing listener is logged and does not stop the others. Returns the
+   * unsubscribe function.
    */
   onLeadership(fn: (leader: boolean) => void): () => void;
+  /**
+   * Calls `fn` when checks kept going without leadership ({@link keepsChecks}) must stop: another instance
+   * leads now, or a peer may reach the database (a partition, not an outage). Returns the unsubscribe function.
+   */
+  onChecksReleased(fn: () => void): () => void;
 }
 
 /** This instance's identity in the cluster (times epoch ms). */

@@ -11,6 +11,8 @@ import type { Config } from '../config/schema.ts';
 import { certExpiryNotice } from './cert-expiry.ts';
 import type { EscalationService } from './escalation.ts';
 import type { EventBus } from './events.ts';
+import { drainJournal, journalResults, offerDirect, type DirectAlert, type ResultJournal } from './checks-outage.ts';
+import { applyStateChange, type StateChange } from './state-changes.ts';
 
 /** Results kept in memory while writes fail; beyond this the oldest are dropped (and counted). */
 const MAX_KEPT_RESULTS = 200_000;
@@ -22,6 +24,10 @@ const MAX_KEPT_RESULTS = 200_000;
 const STATE_FLUSH_GAP_MS = 20;
 /** Least delay before retrying a failed flush, ms. */
 const FLUSH_RETRY_MS = 1000;
+/** Delay before writing a state change whose direct send (database outage) is still in flight, ms. */
+const SEND_WAIT_MS = 250;
+/** Delay before trying the outage journal again when storing it failed, ms. */
+const DRAIN_RETRY_MS = 5000;
 
 /**
  * Check results and monitor state changes.
@@ -57,6 +63,15 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   let dropped = 0;
   /** The leader's fence (issue 31): every flush transaction checks the lease's epoch first; null on SQLite. */
   let fence: LeaderFence | null = null;
+  /** Issue 31 point 5 (several instances): results of failed flushes go to this journal; null on SQLite. */
+  let journal: ResultJournal | null = null;
+  /** Issue 31 point 5: sends the alerts of state changes decided while the database is down; null on SQLite. */
+  let direct: DirectAlert | null = null;
+  let journalTrouble = false;
+  /** Storing the journal failed (logged once until it works). */
+  let drainFailing = false;
+  /** Retries storing the journal while it holds batches. */
+  let drainTimer: TimerHandle | null = null;
 
   /** Notices queued by the last write (certificate expiry), announced after its commit. */
   let noticesQueued = 0;
@@ -81,70 +96,16 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     }
     for (const [id, d] of store.monitors.setDegradedMany(degraded)) degradedChanged.set(id, d);
   };
-  /**
-   * Writes one state change (inside a transaction); the events it causes go to `after`, run once
-   * the transaction has committed. Reads the outage once for its event (the joined record).
-   */
-  const apply = (c: StateChange, after: Array<() => void>) => {
-    const { monitor, result } = c;
-    const now = clock.now();
-    if (c.down) {
-      if (store.outages.openUuidForMonitor(monitor.id) !== undefined) return;
-      store.checks.insertFlip(monitor.id, result.at, 'down', result.reason);
-      store.monitors.setStatus(monitor.id, 'down');
-      const row = {
-        uuid: newId(ID_PREFIX.outage),
-        kind: 'monitor' as const,
-        monitorId: monitor.id,
-        healthcheckId: null,
-        startAt: c.detected.at,
-        statusCode: result.statusCode,
-        description: result.reason ?? 'Check failed',
-        detectedLocation: c.detected.region,
-        confirmedLocations: c.confirmedLocations.join(','),
-        protocol: monitor.protocol,
-        severity: 'minor' as const,
-        reportedBy: null,
-        escalationPolicyUuid: monitor.escalationPolicyUuid,
-        summary: null,
-      };
-      const incidentNumber = store.outages.insert(row, now);
-      // The record as `store.outages.get` reads it back (a new monitor outage: nothing acknowledged,
-      // no users, the monitor's own fields), without the joined read per outage.
-      const opened: OutageRecord = {
-        ...row,
-        incidentNumber,
-        endAt: null,
-        acknowledgedAt: null,
-        acknowledgedBy: null,
-        alertedSteps: 0,
-        escalationStartAt: null,
-        nextAlertAt: null,
-        postmortem: null,
-        monitor: { uuid: monitor.uuid, name: monitor.name, url: monitor.url, protocol: monitor.protocol },
-        healthcheck: null,
-        acknowledgedByUser: null,
-        reportedByUser: null,
-      };
-      const outage = escalation.opened(opened, monitor.alertsWaitMinutes, now) ? store.outages.get(row.uuid)! : opened;
-      after.push(() => bus.emit('outage.opened', { outage }));
-      return;
-    }
-    store.checks.insertFlip(monitor.id, result.at, 'up', null);
-    store.monitors.setStatus(monitor.id, 'up');
-    const open = store.outages.openForMonitor(monitor.id);
-    if (!open) return;
-    store.outages.resolve(open.uuid, result.at);
-    escalation.resolved({ ...open, endAt: result.at }, now, null, null);
-    const outage = store.outages.get(open.uuid)!;
-    after.push(() => bus.emit('outage.resolved', { outage }));
-  };
+  const apply = (c: StateChange, after: Array<() => void>) => applyStateChange({ store, clock, bus, escalation }, c, after);
   /** Writes the buffered results and the waiting state changes, in order (inside a transaction). */
   const writePending = (after: Array<() => void>) => {
     writeBuffered();
     if (changes.length === 0) return;
-    const batch = changes;
-    changes = [];
+    // A change whose alert is being sent straight to its channels (database outage) waits for that
+    // send to settle, so its queued outbox rows are marked delivered; the changes after it keep their order.
+    const waiting = changes.findIndex((c) => c.sending);
+    const batch = waiting < 0 ? changes : changes.slice(0, waiting);
+    changes = waiting < 0 ? [] : changes.slice(waiting);
     takenChanges?.push(batch);
     for (const c of batch) apply(c, after);
   };
@@ -159,6 +120,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     }
     buffer.push(c.result);
     changes.push(c);
+    if (direct && failing > 0) offerDirect(changes, direct, clock, logger);
     // While writes fail, the retry timer takes them (no failing transaction per state change).
     if (failing > 0 || soon) return;
     const run = () => {
@@ -210,6 +172,9 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
         // stored (its state changes were judged on state the new leader may have moved on from).
         const results = taken.flat().length + buffer.length;
         const states = takenChanges.flat().length + changes.length;
+        // Changes already announced during a database outage are facts people were told: kept, and
+        // written unfenced by the flush's catch (announcedAfterFence).
+        announced = takenChanges.flat().concat(changes).filter((c) => (c.sent?.channels.length ?? 0) > 0);
         buffer = [];
         changes = [];
         logger.warn(`another instance took the lease over: ${results} check results and ${states} state changes of this instance's checks were not stored (the new leader checks these monitors)`, { epoch: e.epoch, results, state_changes: states });
@@ -233,23 +198,69 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     timer = null;
     const after: Array<() => void> = [];
     try {
-      if (buffer.length > 0 || changes.length > 0) tx(() => writePending(after));
-      if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
-      failing = 0;
+      // (Everything may have gone to the outage journal: then nothing is written and nothing has recovered.)
+      if (buffer.length > 0 || changes.length > 0) {
+        tx(() => writePending(after));
+        if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
+        failing = 0;
+      }
+      if (changes.length > 0) timer ??= clock.setTimer(SEND_WAIT_MS, flush);
+      if (failing === 0) drain();
     } catch (e) {
       noticesQueued = 0;
       degradedChanged.clear();
       after.length = 0;
-      // Fenced out (logged by tx): nothing is kept to retry.
-      if (e instanceof LeaseLostError) return wakeWaiters();
+      // Fenced out (logged by tx): nothing is kept to retry but what people were already told.
+      if (e instanceof LeaseLostError) {
+        writeAnnounced();
+        return wakeWaiters();
+      }
       flushFailures++;
       // One line when the trouble starts, not one per retry.
-      if (failing++ === 0) logger.error('storing check results failed; keeping them in memory and retrying', { results: buffer.length, error: (e as Error).message });
+      if (failing++ === 0) logger.error(`storing check results failed; keeping them ${journal ? 'in the outage journal' : 'in memory'} and retrying`, { results: buffer.length, error: (e as Error).message });
+      if (journal) buffer = journalResults(journal, buffer, troubled);
+      if (direct) offerDirect(changes, direct, clock, logger);
       timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
     }
     announce();
     for (const fn of after) fn();
     wakeWaiters();
+  };
+  /** Changes announced during a database outage, kept when the flush was fenced out. */
+  let announced: StateChange[] = [];
+  /**
+   * Another instance took the lease over while this one held changes it had already announced (a
+   * database outage it kept checking through): they are written without the fence, so the alerts sent
+   * are on record and never sent again. A change the new leader made meanwhile wins (an open outage is
+   * not opened twice; a recovery resolves only the outage its alert named).
+   */
+  const writeAnnounced = () => {
+    const list = announced;
+    announced = [];
+    if (list.length === 0) return;
+    const after: Array<() => void> = [];
+    try {
+      store.tx(() => {
+        for (const c of list) if (c.down || store.outages.openForMonitor(c.monitor.id)?.uuid === c.sent?.outageUuid) apply(c, after);
+      });
+      logger.warn(`wrote ${list.length} state changes announced during the database outage although another instance leads now (their alerts are not sent again)`, { state_changes: list.length });
+    } catch (e) {
+      after.length = 0;
+      logger.error('state changes announced during the database outage could not be written; their alerts may be sent again', { state_changes: list.length, error: (e as Error).message });
+    }
+    for (const fn of after) fn();
+  };
+  const troubled = (why: string) => {
+    if (!journalTrouble) logger.error(`${why}: check results are kept in memory (at most ${MAX_KEPT_RESULTS})`);
+    journalTrouble = true;
+  };
+  /** Stores the outage journal's batches when it has any; retries later while some are left. */
+  const drain = () => {
+    if (!journal || journal.stats().batches === 0) return;
+    drainTimer?.cancel();
+    drainTimer = null;
+    if (drainJournal(store, journal, clock, logger, !drainFailing)) drainFailing = journalTrouble = false;
+    else [drainFailing, drainTimer] = [true, clock.setTimer(DRAIN_RETRY_MS, drain)];
   };
   const wakeWaiters = () => {
     const woken = waiters;
@@ -266,6 +277,20 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     useFence(f: LeaderFence): void {
       fence = f;
     },
+    /**
+     * Issue 31 point 5 (several instances): while flushes fail, results go to `j` (a local journal,
+     * stored again in batches claimed by id, never twice) and each decided state change is offered to
+     * `send` (which sends its alert straight through its channels during a confirmed database outage;
+     * the outbox rows its flush queues later are then marked delivered). Batches a crash left in the
+     * journal are stored as soon as the database answers. Wired by the leader work; never on SQLite.
+     */
+    useOutageSupport(j: ResultJournal, send: DirectAlert): void {
+      journal = j;
+      direct = send;
+      drain();
+    },
+    /** The outage journal's batches and bytes on disk (zeros without one). */
+    journalStats: (): { batches: number; bytes: number } => journal?.stats() ?? { batches: 0, bytes: 0 },
     /** Buffers a result; it is committed within `flushIntervalMs`. */
     record(result: CheckResult): void {
       buffer.push(result);
@@ -303,7 +328,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
      * fails keeps its state changes with its results and retries them (never lost, never twice).
      */
     monitorDown(monitor: Monitor, result: CheckResult, detected: ObservedFailure, confirmedLocations: string[]): void {
-      stateChange({ down: true, monitor, result, detected, confirmedLocations });
+      stateChange({ down: true, monitor, result, detected, confirmedLocations, uuid: newId(ID_PREFIX.outage) });
     },
     /**
      * Recovery: stores `result`, flips the monitor to `up` and resolves its ongoing outage at the
@@ -347,6 +372,8 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     close(): void {
       timer?.cancel();
       timer = null;
+      drainTimer?.cancel();
+      drainTimer = null;
       soon?.cancel();
       soon = null;
       // As before: a failure here throws to the caller (no retry timer after close).
@@ -364,11 +391,6 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     },
   };
 }
-
-/** A state change waiting for its flush transaction. */
-type StateChange =
-  | { down: true; monitor: Monitor; result: CheckResult; detected: ObservedFailure; confirmedLocations: string[] }
-  | { down: false; monitor: Monitor; result: CheckResult };
 
 /** The checks service's interface. */
 export type ChecksService = ReturnType<typeof checksService>;

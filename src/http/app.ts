@@ -53,6 +53,25 @@ export function createApp(deps: HttpDeps) {
   app.use('*', limitBody);
   // Before every router (status pages, console, SSO, API): NUL characters and over-deep JSON never reach a store.
   app.use('*', wellFormedInput);
+  // From memory only (issue 31): 503 when this instance cannot serve, 200 `degraded` with the reasons
+  // when it serves but leadership is not as it should be (docs/api.md "Health"). Before the status
+  // pages' host routing and the console, which may read the store: a health check must never wait on
+  // the database (nor fail with its error) — on any Host.
+  app.get('/healthz', (c) => {
+    const h = deps.health?.();
+    if (!h) return c.json({ status: 'ok', version: deps.version }, 200);
+    const body = {
+      status: h.status,
+      version: deps.version,
+      instance: h.instance,
+      leader: h.leader,
+      // What the other instances ask during a database outage (issue 31 point 5, cluster/outage-watch.ts).
+      ...(h.database ? { database: h.database } : {}),
+      ...(h.keepsChecks !== undefined ? { keepsChecks: h.keepsChecks } : {}),
+      ...(h.reasons.length > 0 ? { reasons: h.reasons } : {}),
+    };
+    return c.json(body, h.status === 'unavailable' ? 503 : 200);
+  });
   // A request for a status page's own host (`<subdomain>.<hosted_domain>` or its custom hostname)
   // is the page's: only its routes (and the page assets) answer there, never the API.
   const hostPages = new Hono<AppEnv>();
@@ -99,15 +118,6 @@ export function createApp(deps: HttpDeps) {
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
-  // From memory only (issue 31): 503 when this instance cannot serve, 200 `degraded` with the reasons
-  // when it serves but leadership is not as it should be (docs/api.md "Health").
-  app.get('/healthz', (c) => {
-    const h = deps.health?.();
-    if (!h) return c.json({ status: 'ok', version: deps.version }, 200);
-    const body = { status: h.status, version: deps.version, instance: h.instance, leader: h.leader, ...(h.reasons.length > 0 ? { reasons: h.reasons } : {}) };
-    return c.json(body, h.status === 'unavailable' ? 503 : 200);
-  });
-
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));
   let known: ReturnType<typeof routes> | null = null;
   app.notFound((c) => {

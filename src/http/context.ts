@@ -35,8 +35,10 @@ export interface HttpDeps {
    * cluster connection down); `degraded` (200, it serves) while leadership is not as it should be (lease
    * not renewed in time, no leader, database slow), with the reasons in words; whether it leads (its
    * lease valid by its monotonic clock).
+   * `database`: whether this instance reaches the database now; `keepsChecks`: it no longer leads but
+   * keeps its checks going through a database outage (issue 31 point 5); other instances ask both.
    */
-  health?: () => { status: 'ok' | 'degraded' | 'unavailable'; instance: string; leader: boolean; reasons: string[] };
+  health?: () => { status: 'ok' | 'degraded' | 'unavailable'; instance: string; leader: boolean; reasons: string[]; database?: 'reachable' | 'unreachable'; keepsChecks?: boolean };
   /** The leader's base URL when another instance leads (agent routes are forwarded there), else null. */
   leaderUrl?: () => string | null;
 }
