@@ -59,6 +59,8 @@ const { values: opt } = parseArgs({
 const pinTo = (pid: number, cpu: number) => void execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
 if (opt.pin) pinTo(process.pid, 0);
 const N = Number(opt.healthchecks);
+/** Ping rows kept per healthcheck (config `storage.pings_per_healthcheck`, default). */
+const KEEP = 100;
 const DURATION_S = Number(opt.duration);
 const CONNECTIONS = Number(opt.connections);
 /** Requests per second over all connections (autocannon `overallRate`); 0 = as fast as the server answers. */
@@ -158,7 +160,10 @@ async function runPharos(build: string): Promise<Row> {
     }
     row.what += opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : '';
     row.what += pgCluster ? ' on PostgreSQL' : '';
-    row.stored = `${counted} counted, ${rows} rows (${counted >= row.acknowledged && rows >= row.acknowledged ? 'every acknowledged ping stored' : 'PINGS MISSING'})`;
+    // Each healthcheck keeps its newest `storage.pings_per_healthcheck` (100) rows: a row per
+    // acknowledged ping up to that, per healthcheck (the counters count them all).
+    const kept = Math.min(rows, N * KEEP);
+    row.stored = `${counted} counted, ${rows} rows (${counted >= row.acknowledged && kept >= Math.min(row.acknowledged, N * KEEP) ? 'every acknowledged ping stored' : 'PINGS MISSING'})`;
     return row;
   } finally {
     await p.cleanup();

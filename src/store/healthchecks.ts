@@ -126,6 +126,26 @@ export function healthchecksStore(db: Db) {
     'SELECT at, status, reason FROM healthcheck_flips WHERE healthcheck_id = ? ORDER BY at, id',
   );
 
+  // The batch path's counters: each healthcheck's final state after its pings (store/ping-batch.ts).
+  const setCounts = db.prepare('UPDATE healthchecks SET pings_total = ?, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ? WHERE id = ?');
+  const writePings = (pings: ReadonlyArray<{ healthcheckId: number; stored: StoredPing }>, keep: number): void => {
+    let i = 0;
+    for (const size of PING_CHUNKS) {
+      const insert = insertPings.get(size)!;
+      for (; pings.length - i >= size; i += size) {
+        const params: unknown[] = [];
+        for (let j = i; j < i + size; j++) {
+          const { healthcheckId: id, stored: p } = pings[j]!;
+          params.push(id, p.n, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, p.durationMs);
+        }
+        insert.run(...params);
+      }
+    }
+    // Pruned after the inserts, by each healthcheck's newest number: one pinged twice in the batch
+    // keeps its newest `keep` rows, this batch's included.
+    for (const [id, n] of pruneTo(pings, keep)) prunePings.run(id, n);
+  };
+
   const one = (r: HealthcheckRow | undefined) => r && toHealthcheck(r);
   return {
     list: (): Healthcheck[] => all.all().map(toHealthcheck),
@@ -175,23 +195,7 @@ export function healthchecksStore(db: Db) {
      * Writes the rows of pings counted by {@link countPing} (multi-row INSERTs), then keeps only the
      * newest `keep` pings of each healthcheck among them. Call inside the same transaction.
      */
-    insertPings(pings: ReadonlyArray<{ healthcheckId: number; stored: StoredPing }>, keep: number): void {
-      let i = 0;
-      for (const size of PING_CHUNKS) {
-        const insert = insertPings.get(size)!;
-        for (; pings.length - i >= size; i += size) {
-          const params: unknown[] = [];
-          for (let j = i; j < i + size; j++) {
-            const { healthcheckId: id, stored: p } = pings[j]!;
-            params.push(id, p.n, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, p.durationMs);
-          }
-          insert.run(...params);
-        }
-      }
-      // Pruned after the inserts, by each healthcheck's newest number: one pinged twice in the batch
-      // keeps its newest `keep` rows, this batch's included.
-      for (const [id, n] of pruneTo(pings, keep)) prunePings.run(id, n);
-    },
+    insertPings: (pings: ReadonlyArray<{ healthcheckId: number; stored: StoredPing }>, keep: number): void => writePings(pings, keep),
     /**
      * Locks the healthchecks of `tokens` for the rest of the transaction, in id order (PostgreSQL:
      * `SELECT … ORDER BY id FOR UPDATE`; SQLite: nothing, its writers are serialized). A ping batch
@@ -201,7 +205,19 @@ export function healthchecksStore(db: Db) {
     lockForPings(tokens: readonly string[]): void {
       lockRows?.all([...new Set(tokens)]);
     },
-    ...pingBatch(db, toHealthcheck),
+    ...pingBatch(
+      db,
+      toHealthcheck,
+      serializedWriters
+        ? {
+            read: (token) => byUuid.get(token),
+            write: (finals, pings, keep) => {
+              for (const h of finals) setCounts.run(h.pingsTotal, h.lastPingAt, h.lastStartAt, h.status, h.clockStartAt, h.id);
+              writePings(pings, keep);
+            },
+          }
+        : null,
+    ),
     /** True when `uuid` names a healthcheck (one indexed read, without blocking the event loop: `db.txAsync`). */
     async existsAsync(uuid: string): Promise<boolean> {
       return db.txAsync(function* () {

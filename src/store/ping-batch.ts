@@ -1,7 +1,7 @@
 import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Ping, PingEffect, StoredPing } from '../domain/ping.ts';
 import type { Db } from './db.ts';
-import type { Query, TxSteps } from './driver.ts';
+import type { Query } from './driver.ts';
 import type { HealthcheckRow } from './healthchecks.ts';
 
 /**
@@ -47,9 +47,7 @@ const PG_INSERT = `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, met
   SELECT * FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS bigint[]),
     CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS bigint[]))`;
 const PG_PRUNE = 'DELETE FROM pings AS p USING unnest(CAST(? AS bigint[]), CAST(? AS bigint[])) AS x(id, n) WHERE p.healthcheck_id = x.id AND p.n <= x.n';
-// SQLite: the same steps one statement per healthcheck (or per chunk of rows), as the synchronous path.
-const LITE_READ = 'SELECT * FROM healthchecks WHERE uuid = ?';
-const LITE_COUNT = 'UPDATE healthchecks SET pings_total = ?, last_ping_at = ?, last_start_at = ?, status = ?, clock_start_at = ? WHERE id = ?';
+// SQLite: the synchronous path's statements (store/healthchecks.ts prepares them).
 export const LITE_PRUNE = 'DELETE FROM pings WHERE healthcheck_id = ? AND n <= ?';
 const insertPingsSql = (rows: number) =>
   `INSERT INTO pings(healthcheck_id, n, at, kind, exit_code, method, source_ip, user_agent, body, duration_ms)
@@ -63,10 +61,10 @@ export function pruneTo(pings: ReadonlyArray<{ healthcheckId: number; stored: St
   return new Map([...newest].map(([id, n]) => [id, n - keep]));
 }
 
-/** The writes of a counted batch: the healthchecks' final states, the ping rows, the pruning (see `recordPings`). */
-function batchWrites(db: Db, finals: Healthcheck[], read: Map<number, Healthcheck>, pings: Array<{ healthcheckId: number; stored: StoredPing }>, keep: number): Query[] {
+/** PostgreSQL's writes of a counted batch, one step: the locks, the guarded final states, the ping rows, the pruning (see `recordPings`). */
+function batchWrites(finals: Healthcheck[], read: Map<number, Healthcheck>, pings: Array<{ healthcheckId: number; stored: StoredPing }>, keep: number): Query[] {
   const prune = pruneTo(pings, keep);
-  if (db.dialect === 'postgres') {
+  {
     const col = <T>(f: (p: { healthcheckId: number; stored: StoredPing }) => T) => pings.map(f);
     const was = <T>(f: (h: Healthcheck) => T) => finals.map((h) => f(read.get(h.id)!));
     const queries: Query[] = [
@@ -108,27 +106,21 @@ function batchWrites(db: Db, finals: Healthcheck[], read: Map<number, Healthchec
     if (prune.size > 0) queries.push({ sql: PG_PRUNE, params: [[...prune.keys()], [...prune.values()]] });
     return queries;
   }
-  const queries: Query[] = finals.map((h) => ({ sql: LITE_COUNT, params: [h.pingsTotal, h.lastPingAt, h.lastStartAt, h.status, h.clockStartAt, h.id] }));
-  let i = 0;
-  for (const size of PING_CHUNKS) {
-    for (; pings.length - i >= size; i += size) {
-      const params: unknown[] = [];
-      for (let j = i; j < i + size; j++) {
-        const { healthcheckId: id, stored: p } = pings[j]!;
-        params.push(id, p.n, p.at, p.kind, p.exitCode, p.method, p.sourceIp, p.userAgent, p.body, p.durationMs);
-      }
-      queries.push({ sql: LITE_INSERT.get(size)!, params });
-    }
-  }
-  for (const [id, n] of prune) queries.push({ sql: LITE_PRUNE, params: [id, n] });
-  return queries;
+}
+
+/** SQLite's side of a batch: the healthchecks store's own prepared statements. */
+export interface SqliteBatch {
+  /** The row of the healthcheck of `token`, if any. */
+  read(token: string): HealthcheckRow | undefined;
+  /** Writes the counted healthchecks' final states, the ping rows and the pruning to the newest `keep`. */
+  write(finals: readonly Healthcheck[], pings: ReadonlyArray<{ healthcheckId: number; stored: StoredPing }>, keep: number): void;
 }
 
 /**
- * The batch operations of the healthchecks store over `db` (`toHealthcheck`: its row mapper).
+ * The batch operations of the healthchecks store over `db` (`toHealthcheck`: its row mapper; `lite`:
+ * its SQLite statements, null on PostgreSQL).
  */
-export function pingBatch(db: Db, toHealthcheck: (r: HealthcheckRow) => Healthcheck) {
-  const serializedWriters = db.dialect === 'sqlite';
+export function pingBatch(db: Db, toHealthcheck: (r: HealthcheckRow) => Healthcheck, lite: SqliteBatch | null) {
   return {
     /**
      * Stores a batch of pings without blocking the event loop (`db.txAsync`; on SQLite synchronously,
@@ -177,15 +169,20 @@ export function pingBatch(db: Db, toHealthcheck: (r: HealthcheckRow) => Healthch
         }
         // Each counted healthcheck as the batch's last ping of it left it, in id order.
         const finals = [...current.values()].filter((h) => touched.has(h.id)).sort((a, b) => a.id - b.id);
-        return { out, writes: stored.length > 0 ? batchWrites(db, finals, read, stored, keep) : [] };
+        return { out, finals, read, stored };
       };
       try {
-        if (serializedWriters) {
-          // SQLite: read and write in one transaction, at once (nothing interleaves, no guard needed).
-          return await db.txAsync(function* (): TxSteps<Array<RecordedPing | null>> {
-            const read = yield { queries: tokens.map((t) => ({ sql: LITE_READ, params: [t] })) };
-            const { out, writes } = plan(read.flatMap((r) => r.rows));
-            if (writes.length > 0) yield { queries: writes, commit: true };
+        if (lite) {
+          // SQLite, the synchronous fast path behind the same promise: read and write in one
+          // transaction at once with the store's own prepared statements (nothing interleaves, no guard).
+          return db.tx(() => {
+            const rows: HealthcheckRow[] = [];
+            for (const t of tokens) {
+              const row = lite.read(t);
+              if (row) rows.push(row);
+            }
+            const { out, finals, stored } = plan(rows as unknown as Record<string, unknown>[]);
+            if (stored.length > 0) lite.write(finals, stored, keep);
             return out;
           });
         }
@@ -196,8 +193,9 @@ export function pingBatch(db: Db, toHealthcheck: (r: HealthcheckRow) => Healthch
             const [r] = yield { queries: [{ sql: PG_READ, params: [tokens] }], commit: true };
             return r!.rows;
           });
-          const { out, writes } = plan(rows);
-          if (writes.length === 0) return out;
+          const { out, finals, read, stored } = plan(rows);
+          if (stored.length === 0) return out;
+          const writes = batchWrites(finals, read, stored, keep);
           try {
             await db.txAsync(function* () {
               yield { queries: writes, commit: true };
