@@ -6,7 +6,8 @@ import type { Logger } from '../lib/logger.ts';
 import { CLUSTER_FORGET_MS, sortInstances, type ClusterChange, type ClusterInstance, type ClusterView } from '../domain/cluster.ts';
 import { callAll, type Cluster, type InstanceInfo } from './types.ts';
 import { LEASE_SQL, instanceOf, type InstanceRow } from './lease-sql.ts';
-import { OutageWatch, changePayloads } from './outage-watch.ts';
+import { OutageWatch } from './outage-watch.ts';
+import { changeSender } from './change-sender.ts';
 
 /** The NOTIFY channel of change messages (payload: JSON `{from, changes}`). */
 export const CHANGES_CHANNEL = 'pharos_cluster';
@@ -26,6 +27,8 @@ export interface PostgresClusterOptions {
   marginMs?: number;
   /** Longest wait between reconnection attempts (backoff from 250 ms, doubling). Default 5000. */
   reconnectMaxMs?: number;
+  /** How long `healthcheck` change messages are held to go out together (change-sender.ts). Default 200. */
+  coalesceMs?: number;
 }
 
 /**
@@ -75,8 +78,14 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
   let backoffMs = 250;
   /** The database was unreachable: logged once when it starts and once when it ends. */
   let failing = false;
-  const pending = new Map<string, ClusterChange>();
-  let flushQueued = false;
+  // Change messages: the cluster connection also carries them; a failure surfaces on the next heartbeat.
+  const changes = changeSender({
+    from: instance.id,
+    maxBytes: MAX_PAYLOAD_BYTES,
+    coalesceMs: deps.options?.coalesceMs,
+    ready: () => client !== null,
+    send: (payload) => void run(client!, 'SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]).catch((e: Error) => logger.warn('cluster: a change message was not sent', { error: e.message })),
+  });
   /** Queries of the current connection run one after another (pg 9 drops its implicit queue). */
   let chain: Promise<unknown> = Promise.resolve();
   const run = <R extends pg.QueryResultRow = pg.QueryResultRow>(c: pg.Client, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
@@ -203,7 +212,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     if (failing && !kept && leaderAddress !== null) contendAfter = Math.max(contendAfter, performance.now() + 2 * heartbeatMs);
     failing = false;
     backoffMs = 250;
-    if (pending.size > 0) flush();
+    changes.flush();
     await beat(c);
   };
 
@@ -284,19 +293,6 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     tick.unref();
   };
 
-  /** Sends the batched changes as NOTIFY messages under the payload limit. */
-  const flush = () => {
-    flushQueued = false;
-    const c = client;
-    if (!c || pending.size === 0) return;
-    const all = [...pending.values()];
-    pending.clear();
-    for (const payload of changePayloads(instance.id, all, MAX_PAYLOAD_BYTES)) {
-      // The cluster connection also carries these: a failure here surfaces on the next heartbeat.
-      run(c, 'SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]).catch((e: Error) => logger.warn('cluster: a change message was not sent', { error: e.message }));
-    }
-  };
-
   const secondsSince = (at: number) => ((performance.now() - at) / 1000).toFixed(1);
   return {
     mode: 'postgres',
@@ -345,13 +341,7 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
     },
     publish(change) {
       if (stopped || !client) return;
-      const key = JSON.stringify(change);
-      pending.delete(key);
-      pending.set(key, change);
-      if (!flushQueued) {
-        flushQueued = true;
-        setImmediate(flush);
-      }
+      changes.publish(change);
     },
     leaderUrl: () => (leader || !client || !leaderAddress ? null : `http://${leaderAddress}`),
     onChecksReleased(fn) {
@@ -384,6 +374,9 @@ export function postgresCluster(deps: { url: string; clock: Clock; logger: Logge
       if (tick) clearTimeout(tick);
       tick = null;
       const c = client;
+      // Changes still held go out before the goodbye (same connection, in order); nothing after it.
+      changes.flush();
+      changes.stop();
       joined = false;
       const held = leader ? epoch : null;
       if (!c) return setLeader(false);

@@ -1,5 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 import type { ClusterChange } from '../domain/cluster.ts';
+import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Core } from '../core/index.ts';
 import type { Cluster } from './types.ts';
 
@@ -11,6 +12,12 @@ import type { Cluster } from './types.ts';
  * leader's scheduler, an outage acknowledged on a follower stops the leader's escalation timer, and
  * every instance's page cache and console live view follow every change. Changes re-announced here are
  * not published again. Returns the function that stops relaying.
+ *
+ * Healthchecks (every ping announces one; issue 31 point 4) are re-read without blocking the event
+ * loop: the uuids relayed meanwhile are read together in one asynchronous read, one read in flight at
+ * a time (a uuid relayed again during it is read again after it), so an instance's cost follows the
+ * healthchecks that changed, not the pings other instances took. Before, each relayed change was one
+ * synchronous store read on every other instance, and three instances took fewer pings than one.
  */
 export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logger }): () => void {
   const { core, cluster, logger } = deps;
@@ -22,6 +29,52 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
   };
   const outage = (event: 'opened' | 'resolved' | 'acknowledged' | 'unacknowledged' | 'escalated') =>
     bus.on(`outage.${event}`, ({ outage: o }) => send({ kind: 'outage', uuid: o.uuid, event }));
+  /** Re-announces a remote change on this bus (synchronous): it must not bounce back. */
+  const replayed = (fn: () => void, what: string) => {
+    replaying = true;
+    bus.replaying = true;
+    try {
+      fn();
+    } catch (e) {
+      // Gone meanwhile (deleted after the change): its own deletion message follows.
+      logger.debug('cluster: a change could not be re-read', { change: what, error: (e as Error).message });
+    } finally {
+      replaying = false;
+      bus.replaying = false;
+    }
+  };
+  /** Healthchecks relayed and not re-read yet; those of the read in flight; those deleted during it. */
+  let stale = new Set<string>();
+  let reading: ReadonlySet<string> = new Set();
+  const deletedDuring = new Set<string>();
+  let refreshing = false;
+  let stopped = false;
+  const refresh = async () => {
+    while (stale.size > 0 && !stopped) {
+      reading = stale;
+      stale = new Set();
+      let fresh: Healthcheck[] = [];
+      try {
+        fresh = await core.healthchecks.getManyAsync([...reading]);
+      } catch (e) {
+        // The database is unreachable: what followers show stays as it was until the next change.
+        logger.debug('cluster: relayed healthcheck changes could not be re-read', { count: reading.size, error: (e as Error).message });
+      }
+      reading = new Set();
+      const gone = new Set(deletedDuring);
+      deletedDuring.clear();
+      if (stopped) break;
+      for (const hc of fresh) if (!gone.has(hc.uuid)) replayed(() => bus.emit('healthcheck.changed', { healthcheck: hc }), 'healthcheck');
+    }
+    refreshing = false;
+  };
+  const healthcheckChanged = (uuid: string) => {
+    stale.add(uuid);
+    if (refreshing) return;
+    refreshing = true;
+    // The changes of the messages read in this turn go into one read.
+    setImmediate(() => void refresh());
+  };
   const off = [
     bus.on('healthcheck.changed', ({ healthcheck }) => send({ kind: 'healthcheck', uuid: healthcheck.uuid })),
     bus.on('healthcheck.deleted', ({ healthcheckId, uuid }) => send({ kind: 'healthcheck.deleted', id: healthcheckId, uuid })),
@@ -40,24 +93,19 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
     bus.on('statuspage.content', ({ kind, uuid }) => send({ kind: 'statuspage.content', what: kind, uuid })),
     bus.on('notices.queued', ({ count }) => send({ kind: 'alerts', count })),
     cluster.onChange((change) => {
-      replaying = true;
-      bus.replaying = true;
-      try {
-        replay(change);
-      } catch (e) {
-        // Gone meanwhile (deleted after the change): its own deletion message follows.
-        logger.debug('cluster: a change could not be re-read', { change: change.kind, error: (e as Error).message });
-      } finally {
-        replaying = false;
-        bus.replaying = false;
+      if (change.kind === 'healthcheck') return healthcheckChanged(change.uuid);
+      if (change.kind === 'healthcheck.deleted') {
+        stale.delete(change.uuid);
+        if (reading.has(change.uuid)) deletedDuring.add(change.uuid);
       }
+      replayed(() => replay(change), change.kind);
     }),
   ];
 
   const replay = (c: ClusterChange) => {
     switch (c.kind) {
       case 'healthcheck':
-        return bus.emit('healthcheck.changed', { healthcheck: core.healthchecks.get(c.uuid) });
+        return healthcheckChanged(c.uuid);
       case 'healthcheck.deleted':
         return bus.emit('healthcheck.deleted', { healthcheckId: c.id, uuid: c.uuid });
       case 'monitor':
@@ -81,6 +129,7 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
     }
   };
   return () => {
+    stopped = true;
     for (const u of off) u();
   };
 }

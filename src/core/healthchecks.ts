@@ -217,6 +217,12 @@ export function healthchecksService(deps: Deps) {
     ping: (token: string, ping: Ping): Promise<StoredPing | null> => ingest.submit(token, ping),
     /** True when `token` names a healthcheck (one indexed read, not blocking the event loop): the ping endpoint refuses other POSTs before reading their bodies. */
     knows: (token: string): Promise<boolean> => store.healthchecks.existsAsync(token),
+    /**
+     * The current state of the healthcheck of each `tok_` uuid that still exists, without blocking the
+     * event loop (one read on PostgreSQL): what the cluster relay re-reads relayed changes with.
+     * @throws (rejects) AppError 503 `store.unavailable` when the database cannot be reached in time
+     */
+    getManyAsync: (uuids: readonly string[]): Promise<Healthcheck[]> => store.healthchecks.getManyAsync(uuids),
     /** The newest pings, newest first. @throws AppError 404 */
     pings(uuid: string, limit: number): StoredPing[] {
       return store.healthchecks.latestPings(mustGet(uuid).id, limit);

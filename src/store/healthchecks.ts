@@ -225,6 +225,21 @@ export function healthchecksStore(db: Db) {
         return r!.rows.length > 0;
       });
     },
+    /**
+     * The healthchecks of `uuids` (secret `tok_` uuids) that exist, in no particular order, without
+     * blocking the event loop: on PostgreSQL one statement (`uuid = ANY(…)`) through `db.txAsync`; on
+     * SQLite indexed reads at once (settled promise). What a follower re-reads relayed changes with.
+     * @throws (rejects) AppError 503 `store.unavailable` when the database cannot be reached in time
+     */
+    async getManyAsync(uuids: readonly string[]): Promise<Healthcheck[]> {
+      if (serializedWriters) return uuids.flatMap((u) => one(byUuid.get(u)) ?? []);
+      const list = [...uuids];
+      const rows = await db.txAsync(function* () {
+        const [r] = yield { queries: [{ sql: 'SELECT * FROM healthchecks WHERE uuid = ANY(CAST(? AS text[]))', params: [list] }], commit: true };
+        return r!.rows;
+      });
+      return rows.map((r) => toHealthcheck(r as unknown as HealthcheckRow));
+    },
     /** The newest pings of a healthcheck, newest first. */
     latestPings: (healthcheckId: number, limit: number): StoredPing[] => latestPings.all(healthcheckId, limit).map(toPing),
     /** Records a status change. */
