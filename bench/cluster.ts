@@ -37,6 +37,7 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '15' },
     pharos: { type: 'string', default: 'dist' },
     rounds: { type: 'string', default: '1' },
+    statements: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -54,6 +55,7 @@ Pings/s and check results/s on one PostgreSQL with 1, 2 and 3 Pharos instances s
   --warmup 15           seconds between creating the monitors and the load
   --pharos dist         dist (the single executable, rebuilt when stale), src (tsx) or a binary's path
   --rounds 1            repeat the whole series
+  --statements          also print PostgreSQL's busiest statements of each run's window (pg_stat_statements)
   --help                this text`);
   process.exit(0);
 }
@@ -74,7 +76,12 @@ interface Row {
   deadlocks: number;
   resultsPerS: number;
   pharosCores: number;
+  /** CPU of each instance, cores (the leader first). */
+  perInstance: number[];
   postgresCores: number;
+  /** Change messages (NOTIFY on the cluster channel) per second in the window, and the changes they carried. */
+  messagesPerS: number;
+  changesPerS: number;
   stored: string;
 }
 
@@ -158,6 +165,18 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
 
     const c = new pg.Client({ connectionString: url });
     await c.connect();
+    // Change messages between the instances (cluster/postgres.ts, channel pharos_cluster), counted in the window.
+    let [messages, changes, counting] = [0, 0, false];
+    c.on('notification', (n) => {
+      if (!counting || n.channel !== 'pharos_cluster') return;
+      messages++;
+      changes += (JSON.parse(n.payload ?? '{}') as { changes?: unknown[] }).changes?.length ?? 0;
+    });
+    await c.query('LISTEN pharos_cluster');
+    if (opt.statements) {
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await c.query('SELECT pg_stat_statements_reset()');
+    }
     const deadlocks = async () => Number((await c.query('SELECT deadlocks FROM pg_stat_database WHERE datname = $1', [dbName])).rows[0].deadlocks);
     const resultsBetween = async (from: number, to: number) => {
       const hours = (await c.query("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'check\\_results\\_h%'")).rows.map((r) => r.t as string);
@@ -173,9 +192,11 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
     const windows = ps.map((p) => new ProcessWindow(p.child.proc.pid!));
     const dead0 = await deadlocks();
     const t0 = Date.now();
+    counting = true;
     const per = ps.map((_, j) => Math.floor(CONNECTIONS / k) + (j < CONNECTIONS % k ? 1 : 0));
     const results = await Promise.all(ps.map((p, j) => load(p.url, tokens, per[j]!)));
     const t1 = Date.now();
+    counting = false;
     const ms = windows.map((w) => w.end());
     const pgCores = cpuBetween(pg0, cpuOf(cluster)) / ms[0]!.wallS;
     // The statistics of a backend reach pg_stat_database when its transaction ends (≤ 1 s later when busy).
@@ -183,6 +204,15 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
     const dead = (await deadlocks()) - dead0;
     // Results of checks made inside the window, stored by now (group commit every 100 ms).
     const resultsPerS = (await resultsBetween(t0, t1)) / ((t1 - t0) / 1000);
+    if (opt.statements) {
+      const top = await c.query(
+        `SELECT calls, round(total_exec_time::numeric, 0) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q FROM pg_stat_statements
+          JOIN pg_database d ON d.oid = dbid WHERE d.datname = $1 ORDER BY calls DESC LIMIT 12`,
+        [dbName],
+      );
+      console.log(`\n${k} instance(s): busiest statements in the window (calls, ms of execution, statement)`);
+      for (const r of top.rows) console.log(`  ${String(r.calls).padStart(8)} ${String(r.ms).padStart(7)}  ${r.q}`);
+    }
     for (const p of ps) await p.stop();
     const counted = Number((await c.query('SELECT coalesce(sum(pings_total), 0) AS n FROM healthchecks')).rows[0].n);
     await c.end();
@@ -196,7 +226,10 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
       deadlocks: dead,
       resultsPerS,
       pharosCores: ms.reduce((s, m) => s + m.cpuCores, 0),
+      perInstance: ms.map((m) => m.cpuCores),
       postgresCores: pgCores,
+      messagesPerS: messages / ((t1 - t0) / 1000),
+      changesPerS: changes / ((t1 - t0) / 1000),
       stored: counted >= ok ? `${counted} counted ≥ ${ok} acknowledged` : `PINGS MISSING: ${counted} counted < ${ok} acknowledged`,
     };
   } finally {
@@ -208,6 +241,15 @@ const targetPort = await freePort();
 const target = startChild(process.execPath, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
 await target.nextLine();
 const cluster = await startPostgres('postgres');
+if (opt.statements) {
+  // pg_stat_statements must be preloaded: set it and restart the cluster once.
+  const admin = cluster.admin();
+  await admin.connect();
+  await admin.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+  await admin.end();
+  await cluster.stop();
+  await cluster.start();
+}
 const rows: Row[] = [];
 try {
   for (let round = 1; round <= Number(opt.rounds); round++) for (const k of COUNTS) rows.push(await run(cluster, k, round, `http://127.0.0.1:${targetPort}`));
@@ -220,7 +262,7 @@ const one = rows.find((r) => r.instances === 1);
 console.log(
   `\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${H} healthchecks pinged closed-loop (GET /ping/<token>, ${CONNECTIONS} connections split over the instances, ${DURATION_S} s), ${MONITORS} HTTP monitors every ${FREQ_S} s (${f(MONITORS / FREQ_S)} results/s scheduled), Pharos ${opt.pharos}, PostgreSQL 15 (fsync off)\n`,
 );
-console.log('| instances | pings/s | × one instance | 503s | other errors | deadlocks | check results/s stored | Pharos CPU (cores, all) | PostgreSQL CPU (cores) | acknowledged pings |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+console.log('| instances | pings/s | × one instance | 503s | other errors | deadlocks | check results/s stored | Pharos CPU (cores, all; each) | PostgreSQL CPU (cores) | change messages/s (changes/s) | acknowledged pings |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
 for (const r of rows)
-  console.log(`| ${r.instances} | ${f(r.pingsPerS)} | ${one ? f(r.pingsPerS / one.pingsPerS, 2) : '–'} | ${r.status503} | ${r.otherErrors} | ${r.deadlocks} | ${f(r.resultsPerS, 1)} | ${f(r.pharosCores, 2)} | ${f(r.postgresCores, 2)} | ${r.stored} |`);
+  console.log(`| ${r.instances} | ${f(r.pingsPerS)} | ${one ? f(r.pingsPerS / one.pingsPerS, 2) : '–'} | ${r.status503} | ${r.otherErrors} | ${r.deadlocks} | ${f(r.resultsPerS, 1)} | ${f(r.pharosCores, 2)} (${r.perInstance.map((x) => f(x, 2)).join(', ')}) | ${f(r.postgresCores, 2)} | ${f(r.messagesPerS)} (${f(r.changesPerS)}) | ${r.stored} |`);
