@@ -25,7 +25,8 @@ const BATCH_PARAMS = 20_000;
 export function copySqliteToPostgres(from: Db, to: Db): TableCount[] {
   const lite = sqliteOf(from);
   if (!lite || to.dialect !== 'postgres') throw new AppError(400, 'storage.unsupported', 'storage copy: only from sqlite: to postgres:// is supported');
-  const tables = foreignKeyOrder(lite);
+  // leader_lease is the running cluster's state, not data: the target keeps its own seeded row (issue 31).
+  const tables = foreignKeyOrder(lite).filter((t) => t !== 'leader_lease');
   const pgColumns = new Map<string, Map<string, string>>();
   // Raw results live in one table per hour (migration 0016): make the source's hours on the target first.
   const hourTables = tables.filter((t) => /^check_results_h\d+$/.test(t));

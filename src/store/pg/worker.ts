@@ -341,6 +341,9 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
       if (!single(req)) await client.query(req.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
       endAsync(tx, client);
     }
+    // The database answered: the synchronous calls need not wait for the probe's next try (up to 5 s)
+    // to stop failing fast.
+    if (Atomics.load(state, DOWN) === 1) Atomics.store(state, DOWN, 0);
     return { id, ok: true, results };
   } catch (e) {
     // Any error ends the transaction. A statement's error (a conflict, a constraint): ROLLBACK and the

@@ -152,9 +152,13 @@ test('postgres: while the database is frozen a transaction fails 503 within its 
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     try {
+      // Two statements: BEGIN goes first and waits for its answer, so nothing of the transaction is in
+      // the frozen server's socket buffer when its caller gives up. (A one-statement transaction is sent
+      // whole, without BEGIN: like a COMMIT already sent, it may still run when the server wakes — the
+      // caller was told 503, the row may exist; docs/architecture.md.)
       await assert.rejects(
         db.txAsync(function* () {
-          yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1)], commit: true };
+          yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1), q('INSERT INTO t (x) VALUES (?)', 11)], commit: true };
         }, { timeoutMs: 1000 }),
         isUnavailable,
       );
