@@ -198,9 +198,11 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     timer = null;
     const after: Array<() => void> = [];
     try {
-      // (Everything may have gone to the outage journal: then nothing is written and nothing has recovered.)
-      if (buffer.length > 0 || changes.length > 0) {
-        tx(() => writePending(after));
+      // When everything went to the outage journal, storing the journal is the retry.
+      const retryJournal = buffer.length === 0 && changes.length === 0 && failing > 0 && (journal?.stats().batches ?? 0) > 0;
+      if (retryJournal && !drainJournal(store, journal!, clock, logger, false)) timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
+      else if (retryJournal || buffer.length > 0 || changes.length > 0) {
+        if (!retryJournal) tx(() => writePending(after));
         if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
         failing = 0;
       }
