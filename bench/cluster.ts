@@ -38,6 +38,7 @@ const { values: opt } = parseArgs({
     pharos: { type: 'string', default: 'dist' },
     rounds: { type: 'string', default: '1' },
     statements: { type: 'boolean', default: false },
+    'per-instance': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -55,6 +56,7 @@ Pings/s and check results/s on one PostgreSQL with 1, 2 and 3 Pharos instances s
   --warmup 15           seconds between creating the monitors and the load
   --pharos dist         dist (the single executable, rebuilt when stale), src (tsx) or a binary's path
   --rounds 1            repeat the whole series
+  --per-instance        --connections per instance (the load grows with the cluster) instead of split over them
   --statements          also print PostgreSQL's busiest statements of each run's window (pg_stat_statements)
   --help                this text`);
   process.exit(0);
@@ -79,6 +81,8 @@ interface Row {
   /** CPU of each instance, cores (the leader first). */
   perInstance: number[];
   postgresCores: number;
+  /** CPU of this process (autocannon, the load generator), cores. */
+  loadCores: number;
   /** Change messages (NOTIFY on the cluster channel) per second in the window, and the changes they carried. */
   messagesPerS: number;
   changesPerS: number;
@@ -189,16 +193,19 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
     };
     // Backends the instances open during the load (pools grow) are counted from their start.
     const pg0 = cpuOf(cluster);
+    const self0 = process.cpuUsage();
     const windows = ps.map((p) => new ProcessWindow(p.child.proc.pid!));
     const dead0 = await deadlocks();
     const t0 = Date.now();
     counting = true;
-    const per = ps.map((_, j) => Math.floor(CONNECTIONS / k) + (j < CONNECTIONS % k ? 1 : 0));
+    const per = ps.map((_, j) => (opt['per-instance'] ? CONNECTIONS : Math.floor(CONNECTIONS / k) + (j < CONNECTIONS % k ? 1 : 0)));
     const results = await Promise.all(ps.map((p, j) => load(p.url, tokens, per[j]!)));
     const t1 = Date.now();
     counting = false;
     const ms = windows.map((w) => w.end());
     const pgCores = cpuBetween(pg0, cpuOf(cluster)) / ms[0]!.wallS;
+    const self = process.cpuUsage(self0);
+    const loadCores = (self.user + self.system) / 1e6 / ms[0]!.wallS;
     // The statistics of a backend reach pg_stat_database when its transaction ends (≤ 1 s later when busy).
     await sleep(1500);
     const dead = (await deadlocks()) - dead0;
@@ -228,6 +235,7 @@ async function run(cluster: TestPostgres, k: number, round: number, target: stri
       pharosCores: ms.reduce((s, m) => s + m.cpuCores, 0),
       perInstance: ms.map((m) => m.cpuCores),
       postgresCores: pgCores,
+      loadCores,
       messagesPerS: messages / ((t1 - t0) / 1000),
       changesPerS: changes / ((t1 - t0) / 1000),
       stored: counted >= ok ? `${counted} counted ≥ ${ok} acknowledged` : `PINGS MISSING: ${counted} counted < ${ok} acknowledged`,
@@ -260,9 +268,9 @@ try {
 const f = (n: number, d = 0) => n.toFixed(d);
 const one = rows.find((r) => r.instances === 1);
 console.log(
-  `\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${H} healthchecks pinged closed-loop (GET /ping/<token>, ${CONNECTIONS} connections split over the instances, ${DURATION_S} s), ${MONITORS} HTTP monitors every ${FREQ_S} s (${f(MONITORS / FREQ_S)} results/s scheduled), Pharos ${opt.pharos}, PostgreSQL 15 (fsync off)\n`,
+  `\n${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}: ${H} healthchecks pinged closed-loop (GET /ping/<token>, ${CONNECTIONS} connections ${opt['per-instance'] ? 'per instance' : 'split over the instances'}, ${DURATION_S} s), ${MONITORS} HTTP monitors every ${FREQ_S} s (${f(MONITORS / FREQ_S)} results/s scheduled), Pharos ${opt.pharos}, PostgreSQL 15 (fsync off)\n`,
 );
-console.log('| instances | pings/s | × one instance | 503s | other errors | deadlocks | check results/s stored | Pharos CPU (cores, all; each) | PostgreSQL CPU (cores) | change messages/s (changes/s) | acknowledged pings |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+console.log('| instances | pings/s | × one instance | 503s | other errors | deadlocks | check results/s stored | Pharos CPU (cores, all; each) | PostgreSQL CPU (cores) | load generator CPU (cores) | change messages/s (changes/s) | acknowledged pings |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
 for (const r of rows)
-  console.log(`| ${r.instances} | ${f(r.pingsPerS)} | ${one ? f(r.pingsPerS / one.pingsPerS, 2) : '–'} | ${r.status503} | ${r.otherErrors} | ${r.deadlocks} | ${f(r.resultsPerS, 1)} | ${f(r.pharosCores, 2)} (${r.perInstance.map((x) => f(x, 2)).join(', ')}) | ${f(r.postgresCores, 2)} | ${f(r.messagesPerS)} (${f(r.changesPerS)}) | ${r.stored} |`);
+  console.log(`| ${r.instances} | ${f(r.pingsPerS)} | ${one ? f(r.pingsPerS / one.pingsPerS, 2) : '–'} | ${r.status503} | ${r.otherErrors} | ${r.deadlocks} | ${f(r.resultsPerS, 1)} | ${f(r.pharosCores, 2)} (${r.perInstance.map((x) => f(x, 2)).join(', ')}) | ${f(r.postgresCores, 2)} | ${f(r.loadCores, 2)} | ${f(r.messagesPerS)} (${f(r.changesPerS)}) | ${r.stored} |`);
