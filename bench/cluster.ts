@@ -16,7 +16,6 @@
  * balancer). PostgreSQL is a real cluster in a temp dir (test/support/postgres.ts, fsync off as in
  * the tests). Printed as Markdown; see docs/operations.md "Faults, measured" and docs/PERFORMANCE.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -89,26 +88,10 @@ interface Row {
   stored: string;
 }
 
-/** The postmaster of a cluster and every process it forked (backends, checkpointer, …). */
-function clusterPids(c: TestPostgres): number[] {
-  const postmaster = Number(readFileSync(join(c.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-      } catch {
-        return false; // the process ended meanwhile
-      }
-    })
-    .map(Number);
-  return [postmaster, ...children];
-}
 /** CPU seconds so far of each process of the cluster (backends that ended are missing). */
 const cpuOf = (c: TestPostgres) => {
   const m = new Map<number, number>();
-  for (const p of clusterPids(c)) {
+  for (const p of c.pids()) {
     try {
       m.set(p, cpuSeconds(p));
     } catch {

@@ -12,7 +12,6 @@
  * (SQLite: dbstat pages of the hourly results tables, rollups and contexts; PostgreSQL:
  * pg_total_relation_size of the same tables) / rows. Printed as Markdown; see docs/PERFORMANCE.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -49,22 +48,6 @@ interface Row {
   rows: number;
 }
 
-/** The postmaster of a cluster and every process it forked (backends, checkpointer, walwriter, …). */
-function clusterPids(pg: TestPostgres): number[] {
-  const postmaster = Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return [postmaster, ...children];
-}
 const cpuOf = (pids: number[]) => pids.reduce((s, p) => s + (() => { try { return cpuSeconds(p); } catch { return 0; } })(), 0);
 
 async function run(store: 'sqlite' | 'postgres', target: string): Promise<Row> {
@@ -85,7 +68,7 @@ async function run(store: 'sqlite' | 'postgres', target: string): Promise<Row> {
     await sleep(Math.max(WARMUP_S, FREQ_S + 10) * 1000);
     const scrape = () => bench.api('/metrics').then((r) => r.text());
     const first = await scrape();
-    const pids = pgCluster ? clusterPids(pgCluster) : [];
+    const pids = pgCluster ? pgCluster.pids() : [];
     const pg0 = cpuOf(pids);
     const win = new ProcessWindow(p.child.proc.pid!);
     await sleep(DURATION_S * 1000);

@@ -1,7 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { freePort, spawnPharos } from '../support/process.ts';
@@ -28,12 +27,6 @@ after(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** The postmaster of the cluster in `dir` and its children (every backend). */
-function clusterPids(dir: string): number[] {
-  const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  return [postmaster, ...children];
-}
 
 test('a ping while the database is frozen answers 503 within the driver bound, and the event loop answers all along', { timeout: 120_000 }, async () => {
   const pgsql: TestPostgres = await startPostgres('pings_frozen');
@@ -57,7 +50,7 @@ test('a ping while the database is frozen answers 503 within the driver bound, a
   const token = (JSON.parse(created) as { healthcheck: { uuid: string } }).healthcheck.uuid;
   for (let i = 0; i < 3; i++) assert.equal((await fetch(`${pharos.url}/ping/${token}`)).status, 200, 'pings are stored before the freeze');
 
-  const pids = clusterPids(pgsql.dir);
+  const pids = pgsql.pids();
   for (const pid of pids) process.kill(pid, 'SIGSTOP');
   const probes: Array<{ ok: boolean; status: number | string }> = [];
   let pinging = true;

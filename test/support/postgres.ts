@@ -1,4 +1,4 @@
-import { appendFileSync, chownSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { daemonDir, freePort, runAs, setupAs, startDaemon, type Daemon } from './daemons.ts';
@@ -28,6 +28,28 @@ export interface TestPostgres {
   start(): Promise<void>;
   /** Stops the server and removes its folder. */
   cleanup(): Promise<void>;
+  /** The running postmaster and every process it forked (backends, checkpointer, …): to freeze with SIGSTOP, or to read their CPU. */
+  pids(): number[];
+}
+
+/**
+ * The postmaster of the cluster whose data is in `<dir>/data` and every process it forked, read from
+ * its pid file and /proc (a process that ends meanwhile is left out).
+ */
+export function clusterPids(dir: string): number[] {
+  const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // the process ended meanwhile
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
 }
 
 /**
@@ -113,6 +135,7 @@ export async function startPostgres(database = 'pharos', opts: { untilExit?: boo
     async start() {
       if (!server) await up();
     },
+    pids: () => clusterPids(dir),
     async cleanup() {
       await server?.stop();
       server = null;

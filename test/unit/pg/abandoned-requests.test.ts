@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AppError } from '../../../src/lib/errors.ts';
 import { openPostgresDb } from '../../../src/store/pg/driver.ts';
 import { startPostgres } from '../../support/postgres.ts';
@@ -14,12 +11,6 @@ import { waitFor } from '../../support/process.ts';
 // the server woke up and left its transaction open for good ("a transaction is already open" on every
 // later write, locks held, nothing committed). A real PostgreSQL whatever PHAROS_TEST_DRIVER says.
 
-/** The postmaster of the cluster in `dir` and its children (every backend). */
-function clusterPids(dir: string): number[] {
-  const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  return [postmaster, ...children];
-}
 
 const isUnavailable = (e: unknown) => e instanceof AppError && e.status === 503;
 
@@ -29,7 +20,7 @@ test('a BEGIN given up on while the database is frozen never opens a transaction
   const admin = server.admin('abandon');
   try {
     db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
-    const pids = clusterPids(server.dir);
+    const pids = server.pids();
     for (const pid of pids) process.kill(pid, 'SIGSTOP');
     try {
       assert.throws(() => db.tx(() => db.prepare('INSERT INTO t (x) VALUES (1)').run()), isUnavailable, 'the write answers 503 while the database is frozen');

@@ -1,8 +1,5 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AppError } from '../../../src/lib/errors.ts';
 import { openDbFile } from '../../../src/store/db.ts';
 import type { Db, TxSteps } from '../../../src/store/driver.ts';
@@ -31,12 +28,6 @@ const isUnavailable = (e: unknown) => e instanceof AppError && e.status === 503;
 const q = (sql: string, ...params: unknown[]) => ({ sql, params });
 const rowsOf = (db: Db) => (db.prepare('SELECT x FROM t ORDER BY x').all() as Array<{ x: number }>).map((r) => r.x);
 
-/** The postmaster of the cluster in `dir` and its children (every backend). */
-function clusterPids(dir: string): number[] {
-  const postmaster = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  return [postmaster, ...children];
-}
 
 for (const driver of ['sqlite', 'postgres'] as const) {
   const open = () => {
@@ -147,7 +138,7 @@ test('postgres: while the database is frozen a transaction fails 503 within its 
     await db.txAsync(function* () {
       yield { queries: [q('SELECT 1')], commit: true };
     });
-    const pids = clusterPids(server.dir);
+    const pids = server.pids();
     for (const pid of pids) process.kill(pid, 'SIGSTOP');
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
