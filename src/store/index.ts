@@ -20,6 +20,7 @@ import { clusterStore } from './cluster.ts';
 import { sqliteOf } from './db.ts';
 import { scoped } from './tx-scope.ts';
 import { AppError } from '../lib/errors.ts';
+import { directAsyncStore, type AsyncStore } from './async.ts';
 
 /** Every table family's module over one database handle (what {@link Store} adds `tx`, `close`… to). */
 function modulesOf(db: Db) {
@@ -46,12 +47,20 @@ function modulesOf(db: Db) {
   };
 }
 
+/** The table families' modules of a store (what {@link Store} adds `tx`, `async`, `close`… to). */
+export type StoreModules = ReturnType<typeof modulesOf>;
+
 /**
  * The store handed to the core: one module per table family (domain values in and out), and the
  * driver-neutral operations below. No raw database handle is part of it (issue 22); the SQLite and
  * PostgreSQL drivers behind it are chosen in open.ts.
  */
-export type Store = ReturnType<typeof modulesOf> & {
+export type Store = StoreModules & {
+  /**
+   * The same modules answering with Promises, and transactions by registered procedure (store/async.ts):
+   * what code on the event loop uses, because on PostgreSQL these calls never block it (issue 31).
+   */
+  readonly async: AsyncStore;
   /**
    * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: one pinned connection; nested
    * calls become savepoints; `fn` throwing rolls back and rethrows). `fn` is handed a
@@ -77,9 +86,14 @@ export type Store = ReturnType<typeof modulesOf> & {
 const handles = new WeakMap<object, Db>();
 
 /** The store of the modules over `db`. */
-export function createStore(db: Db): Store {
+export function createStore(db: Db, opts: { async?: (modules: StoreModules) => AsyncStore; onClose?: () => void } = {}): Store {
+  const modules = modulesOf(db);
+  let asyncStore: AsyncStore | undefined;
   const store: Store = {
-    ...modulesOf(db),
+    ...modules,
+    get async(): AsyncStore {
+      return (asyncStore ??= opts.async ? opts.async(modules) : directAsyncStore(store, modules));
+    },
     tx<T>(fn: (tx: Store) => T): T {
       return db.tx(() => {
         const scope = { open: true };
@@ -98,6 +112,7 @@ export function createStore(db: Db): Store {
     },
     close(): void {
       if (db.inTransaction) throw new Error('store: close() inside a transaction');
+      opts.onClose?.();
       db.checkpoint();
       db.close();
     },

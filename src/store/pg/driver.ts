@@ -4,6 +4,7 @@ import { bundledFile, isSea } from '../../lib/sea.ts';
 import { conflict, type AsyncOptions, type Db, type Query, type QueryResult, type RunResult, type Statement, type Step, type TxSteps } from '../driver.ts';
 import { CONFLICT, DOWN, EXITED, READY, STATE_BYTES, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
 import { toPostgres, type Translated } from './translate.ts';
+import { traceSyncCall } from '../sync-trace.ts';
 
 /** How to reach PostgreSQL (config `storage.postgres_*`). */
 export interface PostgresOptions {
@@ -138,6 +139,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
   const call = (req: Body, failFast = true): Reply & { ok: true } => {
     if (closed) throw new Error('the PostgreSQL store is closed');
+    traceSyncCall('text' in req ? req.text : req.op);
     ensureWorker();
     if (failFast && Atomics.load(flags, DOWN) === 1) throw unavailable();
     const id = ++nextId;
