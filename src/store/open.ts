@@ -6,6 +6,7 @@ import { copySqliteToPostgres, type TableCount } from './copy.ts';
 import { createStore, type Store } from './index.ts';
 import { openPostgresDb, redactUrl } from './pg/driver.ts';
 import { migratePostgres } from './pg/migrations.ts';
+import { storeHost } from './host-client.ts';
 
 /** Where the store lives (config `storage.driver` and friends; see src/config/storage.ts). */
 export type StorageTarget =
@@ -39,9 +40,15 @@ export function openDatabase(target: StorageTarget): Db {
   }
 }
 
-/** {@link openDatabase} wrapped in the store modules (what the core is given). */
+/**
+ * {@link openDatabase} wrapped in the store modules (what the core is given). On PostgreSQL
+ * `store.async` goes through the store host thread (host-client.ts), started at its first call.
+ */
 export function openStore(target: StorageTarget): Store {
-  return createStore(openDatabase(target));
+  const db = openDatabase(target);
+  if (target.driver === 'sqlite') return createStore(db);
+  const host = storeHost({ url: target.url, poolSize: 2, statementTimeoutMs: target.statementTimeoutMs });
+  return createStore(db, { async: (modules) => host.asyncStore(modules), onClose: () => host.close() });
 }
 
 /**

@@ -11,8 +11,21 @@ export interface PostgresOptions {
   /** `postgres://user:password@host:port/db`; the password is never logged nor put in an error. */
   url: string;
   poolSize: number;
-  /** Server-side statement_timeout, ms; the main thread gives up waiting 2 s after it. */
+  /** Server-side statement_timeout, ms; the main thread gives up waiting 5 s after it. */
   statementTimeoutMs: number;
+  /**
+   * The shared state (≥ {@link STATE_BYTES} bytes) when the caller must be able to wake a waiting call
+   * from another thread (the store host, store/host-client.ts: `Atomics.notify` on slot READY).
+   */
+  state?: SharedArrayBuffer | undefined;
+  /**
+   * Asked whenever a synchronous call waits or starts (not for a rollback): true when the caller of
+   * the work under way gave up on it (the store host's request was cancelled). The call then abandons
+   * its request (nothing of it runs later, see pg/worker.ts) and throws AppError 503 `store.unavailable`.
+   */
+  cancelled?: (() => boolean) | undefined;
+  /** The worker's bundled code (inside the single executable, when the caller is not the main thread). */
+  workerCode?: string | undefined;
 }
 
 /** The error every store call throws while the database cannot be reached: the API answers 503. */
@@ -36,8 +49,9 @@ export function redactUrl(url: string): string {
  * inside the single executable it runs the bundled copy stored as the
  * SEA asset `pg-worker.cjs` (build.sh) with `eval: true`.
  */
-function startWorker(init: WorkerInit): Worker {
+function startWorker(init: WorkerInit, code?: string): Worker {
   const transfer = [init.port as unknown as Transferable, init.asyncPort as unknown as Transferable];
+  if (code !== undefined) return new Worker(code, { eval: true, workerData: init, transferList: transfer });
   if (isSea()) return new Worker(bundledFile('pg-worker.cjs', '').toString('utf8'), { eval: true, workerData: init, transferList: transfer });
   // Node 24 strips the types itself; no loader flags are passed on (a `--import tsx` of the parent
   // resolves against the working directory, which need not hold node_modules).
@@ -77,7 +91,7 @@ function wire(cache: Map<string, Translated>, q: Query): WireQuery {
  * Migrations are not applied here (see pg/migrate.ts).
  */
 export function openPostgresDb(opts: PostgresOptions): Db {
-  const state = new SharedArrayBuffer(STATE_BYTES);
+  const state = opts.state ?? new SharedArrayBuffer(STATE_BYTES);
   const flags = new Int32Array(state);
   let port1: MessagePort;
   let asyncPort: MessagePort;
@@ -109,7 +123,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       state,
       port: channel.port2 as MessagePort,
       asyncPort: asyncChannel.port2 as MessagePort,
-    });
+    }, opts.workerCode);
     worker = w;
     w.unref();
     // Without a listener an uncaught error in the worker would be rethrown here and end the process.
@@ -142,6 +156,8 @@ export function openPostgresDb(opts: PostgresOptions): Db {
     traceSyncCall('text' in req ? req.text : req.op);
     ensureWorker();
     if (failFast && Atomics.load(flags, DOWN) === 1) throw unavailable();
+    const cancelled = failFast ? opts.cancelled : undefined;
+    if (cancelled?.()) throw unavailable();
     const id = ++nextId;
     port1.postMessage({ ...req, id });
     const until = Date.now() + waitMs;
@@ -157,7 +173,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       if (seen === id) continue;
       if (Atomics.load(flags, EXITED) === 1) throw unavailable();
       const left = until - Date.now();
-      if (left <= 0) {
+      if (left <= 0 || cancelled?.()) {
         // Nothing may run after its caller gave up (pg/worker.ts): a late BEGIN would stay open for good.
         port1.postMessage({ op: 'abandon', id });
         throw unavailable();
