@@ -116,6 +116,12 @@ build_target() {
   # it dlopens the addon file the main thread loaded): the SEA asset checkpoint-worker.cjs.
   node_modules/.bin/esbuild src/store/checkpoint-worker.ts --bundle --platform=node --format=cjs --target=node24 \
     --outfile="$work/checkpoint-worker.cjs" --log-level=error --legal-comments=none
+  # The store host thread (src/store-host.ts: the store and every module defining procedures; on
+  # PostgreSQL it runs store.async calls so the main event loop never waits): SEA asset store-host.cjs.
+  node_modules/.bin/esbuild src/store-host.ts --bundle --platform=node --format=cjs --target=node24 \
+    --outfile="$work/store-host.cjs" --log-level=warning --legal-comments=none \
+    --define:import.meta.url=__pharos_import_meta_url \
+    --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
 
   # Who makes the blob: the target's own Node (its code cache is valid there), run natively or
   # under qemu; else this machine's Node without a code cache.
@@ -148,6 +154,7 @@ build_target() {
         "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js",
         "pg-worker.cjs": `${process.env.WORK}/pg-worker.cjs`,
         "checkpoint-worker.cjs": `${process.env.WORK}/checkpoint-worker.cjs`,
+        "store-host.cjs": `${process.env.WORK}/store-host.cjs`,
       },
     };
     // A key clash would silently drop an asset, so it fails; so does a missing file.
