@@ -14,11 +14,22 @@ import { isMainThread } from 'node:worker_threads';
 const file = process.env.PHAROS_TRACE_SYNC_STORE;
 const seen = new Set<string>();
 let count = 0;
+let serving = false;
+let countServing = 0;
+
+/**
+ * Marks the end of start-up (src/pharos.ts, once listening and started): from now on each traced call
+ * site is written with the prefix `serving: ` — the ones issue 31 allows none of.
+ */
+export function markServing(): void {
+  serving = true;
+}
 
 /** Records one synchronous statement `sql` run from this thread (see the module comment). */
 export function traceSyncCall(sql: string): void {
   if (!isMainThread) return;
   count++;
+  if (serving) countServing++;
   if (!file) return;
   const frames = (new Error().stack ?? '')
     .split('\n')
@@ -26,13 +37,18 @@ export function traceSyncCall(sql: string): void {
     .map((l) => l.trim())
     .filter((l) => l.includes('/src/') && !l.includes('/src/store/'))
     .slice(0, 4);
-  const site = frames.join(' <- ');
+  const site = `${serving ? 'serving: ' : ''}${frames.join(' <- ')}`;
   if (seen.has(site)) return;
   seen.add(site);
-  appendFileSync(file, `${sql.replace(/\s+/g, ' ').slice(0, 80)}\n    ${site || '(no caller outside src/store)'}\n`);
+  appendFileSync(file, `${serving ? 'serving: ' : ''}${sql.replace(/\s+/g, ' ').slice(0, 80)}\n    ${site || '(no caller outside src/store)'}\n`);
 }
 
 /** Synchronous statements run from the main thread since the process started. */
 export function syncCallCount(): number {
   return count;
+}
+
+/** Synchronous statements run from the main thread since {@link markServing} (the metric `pharos_store_sync_calls_total`). */
+export function syncCallCountServing(): number {
+  return countServing;
 }
