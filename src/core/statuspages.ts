@@ -2,119 +2,218 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { hashPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
-import { resolveStatuspage, subdomainFrom, type Statuspage, type StatuspageBodyInput, type StatuspagePatchInput } from '../domain/statuspage.ts';
+import { resolveStatuspage, subdomainFrom, type PageService, type Statuspage, type StatuspageBodyInput, type StatuspagePatchInput } from '../domain/statuspage.ts';
+import type { SsoConnection } from '../domain/sso-connection.ts';
 import type { Store } from '../store/index.ts';
+import { procedure } from '../store/async.ts';
 import type { EventBus } from './events.ts';
 import { isServiceUuid } from './references.ts';
 
 /** Status pages per list page (CONTRACT.md "Status pages (v2)"). */
 export const STATUSPAGES_PER_PAGE = 20;
 
+/** How long a public lookup (`bySubdomain`, `byHost`) is remembered, ms. */
+const LOOKUP_MS = 1_000;
+
+// Transaction bodies (store/async.ts): pure functions of the transaction's store and their arguments.
+
+const mustGetIn = (tx: Store, uuid: string): Statuspage => {
+  const s = tx.statuspages.get(uuid);
+  if (!s) throw notFound('statuspages', 'Status page');
+  return s;
+};
+
+/** The body checked as a whole against `current` (null: a new page); references looked up in `tx`. */
+const resolveIn = (tx: Store, body: StatuspagePatchInput, current: Statuspage | null) =>
+  resolveStatuspage(body, current, (u) => isServiceUuid(tx, u), (u) => tx.ssoConnections.get(u) !== undefined);
+
+/** `wanted` when free (else 409), or a subdomain made from `name` with a number added when taken. */
+function freeSubdomain(tx: Store, wanted: string | undefined, name: string, self: string | null): string {
+  const taken = (s: string) => {
+    const other = tx.statuspages.bySubdomain(s);
+    return other !== undefined && other.uuid !== self;
+  };
+  if (wanted) {
+    if (taken(wanted)) throw conflict('statuspages.subdomain_taken', `subdomain "${wanted}" is taken`);
+    return wanted;
+  }
+  const base = subdomainFrom(name);
+  let candidate = base;
+  for (let i = 2; taken(candidate); i++) candidate = `${base.slice(0, 58)}-${i}`;
+  return candidate;
+}
+
+function checkHostname(tx: Store, hostname: string | null, self: string | null): void {
+  const other = hostname ? tx.statuspages.byHostname(hostname) : undefined;
+  if (other && other.uuid !== self) throw conflict('statuspages.hostname_taken', `hostname "${hostname}" is used by another status page`);
+}
+
+/** Checks a body without storing it (before a password is hashed: a broken body costs no hash). */
+const checkPage = procedure('statuspages.check', (tx: Store, a: { uuid: string | null; body: StatuspagePatchInput }): null => {
+  resolveIn(tx, a.body, a.uuid === null ? null : mustGetIn(tx, a.uuid));
+  return null;
+});
+
+/** Stores a new page: checked, subdomain made free, hostname unique. */
+const insertPage = procedure('statuspages.insert', (tx: Store, a: { body: StatuspageBodyInput; passwordHash: string | null; now: number }): Statuspage => {
+  const r = resolveIn(tx, a.body, null);
+  const subdomain = freeSubdomain(tx, r.subdomain, r.name, null);
+  checkHostname(tx, r.hostname, null);
+  return tx.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: a.passwordHash }, a.now);
+});
+
+/** Merges a patch into the stored page and stores it; `passwordHash` null keeps the stored one. */
+const updatePage = procedure('statuspages.update', (tx: Store, a: { uuid: string; body: StatuspagePatchInput; passwordHash: string | null; now: number }): Statuspage => {
+  const current = mustGetIn(tx, a.uuid);
+  const r = resolveIn(tx, a.body, current);
+  const subdomain = r.subdomain ? freeSubdomain(tx, r.subdomain, r.name, a.uuid) : current.subdomain;
+  checkHostname(tx, r.hostname, a.uuid);
+  return tx.statuspages.update(a.uuid, { ...r, subdomain, passwordHash: a.passwordHash ?? current.passwordHash }, a.now);
+});
+
+/** Names of services (monitor, healthcheck or component uuids) and SSO connections by uuid. */
+const shownOf = procedure('statuspages.shown', (tx: Store, a: { services: string[]; connections: string[] }) => {
+  const names = new Map<string, string>();
+  for (const u of a.services) {
+    const name = (tx.monitors.get(u) ?? tx.healthchecks.get(u) ?? tx.healthchecks.getByPublicUuid(u) ?? tx.incidents.components.get(u))?.name;
+    if (name !== undefined) names.set(u, name);
+  }
+  const connections = new Map<string, SsoConnection>();
+  for (const u of a.connections) {
+    const c = tx.ssoConnections.get(u);
+    if (c) connections.set(u, c);
+  }
+  return { names, connections };
+});
+
+/** What the API shows of pages beside their rows: services' own names, SSO connections. */
+export interface PagesShown {
+  nameOf(uuid: string): string | undefined;
+  connection(uuid: string): SsoConnection | undefined;
+}
+
 /**
  * Status page use cases (API.md §4.7, CONTRACT.md "Status pages (v2)"): validation of every field,
  * subdomains unique (a taken one → 409; none given → made from the name, with a number added when
- * taken), passwords stored only as scrypt hashes. The public pages come with the status-page issue.
+ * taken), passwords stored only as scrypt hashes. Every store call is asynchronous (issue 31);
+ * each write is one procedure.
  */
 export function statuspagesService(deps: { store: Store; clock: Clock; bus?: EventBus }) {
   const { store, clock, bus } = deps;
   /**
    * Lookups of public requests (`bySubdomain`, `byHost`), kept 1 s and dropped on every write here
-   * (the only writer of status pages), so a crowd on a page does not parse its row per request.
+   * and on every status page change relayed from another instance, so a crowd on a page does not
+   * read its row per request. One read in flight per key: concurrent requests after a miss await
+   * the same read. A read started before a change is handed to its waiters but not remembered.
    * Bounded: cleared when it holds 1,000 keys (any Host header is a key).
    */
   const memo = new Map<string, { page: Statuspage | undefined; at: number }>();
-  const remembered = (key: string, load: () => Statuspage | undefined): Statuspage | undefined => {
+  const loading = new Map<string, Promise<Statuspage | undefined>>();
+  let generation = 0;
+  const remembered = (key: string, load: () => Promise<Statuspage | undefined>): Promise<Statuspage | undefined> => {
     const now = clock.now();
     const hit = memo.get(key);
-    if (hit && now - hit.at < 1_000 && now >= hit.at) return hit.page;
-    const page = load();
-    if (memo.size >= 1_000) memo.clear();
-    memo.set(key, { page, at: now });
-    return page;
+    if (hit && now - hit.at < LOOKUP_MS && now >= hit.at) return Promise.resolve(hit.page);
+    const pending = loading.get(key);
+    if (pending) return pending;
+    const gen = generation;
+    const p: Promise<Statuspage | undefined> = load()
+      .then((page) => {
+        if (gen === generation) {
+          if (memo.size >= 1_000) memo.clear();
+          memo.set(key, { page, at: now });
+        }
+        return page;
+      })
+      .finally(() => {
+        if (loading.get(key) === p) loading.delete(key);
+      });
+    loading.set(key, p);
+    return p;
   };
+  const forget = () => {
+    generation++;
+    memo.clear();
+    loading.clear();
+  };
+  // Another instance's edit (relayed, cluster/relay.ts) or this one's: the next lookup reads again.
+  bus?.on('statuspage.content', ({ kind }) => kind === 'statuspage' && forget());
   /** After a write's commit: the page's public renders are stale. */
   const changed = <T extends { uuid: string }>(s: T): T => {
-    memo.clear();
+    forget();
     bus?.emit('statuspage.content', { kind: 'statuspage', uuid: s.uuid });
     return s;
   };
-  const mustGet = (uuid: string): Statuspage => {
-    const s = store.statuspages.get(uuid);
+  const mustGet = async (uuid: string): Promise<Statuspage> => {
+    const s = await store.async.statuspages.get(uuid);
     if (!s) throw notFound('statuspages', 'Status page');
     return s;
   };
-  const knownService = (uuid: string) => isServiceUuid(store, uuid);
-  const knownConnection = (uuid: string) => store.ssoConnections.get(uuid) !== undefined;
-  const freeSubdomain = (wanted: string | undefined, name: string, self: string | null): string => {
-    const taken = (s: string) => {
-      const other = store.statuspages.bySubdomain(s);
-      return other !== undefined && other.uuid !== self;
-    };
-    if (wanted) {
-      if (taken(wanted)) throw conflict('statuspages.subdomain_taken', `subdomain "${wanted}" is taken`);
-      return wanted;
-    }
-    const base = subdomainFrom(name);
-    let candidate = base;
-    for (let i = 2; taken(candidate); i++) candidate = `${base.slice(0, 58)}-${i}`;
-    return candidate;
-  };
-  const checkHostname = (hostname: string | null, self: string | null) => {
-    const other = hostname ? store.statuspages.byHostname(hostname) : undefined;
-    if (other && other.uuid !== self) throw conflict('statuspages.hostname_taken', `hostname "${hostname}" is used by another status page`);
-  };
-  /** Stores a resolved new page in one transaction (subdomain made free, hostname unique). */
-  const insertPage = (r: ReturnType<typeof resolveStatuspage>, passwordHash: string | null): Statuspage =>
-    store.tx((tx) => {
-      const subdomain = freeSubdomain(r.subdomain, r.name, null);
-      checkHostname(r.hostname, null);
-      return tx.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash }, clock.now());
-    });
 
   return {
     /** A page (0-indexed) of status pages; `search` keeps those whose name, subdomain or hostname contains it. */
-    list(page: number, search?: string) {
-      const { items, total } = store.statuspages.list(STATUSPAGES_PER_PAGE, page * STATUSPAGES_PER_PAGE, search);
+    async list(page: number, search?: string) {
+      const { items, total } = await store.async.statuspages.list(STATUSPAGES_PER_PAGE, page * STATUSPAGES_PER_PAGE, search);
       return { statuspages: items, hasNextPage: (page + 1) * STATUSPAGES_PER_PAGE < total, total, page, resultsPerPage: STATUSPAGES_PER_PAGE };
     },
     /** @throws AppError 404 `statuspages.not_found` */
     get: mustGet,
     /** The page at `subdomain` (any case), or undefined. */
-    bySubdomain: (subdomain: string): Statuspage | undefined => remembered(`s:${subdomain.toLowerCase()}`, () => store.statuspages.bySubdomain(subdomain.toLowerCase())),
+    bySubdomain: (subdomain: string): Promise<Statuspage | undefined> => {
+      const s = subdomain.toLowerCase();
+      return remembered(`s:${s}`, () => store.async.statuspages.bySubdomain(s));
+    },
     /**
      * The page a request's Host names: its custom `hostname`, or `<subdomain>.<hostedDomain>`
      * (one label). Port and case are ignored. Undefined for any other host.
      */
-    byHost(host: string | undefined, hostedDomain: string): Statuspage | undefined {
-      if (!host) return undefined;
+    byHost(host: string | undefined, hostedDomain: string): Promise<Statuspage | undefined> {
+      if (!host) return Promise.resolve(undefined);
       const h = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-      return remembered(`h:${hostedDomain}:${h}`, () => {
-        const custom = store.statuspages.byHostname(h);
+      return remembered(`h:${hostedDomain}:${h}`, async () => {
+        const custom = await store.async.statuspages.byHostname(h);
         if (custom) return custom;
         const suffix = `.${hostedDomain.toLowerCase()}`;
         if (!h.endsWith(suffix)) return undefined;
         const sub = h.slice(0, -suffix.length);
-        return sub && !sub.includes('.') ? store.statuspages.bySubdomain(sub) : undefined;
+        return sub && !sub.includes('.') ? store.async.statuspages.bySubdomain(sub) : undefined;
       });
     },
     /** True when a status page uuid exists (maintenance windows, incidents). */
-    exists: (uuid: string): boolean => store.statuspages.get(uuid) !== undefined,
-    /** The name a page shows for a service uuid (monitor, healthcheck or component), or undefined. */
-    serviceName(uuid: string): string | undefined {
-      return (store.monitors.get(uuid) ?? store.healthchecks.get(uuid) ?? store.healthchecks.getByPublicUuid(uuid) ?? store.incidents.components.get(uuid))?.name;
+    exists: async (uuid: string): Promise<boolean> => (await store.async.statuspages.get(uuid)) !== undefined,
+    /** Services' own names (for services shown without one of their own) and SSO connections of `pages`, read in one transaction. */
+    async shown(pages: readonly Statuspage[]): Promise<PagesShown> {
+      const services = new Set<string>();
+      const walk = (list: readonly PageService[]) =>
+        list.forEach((v) => {
+          if (v.name_shown === null && v.monitor_uuid) services.add(v.monitor_uuid);
+          walk(v.services);
+        });
+      const connections = new Set<string>();
+      for (const p of pages) {
+        p.sections.forEach((sec) => walk(sec.services));
+        const c = p.settings.authentication.sso_connection_uuid;
+        if (c) connections.add(c);
+      }
+      const r = services.size + connections.size === 0 ? { names: new Map<string, string>(), connections: new Map<string, SsoConnection>() } : await store.async.tx(shownOf, { services: [...services], connections: [...connections] });
+      return { nameOf: (u) => r.names.get(u), connection: (u) => r.connections.get(u) };
     },
     /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
     async create(body: StatuspageBodyInput): Promise<Statuspage> {
-      const r = resolveStatuspage(body, null, knownService, knownConnection);
-      return changed(insertPage(r, body.password ? await hashPassword(body.password) : null));
+      let passwordHash: string | null = null;
+      if (body.password) {
+        await store.async.tx(checkPage, { uuid: null, body });
+        passwordHash = await hashPassword(body.password);
+      }
+      return changed(await store.async.tx(insertPage, { body, passwordHash, now: clock.now() }));
     },
     /**
      * Like {@link create} without a password, synchronously, so an importer can create pages inside
-     * its own transaction (`pharos import kuma`). @throws AppError 400 (also for a password) / 409
+     * its own transaction (`pharos import kuma`, a CLI command). @throws AppError 400 (also for a password) / 409
      */
     createWithoutPassword(body: StatuspageBodyInput): Statuspage {
       if (body.password) throw new AppError(400, 'statuspages.invalid', 'password: cannot be set here');
-      return changed(insertPage(resolveStatuspage(body, null, knownService, knownConnection), null));
+      return changed(store.tx((tx) => insertPage.run(tx, { body, passwordHash: null, now: clock.now() })));
     },
     /**
      * Partial update: fields left out keep their values, `sections`, when given, replace all; the
@@ -122,24 +221,16 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
      * @throws AppError 404 / 400 / 409
      */
     async update(uuid: string, body: StatuspagePatchInput): Promise<Statuspage> {
-      const current = mustGet(uuid);
-      const r = resolveStatuspage(body, current, knownService, knownConnection);
-      const passwordHash = body.password ? await hashPassword(body.password) : current.passwordHash;
-      return changed(
-        store.tx((tx) => {
-          mustGet(uuid);
-          const subdomain = r.subdomain ? freeSubdomain(r.subdomain, r.name, uuid) : current.subdomain;
-          checkHostname(r.hostname, uuid);
-          return tx.statuspages.update(uuid, { ...r, subdomain, passwordHash }, clock.now());
-        }),
-      );
+      let passwordHash: string | null = null;
+      if (body.password) {
+        await store.async.tx(checkPage, { uuid, body });
+        passwordHash = await hashPassword(body.password);
+      }
+      return changed(await store.async.tx(updatePage, { uuid, body, passwordHash, now: clock.now() }));
     },
     /** @throws AppError 404 */
-    delete(uuid: string): void {
-      store.tx((tx) => {
-        mustGet(uuid);
-        tx.statuspages.delete(uuid);
-      });
+    async delete(uuid: string): Promise<void> {
+      if (!(await store.async.statuspages.delete(uuid))) throw notFound('statuspages', 'Status page');
       changed({ uuid });
     },
   };

@@ -78,7 +78,8 @@ export function createApp(deps: HttpDeps) {
   hostPages.route('/_pharos', pageAssetsRouter());
   hostPages.route('/', statusPagesRouter(deps, 'host'));
   const domain = hostedDomain(core.config);
-  app.use('*', async (c, next) => (core.statuspages.byHost(c.req.header('host'), domain) ? hostPages.fetch(c.req.raw, c.env) : next()));
+  // Asynchronous (issue 31): remembered 1 s per host, one read in flight per host (core/statuspages.ts).
+  app.use('*', async (c, next) => ((await core.statuspages.byHost(c.req.header('host'), domain)) ? hostPages.fetch(c.req.raw, c.env) : next()));
   // The web console (issue 16) answers its own paths (`/`, `/monitors/…`, `/login`, …) before the API.
   const consoleApp = consoleRouter(deps).app;
   // Not on `<anything>.<hosted_domain>`: those hosts belong to status pages (an unknown one is a 404, not a sign-in page).

@@ -104,10 +104,14 @@ const Wrapped = StatuspageSchema.extend({ statuspage: StatuspageSchema, message:
 export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (s: Statuspage) => toStatuspageJson(s, core.config, core.identity.connections.find, (u) => core.statuspages.serviceName(u));
-  const both = (s: Statuspage, message?: string) => {
-    const o = out(s);
-    return message === undefined ? { ...o, statuspage: o } : { ...o, statuspage: o, message };
+  /** The pages as the API shows them: their services' names and SSO connections read first, in one asynchronous transaction. */
+  const out = async (pages: Statuspage[]) => {
+    const shown = await core.statuspages.shown(pages);
+    return pages.map((s) => toStatuspageJson(s, core.config, shown.connection, shown.nameOf));
+  };
+  const both = async (s: Statuspage, message?: string) => {
+    const [o] = await out([s]);
+    return message === undefined ? { ...o!, statuspage: o! } : { ...o!, statuspage: o!, message };
   };
   const item = { params: UuidParam };
   app.openapi(
@@ -119,28 +123,28 @@ export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { query: ListQuery },
       responses: { 200: json(z.object({ statuspages: z.array(StatuspageSchema), hasNextPage: z.boolean(), total: z.number(), page: z.number(), resultsPerPage: z.number() }), 'A page'), ...COMMON_ERRORS },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
-      const r = core.statuspages.list(q.page, q.search);
-      return c.json({ ...r, statuspages: r.statuspages.map(out) }, 200);
+      const r = await core.statuspages.list(q.page, q.search);
+      return c.json({ ...r, statuspages: await out(r.statuspages) }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a status page', request: jsonBody(StatuspageBody), responses: { 201: json(Wrapped, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS, ...CONFLICT } }),
-    async (c) => c.json(both(await core.statuspages.create(c.req.valid('json')), 'Status page created'), 201),
+    async (c) => c.json(await both(await core.statuspages.create(c.req.valid('json')), 'Status page created'), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a status page', request: item, responses: { 200: json(Wrapped, 'The page'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(both(core.statuspages.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(await both(await core.statuspages.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a status page (partial: fields left out keep their values; sections replace all)', request: { ...item, ...jsonBody(StatuspagePatchBody) }, responses: { 200: json(Wrapped, 'The page'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, ...CONFLICT } }),
-    async (c) => c.json(both(await core.statuspages.update(c.req.valid('param').uuid, c.req.valid('json')), 'Status page updated'), 200),
+    async (c) => c.json(await both(await core.statuspages.update(c.req.valid('param').uuid, c.req.valid('json')), 'Status page updated'), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a status page', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
-      core.statuspages.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.statuspages.delete(c.req.valid('param').uuid);
       return c.json({ message: 'Status page deleted' }, 200);
     },
   );

@@ -67,9 +67,9 @@ export function subscribersRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { params: UuidParam, query: ListQuery },
       responses: { 200: json(z.object({ subscribers: z.array(SubscriberSchema), hasNextPage: z.boolean(), total: z.number(), page: z.number(), resultsPerPage: z.number() }), 'A page'), ...COMMON_ERRORS, ...NOT_FOUND },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
-      const r = core.subscribers.list(c.req.valid('param').uuid, q.page, q.type === 'all' ? null : q.type);
+      const r = await core.subscribers.list(c.req.valid('param').uuid, q.page, q.type === 'all' ? null : q.type);
       return c.json({ subscribers: r.subscribers.map((s) => toSubscriberJson(s, r.page)), hasNextPage: r.hasNextPage, total: r.total, page: r.pageNumber, resultsPerPage: r.resultsPerPage }, 200);
     },
   );
@@ -82,8 +82,8 @@ export function subscribersRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { params: UuidParam, ...jsonBody(AddSubscriberBody) },
       responses: { 201: json(Added, 'Added'), 200: json(Added, 'Already subscribed (now confirmed)'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
-    (c) => {
-      const r = core.subscribers.add(c.req.valid('param').uuid, c.req.valid('json'));
+    async (c) => {
+      const r = await core.subscribers.add(c.req.valid('param').uuid, c.req.valid('json'));
       const s = toSubscriberJson(r.subscriber, r.page);
       const body = { ...s, message: r.created ? 'Subscriber added' : 'Already subscribed', subscriber: s };
       return r.created ? c.json(body, 201) : c.json(body, 200);
@@ -98,9 +98,9 @@ export function subscribersRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { params: Params },
       responses: { 200: json(MessageSchema, 'Removed'), ...COMMON_ERRORS, ...NOT_FOUND },
     }),
-    (c) => {
+    async (c) => {
       const { uuid, id } = c.req.valid('param');
-      core.subscribers.remove(uuid, id);
+      await core.subscribers.remove(uuid, id);
       return c.json({ message: 'Subscriber removed' }, 200);
     },
   );

@@ -21,31 +21,30 @@ export function statuspageJson(f: FormValues): Record<string, unknown> {
   return { name: text(f, 'name'), ...(text(f, 'subdomain').trim() ? { subdomain: text(f, 'subdomain').trim() } : {}), sections };
 }
 
-/** Status pages: list with view links, create with sections (the same schema and use case as /v2/statuspages). */
+/** Status pages: list with view links, create with sections (the same schema and use case as /v2/statuspages). Data is loaded with awaits first, then rendered. */
 export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core } = deps;
   const urlOf = (p: Statuspage) => (p.hostname ? `https://${p.hostname}` : `${core.config.public_url.replace(/\/$/, '')}/status/${p.subdomain}`);
-  const choices = () => [
-    ...core.monitors.list().map((m) => ({ uuid: m.uuid, name: m.name, kind: m.protocol })),
-    ...core.healthchecks.list().map((h) => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck' })),
-    ...core.incidents.components.list().map((x) => ({ uuid: x.uuid, name: x.name, kind: 'component' })),
+  const checks = async () => [
+    ...(await core.monitors.list()).map((m) => ({ uuid: m.uuid, name: m.name, kind: m.protocol })),
+    ...(await core.healthchecks.list()).map((h) => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck' })),
   ];
-  const found = (uuid: string) => {
+  const choices = async () => [...(await checks()), ...(await core.incidents.components.list()).map((x) => ({ uuid: x.uuid, name: x.name, kind: 'component' }))];
+  const found = async (uuid: string) => {
     try {
-      return core.statuspages.get(uuid);
+      return await core.statuspages.get(uuid);
     } catch (e) {
       if (e instanceof AppError && e.status === 404) return null;
       throw e;
     }
   };
-  const edit = (c: ConsoleContext, p: Statuspage, e?: unknown) =>
-    page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services: choices(), errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
-  const show = (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
-    const services = [
-      ...core.monitors.list().map((m) => ({ uuid: m.uuid, name: m.name, kind: m.protocol })),
-      ...core.healthchecks.list().map((h) => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck' })),
-    ];
-    const pages = core.statuspages.list(0).statuspages;
+  const edit = async (c: ConsoleContext, p: Statuspage, e?: unknown) => {
+    const services = await choices();
+    return page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+  };
+  const show = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
+    const services = await checks();
+    const pages = (await core.statuspages.list(0)).statuspages;
     return page(c, StatuspagesPage({ s: shellOf(c, '/statuspages'), pages, urlOf, services, values, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
   };
   app.get('/statuspages', (c) => show(c));
@@ -58,12 +57,12 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return show(c, f, e);
     }
   });
-  app.get('/statuspages/:uuid', (c) => {
-    const p = found(c.req.param('uuid'));
+  app.get('/statuspages/:uuid', async (c) => {
+    const p = await found(c.req.param('uuid'));
     return p ? edit(c, p) : c.notFound();
   });
   app.post('/statuspages/:uuid/sections', async (c) => {
-    const p = found(c.req.param('uuid'));
+    const p = await found(c.req.param('uuid'));
     if (!p) return c.notFound();
     try {
       await core.statuspages.update(p.uuid, parseWith(StatuspageBody, { name: p.name, sections: editSections(p.sections, await formOf(c)) }));
@@ -73,7 +72,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
   app.post('/statuspages/:uuid', async (c) => {
-    const p = found(c.req.param('uuid'));
+    const p = await found(c.req.param('uuid'));
     if (!p) return c.notFound();
     const f = await formOf(c);
     try {
@@ -92,10 +91,10 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return edit(c, p, e);
     }
   });
-  app.post('/statuspages/:uuid/delete', (c) => {
-    const p = found(c.req.param('uuid'));
+  app.post('/statuspages/:uuid/delete', async (c) => {
+    const p = await found(c.req.param('uuid'));
     if (!p) return c.notFound();
-    core.statuspages.delete(p.uuid);
+    await core.statuspages.delete(p.uuid);
     return c.redirect('/statuspages', 303);
   });
 }

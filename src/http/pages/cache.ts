@@ -56,6 +56,8 @@ export const MIN_RENDER_INTERVAL_MS = 1_000;
  */
 export class PageRenderCache {
   readonly #entries = new Map<string, Entry>();
+  /** Renders in flight, by key. */
+  readonly #rendering = new Map<string, Promise<Entry>>();
   readonly #clock: Clock;
   #version = 0;
   /** healthcheck id → what a page shows of it (status, name, paused, pinged yet): later pings do not invalidate. */
@@ -86,15 +88,32 @@ export class PageRenderCache {
   }
 
   /**
-   * The cached render of `key`, or a fresh one from `render` (synchronous, so concurrent visitors
-   * after an invalidation wait for one render, not one each).
+   * The cached render of `key`, or a fresh one from `render`. One render in flight per key:
+   * concurrent visitors after an invalidation await the same render, not one each. A render keeps
+   * the version it started at (an invalidation during it is seen by the next visitor past
+   * {@link MIN_RENDER_INTERVAL_MS}). A render that fails rejects for all its waiters and keeps nothing.
    * @param nonce the CSP nonce to render with on a miss (the entry keeps it for the headers)
    */
-  get(key: string, nonce: string, render: () => Rendered): Entry {
+  get(key: string, nonce: string, render: () => Rendered | Promise<Rendered>): Promise<Entry> {
     const now = this.#clock.now();
     const e = this.#entries.get(key);
-    if (e && now < e.expiresAt && (e.version === this.#version || now - e.renderedAt < MIN_RENDER_INTERVAL_MS)) return e;
-    const r = render();
+    if (e && now < e.expiresAt && (e.version === this.#version || now - e.renderedAt < MIN_RENDER_INTERVAL_MS)) return Promise.resolve(e);
+    const pending = this.#rendering.get(key);
+    if (pending) return pending;
+    const version = this.#version;
+    const p = (async () => this.#keep(key, nonce, await render(), now, version))().finally(() => {
+      if (this.#rendering.get(key) === p) this.#rendering.delete(key);
+    });
+    this.#rendering.set(key, p);
+    return p;
+  }
+
+  /** Keeps `r`, rendered now with `nonce`, as the entry of `key` (the warm-up's synchronous render). */
+  put(key: string, nonce: string, r: Rendered): Entry {
+    return this.#keep(key, nonce, r, this.#clock.now(), this.#version);
+  }
+
+  #keep(key: string, nonce: string, r: Rendered, now: number, version: number): Entry {
     this.renders++;
     const body = Buffer.from(r.body, 'utf8');
     const nextMinute = (Math.floor(now / 60_000) + 1) * 60_000;
@@ -105,7 +124,7 @@ export class PageRenderCache {
       nonce,
       expiresAt: r.changesAt !== undefined && r.changesAt > now ? Math.min(nextMinute, r.changesAt) : nextMinute,
       renderedAt: now,
-      version: this.#version,
+      version,
     };
     this.#entries.delete(key);
     this.#entries.set(key, entry);
@@ -124,4 +143,4 @@ export class PageRenderCache {
 }
 
 /** A cache entry as the routes see it. */
-export type CachedRender = ReturnType<PageRenderCache['get']>;
+export type CachedRender = Awaited<ReturnType<PageRenderCache['get']>>;

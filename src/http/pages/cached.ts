@@ -41,12 +41,12 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * carries, an ETag (304 on If-None-Match) and `Vary: Accept-Encoding`, and sends the body
  * brotli- or gzip-compressed when the client accepts it (compressed once per render).
  * @param route the route and its variant (`page|24h`, `summary`, …)
- * @param render called on a miss, synchronously
+ * @param render called on a miss (one at a time per key: see {@link PageRenderCache.get})
  */
-export function cachedPage(c: PageContext, cache: PageRenderCache, route: string, render: () => Rendered): Response {
+export async function cachedPage(c: PageContext, cache: PageRenderCache, route: string, render: () => Rendered | Promise<Rendered>): Promise<Response> {
   const { page, chrome } = c.var;
   const key = `${route}|${page.uuid}|${page.updatedAt}|${chrome.base}|${chrome.lang}`;
-  const e = cache.get(key, chrome.nonce, render);
+  const e = await cache.get(key, chrome.nonce, render);
   c.header('Content-Security-Policy', contentSecurityPolicy(e.nonce, page.settings.google_analytics !== null));
   c.header('ETag', e.etag);
   c.header('Vary', 'Accept-Encoding');

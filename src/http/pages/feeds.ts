@@ -20,10 +20,10 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
   const publicUrl = core.config.public_url.replace(/\/+$/, '');
   const cache = pageCacheFor(core, deps.clock);
 
-  app.get('/feed.atom', (c) => cachedPage(c, cache, 'feed', () => {
+  app.get('/feed.atom', (c) => cachedPage(c, cache, 'feed', async () => {
     const { page, chrome } = c.var;
     const pageUrl = `${publicUrl}/status/${page.subdomain}`;
-    const view = core.statusView.history(page);
+    const view = await core.statusView.history(page);
     const updated = Math.max(page.updatedAt, ...view.incidents.map((i) => i.updatedAt));
     const entries = view.incidents.map((i): AtomEntry => {
       const text = [...i.updates].reverse().map((u) => `${chrome.t[`update_${u.type}`]} (${new Date(u.at).toISOString()}): ${localize(u.text, chrome.lang)}`);
@@ -50,9 +50,9 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     return { body: xml, contentType: 'application/atom+xml; charset=utf-8' };
   }));
 
-  app.get('/summary.json', (c) => cachedPage(c, cache, 'summary', () => {
+  app.get('/summary.json', (c) => cachedPage(c, cache, 'summary', async () => {
     const { page } = c.var;
-    const view = core.statusView.page(page);
+    const view = await core.statusView.page(page);
     const services: Array<{ name: string; status: string; section: string; group: string | null; uptime_90_days: number | null }> = [];
     const add = (s: ServiceView, section: string, group: string | null) => services.push({ name: s.name, status: s.status, section, group, uptime_90_days: s.uptime });
     for (const sec of view.sections) {
@@ -77,9 +77,9 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     return { body: JSON.stringify(summary), contentType: 'application/json', changesAt: viewChangesAt(view) };
   }));
 
-  app.get('/badge.svg', (c) => cachedPage(c, cache, 'badge', () => {
+  app.get('/badge.svg', (c) => cachedPage(c, cache, 'badge', async () => {
     const { chrome } = c.var;
-    const view = core.statusView.page(c.var.page);
+    const view = await core.statusView.page(c.var.page);
     const svg = makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
     return { body: svg, contentType: 'image/svg+xml; charset=utf-8', changesAt: viewChangesAt(view) };
   }));

@@ -36,14 +36,14 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
   const app = new Hono<PageEnv>();
 
   const resolve: MiddlewareHandler<PageEnv> = async (c, next) => {
-    const page = mode === 'path' ? core.statuspages.bySubdomain(c.req.param('subdomain') ?? '') : core.statuspages.byHost(c.req.header('host'), domain);
+    const page = await (mode === 'path' ? core.statuspages.bySubdomain(c.req.param('subdomain') ?? '') : core.statuspages.byHost(c.req.header('host'), domain));
     if (!page) return c.html(notFoundHtml(), 404, { 'Content-Security-Policy': "default-src 'none'; style-src 'self'" });
     const base = mode === 'path' ? `/status/${page.subdomain}` : '';
     const chrome = chromeFor(page, base, c.req.query('lang'), deps.clock.now());
     c.set('page', page);
     c.set('chrome', chrome);
     pageHeaders(c);
-    const gate = core.pageAccess.gate(page);
+    const gate = await core.pageAccess.gate(page);
     const path = pagePath(c, base);
     if (gate === 'closed') return deny(c, 403, chrome.t.sso_required);
     const opening = (c.req.method === 'POST' && path === '/login' && core.pageAccess.acceptsPassword(page)) || (gate === 'sso' && isSignInRoute(c.req.method, path));
@@ -52,7 +52,7 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
       const url = new URL(c.req.url);
       const next = path + url.search;
       c.status(401);
-      return send(c, PasswordPage({ c: anonymous(chrome), next, password: core.pageAccess.acceptsPassword(page), doors: gate === 'sso' ? signInDoors(c, deps, next) : [] }));
+      return send(c, PasswordPage({ c: anonymous(chrome), next, password: core.pageAccess.acceptsPassword(page), doors: gate === 'sso' ? await signInDoors(c, deps, next) : [] }));
     }
     await next();
   };
@@ -61,14 +61,14 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
   const cache = pageCacheFor(core, deps.clock);
   app.get('/', (c) => {
     const range = c.req.query('range') === '7d' ? '7d' : '24h';
-    return cachedPage(c, cache, `page|${range}`, () => {
-      const view = core.statusView.page(c.var.page, range);
+    return cachedPage(c, cache, `page|${range}`, async () => {
+      const view = await core.statusView.page(c.var.page, range);
       const html = htmlDocument(StatusPage({ c: c.var.chrome, view, range, canSubscribe: core.subscriptions.channels(c.var.page).length > 0 }));
       return { body: html, contentType: 'text/html; charset=UTF-8', changesAt: viewChangesAt(view) };
     });
   });
   app.get('/history', (c) =>
-    cachedPage(c, cache, 'history', () => ({ body: htmlDocument(HistoryPage({ c: c.var.chrome, view: core.statusView.history(c.var.page) })), contentType: 'text/html; charset=UTF-8' })),
+    cachedPage(c, cache, 'history', async () => ({ body: htmlDocument(HistoryPage({ c: c.var.chrome, view: await core.statusView.history(c.var.page) })), contentType: 'text/html; charset=UTF-8' })),
   );
 
   app.post('/login', async (c) => {
@@ -76,7 +76,8 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
     const form = await c.req.parseBody();
     const next = typeof form.next === 'string' && SAFE_NEXT.test(form.next) ? form.next : '/';
     if (!core.pageAccess.acceptsPassword(page)) return c.redirect(pathOf(chrome, next), 303);
-    const wall = (error: 'wrong' | 'too_many') => PasswordPage({ c: anonymous(chrome), next, error, password: true, doors: core.pageAccess.gate(page) === 'sso' ? signInDoors(c, deps, next) : [] });
+    const doors = (await core.pageAccess.gate(page)) === 'sso' ? await signInDoors(c, deps, next) : [];
+    const wall = (error: 'wrong' | 'too_many') => PasswordPage({ c: anonymous(chrome), next, error, password: true, doors });
     try {
       if (await core.pageAccess.checkPassword(page, typeof form.password === 'string' ? form.password : '', clientAddress(c, core.config.status_pages.trust_proxy))) {
         setSessionCookie(c, deps, page);

@@ -54,7 +54,7 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     const form = await c.req.parseBody();
     const s = str(form.s);
     try {
-      core.subscriptions.confirmCode(c.var.page, s, str(form.code));
+      await core.subscriptions.confirmCode(c.var.page, s, str(form.code));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.status === 404) return message(c, 404, t.invalid_link, e.message);
@@ -65,12 +65,12 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
   });
 
   for (const purpose of ['confirm', 'unsubscribe'] as const) {
-    app.get(`/subscribe/${purpose}`, (c) => {
+    app.get(`/subscribe/${purpose}`, async (c) => {
       const { t } = c.var.chrome;
       const s = c.req.query('s') ?? '';
       const token = c.req.query('t') ?? '';
       try {
-        core.subscriptions.checkLink(c.var.page, purpose, s, token);
+        await core.subscriptions.checkLink(c.var.page, purpose, s, token);
       } catch (e) {
         if (e instanceof AppError && e.status === 404) return message(c, 404, t.invalid_link, t.invalid_link);
         throw e;
@@ -84,8 +84,8 @@ export function subscribeRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
       const s = str(form.s) || (c.req.query('s') ?? '');
       const token = str(form.t) || (c.req.query('t') ?? '');
       try {
-        if (purpose === 'confirm') core.subscriptions.confirm(c.var.page, s, token);
-        else core.subscriptions.unsubscribe(c.var.page, s, token);
+        if (purpose === 'confirm') await core.subscriptions.confirm(c.var.page, s, token);
+        else await core.subscriptions.unsubscribe(c.var.page, s, token);
       } catch (e) {
         if (e instanceof AppError && e.status === 404) return message(c, 404, t.invalid_link, t.invalid_link);
         throw e;

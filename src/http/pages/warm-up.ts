@@ -72,7 +72,7 @@ export function warmUpPageRender(clock: Clock): Buffer {
   };
   const chrome = chromeFor(page, '', undefined, now);
   const cache = new PageRenderCache(new EventBus(), clock);
-  const entry = cache.get('warm-up', chrome.nonce, () => ({ body: htmlDocument(StatusPage({ c: chrome, view: pageView, range: '24h', canSubscribe: true })), contentType: 'text/html; charset=UTF-8' }));
+  const entry = cache.put('warm-up', chrome.nonce, { body: htmlDocument(StatusPage({ c: chrome, view: pageView, range: '24h', canSubscribe: true })), contentType: 'text/html; charset=UTF-8' });
   cache.encoded(entry, 'br');
   cache.encoded(entry, 'gzip');
   return entry.body;
@@ -80,29 +80,36 @@ export function warmUpPageRender(clock: Clock): Buffer {
 
 /**
  * Runs `render` (default {@link warmUpPageRender}) once, in a later turn of the event loop, as soon as
- * the process has a status page: at once when one exists, else when the first is saved (event
- * `statuspage.content`). A Pharos without status pages never pays the render's compiled code and
- * heap (~4 MB of RSS in bench/storm.ts). A failure is one warn line.
- * @returns stops waiting (and cancels a warm-up not yet run)
+ * the process has a status page: when the store (asked asynchronously) says one exists, else when the
+ * first is saved (event `statuspage.content`). A Pharos without status pages never pays the render's
+ * compiled code and heap (~4 MB of RSS in bench/storm.ts). At most one render per process (it is
+ * synchronous and reads nothing); a failure of the read or the render is one warn line.
+ * @returns stops waiting (and cancels a warm-up not yet run; a read in flight is then ignored)
  */
 export function warmUpWhenPagesExist(core: Pick<Core, 'bus' | 'statuspages'>, clock: Clock, logger: Logger, render: (clock: Clock) => unknown = warmUpPageRender): () => void {
   let pending: NodeJS.Immediate | undefined;
-  let off: (() => void) | undefined;
-  const once = () => {
-    off?.();
-    off = undefined;
-    pending ??= setImmediate(() => {
+  let stopped = false;
+  let done = false;
+  const off = core.bus.on('statuspage.content', ({ kind }) => kind === 'statuspage' && once());
+  function once(): void {
+    off();
+    if (stopped || done) return;
+    done = true;
+    pending = setImmediate(() => {
       try {
         render(clock);
       } catch (e) {
         logger.warn('status page warm-up render failed', { error: (e as Error).message });
       }
     });
-  };
-  if (core.statuspages.list(0).total > 0) once();
-  else off = core.bus.on('statuspage.content', ({ kind }) => kind === 'statuspage' && once());
+  }
+  core.statuspages.list(0).then(
+    (r) => r.total > 0 && once(),
+    (e: unknown) => logger.warn('status page warm-up: could not tell whether a status page exists', { error: (e as Error).message }),
+  );
   return () => {
-    off?.();
+    stopped = true;
+    off();
     if (pending) clearImmediate(pending);
   };
 }
