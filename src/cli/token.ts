@@ -30,7 +30,7 @@ Works on <data_dir> directly; unset \${VARIABLES} in config.yaml do not matter h
     }
     const config = maintenanceConfig(env, values.config);
     const regions = regionList(values.region);
-    return withStore(config, env, (store) => {
+    return withStore(config, env, async (store) => {
       const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
       if (sub === 'create') {
         const scope = (values.scope ?? 'write') as TokenScope;
@@ -38,12 +38,12 @@ Works on <data_dir> directly; unset \${VARIABLES} in config.yaml do not matter h
         if (!values.email) throw new AppError(400, 'cli.invalid', '--email: is required');
         if (scope === 'probe' && regions.length === 0) throw new AppError(400, 'cli.invalid', '--region: a probe token needs the regions its agents serve (--region frankfurt, repeatable or a comma list)');
         if (scope !== 'probe' && regions.length > 0) throw new AppError(400, 'cli.invalid', '--region: only probe tokens are bound to regions');
-        const { token } = core.users.createToken({ email: values.email, name: values.name ?? values.email, scope, regions });
+        const { token } = await core.users.createToken({ email: values.email, name: values.name ?? values.email, scope, regions });
         process.stdout.write(token + '\n');
         return 0;
       }
       if (sub === 'list') {
-        for (const t of core.users.listTokens()) {
+        for (const t of await core.users.listTokens()) {
           const scope = t.scope === 'probe' ? `probe:${t.regions.join(',') || '(no region)'}` : t.scope;
           process.stdout.write(`${t.id}\t${scope}\t${t.user.email}\t${t.name}\t${new Date(t.createdAt).toISOString()}\t${t.revokedAt ? 'revoked' : 'active'}\n`);
         }
@@ -52,11 +52,11 @@ Works on <data_dir> directly; unset \${VARIABLES} in config.yaml do not matter h
       if (!arg) throw new AppError(400, 'cli.invalid', `token ${sub}: give the token id (key_…) from \`pharos token list\``);
       if (sub === 'grant') {
         if (regions.length === 0) throw new AppError(400, 'cli.invalid', '--region: give the regions to grant (repeatable or a comma list)');
-        const t = core.users.grantRegions(arg, regions);
+        const t = await core.users.grantRegions(arg, regions);
         process.stdout.write(`${t.id} may serve ${t.regions.join(', ')}\n`);
         return 0;
       }
-      if (!core.users.revokeToken(arg)) throw new AppError(404, 'cli.not_found', `no active token with id ${arg}`);
+      if (!(await core.users.revokeToken(arg))) throw new AppError(404, 'cli.not_found', `no active token with id ${arg}`);
       process.stdout.write(`revoked ${arg}\n`);
       return 0;
     });

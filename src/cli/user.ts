@@ -50,9 +50,9 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
     const store = openStore(storageTarget(config, nativeBinding));
     try {
       const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
-      const account = core.accounts.byEmail(values.email);
+      const account = await core.accounts.byEmail(values.email);
       if (!account) throw new AppError(404, 'cli.not_found', `no user with email ${values.email}`);
-      core.accounts.clearTotp(account.uuid);
+      await core.accounts.clearTotp(account.uuid);
       process.stdout.write(`two-factor sign-in off for ${account.email}\n`);
       return 0;
     } finally {
@@ -71,7 +71,7 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
     if (sub === 'create') {
       email = (await core.accounts.create({ email: values.email, name: values.name, role: role!, password })).email;
     } else {
-      const account = core.accounts.byEmail(values.email);
+      const account = await core.accounts.byEmail(values.email);
       if (!account) throw new AppError(404, 'cli.not_found', `no user with email ${values.email}`);
       await core.accounts.setPassword(account.uuid, password);
       email = account.email;

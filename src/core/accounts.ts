@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -8,6 +8,23 @@ import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
 import { ROLES, scopeOfRole, type Account, type Principal, type Role, type SessionInfo } from '../domain/user.ts';
 import type { Store } from '../store/index.ts';
+import {
+  clearTotpProc,
+  createProc,
+  disableTotpProc,
+  enableTotpProc,
+  newSession,
+  secondFactorProc,
+  sessionProc,
+  setDisabledProc,
+  setPasswordProc,
+  setRoleProc,
+  setupProc,
+  setupTokenProc,
+  sha256,
+  signInFactsProc,
+  signInProc,
+} from './accounts-tx.ts';
 import { attemptThrottle, consoleCounters, CONSOLE_WINDOW_MS } from './sign-in-throttle.ts';
 
 const MINUTE_MS = 60_000;
@@ -37,9 +54,6 @@ const totpStep = (secret: string, label: string, code: string, now: number): num
   return delta === null ? null : Math.floor(now / TOTP_STEP_MS) + delta;
 };
 
-/** SHA-256 of a random secret (session ids, setup tokens: ≥ 128 random bits, so a fast hash suffices). */
-const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-
 /** A live console session: who, with what powers, and the CSRF token of its forms. */
 export interface ConsoleSession {
   account: Account;
@@ -68,14 +82,11 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
   const idleMs = cfg.session_idle_minutes * MINUTE_MS;
   const maxMs = cfg.session_max_days * DAY_MS;
   const throttle = attemptThrottle({ clock, windowMs: CONSOLE_WINDOW_MS, tooMany: (s) => new AppError(429, 'auth.too_many_attempts', `too many wrong passwords; try again in ${s} s`) });
-  /** The console counters of a try for `account` (or a made-up email) from `address`; `proven`: it carries a valid TOTP code. */
-  const countersOf = (email: string, account: Account | undefined, address: string, proven = false) => {
-    const known = account !== undefined && store.sessions.signedInFrom(account.uuid, address, clock.now() - KNOWN_ADDRESS_MS);
-    return consoleCounters(cfg.login_attempts, email, address, known || proven);
-  };
+  /** The console counters of a try for `account` (or a made-up email) from `address`; `known`: the person signed in from there lately; `proven`: it carries a valid TOTP code. */
+  const countersOf = (email: string, address: string, known: boolean, proven = false) => consoleCounters(cfg.login_attempts, email, address, known || proven);
   /** The current password of a signed-in person's settings forms: its own counter per account (only the session holder can fill it). */
-  const currentPasswordOk = (uuid: string, password: string) => {
-    const stored = store.sessions.passwordHash(uuid);
+  const currentPasswordOk = async (uuid: string, password: string) => {
+    const stored = await store.async.sessions.passwordHash(uuid);
     return throttle.check([{ key: JSON.stringify(['current-password', uuid]), limit: cfg.login_attempts }], async () => stored !== null && (await verifyPassword(password, stored)));
   };
 
@@ -88,32 +99,10 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     if (password.length < PASSWORD_MIN) throw invalid('password', `must be at least ${PASSWORD_MIN} characters`);
     if (password.length > PASSWORD_MAX) throw invalid('password', `must be at most ${PASSWORD_MAX} characters`);
   };
-  const mustGet = (uuid: string): Account => {
-    const a = store.sessions.account(uuid);
+  const mustGet = async (uuid: string): Promise<Account> => {
+    const a = await store.async.sessions.account(uuid);
     if (!a) throw new AppError(404, 'users.not_found', 'User not found');
     return a;
-  };
-  // A completed sign-in (not one waiting for its code) makes the address the person's own for 30 days.
-  const openSession = (userUuid: string, client: { userAgent: string; address: string }, pending = false) => {
-    const id = randomBytes(32).toString('base64url');
-    const csrf = randomBytes(32).toString('base64url');
-    store.sessions.insertSession({ idHash: sha256(id), ref: randomBase62(16), userUuid, csrf, userAgent: client.userAgent.slice(0, 300), address: client.address, pending }, clock.now());
-    if (!pending) store.sessions.recordSignIn(userUuid, client.address, clock.now());
-    return id;
-  };
-  const insertAccount = (input: NewAccount, passwordHash: string): Account => {
-    const email = normEmail(input.email);
-    if (store.sessions.accountByEmail(email)?.hasPassword) throw new AppError(409, 'users.exists', `email: ${email} already has an account`);
-    const existing = store.sessions.accountByEmail(email);
-    if (existing) {
-      // A user made for API tokens (e.g. admin@localhost) becomes a person with this password and role.
-      store.sessions.setPassword(existing.uuid, passwordHash);
-      store.sessions.setRole(existing.uuid, input.role);
-      return mustGet(existing.uuid);
-    }
-    const uuid = newId(ID_PREFIX.user);
-    store.sessions.insertAccount({ uuid, email, name: input.name?.trim() || email, role: input.role, passwordHash }, clock.now());
-    return mustGet(uuid);
   };
 
   return {
@@ -122,22 +111,20 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * unused one), valid for {@link SETUP_LINK_MS}, and returns it with its expiry (epoch ms) for the
      * log; else null. A later start makes a new one.
      */
-    setupToken(): { token: string; expiresAt: number } | null {
-      return store.tx((tx) => {
-        if (tx.sessions.countPeople() > 0) return null;
-        const token = randomBase62(32);
-        tx.sessions.replaceSetupToken(sha256(token), clock.now());
-        return { token, expiresAt: clock.now() + SETUP_LINK_MS };
-      });
+    async setupToken(): Promise<{ token: string; expiresAt: number } | null> {
+      const token = randomBase62(32);
+      const now = clock.now();
+      if (!(await store.async.tx(setupTokenProc, { tokenHash: sha256(token), now }))) return null;
+      return { token, expiresAt: now + SETUP_LINK_MS };
     },
     /**
      * The setup link `token`: `open` while nobody can sign in yet and it is the unused token made
      * less than an hour ago; `expired` when it is that token but older; else `invalid` (unknown,
      * used, replaced, or someone can sign in already).
      */
-    setupState(token: string): 'open' | 'expired' | 'invalid' {
-      const t = token.length <= 100 ? store.sessions.setupToken(sha256(token)) : undefined;
-      if (!t || t.usedAt !== null || store.sessions.countPeople() > 0) return 'invalid';
+    async setupState(token: string): Promise<'open' | 'expired' | 'invalid'> {
+      const t = token.length <= 100 ? await store.async.sessions.setupToken(sha256(token)) : undefined;
+      if (!t || t.usedAt !== null || (await store.async.sessions.countPeople()) > 0) return 'invalid';
       return clock.now() - t.createdAt < SETUP_LINK_MS ? 'open' : 'expired';
     },
     /**
@@ -147,16 +134,19 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      */
     async setup(token: string, input: Omit<NewAccount, 'role'>, client: { userAgent: string; address: string }): Promise<string> {
       checkPassword(input.password);
-      normEmail(input.email);
+      const email = normEmail(input.email);
       const hash = await hashPassword(input.password);
-      return store.tx((tx) => {
-        if (tx.sessions.countPeople() > 0 || !tx.sessions.spendSetupToken(sha256(token), clock.now(), clock.now() - SETUP_LINK_MS + 1)) {
-          throw new AppError(403, 'setup.invalid', 'this setup link is not valid (it was used already, it expired, or a newer one was printed)');
-        }
-        const a = insertAccount({ ...input, role: 'admin' }, hash);
-        logger.info('first admin created through the setup link', { user: a.email });
-        return openSession(a.uuid, client);
+      const { id, seed } = newSession(client);
+      const a = await store.async.tx(setupProc, {
+        tokenHash: sha256(token),
+        now: clock.now(),
+        linkMs: SETUP_LINK_MS,
+        input: { email, name: input.name, role: 'admin', uuid: newId(ID_PREFIX.user) },
+        hash,
+        seed,
       });
+      logger.info('first admin created through the setup link', { user: a.email });
+      return id;
     },
     /**
      * Creates a person (console or `pharos user create`).
@@ -165,15 +155,16 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     async create(input: NewAccount): Promise<Account> {
       if (!(ROLES as readonly string[]).includes(input.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
       checkPassword(input.password);
-      normEmail(input.email);
+      const email = normEmail(input.email);
       const hash = await hashPassword(input.password);
-      return store.tx(() => insertAccount(input, hash));
+      return store.async.tx(createProc, { input: { email, name: input.name, role: input.role, uuid: newId(ID_PREFIX.user) }, hash, now: clock.now() });
     },
     /** People: users with a password or who signed in through single sign-on (not bare API-token owners). */
-    list: (): Account[] => store.sessions.accounts().filter((a) => a.hasPassword || a.ssoAt !== null),
+    list: async (): Promise<Account[]> => (await store.async.sessions.accounts()).filter((a) => a.hasPassword || a.ssoAt !== null),
+    /** The account `uuid`. @throws AppError 404 `users.not_found` */
     get: mustGet,
     /** The account with this email, or undefined. */
-    byEmail: (email: string): Account | undefined => store.sessions.accountByEmail(email.trim().toLowerCase()),
+    byEmail: (email: string): Promise<Account | undefined> => store.async.sessions.accountByEmail(email.trim().toLowerCase()),
     /**
      * Sets a new password and ends every session of the user (a stolen cookie dies with the old password).
      * @throws AppError 400 for a password breaking the rules, 404 unknown user
@@ -181,11 +172,7 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     async setPassword(uuid: string, password: string): Promise<void> {
       checkPassword(password);
       const hash = await hashPassword(password);
-      store.tx((tx) => {
-        mustGet(uuid);
-        tx.sessions.setPassword(uuid, hash);
-        tx.sessions.deleteSessionsOf(uuid);
-      });
+      await store.async.tx(setPasswordProc, { uuid, hash });
     },
     /**
      * Changes one's own password after checking the current one; every session ends (the caller signs in again).
@@ -197,23 +184,12 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       await this.setPassword(uuid, next);
     },
     /** @throws AppError 400 unknown role, 404 unknown user */
-    setRole(uuid: string, role: Role): Account {
+    async setRole(uuid: string, role: Role): Promise<Account> {
       if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
-      return store.tx((tx) => {
-        mustGet(uuid);
-        tx.sessions.setRole(uuid, role);
-        return mustGet(uuid);
-      });
+      return store.async.tx(setRoleProc, { uuid, role });
     },
     /** Disables (ending every session) or enables an account. @throws AppError 404 */
-    setDisabled(uuid: string, disabled: boolean): Account {
-      return store.tx((tx) => {
-        mustGet(uuid);
-        tx.sessions.setDisabled(uuid, disabled ? clock.now() : null);
-        if (disabled) tx.sessions.deleteSessionsOf(uuid);
-        return mustGet(uuid);
-      });
-    },
+    setDisabled: (uuid: string, disabled: boolean): Promise<Account> => store.async.tx(setDisabledProc, { uuid, at: disabled ? clock.now() : null }),
     /**
      * Signs in. Every try is counted before its password is hashed (see {@link consoleCounters}: per
      * address, per account and address, per account from addresses it never signed in from) and given
@@ -226,35 +202,29 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      */
     async login(emailRaw: string, password: string, client: { userAgent: string; address: string }, code = ''): Promise<{ id: string; pending: boolean } | null> {
       const email = emailRaw.trim().toLowerCase().slice(0, 254);
-      const account = store.sessions.accountByEmail(email);
-      const t = account?.totp && code.trim() !== '' ? store.sessions.totp(account.uuid) : null;
+      const now = clock.now();
+      // One read of what the try needs; the count below is taken after it, with no await between
+      // the count and the hashing (the counters are this process's memory: reserve is atomic here).
+      const f = await store.async.tx(signInFactsProc, { email, address: client.address, since: now - KNOWN_ADDRESS_MS, withCode: code.trim() !== '' });
+      const { account, totp: t, stored } = f;
       const step = t ? totpStep(t.secret, account!.email, code, clock.now()) : null;
       // A wrong or replayed code makes the try wrong (and does not lift the per-account cap).
       const codeOk = t === null || (step !== null && (t.lastStep === null || step > t.lastStep));
-      const counters = countersOf(email, account, client.address, t !== null && codeOk);
-      const r = throttle.reserve(counters);
-      const stored = account ? store.sessions.passwordHash(account.uuid) : null;
+      const r = throttle.reserve(countersOf(email, client.address, f.known, t !== null && codeOk));
       // A missing account costs the same scrypt as a wrong password (no timing hint that an email exists).
       const ok = await verifyPassword(password, stored ?? 'scrypt$32768$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
       if (!ok || !codeOk || !stored || !account || account.disabledAt !== null) return null;
       r.succeeded();
       // With TOTP the session opens nothing until the code is given (within 5 minutes), unless it came with the password.
-      return store.tx((tx) => {
-        const pending = account.totp && !(t !== null && step !== null && tx.sessions.takeTotpStep(account.uuid, step));
-        return { id: openSession(account.uuid, client, pending), pending };
-      });
+      const { id, seed } = newSession(client);
+      const pending = await store.async.tx(signInProc, { uuid: account.uuid, totp: account.totp, step, seed, now: clock.now() });
+      return { id, pending };
     },
-    /**
-     * Opens a session for a person whose identity was proven elsewhere (console single sign-on), as a
-     * right password does: with TOTP on, the session opens nothing until the code is given.
-     * The caller has checked the account is enabled.
-     */
-    openVerified: (account: Account, client: { userAgent: string; address: string }): { id: string; pending: boolean } => ({ id: openSession(account.uuid, client, account.totp), pending: account.totp }),
     /** The account a half-signed-in session (password given, TOTP code not yet) belongs to, or null. */
-    pendingAccount(id: string | undefined): Account | null {
-      const s = id && id.length <= 100 ? store.sessions.session(sha256(id)) : undefined;
+    async pendingAccount(id: string | undefined): Promise<Account | null> {
+      const s = id && id.length <= 100 ? await store.async.sessions.session(sha256(id)) : undefined;
       if (!s || !s.pending || clock.now() - s.createdAt > SECOND_FACTOR_MS) return null;
-      const a = store.sessions.account(s.userUuid);
+      const a = await store.async.sessions.account(s.userUuid);
       return a && a.disabledAt === null ? a : null;
     },
     /**
@@ -265,26 +235,17 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * @throws AppError 429 `auth.too_many_attempts`
      */
     async secondFactor(id: string | undefined, code: string, address: string): Promise<boolean> {
-      const account = this.pendingAccount(id);
+      const account = await this.pendingAccount(id);
       if (!account) return false;
-      const r = throttle.reserve(countersOf(account.email, account, address));
-      const t = store.sessions.totp(account.uuid);
+      const known = await store.async.sessions.signedInFrom(account.uuid, address, clock.now() - KNOWN_ADDRESS_MS);
+      const r = throttle.reserve(countersOf(account.email, address, known));
+      const t = await store.async.sessions.totp(account.uuid);
       if (!t) return false;
       const now = clock.now();
       const step = totpStep(t.secret, account.email, code, now);
       const codeHash = createHash('sha256').update(code.replace(/\s+/g, '').toLowerCase()).digest('hex');
       const byRecovery = step === null && t.recovery.includes(codeHash);
-      const ok = store.tx((tx) => {
-        // The recovery list is read again inside the transaction: a code spent concurrently is gone.
-        const left = byRecovery ? tx.sessions.totp(account.uuid)?.recovery : undefined;
-        if (left) {
-          if (!left.includes(codeHash)) return false;
-          tx.sessions.setTotp(account.uuid, t.secret, left.filter((h) => h !== codeHash));
-        } else if (step === null || !tx.sessions.takeTotpStep(account.uuid, step)) return false;
-        tx.sessions.clearPending(sha256(id!));
-        tx.sessions.recordSignIn(account.uuid, address, now);
-        return true;
-      });
+      const ok = await store.async.tx(secondFactorProc, { uuid: account.uuid, secret: t.secret, byRecovery, codeHash, step, idHash: sha256(id!), address, now });
       if (ok) r.succeeded();
       return ok;
     },
@@ -298,69 +259,48 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * @returns the recovery codes, shown once (stored only as SHA-256)
      * @throws AppError 400 `code` when the code does not match
      */
-    enableTotp(uuid: string, secret: string, code: string): string[] {
-      const a = mustGet(uuid);
+    async enableTotp(uuid: string, secret: string, code: string): Promise<string[]> {
+      const a = await mustGet(uuid);
       if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
       const step = totpStep(secret, a.email, code, clock.now());
       if (step === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
       const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
-      store.tx((tx) => {
-        tx.sessions.setTotp(uuid, secret, codes.map((c) => createHash('sha256').update(c).digest('hex')));
-        // The code that turned TOTP on is spent: it cannot sign in afterwards.
-        tx.sessions.setTotpStep(uuid, step);
-      });
+      await store.async.tx(enableTotpProc, { uuid, secret, recovery: codes.map((c) => createHash('sha256').update(c).digest('hex')), step });
       return codes;
     },
     /** Turns a person's TOTP off without their password (`pharos user disable-totp`: a lost phone). @throws AppError 404 */
-    clearTotp(uuid: string): void {
-      store.tx((tx) => {
-        mustGet(uuid);
-        tx.sessions.setTotp(uuid, null, null);
-        tx.sessions.setTotpStep(uuid, null);
-      });
-    },
+    clearTotp: (uuid: string): Promise<void> => store.async.tx(clearTotpProc, { uuid }),
     /**
      * Turns TOTP off after checking the password.
      * @throws AppError 400 `current_password`; 429 `auth.too_many_attempts` (the counter of {@link changeOwnPassword})
      */
     async disableTotp(uuid: string, password: string): Promise<void> {
       if (!(await currentPasswordOk(uuid, password))) throw invalid('current_password', 'is not your current password');
-      store.tx((tx) => {
-        tx.sessions.setTotp(uuid, null, null);
-        tx.sessions.setTotpStep(uuid, null);
-      });
+      await store.async.tx(disableTotpProc, { uuid });
     },
     /**
      * The live session with this id, or null when unknown, idle too long, too old or its account is
      * disabled or lost its password. Refreshes its last-seen time (at most once a minute).
      */
-    session(id: string | undefined): ConsoleSession | null {
+    async session(id: string | undefined): Promise<ConsoleSession | null> {
       if (!id || id.length > 100) return null;
-      const h = sha256(id);
-      const s = store.sessions.session(h);
-      if (!s || s.pending) return null;
-      const now = clock.now();
-      if (now - s.lastSeenAt > idleMs || now - s.createdAt > maxMs) {
-        store.sessions.deleteSession(h);
-        return null;
-      }
-      const account = store.sessions.account(s.userUuid);
-      if (!account || account.disabledAt !== null || (!account.hasPassword && account.ssoAt === null)) return null;
-      if (now - s.lastSeenAt > TOUCH_EVERY_MS) store.sessions.touchSession(h, now);
+      const s = await store.async.tx(sessionProc, { idHash: sha256(id), now: clock.now(), idleMs, maxMs, touchEveryMs: TOUCH_EVERY_MS });
+      if (!s) return null;
+      const { account } = s;
       return { account, csrf: s.csrf, ref: s.ref, principal: { user: { uuid: account.uuid, email: account.email, name: account.name }, scope: scopeOfRole(account.role), tokenId: `session:${s.ref}` } };
     },
     /** Ends one session by its id (sign out). */
-    logout: (id: string): void => store.sessions.deleteSession(sha256(id)),
+    logout: (id: string): Promise<void> => store.async.sessions.deleteSession(sha256(id)),
     /** The user's sessions, most recently used first. */
-    sessions: (userUuid: string): SessionInfo[] => store.sessions.sessionsOf(userUuid).map(({ ref, createdAt, lastSeenAt, userAgent, address }) => ({ ref, createdAt, lastSeenAt, userAgent, address })),
+    sessions: async (userUuid: string): Promise<SessionInfo[]> => (await store.async.sessions.sessionsOf(userUuid)).map(({ ref, createdAt, lastSeenAt, userAgent, address }) => ({ ref, createdAt, lastSeenAt, userAgent, address })),
     /** Ends one of the user's own sessions by its ref. @returns false when none matched */
-    endSession: (userUuid: string, ref: string): boolean => store.sessions.deleteSessionByRef(ref, userUuid),
+    endSession: (userUuid: string, ref: string): Promise<boolean> => store.async.sessions.deleteSessionByRef(ref, userUuid),
     /** Sign out everywhere. @returns sessions ended */
-    endAllSessions: (userUuid: string): number => store.sessions.deleteSessionsOf(userUuid),
+    endAllSessions: (userUuid: string): Promise<number> => store.async.sessions.deleteSessionsOf(userUuid),
     /** Deletes expired sessions, and sign-in addresses unused for 30 days. @returns sessions deleted */
-    pruneSessions(): number {
-      store.sessions.pruneSignIns(clock.now() - KNOWN_ADDRESS_MS);
-      return store.sessions.pruneSessions(clock.now() - idleMs, clock.now() - maxMs);
+    async pruneSessions(): Promise<number> {
+      await store.async.sessions.pruneSignIns(clock.now() - KNOWN_ADDRESS_MS);
+      return store.async.sessions.pruneSessions(clock.now() - idleMs, clock.now() - maxMs);
     },
   };
 }

@@ -5,8 +5,9 @@ import type { Logger } from '../lib/logger.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { emailAllowed } from '../domain/sso-connection.ts';
 import { ROLES, type Account, type Invitation, type Role } from '../domain/user.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
-import type { AccountsService } from './accounts.ts';
+import { newSession, openSessionIn, type SessionSeed } from './accounts-tx.ts';
 import type { IdentityService, SignInMethod, VerifiedIdentity } from './identity.ts';
 
 /** Google's issuer: its door is labelled "Google" rather than by the provider's config name. */
@@ -17,6 +18,48 @@ export type ConsoleSsoOutcome =
   | { ok: true; id: string; pending: boolean; account: Account; created: boolean }
   | { ok: false; reason: 'wrong_door' | 'no_email' | 'unverified' | 'domain' | 'disabled'; email: string | undefined };
 
+/** What {@link signInProc} decided: a refusal, or the account signed in (its session stored, `pending` while TOTP is to be given). */
+type SignInResult = Extract<ConsoleSsoOutcome, { ok: false }> | { ok: true; pending: boolean; account: Account; created: boolean; invited: boolean };
+
+/**
+ * The transaction of a console single sign-on for a verified, allowed `email` (see `signIn`): the
+ * account made or turned into a person on first sign-in, the invitation used up, the session stored.
+ */
+const signInProc = procedure('consoleSso.signIn', (tx: Store, a: { email: string; anyDomain: boolean; seed: SessionSeed; now: number; newUuid: string }): SignInResult => {
+  const { email, now } = a;
+  const invitation = tx.invitations.get(email);
+  let account = tx.sessions.accountByEmail(email);
+  // No domain listed: not "anyone the provider knows" but the people the admins chose.
+  const person = account !== undefined && (account.hasPassword || account.ssoAt !== null);
+  if (a.anyDomain && !invitation && !person) return { ok: false, reason: 'domain', email };
+  let created = false;
+  if (account && account.disabledAt !== null) return { ok: false, reason: 'disabled', email };
+  if (!account) {
+    tx.sessions.insertAccount({ uuid: a.newUuid, email, name: email, role: invitation?.role ?? 'viewer', passwordHash: null, sso: true }, now);
+    created = true;
+  } else if (!account.hasPassword && account.ssoAt === null) {
+    // A user made only to own API tokens becomes a person now: the invited role, else viewer.
+    tx.sessions.setRole(account.uuid, invitation?.role ?? 'viewer');
+    created = true;
+  }
+  const uuid = account?.uuid ?? tx.sessions.accountByEmail(email)!.uuid;
+  tx.sessions.markSso(uuid, now);
+  if (invitation) tx.invitations.delete(email);
+  account = tx.sessions.account(uuid)!;
+  // As a right password opens one: with TOTP on, the session opens nothing until the code is given.
+  openSessionIn(tx, account.uuid, a.seed, account.totp, now);
+  return { ok: true, pending: account.totp, account, created, invited: invitation !== undefined };
+});
+
+/** Invites `email` (replacing an open invitation's role). @throws AppError 409 `invitations.exists` when it already has an account */
+const inviteProc = procedure('consoleSso.invite', (tx: Store, a: { email: string; role: Role; invitedBy: string; now: number }): Invitation => {
+  const acc = tx.sessions.accountByEmail(a.email);
+  if (acc && (acc.hasPassword || acc.ssoAt !== null)) throw new AppError(409, 'invitations.exists', `email: ${a.email} already has an account (change its role instead)`);
+  const i: Invitation = { email: a.email, role: a.role, invitedBy: a.invitedBy, createdAt: a.now };
+  tx.invitations.put(i);
+  return i;
+});
+
 /**
  * Console single sign-on (issue 19, docs/api.md "Single sign-on" → "The console"): the door named by
  * `console.sso` (an OIDC provider of `identity_providers`, or a SAML SSO connection `sso_…`), who it
@@ -25,8 +68,8 @@ export type ConsoleSsoOutcome =
  * the first sign-in makes: a `viewer`, or the role an admin invited that email with. Protocol work
  * stays in src/http/sso/; this module sees only the verified identity.
  */
-export function consoleSsoService(deps: { store: Store; clock: Clock; config: Readonly<Config>; identity: IdentityService; accounts: AccountsService; logger: Logger }) {
-  const { store, clock, config, identity, accounts, logger } = deps;
+export function consoleSsoService(deps: { store: Store; clock: Clock; config: Readonly<Config>; identity: IdentityService; logger: Logger }) {
+  const { store, clock, config, identity, logger } = deps;
   const cfg = config.console;
   // Said once at start: the door is open to invited emails only, which may surprise whoever set it up.
   if (cfg.sso && cfg.sso_allowed_domains.length === 0) {
@@ -39,20 +82,20 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
   };
 
   /** The console's working door now, or null (unset, or the SSO connection is gone). */
-  const method = (): SignInMethod | null => {
+  const method = async (): Promise<SignInMethod | null> => {
     const name = cfg.sso;
     if (!name) return null;
-    if (name.startsWith('sso_')) return identity.connections.find(name) ? { type: 'saml', connection: name } : null;
+    if (name.startsWith('sso_')) return (await identity.connections.find(name)) ? { type: 'saml', connection: name } : null;
     return identity.provider(name) ? { type: 'oidc', provider: name } : null;
   };
 
   return {
     method,
     /** The name on the sign-in button ("Sign in with <label>"): Google, the provider's config name, or the connection's name; null without a door. */
-    label(): string | null {
-      const m = method();
+    async label(): Promise<string | null> {
+      const m = await method();
       if (!m) return null;
-      if (m.type === 'saml') return identity.connections.find(m.connection)?.name ?? null;
+      if (m.type === 'saml') return (await identity.connections.find(m.connection))?.name ?? null;
       const p = identity.provider(m.provider)!;
       return GOOGLE_ISSUER.test(p.issuer) ? 'Google' : p.name;
     },
@@ -65,8 +108,8 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
      * is used up); a known person keeps their role. One transaction; the session is opened as a right
      * password opens one (TOTP on → pending until the code).
      */
-    signIn(who: VerifiedIdentity, client: { userAgent: string; address: string }): ConsoleSsoOutcome {
-      const m = method();
+    async signIn(who: VerifiedIdentity, client: { userAgent: string; address: string }): Promise<ConsoleSsoOutcome> {
+      const m = await method();
       const email = who.email?.trim().toLowerCase();
       const sameDoor = m !== null && m.type === who.method.type && (m.type === 'oidc' ? m.provider === (who.method as { provider: string }).provider : m.connection === (who.method as { connection: string }).connection);
       if (!sameDoor) return { ok: false, reason: 'wrong_door', email };
@@ -74,54 +117,27 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
       if (!who.emailVerified) return { ok: false, reason: 'unverified', email };
       const anyDomain = cfg.sso_allowed_domains.length === 0;
       if (!anyDomain && !emailAllowed(email, true, cfg.sso_allowed_domains)) return { ok: false, reason: 'domain', email };
-      return store.tx((tx): ConsoleSsoOutcome => {
-        const now = clock.now();
-        const invitation = tx.invitations.get(email);
-        let account = tx.sessions.accountByEmail(email);
-        // No domain listed: not "anyone the provider knows" but the people the admins chose.
-        const person = account !== undefined && (account.hasPassword || account.ssoAt !== null);
-        if (anyDomain && !invitation && !person) return { ok: false, reason: 'domain', email };
-        let created = false;
-        if (account && account.disabledAt !== null) return { ok: false, reason: 'disabled', email };
-        if (!account) {
-          const uuid = newId(ID_PREFIX.user);
-          tx.sessions.insertAccount({ uuid, email, name: email, role: invitation?.role ?? 'viewer', passwordHash: null, sso: true }, now);
-          created = true;
-        } else if (!account.hasPassword && account.ssoAt === null) {
-          // A user made only to own API tokens becomes a person now: the invited role, else viewer.
-          tx.sessions.setRole(account.uuid, invitation?.role ?? 'viewer');
-          created = true;
-        }
-        const uuid = account?.uuid ?? tx.sessions.accountByEmail(email)!.uuid;
-        tx.sessions.markSso(uuid, now);
-        if (invitation) tx.invitations.delete(email);
-        account = tx.sessions.account(uuid)!;
-        const { id, pending } = accounts.openVerified(account, client);
-        if (created) logger.info(`console: ${email} signed in through single sign-on for the first time (${account.role}${invitation ? ', invited' : ''})`);
-        return { ok: true, id, pending, account, created };
-      });
+      const { id, seed } = newSession(client);
+      const r = await store.async.tx(signInProc, { email, anyDomain, seed, now: clock.now(), newUuid: newId(ID_PREFIX.user) });
+      if (!r.ok) return r;
+      if (r.created) logger.info(`console: ${email} signed in through single sign-on for the first time (${r.account.role}${r.invited ? ', invited' : ''})`);
+      return { ok: true, id, pending: r.pending, account: r.account, created: r.created };
     },
 
     invitations: {
       /** Open invitations, oldest first. */
-      list: (): Invitation[] => store.invitations.list(),
+      list: (): Promise<Invitation[]> => store.async.invitations.list(),
       /**
        * Invites `email` with `role` (replacing an open invitation's role).
        * @throws AppError 400 bad email or role; 409 `invitations.exists` when the email already has an account
        */
-      create(emailRaw: string, role: Role, invitedBy: string): Invitation {
+      async create(emailRaw: string, role: Role, invitedBy: string): Promise<Invitation> {
         const email = normEmail(emailRaw);
         if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
-        return store.tx((tx) => {
-          const a = tx.sessions.accountByEmail(email);
-          if (a && (a.hasPassword || a.ssoAt !== null)) throw new AppError(409, 'invitations.exists', `email: ${email} already has an account (change its role instead)`);
-          const i: Invitation = { email, role, invitedBy, createdAt: clock.now() };
-          tx.invitations.put(i);
-          return i;
-        });
+        return store.async.tx(inviteProc, { email, role, invitedBy, now: clock.now() });
       },
       /** Revokes the invitation of `email`. @returns false when there was none */
-      revoke: (email: string): boolean => store.tx((tx) => tx.invitations.delete(email.trim().toLowerCase())),
+      revoke: (email: string): Promise<boolean> => store.async.invitations.delete(email.trim().toLowerCase()),
     },
   };
 }

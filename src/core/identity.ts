@@ -5,6 +5,7 @@ import { AppError, conflict, invalid, notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { emailAllowed, type SsoConnection, type SsoConnectionBodyInput, type SsoConnectionFields } from '../domain/sso-connection.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { attemptThrottle } from './sign-in-throttle.ts';
 
@@ -51,6 +52,41 @@ export interface VerifiedIdentity {
   emailVerified: boolean;
 }
 
+/** The fields of a connection: `body` over `current` (fields left out keep their values). @throws AppError 400 naming a missing or broken field */
+function fields(body: SsoConnectionBodyInput, current: SsoConnection | null): SsoConnectionFields {
+  const f = {
+    name: body.name ?? current?.name,
+    provider: body.provider ?? current?.provider ?? 'generic',
+    entryPoint: body.entry_point ?? current?.entryPoint,
+    issuer: body.issuer ?? current?.issuer,
+    idpCertificate: body.idp_certificate === undefined ? current?.idpCertificate : pem(body.idp_certificate),
+  };
+  for (const [k, key] of [['name', 'name'], ['entryPoint', 'entry_point'], ['issuer', 'issuer'], ['idpCertificate', 'idp_certificate']] as const) {
+    if (f[k] === undefined) throw invalid(key, 'is required');
+  }
+  return f as SsoConnectionFields;
+}
+
+/** The SSO connection `uuid`. @throws AppError 404 `sso_connections.not_found` */
+function mustGetIn(tx: Store, uuid: string): SsoConnection {
+  const c = tx.ssoConnections.get(uuid);
+  if (!c) throw notFound('sso_connections', 'SSO connection');
+  return c;
+}
+
+/** Updates a connection (fields left out keep their values). @throws AppError 404 / 400 */
+const updateConnectionProc = procedure('identity.updateConnection', (tx: Store, a: { uuid: string; body: SsoConnectionBodyInput; now: number }): SsoConnection =>
+  tx.ssoConnections.update(a.uuid, fields(a.body, mustGetIn(tx, a.uuid)), a.now),
+);
+
+/** Deletes a connection no status page names. @throws AppError 404, 409 `sso_connections.in_use` */
+const deleteConnectionProc = procedure('identity.deleteConnection', (tx: Store, a: { uuid: string }): void => {
+  mustGetIn(tx, a.uuid);
+  const pages = tx.ssoConnections.pagesUsing(a.uuid);
+  if (pages.length > 0) throw conflict('sso_connections.in_use', `SSO connection is used by status page(s) ${pages.map((p) => `"${p}"`).join(', ')}; change their authentication first`);
+  tx.ssoConnections.delete(a.uuid);
+});
+
 /**
  * Identity (issue 19, docs/api.md "Single sign-on"): SAML SSO connections (`/v1/sso-connections`),
  * the OIDC identity providers of config.yaml, the sign-ins in flight and the rules deciding who may
@@ -62,8 +98,8 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
   const pending = new Map<string, SignInTransaction>();
   const seenAssertions = new Map<string, number>();
   const limiter = attemptThrottle({ clock, windowMs: 60_000, tooMany: (s) => new AppError(429, 'sso.too_many_requests', `too many sign-in requests; try again in ${s} s`) });
-  const mustGet = (uuid: string): SsoConnection => {
-    const c = store.ssoConnections.get(uuid);
+  const mustGet = async (uuid: string): Promise<SsoConnection> => {
+    const c = await store.async.ssoConnections.get(uuid);
     if (!c) throw notFound('sso_connections', 'SSO connection');
     return c;
   };
@@ -81,10 +117,10 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
       m.delete(k);
     }
   };
-  const pageMethods = (page: Statuspage): { oidc: string | null; saml: SsoConnection | null } => {
+  const pageMethods = async (page: Statuspage): Promise<{ oidc: string | null; saml: SsoConnection | null }> => {
     const a = page.settings.authentication;
     const oidc = a.google_sso && config.identity_providers.some((p) => p.name === 'google') ? 'google' : null;
-    const saml = a.saml_sso && a.sso_connection_uuid ? (store.ssoConnections.get(a.sso_connection_uuid) ?? null) : null;
+    const saml = a.saml_sso && a.sso_connection_uuid ? ((await store.async.ssoConnections.get(a.sso_connection_uuid)) ?? null) : null;
     return { oidc, saml };
   };
   const peek = (id: string): SignInTransaction | undefined => {
@@ -99,29 +135,21 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
     provider: (name: string): IdentityProviderConfig | undefined => config.identity_providers.find((p) => p.name === name),
 
     connections: {
-      list: (): SsoConnection[] => store.ssoConnections.list(),
+      /** Every connection. */
+      list: (): Promise<SsoConnection[]> => store.async.ssoConnections.list(),
       /** @throws AppError 404 `sso_connections.not_found` */
       get: mustGet,
       /** Undefined for an unknown uuid. */
-      find: (uuid: string): SsoConnection | undefined => store.ssoConnections.get(uuid),
+      find: (uuid: string): Promise<SsoConnection | undefined> => store.async.ssoConnections.get(uuid),
       /** @throws AppError 400 naming a missing or broken field */
-      create(body: SsoConnectionBodyInput): SsoConnection {
+      create(body: SsoConnectionBodyInput): Promise<SsoConnection> {
         const f = fields(body, null);
-        return store.tx((tx) => tx.ssoConnections.insert(newId(ID_PREFIX.sso), f, clock.now()));
+        return store.async.ssoConnections.insert(newId(ID_PREFIX.sso), f, clock.now());
       },
       /** Fields left out keep their values. @throws AppError 404 / 400 */
-      update(uuid: string, body: SsoConnectionBodyInput): SsoConnection {
-        return store.tx((tx) => tx.ssoConnections.update(uuid, fields(body, mustGet(uuid)), clock.now()));
-      },
+      update: (uuid: string, body: SsoConnectionBodyInput): Promise<SsoConnection> => store.async.tx(updateConnectionProc, { uuid, body, now: clock.now() }),
       /** @throws AppError 404, 409 `sso_connections.in_use` while a status page names it */
-      delete(uuid: string): void {
-        store.tx((tx) => {
-          mustGet(uuid);
-          const pages = tx.ssoConnections.pagesUsing(uuid);
-          if (pages.length > 0) throw conflict('sso_connections.in_use', `SSO connection is used by status page(s) ${pages.map((p) => `"${p}"`).join(', ')}; change their authentication first`);
-          tx.ssoConnections.delete(uuid);
-        });
-      },
+      delete: (uuid: string): Promise<void> => store.async.tx(deleteConnectionProc, { uuid }),
     },
 
     /**
@@ -136,8 +164,8 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
      * only a verified email whose domain is in `google_allowed_domains` (empty = any verified email);
      * through its SAML connection, whoever that IdP signed in (the IdP decides who has an account).
      */
-    admits(page: Statuspage, who: VerifiedIdentity): boolean {
-      const m = pageMethods(page);
+    async admits(page: Statuspage, who: VerifiedIdentity): Promise<boolean> {
+      const m = await pageMethods(page);
       if (who.method.type === 'oidc') return m.oidc === who.method.provider && emailAllowed(who.email, who.emailVerified, page.settings.authentication.google_allowed_domains);
       return m.saml !== null && m.saml.uuid === who.method.connection;
     },
@@ -176,20 +204,6 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
       return true;
     },
   };
-
-  function fields(body: SsoConnectionBodyInput, current: SsoConnection | null): SsoConnectionFields {
-    const f = {
-      name: body.name ?? current?.name,
-      provider: body.provider ?? current?.provider ?? 'generic',
-      entryPoint: body.entry_point ?? current?.entryPoint,
-      issuer: body.issuer ?? current?.issuer,
-      idpCertificate: body.idp_certificate === undefined ? current?.idpCertificate : pem(body.idp_certificate),
-    };
-    for (const [k, key] of [['name', 'name'], ['entryPoint', 'entry_point'], ['issuer', 'issuer'], ['idpCertificate', 'idp_certificate']] as const) {
-      if (f[k] === undefined) throw invalid(key, 'is required');
-    }
-    return f as SsoConnectionFields;
-  }
 }
 
 /** A certificate given as PEM or bare base64 DER → normalised PEM. @throws AppError 400 `idp_certificate` */

@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import { verifyPassword } from '../lib/password.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import type { IdentityService } from './identity.ts';
 import { attemptThrottle } from './sign-in-throttle.ts';
@@ -22,6 +23,9 @@ export type PageGate = 'open' | 'password' | 'sso' | 'closed';
 /** How long the hand-over ticket from an identity provider's answer to the page lives, ms. */
 const TICKET_MS = 60_000;
 
+/** The install's page key (base64url), stored as `fresh` on first use (the first writer wins). */
+const pageKeyProc = procedure('pageAccess.key', (tx: Store, a: { fresh: string }): string => tx.subscribers.secret('page-key', () => a.fresh));
+
 /**
  * Access to public status pages (issue "Status pages", docs/api.md "Status pages"): the password
  * wall's signed cookies and wrong-password rate limit, and the signed tokens of subscription links.
@@ -32,6 +36,8 @@ export function pageAccessService(deps: { store: Store; clock: Clock; config: Re
   const { store, clock, config, identity } = deps;
   const usedTickets = new Map<string, number>();
   let key: Buffer | null = null;
+  // Loaded once by ready() (pharos serve awaits it before listening); a CLI or test that skips it
+  // reads it synchronously on first use. It never changes once made.
   const secret = () => (key ??= Buffer.from(store.subscribers.secret('page-key', () => randomBytes(32).toString('base64url')), 'base64url'));
   const sign = (data: string) => createHmac('sha256', secret()).update(data).digest('base64url');
   const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -46,12 +52,18 @@ export function pageAccessService(deps: { store: Store; clock: Clock; config: Re
   const throttle = attemptThrottle({ clock, windowMs: ATTEMPT_WINDOW_MS, tooMany: (s) => new AppError(429, 'statuspages.too_many_attempts', `too many wrong passwords; try again in ${s} s`) });
 
   return {
+    /** Loads the install key (made on first use) so that signing never reads the store afterwards. */
+    async ready(): Promise<void> {
+      if (key) return;
+      const value = await store.async.tx(pageKeyProc, { fresh: randomBytes(32).toString('base64url') });
+      key ??= Buffer.from(value, 'base64url');
+    },
     /** See {@link PageGate}. */
-    gate(page: Statuspage): PageGate {
+    async gate(page: Statuspage): Promise<PageGate> {
       const a = page.settings.authentication;
       const password = a.password_protection && page.passwordHash !== null;
       if (a.google_sso || a.saml_sso) {
-        const m = identity.pageMethods(page);
+        const m = await identity.pageMethods(page);
         return m.oidc || m.saml || password ? 'sso' : 'closed';
       }
       return password ? 'password' : 'open';

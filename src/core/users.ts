@@ -4,6 +4,7 @@ import { AppError } from '../lib/errors.ts';
 import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
 import { REGIONS, type Region } from '../domain/regions.ts';
 import type { Principal, TokenInfo, TokenScope, User } from '../domain/user.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 
 /** The admin user that `PHAROS_ADMIN_TOKEN` and the first-start token belong to (CONTRACT.md). */
@@ -33,23 +34,53 @@ export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
+/** A new token's secret and key id, made by the caller (procedures take no randomness of their own). */
+interface NewToken {
+  token: string;
+  keyId: string;
+  /** The uuid the user gets when it must be created. */
+  userUuid: string;
+}
+
+/** The user with `email`, made (uuid `fresh`) when new. */
+function ensureUser(tx: Store, email: string, name: string, fresh: string, now: number): User {
+  const found = tx.users.findUserByEmail(email);
+  if (found) return found;
+  const user: User = { uuid: fresh, email, name };
+  tx.users.insertUser(user, now);
+  return user;
+}
+
+/** Stores token `t` of `user` (as its hash) and returns its listing info. */
+function insertToken(tx: Store, user: User, name: string, scope: TokenScope, t: NewToken, now: number, regions: readonly Region[] = []): TokenInfo {
+  tx.users.insertToken({ id: t.keyId, userUuid: user.uuid, name, scope, hash: hashToken(t.token), regions }, now);
+  return tx.users.findTokenByHash(hashToken(t.token))!;
+}
+
+/** A token for the user with this email, the user made when new (one transaction). */
+const createTokenProc = procedure('users.createToken', (tx: Store, a: { email: string; name: string; tokenName: string; scope: TokenScope; regions: Region[]; t: NewToken; now: number }): TokenInfo =>
+  insertToken(tx, ensureUser(tx, a.email, a.name, a.t.userUuid, a.now), a.tokenName, a.scope, a.t, a.now, a.regions),
+);
+
+/** Start-up bootstrap (see `bootstrapAdmin`): true when the generated token `t` was stored. */
+const bootstrapAdminProc = procedure('users.bootstrapAdmin', (tx: Store, a: { adminToken: string | null; t: NewToken; now: number }): boolean => {
+  if (a.adminToken !== null) {
+    if (!tx.users.findTokenByHash(hashToken(a.adminToken))) {
+      insertToken(tx, ensureUser(tx, ADMIN_EMAIL, 'Admin', a.t.userUuid, a.now), 'PHAROS_ADMIN_TOKEN', 'write', { ...a.t, token: a.adminToken }, a.now);
+    }
+    return false;
+  }
+  if (tx.users.countLiveTokens() > 0) return false;
+  insertToken(tx, ensureUser(tx, ADMIN_EMAIL, 'Admin', a.t.userUuid, a.now), 'first-start', 'write', a.t, a.now);
+  return true;
+});
+
+/** A fresh token secret, key id and user uuid. */
+const newToken = (): NewToken => ({ token: TOKEN_PREFIX + randomBase62(43), keyId: 'key_' + randomBase62(12), userUuid: newId(ID_PREFIX.user) });
+
 /** Users and API tokens: creation, bootstrap and authentication. */
 export function usersService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
-
-  const ensureUser = (email: string, name: string): User => {
-    const found = store.users.findUserByEmail(email);
-    if (found) return found;
-    const user: User = { uuid: newId(ID_PREFIX.user), email, name };
-    store.users.insertUser(user, clock.now());
-    return user;
-  };
-
-  const insertToken = (user: User, name: string, scope: TokenScope, token: string, regions: readonly Region[] = []): TokenInfo => {
-    const id = 'key_' + randomBase62(12);
-    store.users.insertToken({ id, userUuid: user.uuid, name, scope, hash: hashToken(token), regions }, clock.now());
-    return store.users.findTokenByHash(hashToken(token))!;
-  };
 
   return {
     /**
@@ -59,13 +90,13 @@ export function usersService(deps: { store: Store; clock: Clock }) {
      * @returns `token` (the secret, `phr_` + 43 base62 chars ≈ 256 bits) and its listing info
      * @throws AppError 400 on an empty email, or regions missing (probe) or given (other scopes) or unknown
      */
-    createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string; regions?: readonly string[] }): { token: string; info: TokenInfo } {
+    async createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string; regions?: readonly string[] }): Promise<{ token: string; info: TokenInfo }> {
       const email = input.email.trim().toLowerCase();
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError(400, 'users.invalid_email', 'email: must be an email address');
       const regions = tokenRegions(input.scope, input.regions);
-      const token = TOKEN_PREFIX + randomBase62(43);
-      const info = store.tx(() => insertToken(ensureUser(email, input.name.trim() || email), input.tokenName ?? 'cli', input.scope, token, regions));
-      return { token, info };
+      const t = newToken();
+      const info = await store.async.tx(createTokenProc, { email, name: input.name.trim() || email, tokenName: input.tokenName ?? 'cli', scope: input.scope, regions, t, now: clock.now() });
+      return { token: t.token, info };
     },
     /**
      * Start-up bootstrap: when `adminToken` is given, ensures it is a token of the admin user (made
@@ -76,30 +107,21 @@ export function usersService(deps: { store: Store; clock: Clock }) {
      * {@link revokedAdminTokenId} for the warning the caller logs.
      * @returns the generated token when one was made (to print once), else null
      */
-    bootstrapAdmin(adminToken: string | undefined): string | null {
-      return store.tx((tx) => {
-        if (adminToken) {
-          if (!tx.users.findTokenByHash(hashToken(adminToken))) {
-            insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'PHAROS_ADMIN_TOKEN', 'write', adminToken);
-          }
-          return null;
-        }
-        if (tx.users.countLiveTokens() > 0) return null;
-        const token = TOKEN_PREFIX + randomBase62(43);
-        insertToken(ensureUser(ADMIN_EMAIL, 'Admin'), 'first-start', 'write', token);
-        return token;
-      });
+    async bootstrapAdmin(adminToken: string | undefined): Promise<string | null> {
+      const t = newToken();
+      const made = await store.async.tx(bootstrapAdminProc, { adminToken: adminToken || null, t, now: clock.now() });
+      return made ? t.token : null;
     },
     /** The key id (`key_…`) of `adminToken` when that token was revoked, else null (unset, unknown or live). */
-    revokedAdminTokenId(adminToken: string | undefined): string | null {
+    async revokedAdminTokenId(adminToken: string | undefined): Promise<string | null> {
       if (!adminToken) return null;
-      const t = store.users.findTokenByHash(hashToken(adminToken));
+      const t = await store.async.users.findTokenByHash(hashToken(adminToken));
       return t && t.revokedAt !== null ? t.id : null;
     },
     /** The principal of a live token, or null for an unknown or revoked one. */
-    authenticate(token: string): Principal | null {
+    async authenticate(token: string): Promise<Principal | null> {
       // Looked up by the hash through a unique index: the secret itself is never compared or stored.
-      const t = store.users.findTokenByHash(hashToken(token));
+      const t = await store.async.users.findTokenByHash(hashToken(token));
       if (!t || t.revokedAt !== null) return null;
       return t.scope === 'probe' ? { user: t.user, scope: t.scope, tokenId: t.id, regions: t.regions } : { user: t.user, scope: t.scope, tokenId: t.id };
     },
@@ -108,16 +130,17 @@ export function usersService(deps: { store: Store; clock: Clock }) {
      * online in a region no longer granted are refused from their next poll.
      * @throws AppError 400 naming `regions` (none, or unknown), 404 `tokens.not_found` when `id` is no live probe token
      */
-    grantRegions(id: string, regions: readonly string[]): TokenInfo {
+    async grantRegions(id: string, regions: readonly string[]): Promise<TokenInfo> {
       const list = tokenRegions('probe', regions);
-      if (!store.users.setTokenRegions(id, list)) throw new AppError(404, 'tokens.not_found', `no live probe token with id ${id}`);
-      return store.users.listTokens().find((t) => t.id === id)!;
+      if (!(await store.async.users.setTokenRegions(id, list))) throw new AppError(404, 'tokens.not_found', `no live probe token with id ${id}`);
+      return (await store.async.users.listTokens()).find((t) => t.id === id)!;
     },
-    listTokens: (): TokenInfo[] => store.users.listTokens(),
+    /** Every API token (live and revoked). */
+    listTokens: (): Promise<TokenInfo[]> => store.async.users.listTokens(),
     /** A user by uuid, or undefined. */
-    get: (uuid: string): User | undefined => store.users.findUser(uuid),
+    get: (uuid: string): Promise<User | undefined> => store.async.users.findUser(uuid),
     /** @returns true when a live token was revoked */
-    revokeToken: (id: string): boolean => store.users.revokeToken(id, clock.now()),
+    revokeToken: (id: string): Promise<boolean> => store.async.users.revokeToken(id, clock.now()),
   };
 }
 

@@ -18,7 +18,7 @@ export function bearerAuth(core: Core): MiddlewareHandler<AppEnv> {
     const header = c.req.header('Authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new AppError(401, 'auth.missing_token', 'missing API token: send Authorization: Bearer <token>');
-    const principal = core.users.authenticate(m[1]!);
+    const principal = await core.users.authenticate(m[1]!);
     if (!principal) throw new AppError(401, 'auth.invalid_token', 'invalid API token');
     const agentRoute = AGENT_ROUTES.has(`${c.req.method} ${c.req.path.replace(/\/$/, '')}`);
     if (principal.scope === 'probe' && !agentRoute) {

@@ -28,7 +28,7 @@ async function setup(config: Record<string, unknown> = {}) {
   p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 }, ...config }, new ManualClock());
   cleanups.push(() => p.cleanup());
 }
-const probeToken = (regions: string[], email = 'agent@example.com') => p.core.users.createToken({ email, name: 'agent', scope: 'probe', regions }).token;
+const probeToken = async (regions: string[], email = 'agent@example.com') => (await p.core.users.createToken({ email, name: 'agent', scope: 'probe', regions })).token;
 
 const hello = (agent: string, region: string, assignment: string | null = null) => ({ agent, region, name: `probe-${region}`, version: 'test', assignment });
 const pollRes = (token: string, agent: string, region: string, assignment: string | null = null) =>
@@ -60,7 +60,7 @@ async function assertRefused(res: Awaited<ReturnType<typeof pollRes>>, code: num
 describe('a probe token serves the regions it was granted', () => {
   test('a frankfurt token polling as london (the main’s region) or as paris is refused; its specs carry no secrets of other regions', async () => {
     await setup();
-    const token = probeToken(['frankfurt']);
+    const token = await probeToken(['frankfurt']);
     const london = await createMonitor({ name: 'london', url: 'http://127.0.0.1:9/', regions: ['london'], request_headers: [{ name: 'Authorization', value: 'Bearer london-secret' }] });
     const fra = await createMonitor({ name: 'fra', url: 'http://127.0.0.1:9/', regions: ['frankfurt', 'paris'], request_headers: [{ name: 'X-Key', value: 'fra-secret' }] });
 
@@ -83,10 +83,10 @@ describe('a probe token serves the regions it was granted', () => {
 
   test('a probe token needs regions; a legacy probe token (no regions) is refused until granted, and named in a warning at start', async () => {
     await setup();
-    assert.throws(() => p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe' }), /regions/);
-    assert.throws(() => p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe', regions: ['atlantis' as never] }), /regions/);
+    await assert.rejects(p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe' }), /regions/);
+    await assert.rejects(p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe', regions: ['atlantis' as never] }), /regions/);
     // A token as migration 0019 leaves one made before it: probe scope, no region.
-    const user = p.core.users.createToken({ email: 'old@example.com', name: 'old', scope: 'read' }).info.user;
+    const user = (await p.core.users.createToken({ email: 'old@example.com', name: 'old', scope: 'read' })).info.user;
     p.store.users.insertToken({ id: 'key_legacyprobe1', userUuid: user.uuid, name: 'old probes', scope: 'probe', hash: hashToken('phr_legacy'), regions: [] }, p.clock.now());
     await assertRefused(await pollRes('phr_legacy', FRA, 'london'), 403, /region/);
     await p.close();
@@ -96,7 +96,7 @@ describe('a probe token serves the regions it was granted', () => {
     const again = await startTestPharos({ data_dir: p.dataDir }, new ManualClock(), createLogger('info', (l) => void lines.push(l), 'text'));
     cleanups.push(() => again.cleanup());
     assert.ok(lines.some((l) => /key_legacyprobe1/.test(l) && /no region/.test(l) && /pharos token grant/.test(l)), lines.join(''));
-    again.core.users.grantRegions('key_legacyprobe1', ['frankfurt']);
+    await again.core.users.grantRegions('key_legacyprobe1', ['frankfurt']);
     const res = await again.api('/v1/probes/poll', { method: 'POST', token: 'phr_legacy', json: hello(FRA, 'frankfurt') });
     assert.equal(res.status, 200, await res.clone().text());
   });
@@ -106,7 +106,7 @@ describe('a real `pharos agent` with a frankfurt token', () => {
   test('as london it is refused (and says why in its log); as frankfurt it joins', async () => {
     p = await startTestPharos({ probe: { region: 'london', agent_offline_seconds: OFFLINE_S } }, systemClock);
     cleanups.push(() => p.cleanup());
-    const token = probeToken(['frankfurt']);
+    const token = await probeToken(['frankfurt']);
     const spawn = async (region: string) => {
       const a = await spawnAgent(token, ['--server', p.url, '--region', region, '--name', `${region}-1`]);
       cleanups.push(async () => {
@@ -162,13 +162,13 @@ describe('pharos token create --region, token list, token grant', () => {
 describe('agents per probe token', () => {
   test('the 6th agent id on one token is refused while the 5 are online; one that went offline makes room; another token cannot use its agent ids', async () => {
     await setup();
-    const token = probeToken(['frankfurt']);
+    const token = await probeToken(['frankfurt']);
     for (const c of 'ABCDE') await poll(token, agentId(c), 'frankfurt');
     const text = await assertRefused(await pollRes(token, agentId('G'), 'frankfurt'), 429, /agents|token/);
     assert.match(text, /5/);
     assert.equal((await listing()).length, 6, 'local + the five');
 
-    const other = probeToken(['frankfurt'], 'other@example.com');
+    const other = await probeToken(['frankfurt'], 'other@example.com');
     await assertRefused(await pollRes(other, agentId('A'), 'frankfurt'), 403, /agent/);
     await assertRefused(await push(other, agentId('A'), 'frankfurt', 'x', []), 403, /agent/);
 
@@ -182,7 +182,7 @@ describe('agents per probe token', () => {
 
   test('probe.agents_per_token is configurable', async () => {
     await setup({ probe: { agent_offline_seconds: OFFLINE_S, agents_per_token: 1 } });
-    const token = probeToken(['frankfurt']);
+    const token = await probeToken(['frankfurt']);
     await poll(token, agentId('A'), 'frankfurt');
     await assertRefused(await pollRes(token, agentId('B'), 'frankfurt'), 429, /agents|token/);
   });
@@ -192,7 +192,7 @@ describe('an agent’s result that contradicts the other regions is confirmed by
   async function twoRegions(respond: number) {
     // The agent stays online while the test moves the clock to london's first check (up to 10 s) without polling.
     await setup({ probe: { agent_offline_seconds: 600 } });
-    const token = probeToken(['frankfurt']);
+    const token = await probeToken(['frankfurt']);
     const target = await httpTarget(respond);
     cleanups.push(() => target.stop());
     let a = await poll(token, FRA, 'frankfurt');

@@ -60,15 +60,15 @@ test('console, sso_allowed_domains []: an uninvited IdP user is refused and gets
   assert.equal(r.status, 403, r.body.slice(0, 300));
   assert.match(r.body, /stranger@anywhere\.test may not sign in to this console/);
   assert.equal(r.session, undefined);
-  assert.equal(p.core.accounts.list().some((a) => a.email === 'stranger@anywhere.test'), false);
+  assert.equal((await p.core.accounts.list()).some((a) => a.email === 'stranger@anywhere.test'), false);
 });
 
 test('console, sso_allowed_domains []: an invited email and a person with an account get in', async () => {
-  p.core.consoleSso.invitations.create('invited@anywhere.test', 'editor', 'admin@example.com');
+  await p.core.consoleSso.invitations.create('invited@anywhere.test', 'editor', 'admin@example.com');
   const invited = await consoleSso('invited');
   assert.equal(invited.status, 303, invited.body.slice(0, 300));
   assert.ok(invited.session);
-  assert.equal(p.core.accounts.list().find((a) => a.email === 'invited@anywhere.test')?.role, 'editor');
+  assert.equal((await p.core.accounts.list()).find((a) => a.email === 'invited@anywhere.test')?.role, 'editor');
   const again = await consoleSso('invited');
   assert.equal(again.status, 303, 'the invitation is used up, the account stays');
 

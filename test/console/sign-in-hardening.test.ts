@@ -227,7 +227,7 @@ describe('point 9: the setup link expires after an hour', () => {
     assert.match(get.html, /pharos user create/);
     const postRes = await consoleClient(p1).post(`/setup/${p1.setupToken}`, { email: 'late@example.com', password: 'a long password' }, { csrf: null });
     assert.equal(postRes.status, 403);
-    assert.equal(p1.core.accounts.list().length, 0, 'nobody was made');
+    assert.equal((await p1.core.accounts.list()).length, 0, 'nobody was made');
     await p1.close();
     p2 = await startTestPharos({ data_dir: dataDir }, clock, logger);
     assert.ok(p2.setupToken && p2.setupToken !== p1.setupToken);

@@ -50,24 +50,24 @@ export function ssoConnectionsRouter(deps: Pick<HttpDeps, 'core'>) {
   const out = (c: SsoConnection) => toSsoConnectionJson(c, core.config.public_url);
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List SSO connections', responses: { 200: json(z.array(SsoConnectionSchema), 'All connections'), ...COMMON_ERRORS } }),
-    (c) => c.json(core.identity.connections.list().map(out), 200),
+    async (c) => c.json((await core.identity.connections.list()).map(out), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a SAML SSO connection', request: jsonBody(SsoConnectionBody), responses: { 201: json(SsoConnectionSchema, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json(out(core.identity.connections.create(c.req.valid('json'))), 201),
+    async (c) => c.json(out(await core.identity.connections.create(c.req.valid('json'))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get an SSO connection', request: item, responses: { 200: json(SsoConnectionSchema, 'The connection'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(out(core.identity.connections.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(out(await core.identity.connections.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update an SSO connection (fields left out keep their values)', request: { ...item, ...jsonBody(SsoConnectionBody) }, responses: { 200: json(SsoConnectionSchema, 'The connection'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(out(core.identity.connections.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(out(await core.identity.connections.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an SSO connection (409 while a status page uses it)', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND, ...CONFLICT } }),
-    (c) => {
-      core.identity.connections.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.identity.connections.delete(c.req.valid('param').uuid);
       return c.json({ message: 'SSO connection deleted' }, 200);
     },
   );

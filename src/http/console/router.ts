@@ -34,7 +34,7 @@ const SELF_SERVICE = /^\/(?:logout$|settings\/sessions(?:\/|$)|settings\/passwor
 export function consoleRouter(deps: HttpDeps) {
   const { core } = deps;
   const app = new Hono<ConsoleEnv>();
-  const hub = new LiveHub(core, () => deps.clock.now());
+  const hub = new LiveHub(core, () => deps.clock.now(), (e) => deps.logger.warn('console live updates: a run failed', { error: (e as Error).message }));
   app.route('/_console', consoleAssetsRouter());
   app.use('*', consoleBase(core));
   app.use('*', async (c, next) => {
@@ -47,7 +47,7 @@ export function consoleRouter(deps: HttpDeps) {
       if (unsafe) return forbidden(c, 'You are signed out. Sign in and try again.');
       if (path === '/events') return c.body(null, 204);
       const q = new URL(c.req.url).search;
-      if (path === '/' && !q) return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label() }));
+      if (path === '/' && !q) return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label() }));
       return c.redirect(`/login?next=${encodeURIComponent(path + q)}`, 303);
     }
     if (unsafe) {
@@ -63,14 +63,22 @@ export function consoleRouter(deps: HttpDeps) {
     return streamSSE(c, async (stream) => {
       let queue = Promise.resolve();
       await new Promise<void>((resolve) => {
+        let ended = false;
         const remove = hub.add((msgs) => {
           // The session may have ended since (sign out everywhere, password change): stop at once.
-          if (!core.accounts.session(id)) {
-            queue = queue.then(() => stream.writeSSE({ event: 'signed-out', data: '' })).catch(() => {});
-            done();
-            return;
-          }
-          for (const m of msgs) queue = queue.then(() => stream.writeSSE({ event: m.event, data: m.data })).catch(() => {});
+          // Checked in the queue, so messages keep their order and none is written after the end.
+          queue = queue
+            .then(async () => {
+              if (ended) return;
+              if (!(await core.accounts.session(id))) {
+                ended = true;
+                done();
+                await stream.writeSSE({ event: 'signed-out', data: '' });
+                return;
+              }
+              for (const m of msgs) await stream.writeSSE({ event: m.event, data: m.data });
+            })
+            .catch(() => {});
         });
         const done = () => {
           remove();

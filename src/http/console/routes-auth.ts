@@ -16,10 +16,10 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const publicUrl = core.config.public_url;
   const client = (c: ConsoleContext) => ({ userAgent: c.req.header('user-agent') ?? '', address: clientAddress(c, core.config.console.trust_proxy) });
 
-  app.get('/login', (c) => {
+  app.get('/login', async (c) => {
     if (c.var.session) return c.redirect('/', 303);
     const next = c.req.query('next');
-    return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), next: next && SAFE_NEXT.test(next) ? next : '/', notice: c.req.query('signed_out') ? 'You are signed out.' : undefined }));
+    return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), next: next && SAFE_NEXT.test(next) ? next : '/', notice: c.req.query('signed_out') ? 'You are signed out.' : undefined }));
   });
 
   app.post('/login', async (c) => {
@@ -32,15 +32,15 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
         setSessionCookie(c, r.id, publicUrl, core.config.console.session_max_days);
         return c.redirect(r.pending ? `/login/totp?next=${encodeURIComponent(next)}` : next, 303);
       }
-      return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
+      return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
-      return page(c, LoginPage({ nonce: c.var.nonce, sso: core.consoleSso.label(), email, next, askCode: true, errors: { message: e.message, fields: {} } }), 429);
+      return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), email, next, askCode: true, errors: { message: e.message, fields: {} } }), 429);
     }
   });
 
-  app.get('/login/totp', (c) => {
-    if (!core.accounts.pendingAccount(getCookie(c, SESSION_COOKIE))) return c.redirect('/login', 303);
+  app.get('/login/totp', async (c) => {
+    if (!(await core.accounts.pendingAccount(getCookie(c, SESSION_COOKIE)))) return c.redirect('/login', 303);
     const next = c.req.query('next');
     return page(c, TotpPage({ nonce: c.var.nonce, next: next && SAFE_NEXT.test(next) ? next : '/' }));
   });
@@ -50,7 +50,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const next = SAFE_NEXT.test(text(f, 'next')) ? text(f, 'next') : '/';
     try {
       if (await core.accounts.secondFactor(getCookie(c, SESSION_COOKIE), text(f, 'code'), client(c).address)) return c.redirect(next, 303);
-      if (!core.accounts.pendingAccount(getCookie(c, SESSION_COOKIE))) return c.redirect('/login', 303);
+      if (!(await core.accounts.pendingAccount(getCookie(c, SESSION_COOKIE)))) return c.redirect('/login', 303);
       return page(c, TotpPage({ nonce: c.var.nonce, next, error: 'That code is not right. Try the current one, or a recovery code.' }), 401);
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
@@ -58,26 +58,26 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
 
-  app.post('/logout', (c) => {
+  app.post('/logout', async (c) => {
     const id = getCookie(c, SESSION_COOKIE);
-    if (id) core.accounts.logout(id);
+    if (id) await core.accounts.logout(id);
     clearSessionCookie(c, publicUrl);
     return c.redirect('/login?signed_out=1', 303);
   });
 
-  const spent = (c: ConsoleContext, token: string) =>
-    core.accounts.setupState(token) === 'expired'
+  const spent = async (c: ConsoleContext, token: string) =>
+    (await core.accounts.setupState(token)) === 'expired'
       ? page(c, MessagePage({ nonce: c.var.nonce, title: 'Setup link expired', message: 'This setup link expired (a link works for one hour). Restart Pharos to print a new one, or create an admin on the server with pharos user create --email E --role admin.' }), 403)
       : page(c, MessagePage({ nonce: c.var.nonce, title: 'Setup link not valid', message: 'This setup link was used already (or a newer one was printed at start). Sign in, or ask an admin for an account.' }), 403);
 
-  app.get('/setup/:token', (c) => {
-    if (core.accounts.setupState(c.req.param('token')) !== 'open') return spent(c, c.req.param('token'));
+  app.get('/setup/:token', async (c) => {
+    if ((await core.accounts.setupState(c.req.param('token'))) !== 'open') return spent(c, c.req.param('token'));
     return page(c, SetupPage({ nonce: c.var.nonce, token: c.req.param('token') }));
   });
 
   app.post('/setup/:token', async (c) => {
     const token = c.req.param('token');
-    if (core.accounts.setupState(token) !== 'open') return spent(c, token);
+    if ((await core.accounts.setupState(token)) !== 'open') return spent(c, token);
     const f = await formOf(c);
     const values = { email: text(f, 'email'), name: text(f, 'name') };
     try {

@@ -14,7 +14,7 @@ import { clearSessionCookie } from './security.ts';
 export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
   const cfg = core.config;
-  const view = (c: ConsoleContext, extra: Partial<SettingsView> = {}): SettingsView => {
+  const view = async (c: ConsoleContext, extra: Partial<SettingsView> = {}): Promise<SettingsView> => {
     const s = c.var.session!;
     const admin = s.account.role === 'admin';
     let dbBytes: number | null = null;
@@ -24,21 +24,24 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       dbBytes = null;
     }
     return {
-      totpOn: core.accounts.get(s.account.uuid).totp,
-      sessions: core.accounts.sessions(s.account.uuid),
+      totpOn: (await core.accounts.get(s.account.uuid)).totp,
+      sessions: await core.accounts.sessions(s.account.uuid),
       currentRef: s.ref,
-      users: admin ? core.accounts.list() : [],
-      invitations: { sso: core.consoleSso.label(), list: admin ? core.consoleSso.invitations.list() : [] },
-      tokens: admin ? core.users.listTokens() : [],
+      users: admin ? await core.accounts.list() : [],
+      invitations: { sso: await core.consoleSso.label(), list: admin ? await core.consoleSso.invitations.list() : [] },
+      tokens: admin ? await core.users.listTokens() : [],
       probes: core.probes.list(deps.version),
       channels: cfg.channels.map((ch) => ({ name: ch.name, type: ch.type })),
       policies: cfg.escalation_policies.map((p) => ({ uuid: p.uuid, name: p.name, steps: p.steps.length })),
-      about: { version: deps.version, sqlite: core.consoleView.sqliteVersion(), node: process.version, dataDir: cfg.data_dir, dbBytes, publicUrl: cfg.public_url },
+      about: { version: deps.version, sqlite: await core.consoleView.sqliteVersion(), node: process.version, dataDir: cfg.data_dir, dbBytes, publicUrl: cfg.public_url },
       now: clock.now(),
       ...extra,
     };
   };
-  const show = (c: ConsoleContext, extra: Partial<SettingsView> = {}, status: 200 | 400 | 403 | 404 | 409 | 429 = 200) => page(c, SettingsPage({ s: shellOf(c, '/settings'), v: view(c, extra) }), status);
+  const show = async (c: ConsoleContext, extra: Partial<SettingsView> = {}, status: 200 | 400 | 403 | 404 | 409 | 429 = 200) => {
+    const v = await view(c, extra);
+    return page(c, SettingsPage({ s: shellOf(c, '/settings'), v }), status);
+  };
   const adminOnly = (c: ConsoleContext, what = 'manage users and API tokens') => {
     if (c.var.session!.account.role !== 'admin') throw new AppError(403, 'auth.admin_only', `only admins ${what}`);
   };
@@ -64,7 +67,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const f = await formOf(c);
     const secret = text(f, 'secret');
     try {
-      const codes = core.accounts.enableTotp(c.var.session!.account.uuid, secret, text(f, 'code'));
+      const codes = await core.accounts.enableTotp(c.var.session!.account.uuid, secret, text(f, 'code'));
       return show(c, { recoveryCodes: codes });
     } catch (e) {
       const uri = `otpauth://totp/Pharos:${encodeURIComponent(c.var.session!.account.email)}?issuer=Pharos&secret=${encodeURIComponent(secret)}&algorithm=SHA1&digits=6&period=30`;
@@ -81,14 +84,14 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
 
-  app.post('/settings/sessions/end-all', (c) => {
-    core.accounts.endAllSessions(c.var.session!.account.uuid);
+  app.post('/settings/sessions/end-all', async (c) => {
+    await core.accounts.endAllSessions(c.var.session!.account.uuid);
     clearSessionCookie(c, cfg.public_url);
     return c.redirect('/login?signed_out=1', 303);
   });
 
-  app.post('/settings/sessions/:ref/end', (c) => {
-    core.accounts.endSession(c.var.session!.account.uuid, c.req.param('ref'));
+  app.post('/settings/sessions/:ref/end', async (c) => {
+    await core.accounts.endSession(c.var.session!.account.uuid, c.req.param('ref'));
     return c.redirect('/settings#sessions', 303);
   });
 
@@ -107,26 +110,26 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     adminOnly(c);
     const f = await formOf(c);
     try {
-      const i = core.consoleSso.invitations.create(text(f, 'email'), text(f, 'role') as Role, c.var.session!.account.email);
+      const i = await core.consoleSso.invitations.create(text(f, 'email'), text(f, 'role') as Role, c.var.session!.account.email);
       return show(c, { notice: `${i.email} is invited: their first single sign-on makes them ${i.role}.` });
     } catch (e) {
-      return show(c, { invitations: { sso: core.consoleSso.label(), list: core.consoleSso.invitations.list(), errors: formErrors(e) } }, errorStatus(e));
+      return show(c, { invitations: { sso: await core.consoleSso.label(), list: await core.consoleSso.invitations.list(), errors: formErrors(e) } }, errorStatus(e));
     }
   });
 
   app.post('/settings/invitations/revoke', async (c) => {
     adminOnly(c);
     const f = await formOf(c);
-    core.consoleSso.invitations.revoke(text(f, 'email'));
+    await core.consoleSso.invitations.revoke(text(f, 'email'));
     return c.redirect('/settings#invitations', 303);
   });
 
   for (const action of ['disable', 'enable'] as const) {
-    app.post(`/settings/users/:uuid/${action}`, (c) => {
+    app.post(`/settings/users/:uuid/${action}`, async (c) => {
       adminOnly(c);
       const uuid = c.req.param('uuid');
       if (uuid === c.var.session!.account.uuid) return show(c, { notice: 'You cannot disable yourself.' }, 409);
-      core.accounts.setDisabled(uuid, action === 'disable');
+      await core.accounts.setDisabled(uuid, action === 'disable');
       return c.redirect('/settings#users', 303);
     });
   }
@@ -142,7 +145,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       const a = c.var.session!.account;
       // Probe tokens are bound to regions (issue 30): a comma list, validated by the users service.
       const regions = scope === 'probe' ? text(f, 'regions').split(',').map((r) => r.trim()).filter((r) => r !== '') : [];
-      const { token } = core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name, regions });
+      const { token } = await core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name, regions });
       return show(c, { newToken: token });
     } catch (e) {
       return show(c, { errors: { form: 'token', errors: formErrors(e) } }, errorStatus(e));
@@ -158,9 +161,9 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     return show(c, { channelResult: { name, error } });
   });
 
-  app.post('/settings/tokens/:id/revoke', (c) => {
+  app.post('/settings/tokens/:id/revoke', async (c) => {
     adminOnly(c);
-    core.users.revokeToken(c.req.param('id'));
+    await core.users.revokeToken(c.req.param('id'));
     return c.redirect('/settings#tokens', 303);
   });
 }

@@ -25,7 +25,7 @@ export function ssoRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const publicUrl = core.config.public_url.replace(/\/+$/, '');
   app.get('/login/sso', async (c) => {
     if (c.var.session) return c.redirect('/', 303);
-    const method = core.consoleSso.method();
+    const method = await core.consoleSso.method();
     if (!method) return page(c, MessagePage({ nonce: c.var.nonce, title: 'Not found', message: 'This console has no single sign-on; sign in with your password.' }), 404);
     try {
       await core.identity.throttle(clientAddress(c, core.config.console.trust_proxy));
@@ -47,9 +47,9 @@ export function ssoRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
  */
 export function consoleSsoSignIn(deps: HttpDeps): ConsoleSignIn {
   const { core, logger } = deps;
-  return (c: Context, who, next) => {
+  return async (c: Context, who, next) => {
     const client = { userAgent: c.req.header('user-agent') ?? '', address: clientAddress(c as ConsoleContext, core.config.console.trust_proxy) };
-    const r = core.consoleSso.signIn(who, client);
+    const r = await core.consoleSso.signIn(who, client);
     const via = who.method.type === 'oidc' ? who.method.provider : `SSO connection ${who.method.connection}`;
     if (!r.ok) {
       logger.info(`console: sign-in of ${r.email ?? who.subject} through ${via} refused (${r.reason})`);

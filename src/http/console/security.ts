@@ -14,7 +14,7 @@ export function consoleBase(core: Core): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     const nonce = newNonce();
     c.set('nonce', nonce);
-    c.set('session', core.accounts.session(getCookie(c, SESSION_COOKIE)));
+    c.set('session', await core.accounts.session(getCookie(c, SESSION_COOKIE)));
     await next();
     c.header('Content-Security-Policy', consoleCsp(nonce));
     c.header('X-Frame-Options', 'DENY');

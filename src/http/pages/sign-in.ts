@@ -33,9 +33,9 @@ export function setSessionCookie(c: PageContext, deps: Pick<HttpDeps, 'core'>, p
 }
 
 /** The sign-in buttons the wall of a page shows (its working SSO doors), with the `next` path carried along. */
-export function signInDoors(c: PageContext, deps: Pick<HttpDeps, 'core'>, next: string): Array<{ href: string; label: string }> {
+export async function signInDoors(c: PageContext, deps: Pick<HttpDeps, 'core'>, next: string): Promise<Array<{ href: string; label: string }>> {
   const { page, chrome } = c.var;
-  const m = deps.core.identity.pageMethods(page);
+  const m = await deps.core.identity.pageMethods(page);
   const doors: Array<{ href: string; label: string }> = [];
   const q = `?next=${encodeURIComponent(next)}`;
   if (m.oidc) {
@@ -81,12 +81,12 @@ export function signInRoutes(app: Hono<PageEnv>, deps: HttpDeps, mode: 'path' | 
     return c.redirect(`${publicUrl}/sso/begin/${t.id}`, 303);
   };
 
-  app.get('/sso/oidc', (c) => {
-    const m = core.identity.pageMethods(c.var.page);
+  app.get('/sso/oidc', async (c) => {
+    const m = await core.identity.pageMethods(c.var.page);
     return start(c, m.oidc ? { type: 'oidc', provider: m.oidc } : null);
   });
-  app.get('/sso/saml', (c) => {
-    const m = core.identity.pageMethods(c.var.page);
+  app.get('/sso/saml', async (c) => {
+    const m = await core.identity.pageMethods(c.var.page);
     return start(c, m.saml ? { type: 'saml', connection: m.saml.uuid } : null);
   });
   app.get('/sso/complete', (c) => {

@@ -60,7 +60,7 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
         setCookie(c, BINDING_COOKIE, t.binding, { path: '/sso/', httpOnly: true, sameSite: 'Lax', secure: isHttps(c), maxAge: 600 });
         return c.redirect(url.href, 303);
       }
-      const conn = core.identity.connections.find(t.method.connection);
+      const conn = await core.identity.connections.find(t.method.connection);
       if (!conn) return message(c, 404, 'Sign-in unavailable', 'This SSO connection no longer exists.');
       return c.redirect(await saml.authorizeUrl(conn, t), 303);
     } catch (e) {
@@ -97,8 +97,8 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
     return finish(c, t, who);
   });
 
-  app.get('/saml/:uuid/metadata', (c) => {
-    const conn = core.identity.connections.find(c.req.param('uuid'));
+  app.get('/saml/:uuid/metadata', async (c) => {
+    const conn = await core.identity.connections.find(c.req.param('uuid'));
     if (!conn) return message(c, 404, 'Not found', 'There is no such SSO connection.');
     return c.body(saml.metadata(conn), 200, { 'Content-Type': 'application/samlmetadata+xml; charset=utf-8' });
   });
@@ -109,7 +109,7 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
     const response = typeof form.SAMLResponse === 'string' ? form.SAMLResponse : '';
     const uuid = c.req.param('uuid');
     const t = core.identity.take(relay);
-    const conn = core.identity.connections.find(uuid);
+    const conn = await core.identity.connections.find(uuid);
     if (!t || t.method.type !== 'saml' || t.method.connection !== uuid || !conn) {
       return message(c, 400, 'Sign-in expired', 'This sign-in is unknown or was already used. Go back to the page and sign in again.');
     }
@@ -131,9 +131,9 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
       if (!hooks.console) return message(c, 404, 'Not found', 'The console does not sign in through SSO here.');
       return hooks.console(c, who, purpose.next);
     }
-    const page = core.statuspages.exists(purpose.pageUuid) ? core.statuspages.get(purpose.pageUuid) : undefined;
+    const page = (await core.statuspages.exists(purpose.pageUuid)) ? await core.statuspages.get(purpose.pageUuid) : undefined;
     if (!page) return message(c, 404, 'Not found', 'There is no status page here.');
-    if (!core.identity.admits(page, who)) {
+    if (!(await core.identity.admits(page, who))) {
       logger.info(`status page ${page.subdomain}: sign-in of ${who.email ?? who.subject} refused (${who.email && who.emailVerified ? 'not an allowed account' : 'no verified email'})`);
       const reason = who.email && !who.emailVerified ? `The email ${who.email} is not verified at the identity provider.` : `${who.email ?? 'This account'} may not see this status page.`;
       return message(c, 403, 'Access refused', reason);
