@@ -85,7 +85,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
   const core = createCore({ store, clock, logger, config, channelTester });
 
-  const metrics = createMetrics(() => core.results.statusCounts(), () => store.alerts.pendingCount(), () => core.checks.flushStats());
+  const metrics = createMetrics(() => core.results.statusCounts(), () => store.async.alerts.pendingCount(), () => core.checks.flushStats());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
   const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Config } from '../config/schema.ts';
 import { createCore } from '../core/index.ts';
-import { importKuma, type KumaImportReport } from '../core/import-kuma.ts';
+import { importKuma, kumaWriters, type KumaImportReport } from '../core/import-kuma.ts';
 import { parseKumaBackup, type KumaData } from '../domain/kuma/types.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
@@ -67,7 +67,7 @@ export async function runImportCommand(
   let report: KumaImportReport;
   try {
     const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
-    report = importKuma({ store, clock: systemClock, publicUrl: config.public_url, ...core }, data, { withSecrets: options.withSecrets });
+    report = importKuma({ store, clock: systemClock, publicUrl: config.public_url, writers: kumaWriters(config), statuspages: core.statuspages, escalation: core.escalation }, data, { withSecrets: options.withSecrets });
   } finally {
     store.close();
   }

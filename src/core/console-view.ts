@@ -57,24 +57,32 @@ export function sparkline(csv: string): string {
  */
 export function consoleViewService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
-  /** Uuids of monitors in a window ongoing now. */
-  const inMaintenance = (): Set<string> => {
-    const now = clock.now();
-    return new Set(store.maintenance.list().flatMap((w) => (w.startAt <= now && now < w.endAt ? w.monitors : [])));
-  };
+  /** Uuids of monitors in a window ongoing at `now`. */
+  const inMaintenance = async (now: number): Promise<Set<string>> =>
+    new Set((await store.async.maintenance.list()).flatMap((w) => (w.startAt <= now && now < w.endAt ? w.monitors : [])));
   const windows = () => {
     const now = clock.now();
     return { since: now - 24 * HOUR_MS, since30: now - 30 * DAY_MS, now };
   };
   // Sparklines of the last 24 complete hours, read once per hour for every monitor: a request pays a map lookup.
-  let sparks = { hour: -1, byId: new Map<number, string>() };
-  const sparklines = (now: number): Map<number, string> => {
+  // One read in flight: requests of the same hour share it; a failed read is not kept (the next request reads again).
+  let sparks: { hour: number; byId: Promise<Map<number, string>> } = { hour: -1, byId: Promise.resolve(new Map()) };
+  const sparklines = (now: number): Promise<Map<number, string>> => {
     const hour = now - (now % HOUR_MS);
-    if (sparks.hour !== hour) sparks = { hour, byId: new Map([...store.consoleReads.hourlyLatencies(hour - 24 * HOUR_MS, hour)].map(([id, csv]) => [id, sparkline(csv)])) };
+    if (sparks.hour !== hour) {
+      const mine = {
+        hour,
+        byId: store.async.consoleReads.hourlyLatencies(hour - 24 * HOUR_MS, hour).then((all) => new Map([...all].map(([id, csv]) => [id, sparkline(csv)]))),
+      };
+      mine.byId.catch(() => {
+        if (sparks === mine) sparks = { hour: -1, byId: Promise.resolve(new Map()) };
+      });
+      sparks = mine;
+    }
     return sparks.byId;
   };
   const none: MonitorStats = { lastAt: null, checks: 0, failures: 0, downMs30d: 0 };
-  const monitorRow = (m: Monitor, st: MonitorStats, maintenance: boolean, now: number): OverviewRow => {
+  const monitorRow = (m: Monitor, st: MonitorStats, maintenance: boolean, now: number, sparks: Map<number, string>): OverviewRow => {
     const { lastAt, checks, failures } = st;
     const span = now - Math.max(now - 30 * DAY_MS, m.createdAt);
     return {
@@ -89,9 +97,11 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
       lastAt,
       regions: m.regions,
       maintenance,
-      sparkline: sparklines(now).get(m.id) ?? '',
+      sparkline: sparks.get(m.id) ?? '',
     };
   };
+  /** The outages of `uuids` in that order, those deleted since left out (one read each, in parallel). */
+  const outagesOf = async (uuids: string[]) => (await Promise.all(uuids.map((u) => store.async.outages.get(u)))).filter((o) => o !== undefined);
   const healthcheckRow = (h: Healthcheck): OverviewRow => ({
     kind: 'healthcheck',
     uuid: h.uuid,
@@ -108,34 +118,41 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
   });
   return {
     /** Every monitor and healthcheck, down first, then by name. */
-    overview(): OverviewRow[] {
+    async overview(): Promise<OverviewRow[]> {
       const w = windows();
-      const stats = store.consoleReads.monitorStats(w.since, w.since30, w.now);
-      const held = inMaintenance();
-      const rows = [...store.monitors.list().map((m) => monitorRow(m, stats.get(m.id) ?? none, held.has(m.uuid), w.now)), ...store.healthchecks.list().map(healthcheckRow)];
+      const [stats, held, monitors, healthchecks, sparks] = await Promise.all([
+        store.async.consoleReads.monitorStats(w.since, w.since30, w.now),
+        inMaintenance(w.now),
+        store.async.monitors.list(),
+        store.async.healthchecks.list(),
+        sparklines(w.now),
+      ]);
+      const rows = [...monitors.map((m) => monitorRow(m, stats.get(m.id) ?? none, held.has(m.uuid), w.now, sparks)), ...healthchecks.map(healthcheckRow)];
       const rank = { down: 0, new: 1, up: 2, paused: 3 } as const;
       // Plain code-unit order of lower-cased names: localeCompare costs ~1 µs a call, 10,000 calls at 1,000 rows.
       const key = new Map(rows.map((r) => [r, r.name.toLowerCase()]));
       return rows.sort((a, b) => rank[a.status] - rank[b.status] || (key.get(a)! < key.get(b)! ? -1 : key.get(a)! > key.get(b)! ? 1 : 0));
     },
     /** One monitor's overview row (live updates): two index reads. */
-    monitorRow: (m: Monitor): OverviewRow => {
+    async monitorRow(m: Monitor): Promise<OverviewRow> {
       const w = windows();
-      return monitorRow(m, store.consoleReads.oneMonitorStats(m.id, w.since, w.since30, w.now) ?? none, inMaintenance().has(m.uuid), w.now);
+      const [stats, held, sparks] = await Promise.all([store.async.consoleReads.oneMonitorStats(m.id, w.since, w.since30, w.now), inMaintenance(w.now), sparklines(w.now)]);
+      return monitorRow(m, stats ?? none, held.has(m.uuid), w.now, sparks);
     },
     healthcheckRow,
     /** A monitor's newest outages (at most `limit`), newest first. */
-    monitorOutages: (m: Monitor, limit: number) => store.consoleReads.monitorOutageUuids(m.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
+    monitorOutages: async (m: Monitor, limit: number) => outagesOf(await store.async.consoleReads.monitorOutageUuids(m.id, limit)),
     /** A healthcheck's newest outages (at most `limit`), newest first. */
-    healthcheckOutages: (h: Healthcheck, limit: number) => store.consoleReads.healthcheckOutageUuids(h.id, limit).map((u) => store.outages.get(u)!).filter(Boolean),
+    healthcheckOutages: async (h: Healthcheck, limit: number) => outagesOf(await store.async.consoleReads.healthcheckOutageUuids(h.id, limit)),
     /** `[hour start, mean latency ms]` of a monitor's hourly rollups from `since` (epoch ms), oldest first. */
-    latencySince: (m: Monitor, since: number): Array<[number, number]> => store.pageReads.rollupsSince(m.id, since - (since % HOUR_MS)).map((h) => [h.hourStart, h.latencyAvgMs]),
+    latencySince: async (m: Monitor, since: number): Promise<Array<[number, number]>> =>
+      (await store.async.pageReads.rollupsSince(m.id, since - (since % HOUR_MS))).map((h): [number, number] => [h.hourStart, h.latencyAvgMs]),
     /** The SQLite library's version (Settings → About). */
-    sqliteVersion: (): string => store.consoleReads.sqliteVersion(),
+    sqliteVersion: (): Promise<string> => store.async.consoleReads.sqliteVersion(),
     /** Alerts queued for an outage (channel, delivered or failed and why), oldest first. */
-    alertsOf: (outageUuid: string) => store.alerts.forOutage(outageUuid),
+    alertsOf: (outageUuid: string) => store.async.alerts.forOutage(outageUuid),
     /** A monitor's newest raw check results, newest first. */
-    recentChecks: (m: Monitor, limit: number) => store.checks.latestResults(m.id, limit),
+    recentChecks: (m: Monitor, limit: number) => store.async.checks.latestResults(m.id, limit),
   };
 }
 

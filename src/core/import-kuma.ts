@@ -1,18 +1,39 @@
+import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { z } from 'zod';
 import { AppError, invalid } from '../lib/errors.ts';
-import { HealthcheckBody } from '../domain/healthcheck.ts';
-import { MonitorBody } from '../domain/monitor.ts';
-import { pingUrl } from '../domain/healthcheck.ts';
+import { HealthcheckBody, pingUrl, resolveHealthcheckSettings, type Healthcheck, type HealthcheckBodyInput } from '../domain/healthcheck.ts';
+import { MonitorBody, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
+import type { MaintenanceBodyInput, MaintenanceWindow } from '../domain/maintenance.ts';
 import { currentCapabilities, mapMaintenanceTimes, mapMonitor, type PharosCapabilities } from '../domain/kuma/map.ts';
 import { kumaPolicy, mapNotification } from '../domain/kuma/notifications.ts';
 import type { KumaData } from '../domain/kuma/types.ts';
 import type { Store } from '../store/index.ts';
 import type { EscalationService } from './escalation.ts';
-import type { HealthchecksService } from './healthchecks.ts';
-import type { MaintenanceService } from './maintenance.ts';
-import type { MonitorsService } from './monitors.ts';
+import { createHealthcheck } from './healthcheck-tx.ts';
+import { createWindowIn } from './maintenance.ts';
+import { createMonitorIn } from './monitors.ts';
 import type { StatuspagesService } from './statuspages.ts';
+
+/**
+ * How the import creates what it maps, inside its one transaction (`tx`): the same rules and writes
+ * as the core's create use cases (the procedures' bodies), without their events (the CLI has none).
+ */
+export interface KumaWriters {
+  monitor(tx: Store, body: MonitorBodyInput, now: number): Monitor;
+  healthcheck(tx: Store, body: HealthcheckBodyInput, now: number): Healthcheck;
+  maintenance(tx: Store, body: MaintenanceBodyInput, now: number): MaintenanceWindow;
+}
+
+/** The {@link KumaWriters} of a configuration. */
+export function kumaWriters(config: Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 'public_url'>): KumaWriters {
+  const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
+  return {
+    monitor: (tx, body, now) => createMonitorIn(tx, config, body, now),
+    healthcheck: (tx, body, now) => createHealthcheck.run(tx, { settings: resolveHealthcheckSettings(body, null, knownPolicy), now }),
+    maintenance: (tx, body, now) => createWindowIn(tx, body, config.public_url, now),
+  };
+}
 
 /** One line of the import report. */
 export interface KumaImportItem {
@@ -53,7 +74,7 @@ const subdomainOf = (slug: string) => slug.toLowerCase().replace(/[^a-z0-9-]+/g,
  * Meant for the CLI, with Pharos stopped: the core's change events have no listeners there.
  */
 export function importKuma(
-  deps: { store: Store; clock: Clock; publicUrl: string; monitors: MonitorsService; healthchecks: HealthchecksService; statuspages: StatuspagesService; maintenance: MaintenanceService; escalation: EscalationService },
+  deps: { store: Store; clock: Clock; publicUrl: string; writers: KumaWriters; statuspages: Pick<StatuspagesService, 'createWithoutPassword'>; escalation: Pick<EscalationService, 'policyOf'> },
   data: KumaData,
   options: { withSecrets: boolean; capabilities?: PharosCapabilities },
 ): KumaImportReport {
@@ -74,7 +95,7 @@ export function importKuma(
   }
   const policies = new Map<string, ReturnType<typeof kumaPolicy>>();
 
-  const run = () => {
+  const run = (tx: Store) => {
     const now = clock.now();
     for (const m of data.monitors) {
       const done = store.kumaImports.uuidOf('monitor', m.id);
@@ -99,11 +120,11 @@ export function importKuma(
       }
       try {
         if (mapped.kind === 'healthcheck') {
-          const hc = deps.healthchecks.create(parsed(HealthcheckBody, mapped.body));
+          const hc = deps.writers.healthcheck(tx, parsed(HealthcheckBody, mapped.body), now);
           store.kumaImports.remember('monitor', m.id, hc.uuid, now);
           items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: hc.uuid, notes: [...mapped.notes, ...notes], pingUrl: pingUrl(deps.publicUrl, hc.uuid) });
         } else {
-          const mon = deps.monitors.create(parsed(MonitorBody, mapped.body));
+          const mon = deps.writers.monitor(tx, parsed(MonitorBody, mapped.body), now);
           store.kumaImports.remember('monitor', m.id, mon.uuid, now);
           items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: mon.uuid, notes: [...mapped.notes, ...notes] });
         }
@@ -162,7 +183,7 @@ export function importKuma(
       });
       const statuspages = w.statusPageIds.flatMap((id) => (pageUuidOf.has(id) ? [pageUuidOf.get(id)!] : []));
       try {
-        const win = deps.maintenance.create({ name: w.title, start_date: new Date(times.startAt).toISOString(), end_date: new Date(times.endAt).toISOString(), monitors, statuspages });
+        const win = deps.writers.maintenance(tx, { name: w.title, start_date: new Date(times.startAt).toISOString(), end_date: new Date(times.endAt).toISOString(), monitors, statuspages }, now);
         store.kumaImports.remember('maintenance', w.id, win.uuid, now);
         items.push({ kind: 'maintenance', kumaId: w.id, name: w.title, result: 'created', uuid: win.uuid, notes });
       } catch (e) {

@@ -68,9 +68,9 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     results: resultsService({ store, clock, bus, logger, checks, probes, config }),
     outages: outagesService({ store, clock, bus, config, escalation }),
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
-    maintenance: maintenanceService({ store, clock, bus, subscriptions }),
+    maintenance: maintenanceService({ store, clock, bus, publicUrl: config.public_url }),
     reports: reportsService({ store, clock }),
-    incidents: incidentsService({ store, clock, bus, subscriptions }),
+    incidents: incidentsService({ store, clock, bus, publicUrl: config.public_url }),
     statuspages: statuspagesService({ store, clock, bus }),
     subscribers: subscribersService({ store, clock }),
     /**

@@ -2,33 +2,88 @@ import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
-import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
+import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput, type MonitorSettings } from '../domain/monitor.ts';
 import { keepSecrets } from '../protocols/secrets.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
-import { certExpiryDeleted, certExpirySettingsChanged } from './cert-expiry.ts';
+import { certExpiryDeleted, certExpirySettingsChanged, type CertExpiryConfig } from './cert-expiry.ts';
 import type { EventBus } from './events.ts';
 
-/** Monitor use cases (API.md §4.1). Every write is one transaction, and events go out after the commit. */
-export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBus; config: Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 'public_url'> }) {
-  const { store, clock, bus, config } = deps;
+/** What the monitor procedures need of config.yaml (plain data: it crosses to the store host thread). */
+type MonitorRules = Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 'public_url'>;
+
+/** The settings of a new monitor from a validated body. @throws AppError 400 (cross-field rule, `***` with nothing to keep) */
+export function newMonitorSettings(config: MonitorRules, body: MonitorBodyInput): MonitorSettings {
   const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
-  const mustGet = (uuid: string): Monitor => {
-    const m = store.monitors.get(uuid);
-    if (!m) throw notFound('monitors', 'Monitor');
-    return m;
-  };
+  return resolveMonitorSettings(keepSecrets(body, null), monitorDefaults(config.probe.region), knownPolicy);
+}
+
+/** The stored monitor `uuid` read through `store`. @throws AppError 404 `monitors.not_found` */
+function mustGet(store: Store, uuid: string): Monitor {
+  const m = store.monitors.get(uuid);
+  if (!m) throw notFound('monitors', 'Monitor');
+  return m;
+}
+
+/** Inserts a monitor of resolved settings (one transaction). */
+const createMonitor = procedure('monitors.create', (tx: Store, a: { uuid: string; settings: MonitorSettings; now: number }): Monitor => tx.monitors.insert(a.uuid, a.settings, a.now));
+
+/**
+ * Reads, merges, checks and stores a partial update in one transaction; resolves an open certificate
+ * notice when expiry alerts went off. @returns the monitor and how many outbox rows were queued
+ * @throws AppError 404 / 400
+ */
+const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid: string; body: Partial<MonitorBodyInput>; config: MonitorRules; now: number }) => {
+  const current = mustGet(tx, a.uuid);
+  // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
+  const given = keepSecrets(a.body, current);
+  const knownPolicy = (uuid: string) => a.config.escalation_policies.some((p) => p.uuid === uuid);
+  const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, knownPolicy);
+  const monitor = tx.monitors.update(a.uuid, settings, a.now)!;
+  const queued = certExpirySettingsChanged(tx, a.config, monitor, a.now);
+  return { monitor, queued };
+});
+
+/** Deletes a monitor (history, outages) after queueing the resolve of its certificate notice. @throws AppError 404 */
+const deleteMonitor = procedure('monitors.delete', (tx: Store, a: { uuid: string; config: CertExpiryConfig; now: number }) => {
+  const monitor = mustGet(tx, a.uuid);
+  const queued = certExpiryDeleted(tx, a.config, monitor, a.now);
+  tx.monitors.delete(a.uuid);
+  return { monitor, queued };
+});
+
+/**
+ * Creates a monitor inside a transaction the caller holds (`pharos import kuma`: one transaction for
+ * the whole import); no event (the CLI has no listeners). @throws AppError 400 as {@link newMonitorSettings}
+ */
+export function createMonitorIn(tx: Store, config: MonitorRules, body: MonitorBodyInput, now: number): Monitor {
+  return createMonitor.run(tx, { uuid: newId(ID_PREFIX.monitor), settings: newMonitorSettings(config, body), now });
+}
+
+/**
+ * Monitor use cases (API.md §4.1). Every write is one transaction (a procedure, run on the store
+ * host thread on PostgreSQL), and events go out after the commit.
+ */
+export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBus; config: MonitorRules }) {
+  const { store, clock, bus } = deps;
+  // Plain data for the procedures: the frozen config's parts they read.
+  const rules = (): MonitorRules => ({ probe: deps.config.probe, escalation_policies: deps.config.escalation_policies, channels: deps.config.channels, public_url: deps.config.public_url });
 
   return {
-    list: (): Monitor[] => store.monitors.list(),
+    list: (): Promise<Monitor[]> => store.async.monitors.list(),
     /** @throws AppError 404 `monitors.not_found` */
-    get: mustGet,
+    async get(uuid: string): Promise<Monitor> {
+      const m = await store.async.monitors.get(uuid);
+      if (!m) throw notFound('monitors', 'Monitor');
+      return m;
+    },
     /**
      * Creates a monitor from a validated body; defaults per API.md §2.2, `status` starts `up`.
      * @throws AppError 400 for a broken cross-field rule, or a secret given as `***` (nothing to keep)
      */
-    create(body: MonitorBodyInput): Monitor {
-      const settings = resolveMonitorSettings(keepSecrets(body, null), monitorDefaults(config.probe.region), knownPolicy);
-      const monitor = store.tx((tx) => tx.monitors.insert(newId(ID_PREFIX.monitor), settings, clock.now()));
+    async create(body: MonitorBodyInput): Promise<Monitor> {
+      const settings = newMonitorSettings(deps.config, body);
+      const monitor = await store.async.tx(createMonitor, { uuid: newId(ID_PREFIX.monitor), settings, now: clock.now() });
       bus.emit('monitor.created', { monitor });
       return monitor;
     },
@@ -39,17 +94,8 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * (src/protocols/secrets.ts `keepSecrets`: same target only).
      * @throws AppError 404 / 400
      */
-    update(uuid: string, body: Partial<MonitorBodyInput>): Monitor {
-      let queued = 0;
-      const monitor = store.tx((tx) => {
-        const current = mustGet(uuid);
-        // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
-        const given = keepSecrets(body, current);
-        const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, knownPolicy);
-        const updated = tx.monitors.update(uuid, settings, clock.now())!;
-        queued = certExpirySettingsChanged(tx, config, updated, clock.now());
-        return updated;
-      });
+    async update(uuid: string, body: Partial<MonitorBodyInput>): Promise<Monitor> {
+      const { monitor, queued } = await store.async.tx(updateMonitor, { uuid, body, config: rules(), now: clock.now() });
       bus.emit('monitor.updated', { monitor });
       if (queued > 0) bus.emit('notices.queued', { count: queued });
       return monitor;
@@ -59,14 +105,8 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * expiry notice is resolved at PagerDuty and Opsgenie (cert-expiry.ts).
      * @throws AppError 404
      */
-    delete(uuid: string): void {
-      let queued = 0;
-      const monitor = store.tx((tx) => {
-        const m = mustGet(uuid);
-        queued = certExpiryDeleted(tx, config, m, clock.now());
-        tx.monitors.delete(uuid);
-        return m;
-      });
+    async delete(uuid: string): Promise<void> {
+      const { monitor, queued } = await store.async.tx(deleteMonitor, { uuid, config: rules(), now: clock.now() });
       bus.emit('monitor.deleted', { monitorId: monitor.id, uuid });
       if (queued > 0) bus.emit('notices.queued', { count: queued });
     },

@@ -30,21 +30,23 @@ export function reportsService(deps: { store: Store; clock: Clock }) {
     return { from: f, to: t, now };
   };
 
+  /** The outages and maintenance windows over `w` (of one monitor, or all), read in parallel. */
+  const overlapping = (w: { from: number; to: number }, monitorId?: number) =>
+    Promise.all([store.async.maintenance.outagesBetween(w.from, w.to, monitorId), store.async.maintenance.windowsBetween(w.from, w.to, monitorId)]);
+
   return {
     windowOf,
-    /** `{monitor, sla}` for every monitor over the window. */
-    summaries(from?: number, to?: number): Array<{ monitor: Monitor; sla: number }> {
+    /** `{monitor, sla}` for every monitor over the window. @throws AppError 400 bad window */
+    async summaries(from?: number, to?: number): Promise<Array<{ monitor: Monitor; sla: number }>> {
       const w = windowOf(from, to);
-      const outages = store.maintenance.outagesBetween(w.from, w.to);
-      const maintenance = store.maintenance.windowsBetween(w.from, w.to);
-      return store.monitors.list().map((m) => ({ monitor: m, sla: reportSla(outages.get(m.id) ?? [], maintenance.get(m.id) ?? [], w.from, w.to, w.now) }));
+      const [[outages, maintenance], monitors] = await Promise.all([overlapping(w), store.async.monitors.list()]);
+      return monitors.map((m) => ({ monitor: m, sla: reportSla(outages.get(m.id) ?? [], maintenance.get(m.id) ?? [], w.from, w.to, w.now) }));
     },
     /** Every monitor's full report over one window (the hosted service's list shape). @throws AppError 400 bad window */
-    reports(from?: number, to?: number): { from: number; to: number; reports: MonitorReport[] } {
+    async reports(from?: number, to?: number): Promise<{ from: number; to: number; reports: MonitorReport[] }> {
       const w = windowOf(from, to);
-      const outages = store.maintenance.outagesBetween(w.from, w.to);
-      const maintenance = store.maintenance.windowsBetween(w.from, w.to);
-      const reports = store.monitors.list().map((monitor) => ({
+      const [[outages, maintenance], monitors] = await Promise.all([overlapping(w), store.async.monitors.list()]);
+      const reports = monitors.map((monitor) => ({
         monitor,
         from: w.from,
         to: w.to,
@@ -53,13 +55,12 @@ export function reportsService(deps: { store: Store; clock: Clock }) {
       return { from: w.from, to: w.to, reports };
     },
     /** One monitor's full report. @throws AppError 404 unknown monitor, 400 bad window */
-    report(uuid: string, from?: number, to?: number): MonitorReport {
-      const monitor = store.monitors.get(uuid);
+    async report(uuid: string, from?: number, to?: number): Promise<MonitorReport> {
+      const monitor = await store.async.monitors.get(uuid);
       if (!monitor) throw notFound('monitors', 'Monitor');
       const w = windowOf(from, to);
-      const outages = store.maintenance.outagesBetween(w.from, w.to, monitor.id).get(monitor.id) ?? [];
-      const maintenance = store.maintenance.windowsBetween(w.from, w.to, monitor.id).get(monitor.id) ?? [];
-      return { monitor, from: w.from, to: w.to, ...reportFigures(outages, maintenance, w.from, w.to, w.now) };
+      const [outages, maintenance] = await overlapping(w, monitor.id);
+      return { monitor, from: w.from, to: w.to, ...reportFigures(outages.get(monitor.id) ?? [], maintenance.get(monitor.id) ?? [], w.from, w.to, w.now) };
     },
   };
 }

@@ -1,6 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
 import type { EngineMetrics } from '../engine/wheel.ts';
 
+/** A value, or a Promise of it. */
+type MaybePromise<T> = T | Promise<T>;
+
 /**
  * The process's Prometheus metrics, in a registry of its own (no global state, house rule 5):
  * - `pharos_checks_total{protocol,result}` checks done, result `up`/`down`;
@@ -17,13 +20,13 @@ import type { EngineMetrics } from '../engine/wheel.ts';
  * - `pharos_alerts_total{channel,result}` outbox deliveries (`delivered`, `retry`, `failed`) and
  *   `pharos_alerts_pending` rows waiting; `pharos_flood_guard_active` and `pharos_alerts_held_total`;
  * - Node's default process metrics (CPU, RSS, event-loop lag) with prefix `pharos_`.
- * @param statusCounts read at scrape time
- * @param alertsPending outbox rows waiting, read at scrape time
+ * @param statusCounts read at scrape time (may answer asynchronously: the store's reads do not block the loop)
+ * @param alertsPending outbox rows waiting, read at scrape time (may answer asynchronously)
  * @param resultWrites failed result flushes and dropped results so far, read at scrape time
  */
 export function createMetrics(
-  statusCounts: () => { up: number; down: number },
-  alertsPending: () => number = () => 0,
+  statusCounts: () => MaybePromise<{ up: number; down: number }>,
+  alertsPending: () => MaybePromise<number> = () => 0,
   resultWrites: () => { failures: number; dropped: number } = () => ({ failures: 0, dropped: 0 }),
 ) {
   const registry = new Registry();
@@ -85,8 +88,8 @@ export function createMetrics(
     help: 'Active monitors by status',
     labelNames: ['status'] as const,
     registers: [registry],
-    collect() {
-      const c = statusCounts();
+    async collect() {
+      const c = await statusCounts();
       this.set({ status: 'up' }, c.up);
       this.set({ status: 'down' }, c.down);
     },
@@ -97,8 +100,8 @@ export function createMetrics(
     name: 'pharos_alerts_pending',
     help: 'Alerts in the outbox waiting for delivery or a retry',
     registers: [registry],
-    collect() {
-      this.set(alertsPending());
+    async collect() {
+      this.set(await alertsPending());
     },
   });
   const floodActive = new Gauge({ name: 'pharos_flood_guard_active', help: '1 while the flood guard holds alerts (probe connectivity loss)', registers: [registry] });

@@ -94,7 +94,7 @@ for (const version of ['1.23', '2.x'] as const) {
       assert.equal(shop.follow_redirects, false, 'maxredirects 0');
       assert.equal(shop.request_body, '{"ping":true}');
       assert.deepEqual(shop.request_headers, [{ name: 'X-Token', value: '***' }, { name: 'Authorization', value: '***' }], 'header values are masked on reads (issue 30)');
-      assert.deepEqual(p.core.monitors.get(shop.uuid).settings.request_headers, [{ name: 'X-Token', value: 'abc' }, { name: 'Authorization', value: `Basic ${Buffer.from('bob:pw').toString('base64')}` }]);
+      assert.deepEqual((await p.core.monitors.get(shop.uuid)).settings.request_headers, [{ name: 'X-Token', value: 'abc' }, { name: 'Authorization', value: `Basic ${Buffer.from('bob:pw').toString('base64')}` }]);
       assert.equal(shop.timeout, 12);
       assert.equal(shop.alerts_wait, 1, '2 retries × 30 s → 1 min');
       assert.equal(shop.paused, false);
@@ -163,7 +163,7 @@ test('one transaction: an unexpected failure half-way leaves nothing imported', 
   const { openDb } = await import('../../src/store/db.ts');
   const { createStore } = await import('../../src/store/index.ts');
   const { createCore } = await import('../../src/core/index.ts');
-  const { importKuma } = await import('../../src/core/import-kuma.ts');
+  const { importKuma, kumaWriters } = await import('../../src/core/import-kuma.ts');
   const { readKumaDb } = await import('../../src/store/kuma.ts');
   const { parseConfig } = await import('../../src/config/load.ts');
   const { silentLogger } = await import('../../src/lib/logger.ts');
@@ -176,8 +176,9 @@ test('one transaction: an unexpected failure half-way leaves nothing imported', 
     const store = createStore(db);
     const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
     let calls = 0;
-    const monitors = { ...core.monitors, create: (body: Parameters<typeof core.monitors.create>[0]) => (++calls === 3 ? (() => { throw new Error('disk on fire'); })() : core.monitors.create(body)) };
-    assert.throws(() => importKuma({ store, clock: systemClock, publicUrl: config.public_url, ...core, monitors }, readKumaDb(join(dir, 'kuma.db')), { withSecrets: false }), /disk on fire/);
+    const real = kumaWriters(config);
+    const writers = { ...real, monitor: (...a: Parameters<typeof real.monitor>) => (++calls === 3 ? (() => { throw new Error('disk on fire'); })() : real.monitor(...a)) };
+    assert.throws(() => importKuma({ store, clock: systemClock, publicUrl: config.public_url, writers, statuspages: core.statuspages, escalation: core.escalation }, readKumaDb(join(dir, 'kuma.db')), { withSecrets: false }), /disk on fire/);
     assert.equal(calls, 3, 'two monitors were created before the failure');
     assert.equal(store.monitors.list().length, 0);
     assert.equal(store.healthchecks.list().length, 0);

@@ -9,7 +9,7 @@ before(async () => {
   p = await startTestPharos({
     escalation_policies: [{ uuid: 'ep_oncall', name: 'On call', steps: [{ after_minutes: 0, channels: [] }] }],
   });
-  readToken = p.core.users.createToken({ email: 'viewer@example.com', name: 'Viewer', scope: 'read' }).token;
+  readToken = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'Viewer', scope: 'read' })).token;
 });
 after(() => p.cleanup());
 
@@ -68,7 +68,7 @@ describe('monitors CRUD', () => {
     assert.equal(u.check_frequency, 60, 'left-out fields keep their value');
     assert.deepEqual(u.regions, ['paris', 'tokyo']);
     assert.deepEqual(u.request_headers, [{ name: 'X-Key', value: '***' }], 'kept, its value masked on reads (issue 30)');
-    assert.deepEqual(p.core.monitors.get(m.uuid).settings.request_headers, [{ name: 'X-Key', value: 'v' }]);
+    assert.deepEqual((await p.core.monitors.get(m.uuid)).settings.request_headers, [{ name: 'X-Key', value: 'v' }]);
 
     const unlinked = await (await p.api(`/v1/monitors/${m.uuid}`, { method: 'PUT', json: { name: 'B', url: 'http://127.0.0.1:10/', escalation_policy: 'none' } })).json();
     assert.equal(unlinked.escalation_policy, null);

@@ -33,7 +33,7 @@ function assertNoSecret(body: string, where: string): void {
 before(async () => {
   p = await startTestPharos();
   target = await httpTarget();
-  readToken = p.core.users.createToken({ email: 'reader@example.com', name: 'Reader', scope: 'read' }).token;
+  readToken = (await p.core.users.createToken({ email: 'reader@example.com', name: 'Reader', scope: 'read' })).token;
   await p.core.accounts.create({ email: 'viewer@example.com', role: 'viewer', password: 'viewer password 123' });
   await p.core.accounts.create({ email: 'editor@example.com', role: 'editor', password: 'editor password 123' });
   viewer = await signIn(p, 'viewer@example.com', 'viewer password 123');
@@ -118,14 +118,14 @@ describe('*** sent back keeps the stored secret', () => {
       assert.equal(res.status, 200, text);
       assertNoSecret(text, `PUT ${key} answer`);
     }
-    assert.deepEqual(stored('headers').settings.request_headers, [{ name: 'Authorization', value: `Bearer ${SECRETS.header}` }, { name: 'X-Other', value: SECRETS.other }]);
-    assert.equal(stored('basic').url, `http://alice:${SECRETS.basic}@127.0.0.1:9/health`);
-    assert.equal(stored('pg').url, `postgres://app:${SECRETS.pg}@127.0.0.1:9/app`);
-    assert.equal(stored('my').url, `mysql://app:${SECRETS.my}@127.0.0.1:9/app`);
-    assert.equal(stored('redis').url, `redis://:${SECRETS.redis}@127.0.0.1:9/0`);
-    assert.equal(stored('pg').name, 'PG!', 'the rest of the PUT is stored');
+    assert.deepEqual((await stored('headers')).settings.request_headers, [{ name: 'Authorization', value: `Bearer ${SECRETS.header}` }, { name: 'X-Other', value: SECRETS.other }]);
+    assert.equal((await stored('basic')).url, `http://alice:${SECRETS.basic}@127.0.0.1:9/health`);
+    assert.equal((await stored('pg')).url, `postgres://app:${SECRETS.pg}@127.0.0.1:9/app`);
+    assert.equal((await stored('my')).url, `mysql://app:${SECRETS.my}@127.0.0.1:9/app`);
+    assert.equal((await stored('redis')).url, `redis://:${SECRETS.redis}@127.0.0.1:9/0`);
+    assert.equal((await stored('pg')).name, 'PG!', 'the rest of the PUT is stored');
 
-    const m = stored('headers');
+    const m = (await stored('headers'));
     const due = p.scheduler.nextDueAt(m.id);
     assert.ok(due !== undefined);
     const hits = target.hits;
@@ -138,7 +138,7 @@ describe('*** sent back keeps the stored secret', () => {
   test('a new value replaces the stored one; *** keeps only the header of that name', async () => {
     const res = await p.api(`/v1/monitors/${uuids.headers}`, { method: 'PUT', json: { request_headers: [{ name: 'x-other', value: '***' }, { name: 'Authorization', value: 'Bearer rotated' }] } });
     assert.equal(res.status, 200, await res.clone().text());
-    assert.deepEqual(stored('headers').settings.request_headers, [{ name: 'x-other', value: SECRETS.other }, { name: 'Authorization', value: 'Bearer rotated' }]);
+    assert.deepEqual((await stored('headers')).settings.request_headers, [{ name: 'x-other', value: SECRETS.other }, { name: 'Authorization', value: 'Bearer rotated' }]);
     const back = await p.api(`/v1/monitors/${uuids.headers}`, { method: 'PUT', json: { request_headers: [{ name: 'Authorization', value: `Bearer ${SECRETS.header}` }, { name: 'X-Other', value: '***' }] } });
     assert.equal(back.status, 200);
   });
@@ -158,8 +158,8 @@ describe('*** sent back keeps the stored secret', () => {
       assert.equal(res.status, 400, `${method} ${path} ${JSON.stringify(json)}: ${JSON.stringify(body)}`);
       assert.match(body.error, error);
     }
-    assert.equal(stored('pg').url, `postgres://app:${SECRETS.pg}@127.0.0.1:9/app`, 'nothing of a refused PUT is stored');
-    assert.equal(stored('headers').url, target.url);
+    assert.equal((await stored('pg')).url, `postgres://app:${SECRETS.pg}@127.0.0.1:9/app`, 'nothing of a refused PUT is stored');
+    assert.equal((await stored('headers')).url, target.url);
   });
 
   test('the console edit form posted back unchanged keeps the secrets', async () => {
@@ -176,9 +176,9 @@ describe('*** sent back keeps the stored secret', () => {
       const res = await editor.post(`/monitors/${uuids[key]}`, values);
       assert.equal(res.status, 303, `${key}: ${res.html.slice(0, 500)}`);
     }
-    assert.deepEqual(stored('headers').settings.request_headers, [{ name: 'Authorization', value: `Bearer ${SECRETS.header}` }, { name: 'X-Other', value: SECRETS.other }]);
-    assert.equal(stored('pg').url, `postgres://app:${SECRETS.pg}@127.0.0.1:9/app`);
-    assert.equal(stored('basic').url, `http://alice:${SECRETS.basic}@127.0.0.1:9/health`);
+    assert.deepEqual((await stored('headers')).settings.request_headers, [{ name: 'Authorization', value: `Bearer ${SECRETS.header}` }, { name: 'X-Other', value: SECRETS.other }]);
+    assert.equal((await stored('pg')).url, `postgres://app:${SECRETS.pg}@127.0.0.1:9/app`);
+    assert.equal((await stored('basic')).url, `http://alice:${SECRETS.basic}@127.0.0.1:9/health`);
   });
 });
 

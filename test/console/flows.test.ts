@@ -36,7 +36,7 @@ after(async () => {
 const nextCheck = async (uuid: string) => {
   const due = p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)!;
   await p.advance(due - p.clock.now());
-  p.core.checks.flush(); // results are group-committed; the page reads what is stored
+  await p.core.checks.flush(); // results are group-committed; the page reads what is stored
 };
 const uuidFrom = (res: Response) => /\/([a-z]+_[0-9A-Za-z]{22}|tok_[0-9A-Za-z]+)$/.exec(res.headers.get('location') ?? '')?.[1] ?? '';
 const monitorForm = (over: Record<string, string | string[]> = {}) => ({
@@ -61,7 +61,7 @@ describe('console flows without JavaScript', () => {
     const res = await admin.post('/monitors', monitorForm({ check_frequency: '7', timeout: '99' }));
     assert.equal(res.status, 400);
     assert.match(res.html, /data-error-for="check_frequency">must be one of 10, 20, 30/);
-    assert.equal(p.core.monitors.list().length, 0);
+    assert.equal((await p.core.monitors.list()).length, 0);
     const api = await p.api('/v1/monitors', { method: 'POST', json: { name: 'x', url: target.url, check_frequency: 7 } });
     assert.match((await api.json()).message, /^check_frequency: must be one of 10, 20, 30/, 'the same rule, the same words');
   });
@@ -102,7 +102,7 @@ describe('console flows without JavaScript', () => {
     const page = await admin.get(`/outages/${outageUuid}`);
     assert.match(page.html, /id="outage-state">acknowledged</);
     assert.match(page.html, /on it &lt;b&gt;now&lt;\/b&gt;/);
-    assert.equal(p.core.outages.get(outageUuid).acknowledgedByUser?.email, 'admin@example.com');
+    assert.equal((await p.core.outages.get(outageUuid)).acknowledgedByUser?.email, 'admin@example.com');
     const again = await admin.post(`/outages/${outageUuid}/act`, { action: 'acknowledge' });
     assert.equal(again.status, 409, 'the API rule (already acknowledged) answers the form too');
   });
@@ -118,21 +118,21 @@ describe('console flows without JavaScript', () => {
     assert.equal((await viewer.post(`/monitors/${monitorUuid}/delete`, {})).status, 403);
     assert.equal((await viewer.post('/monitors', monitorForm())).status, 403);
     assert.equal((await viewer.post('/settings/tokens', { name: 'x', scope: 'write' })).status, 403);
-    assert.equal(p.core.outages.get(outageUuid).endAt, null);
+    assert.equal((await p.core.outages.get(outageUuid)).endAt, null);
   });
 
   test('resolve from the outage page; pause, resume and delete a monitor', async () => {
     assert.equal((await admin.post(`/outages/${outageUuid}/act`, { action: 'resolve', message: 'fixed' })).status, 303);
-    assert.notEqual(p.core.outages.get(outageUuid).endAt, null);
+    assert.notEqual((await p.core.outages.get(outageUuid)).endAt, null);
     assert.equal((await admin.post(`/monitors/${monitorUuid}/pause`, {})).status, 303);
-    assert.equal(p.core.monitors.get(monitorUuid).paused, true);
+    assert.equal((await p.core.monitors.get(monitorUuid)).paused, true);
     assert.equal((await admin.post(`/monitors/${monitorUuid}/resume`, {})).status, 303);
-    assert.equal(p.core.monitors.get(monitorUuid).paused, false);
+    assert.equal((await p.core.monitors.get(monitorUuid)).paused, false);
     const edit = await admin.post(`/monitors/${monitorUuid}`, monitorForm({ name: 'Web renamed', check_frequency: '60' }));
     assert.equal(edit.status, 303);
-    assert.equal(p.core.monitors.get(monitorUuid).checkFrequencySeconds, 60);
+    assert.equal((await p.core.monitors.get(monitorUuid)).checkFrequencySeconds, 60);
     assert.equal((await admin.post(`/monitors/${monitorUuid}/delete`, {})).status, 303);
-    assert.equal(p.core.monitors.list().length, 0);
+    assert.equal((await p.core.monitors.list()).length, 0);
   });
 
   test('create a healthcheck; its page shows the ping URL, snippets and the schedule in words', async () => {
@@ -157,7 +157,7 @@ describe('console flows without JavaScript', () => {
   test('a status page with two sections, and its view link', async () => {
     const m = await p.api('/v1/monitors', { method: 'POST', json: { name: 'API', url: target.url, paused: true } });
     const apiUuid = (await m.json()).uuid;
-    const hc = p.core.healthchecks.list()[0]!.uuid;
+    const hc = (await p.core.healthchecks.list())[0]!.uuid;
     const res = await admin.post('/statuspages', { name: 'Acme status', subdomain: 'acme', section_0_name: 'Website', section_0_services: [apiUuid], section_1_name: 'Jobs', section_1_services: [hc], section_2_name: '' });
     assert.equal(res.status, 303, res.html.slice(0, 500));
     const edit = res.headers.get('location')!;
@@ -165,7 +165,7 @@ describe('console flows without JavaScript', () => {
     assert.equal((await admin.post(`${edit}/sections`, { op: 'move-section', section: '1', dir: 'up' })).status, 303);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'add-service', section: '0', uuid: apiUuid })).status, 303);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'move-service', section: '0', service: '1', dir: 'up' })).status, 303);
-    const sp = p.core.statuspages.bySubdomain('acme')!;
+    const sp = (await p.core.statuspages.bySubdomain('acme'))!;
     assert.deepEqual(sp.sections.map((x) => [x.name, x.services.map((v) => v.monitor_uuid)]), [['Jobs', [apiUuid, hc]], ['Website', [apiUuid]]]);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'remove-service', section: '0', service: '0' })).status, 303);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'move-section', section: '0', dir: 'down' })).status, 303);
@@ -195,7 +195,7 @@ describe('console flows without JavaScript', () => {
     assert.equal((await other.get('/outages')).status, 303, 'the other session ended');
     // An admin disables a person: their sessions end.
     const again = await signIn(p, 'eddie@example.com', 'long enough pw');
-    const uuid = p.core.accounts.byEmail('eddie@example.com')!.uuid;
+    const uuid = (await p.core.accounts.byEmail('eddie@example.com'))!.uuid;
     assert.equal((await admin.post(`/settings/users/${uuid}/disable`, {})).status, 303);
     assert.equal((await again.get('/outages')).status, 303);
   });
@@ -213,7 +213,7 @@ describe('console flows without JavaScript', () => {
   });
 
   test('maintenance, incidents and components screens create through the API schemas', async () => {
-    const mon = p.core.monitors.list()[0]!.uuid;
+    const mon = (await p.core.monitors.list())[0]!.uuid;
     assert.equal((await admin.post('/maintenance', { name: 'DB upgrade', start_date: '2030-01-01T02:00', end_date: '2030-01-01T01:00', monitors: [mon] })).status, 400);
     assert.equal((await admin.post('/maintenance', { name: 'DB upgrade', start_date: '2030-01-01T02:00', end_date: '2030-01-01T03:00', monitors: [mon] })).status, 303);
     assert.match((await admin.get('/maintenance')).html, /DB upgrade/);
@@ -223,12 +223,12 @@ describe('console flows without JavaScript', () => {
     assert.match(home.html, new RegExp(`id="row-${mon}" data-kind="monitor" data-status="[a-z]+" data-maintenance=""`));
     assert.match(home.html, /data-count="maintenance"><b>1<\/b>in maintenance/);
     assert.equal((await admin.post('/components', { name: 'Payments' })).status, 303);
-    const comp = p.core.incidents.components.list()[0]!;
+    const comp = (await p.core.incidents.components.list())[0]!;
     assert.equal((await admin.post(`/components/${comp.uuid}`, { status: 'degraded' })).status, 303);
-    assert.equal(p.core.incidents.components.get(comp.uuid).status, 'degraded');
+    assert.equal((await p.core.incidents.components.get(comp.uuid)).status, 'degraded');
     assert.equal((await admin.post('/incidents', { title: 'Slow API', type: 'incident', update_text: 'Looking into it', update_type: 'investigating' })).status, 303);
     assert.match((await admin.get('/incidents')).html, /Looking into it/);
-    const inc = p.core.incidents.list()[0]!.uuid;
+    const inc = (await p.core.incidents.list())[0]!.uuid;
     assert.equal((await admin.post(`/incidents/${inc}/updates`, { lang: 'de', type: 'identified', text: 'Ursache gefunden' })).status, 303);
     assert.match((await admin.get('/incidents')).html, /<label for="tab-upd_[0-9A-Za-z]+-de">de<\/label><div lang="de" data-lang="de">Ursache gefunden<\/div>/);
     const bad = await admin.post(`/incidents/${inc}/updates`, { lang: 'xx', type: 'identified', text: 'x' });

@@ -52,7 +52,7 @@ const RECHECK_MS = 3000;
 const nextCheck = async (uuid: string) => {
   const due = p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)!;
   await p.advance(due - p.clock.now());
-  p.core.checks.flush();
+  await p.core.checks.flush();
 };
 const uuidFrom = (res: Response) => /\/(mon_[0-9A-Za-z]{22})$/.exec(res.headers.get('location') ?? '')?.[1] ?? '';
 const common = (over: Record<string, string | string[]>) => ({ check_frequency: '10', timeout: '2', regions: ['london'], alerts_wait: '0', escalation_policy: '', port: '', ...over });
@@ -85,7 +85,7 @@ describe('console monitor form: every protocol of the registry', () => {
     const res = await admin.post('/monitors', form);
     assert.equal(res.status, 303, res.html.slice(0, 500));
     const uuid = uuidFrom(res);
-    const m = p.core.monitors.get(uuid);
+    const m = (await p.core.monitors.get(uuid));
     assert.equal(m.protocol, 'dns');
     assert.deepEqual(m.settings, { dns_record_type: 'A', dns_resolver: resolver, dns_expected: '10.0.0.5' }, 'only the chosen protocol is read');
     await nextCheck(uuid);
@@ -98,7 +98,7 @@ describe('console monitor form: every protocol of the registry', () => {
     assert.match(edit.html, new RegExp(`name="dns.dns_resolver" value="${resolver}"`), 'the edit form shows the stored settings');
     const saved = await admin.post(`/monitors/${uuid}`, await postedForm({ name: 'DB name', protocol: 'dns', url: 'db.example.lan', 'dns.dns_resolver': resolver, 'dns.dns_record_type': 'AAAA' }));
     assert.equal(saved.status, 303);
-    assert.equal(p.core.monitors.get(uuid).settings.dns_record_type, 'AAAA');
+    assert.equal((await p.core.monitors.get(uuid)).settings.dns_record_type, 'AAAA');
     await nextCheck(uuid);
     assert.match((await admin.get(`/monitors/${uuid}`)).html, /No AAAA record for db\.example\.lan/);
   });
@@ -108,7 +108,7 @@ describe('console monitor form: every protocol of the registry', () => {
     const res = await admin.post('/monitors', await postedForm({ name: 'Health', protocol: 'http', url: jsonUrl, 'http.assertions': 'json $.status equals UP\nheader content-type contains json' }));
     assert.equal(res.status, 303, res.html.slice(0, 500));
     const uuid = uuidFrom(res);
-    assert.deepEqual(p.core.monitors.get(uuid).settings.assertions, [
+    assert.deepEqual((await p.core.monitors.get(uuid)).settings.assertions, [
       { source: 'json', path: '$.status', op: 'equals', value: 'UP' },
       { source: 'header', path: 'content-type', op: 'contains', value: 'json' },
     ]);
@@ -128,14 +128,14 @@ describe('console monitor form: every protocol of the registry', () => {
   });
 
   test('a bad assertion line → 400 with the API message beside the field; nothing is stored', async () => {
-    const before = p.core.monitors.list().length;
+    const before = (await p.core.monitors.list()).length;
     const res = await admin.post('/monitors', await postedForm({ name: 'Bad', protocol: 'http', url: jsonUrl, 'http.assertions': 'json $.status equals UP\njson $.count bigger 3' }));
     assert.equal(res.status, 400);
     assert.match(res.html, /data-error-for="assertions">line 2: op must be one of equals, not_equals, contains, matches, exists, lt, gt for source json</);
     assert.match(res.html, /assertions\.1\.op: must be one of equals/, 'the API message in the alert');
     const noPath = await admin.post('/monitors', await postedForm({ name: 'Bad', protocol: 'http', url: jsonUrl, 'http.assertions': 'json status equals UP' }));
     assert.match(noPath.html, /data-error-for="assertions">line 1: path must be a JSONPath starting with \$</);
-    assert.equal(p.core.monitors.list().length, before);
+    assert.equal((await p.core.monitors.list()).length, before);
   });
 
   test('degraded_after_ms: a slow but passing check shows "Degraded performance" on the monitor page', async () => {

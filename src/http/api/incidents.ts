@@ -53,30 +53,30 @@ export function incidentsRouter(deps: Pick<HttpDeps, 'core'>) {
   const item = { params: UuidParam };
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List incidents, newest first', responses: { 200: json(z.array(IncidentSchema), 'All incidents'), ...COMMON_ERRORS } }),
-    (c) => c.json(core.incidents.list().map(toIncidentJson), 200),
+    async (c) => c.json((await core.incidents.list()).map(toIncidentJson), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create an incident', request: jsonBody(IncidentBody), responses: { 201: json(IncidentSchema.extend({ message: z.string() }), 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json({ message: 'Incident created', ...toIncidentJson(core.incidents.create(c.req.valid('json'))) }, 201),
+    async (c) => c.json({ message: 'Incident created', ...toIncidentJson(await core.incidents.create(c.req.valid('json'))) }, 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get an incident', request: item, responses: { 200: json(IncidentSchema, 'The incident'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(toIncidentJson(core.incidents.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(toIncidentJson(await core.incidents.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update an incident (partial: fields left out keep their values; updates, when given, replace the timeline)', request: { ...item, ...jsonBody(IncidentPatchBody) }, responses: { 200: json(IncidentSchema, 'The incident'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(toIncidentJson(core.incidents.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(toIncidentJson(await core.incidents.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an incident', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
-      core.incidents.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.incidents.delete(c.req.valid('param').uuid);
       return c.json({ message: 'Incident deleted' }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/updates', tags, summary: 'Add an update (date defaults to now)', request: { ...item, ...jsonBody(IncidentUpdateBody) }, responses: { 200: json(IncidentSchema, 'The incident'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(toIncidentJson(core.incidents.addUpdate(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(toIncidentJson(await core.incidents.addUpdate(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   return app;
 }
@@ -89,24 +89,24 @@ export function componentsRouter(deps: Pick<HttpDeps, 'core'>) {
   const item = { params: UuidParam };
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List components', responses: { 200: json(z.array(ComponentSchema), 'All components'), ...COMMON_ERRORS } }),
-    (c) => c.json(core.incidents.components.list().map(toComponentJson), 200),
+    async (c) => c.json((await core.incidents.components.list()).map(toComponentJson), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a component', request: jsonBody(ComponentBody), responses: { 201: json(ComponentSchema, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json(toComponentJson(core.incidents.components.create(c.req.valid('json'))), 201),
+    async (c) => c.json(toComponentJson(await core.incidents.components.create(c.req.valid('json'))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a component', request: item, responses: { 200: json(ComponentSchema, 'The component'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(toComponentJson(core.incidents.components.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(toComponentJson(await core.incidents.components.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a component (partial: fields left out keep their values)', request: { ...item, ...jsonBody(ComponentBody.partial()) }, responses: { 200: json(ComponentSchema, 'The component'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(toComponentJson(core.incidents.components.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(toComponentJson(await core.incidents.components.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a component', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
-      core.incidents.components.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.incidents.components.delete(c.req.valid('param').uuid);
       return c.json({ message: 'Component deleted' }, 200);
     },
   );

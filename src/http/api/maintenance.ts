@@ -51,24 +51,24 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List maintenance windows', responses: { 200: json(z.array(MaintenanceSchema), 'All windows'), ...COMMON_ERRORS } }),
-    (c) => c.json(core.maintenance.list().map(out), 200),
+    async (c) => c.json((await core.maintenance.list()).map(out), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a maintenance window', request: jsonBody(MaintenanceBody), responses: { 201: json(MaintenanceSchema, 'The created window (with its uuid)'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json(out(core.maintenance.create(c.req.valid('json'))), 201),
+    async (c) => c.json(out(await core.maintenance.create(c.req.valid('json'))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a maintenance window', request: item, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(out(core.maintenance.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(out(await core.maintenance.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a maintenance window (partial: fields left out keep their values; the merged window is validated)', request: { ...item, ...jsonBody(MaintenanceBody.partial()) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(out(core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(out(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a maintenance window', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
-      core.maintenance.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.maintenance.delete(c.req.valid('param').uuid);
       return c.json({ message: 'Maintenance window deleted' }, 200);
     },
   );

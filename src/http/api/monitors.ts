@@ -84,15 +84,15 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List monitors', responses: { 200: json(z.array(MonitorSchema), 'All monitors'), ...COMMON_ERRORS } }),
-    (c) => c.json(core.monitors.list().map(out), 200),
+    async (c) => c.json((await core.monitors.list()).map(out), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a monitor', request: jsonBody(Body), responses: { 201: json(MonitorSchema, 'The created monitor'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json(out(core.monitors.create(c.req.valid('json'))), 201),
+    async (c) => c.json(out(await core.monitors.create(c.req.valid('json'))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a monitor', request: { params: UuidParam }, responses: { 200: json(MonitorSchema, 'The monitor'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(out(core.monitors.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(out(await core.monitors.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({
@@ -103,12 +103,12 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { params: UuidParam, ...jsonBody(UpdateBody) },
       responses: { 200: json(MonitorSchema, 'The updated monitor'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
-    (c) => c.json(out(core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(out(await core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a monitor with its history and outages', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
-      core.monitors.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.monitors.delete(c.req.valid('param').uuid);
       return c.json({ message: 'Monitor deleted' }, 200);
     },
   );

@@ -88,20 +88,20 @@ export function reportsRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
       request: { query: Window },
       responses: { 200: json(z.union([z.array(Summary), Hosted]), 'Summaries, or the hosted shape'), ...COMMON_ERRORS },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
       if (hosted()) {
-        const all = core.reports.reports(ms(q.from), ms(q.to));
+        const all = await core.reports.reports(ms(q.from), ms(q.to));
         return c.json({ period: { from: iso(all.from), to: iso(all.to) }, monitors: all.reports.map((r) => toReportJson(r, true, clock.now())) }, 200);
       }
-      return c.json(core.reports.summaries(ms(q.from), ms(q.to)).map((s) => ({ uuid: s.monitor.uuid, name: s.monitor.name, sla: s.sla })), 200);
+      return c.json((await core.reports.summaries(ms(q.from), ms(q.to))).map((s) => ({ uuid: s.monitor.uuid, name: s.monitor.name, sla: s.sla })), 200);
     },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'A monitor report over [from, to)', request: { params: UuidParam, query: Window }, responses: { 200: json(Report, 'The report'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
-      return c.json(toReportJson(core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to)), hosted(), clock.now()), 200);
+      return c.json(toReportJson(await core.reports.report(c.req.valid('param').uuid, ms(q.from), ms(q.to)), hosted(), clock.now()), 200);
     },
   );
   return app;

@@ -8,20 +8,34 @@ export interface LiveMessage {
   data: string;
 }
 
+/** A change waiting for its rows to be read: a monitor's row, an outage's line (and its monitor's row), a monitor gone. */
+type Pending = { kind: 'monitor'; uuid: string } | { kind: 'outage'; outage: OutageLineRecord } | { kind: 'remove'; uuid: string };
+type OutageLineRecord = Parameters<typeof OutageLine>[0]['o'];
+
 /**
  * Live updates of the console (issue 16): one listener per core event for all open streams. A
  * change renders the one row it touches, once, and the same string goes to every open stream, so
  * the work is per change, never per monitor or per viewer-times-monitor.
+ *
+ * Rows are read from the store asynchronously, by one run at a time (never overlapping): changes that
+ * arrive meanwhile wait in `#pending` (one entry per row, in order of arrival; a row asked for twice
+ * is read once) and the next run takes them all. A monitor's removal goes through the same queue, so
+ * it is never overtaken by a read of its row begun before the delete.
  */
 export class LiveHub {
   readonly #core: Core;
   readonly #now: () => number;
+  readonly #onError: (e: unknown) => void;
   readonly #clients = new Set<(m: LiveMessage[]) => void>();
   #unsubscribe: Array<() => void> = [];
+  readonly #pending = new Map<string, Pending>();
+  #running: Promise<void> | null = null;
 
-  constructor(core: Core, now: () => number) {
+  /** @param onError a run that failed (logged by the caller; the run's changes are dropped) */
+  constructor(core: Core, now: () => number, onError: (e: unknown) => void = () => undefined) {
     this.#core = core;
     this.#now = now;
+    this.#onError = onError;
   }
 
   /** Adds a stream; the first one subscribes to the bus. @returns the function that removes it */
@@ -33,6 +47,7 @@ export class LiveHub {
       if (this.#clients.size === 0) {
         for (const u of this.#unsubscribe) u();
         this.#unsubscribe = [];
+        this.#pending.clear();
       }
     };
   }
@@ -41,27 +56,65 @@ export class LiveHub {
     return this.#clients.size;
   }
 
+  /** Resolves once no run is in flight and nothing waits (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
   #broadcast(messages: LiveMessage[]): void {
+    if (messages.length === 0) return;
     for (const send of this.#clients) send(messages);
   }
 
-  #monitorRow(uuid: string): LiveMessage[] {
-    const m = safe(() => this.#core.monitors.get(uuid));
-    return m ? [{ event: 'row', data: String(OverviewLine({ row: this.#core.consoleView.monitorRow(m), now: this.#now() })) }] : [];
+  /** Queues a change and starts a run unless one is in flight (that run's loop takes it). */
+  #queue(key: string, p: Pending): void {
+    this.#pending.delete(key); // re-inserted last: after a removal queued meanwhile
+    this.#pending.set(key, p);
+    if (!this.#running) {
+      this.#running = this.#drain()
+        .catch((e: unknown) => this.#onError(e))
+        .finally(() => {
+          this.#running = null;
+        });
+    }
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.size > 0) {
+      const batch = [...this.#pending.values()];
+      this.#pending.clear();
+      for (const p of batch) this.#broadcast(await this.#messagesOf(p));
+    }
+  }
+
+  async #messagesOf(p: Pending): Promise<LiveMessage[]> {
+    if (p.kind === 'remove') return [{ event: 'remove', data: p.uuid }];
+    if (p.kind === 'monitor') return this.#monitorRow(p.uuid);
+    const o = (await safe(() => this.#core.outages.get(p.outage.uuid))) ?? p.outage;
+    const msgs: LiveMessage[] = [{ event: 'outage', data: String(OutageLine({ o, now: this.#now() })) }];
+    if (o.monitor) msgs.push(...(await this.#monitorRow(o.monitor.uuid)));
+    return msgs;
+  }
+
+  async #monitorRow(uuid: string): Promise<LiveMessage[]> {
+    const m = await safe(() => this.#core.monitors.get(uuid));
+    if (!m) return [];
+    const row = await safe(() => this.#core.consoleView.monitorRow(m));
+    return row ? [{ event: 'row', data: String(OverviewLine({ row, now: this.#now() })) }] : [];
   }
 
   #subscribe(): void {
     const { bus } = this.#core;
-    const outage = (p: { outage: Parameters<typeof OutageLine>[0]['o'] }) => {
-      const o = safe(() => this.#core.outages.get(p.outage.uuid)) ?? p.outage;
-      const msgs: LiveMessage[] = [{ event: 'outage', data: String(OutageLine({ o, now: this.#now() })) }];
-      if (o.monitor) msgs.push(...this.#monitorRow(o.monitor.uuid));
-      this.#broadcast(msgs);
-    };
+    const outage = (p: { outage: OutageLineRecord }) => this.#queue(`o:${p.outage.uuid}`, { kind: 'outage', outage: p.outage });
+    const monitor = (uuid: string) => this.#queue(`m:${uuid}`, { kind: 'monitor', uuid });
     this.#unsubscribe = [
-      bus.on('monitor.created', ({ monitor }) => this.#broadcast(this.#monitorRow(monitor.uuid))),
-      bus.on('monitor.updated', ({ monitor }) => this.#broadcast(this.#monitorRow(monitor.uuid))),
-      bus.on('monitor.deleted', ({ uuid }) => this.#broadcast([{ event: 'remove', data: uuid }])),
+      bus.on('monitor.created', ({ monitor: m }) => monitor(m.uuid)),
+      bus.on('monitor.updated', ({ monitor: m }) => monitor(m.uuid)),
+      bus.on('monitor.deleted', ({ uuid }) => {
+        this.#pending.delete(`m:${uuid}`);
+        this.#queue(`r:${uuid}`, { kind: 'remove', uuid });
+      }),
+      // A healthcheck's row is drawn from the event itself: nothing to read.
       bus.on('healthcheck.changed', ({ healthcheck }) => this.#broadcast([{ event: 'row', data: String(OverviewLine({ row: this.#core.consoleView.healthcheckRow(healthcheck), now: this.#now() })) }])),
       bus.on('healthcheck.deleted', ({ uuid }) => this.#broadcast([{ event: 'remove', data: uuid }])),
       bus.on('outage.opened', outage),
@@ -73,9 +126,10 @@ export class LiveHub {
   }
 }
 
-function safe<T>(fn: () => T): T | undefined {
+/** What `fn` resolves to, or undefined when it fails (a row deleted since: nothing to show). */
+async function safe<T>(fn: () => T | Promise<T>): Promise<T | undefined> {
   try {
-    return fn();
+    return await fn();
   } catch {
     return undefined;
   }

@@ -21,27 +21,31 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const errs = (e: unknown) => (e === undefined ? undefined : formErrors(e));
   const status = (e: unknown) => (e === undefined ? 200 : errorStatus(e));
 
-  const maintenance = (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
-    page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows: core.maintenance.list(), monitors: core.monitors.list().map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e) }), status(e));
+  const maintenance = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
+    const [windows, monitors] = await Promise.all([core.maintenance.list(), core.monitors.list()]);
+    return page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows, monitors: monitors.map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e) }), status(e));
+  };
   app.get('/maintenance', (c) => maintenance(c));
   app.post('/maintenance', async (c) => {
     const f = await formOf(c);
     try {
-      core.maintenance.create(parseWith(MaintenanceBody, { name: text(f, 'name'), start_date: utc(text(f, 'start_date')), end_date: utc(text(f, 'end_date')), monitors: many(f, 'monitors') }));
+      await core.maintenance.create(parseWith(MaintenanceBody, { name: text(f, 'name'), start_date: utc(text(f, 'start_date')), end_date: utc(text(f, 'end_date')), monitors: many(f, 'monitors') }));
       return c.redirect('/maintenance', 303);
     } catch (e) {
       return maintenance(c, f, e);
     }
   });
 
-  const incidents = (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
-    page(c, IncidentsPage({ s: shellOf(c, '/incidents'), incidents: core.incidents.list(), statuspages: core.statuspages.list(0).statuspages.map((p) => ({ uuid: p.uuid, name: p.name })), values, errors: errs(e) }), status(e));
+  const incidents = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
+    const [list, pages] = await Promise.all([core.incidents.list(), core.statuspages.list(0)]);
+    return page(c, IncidentsPage({ s: shellOf(c, '/incidents'), incidents: list, statuspages: pages.statuspages.map((p) => ({ uuid: p.uuid, name: p.name })), values, errors: errs(e) }), status(e));
+  };
   app.get('/incidents', (c) => incidents(c));
   app.post('/incidents', async (c) => {
     const f = await formOf(c);
     const update = text(f, 'update_text').trim();
     try {
-      core.incidents.create(
+      await core.incidents.create(
         parseWith(IncidentBody, {
           title: { en: text(f, 'title') },
           type: text(f, 'type'),
@@ -58,7 +62,7 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/incidents/:uuid/updates', async (c) => {
     const f = await formOf(c);
     try {
-      core.incidents.addUpdate(c.req.param('uuid'), parseWith(IncidentUpdateBody, { text: { [text(f, 'lang')]: text(f, 'text') }, type: text(f, 'type') }));
+      await core.incidents.addUpdate(c.req.param('uuid'), parseWith(IncidentUpdateBody, { text: { [text(f, 'lang')]: text(f, 'text') }, type: text(f, 'type') }));
       return c.redirect('/incidents', 303);
     } catch (e) {
       if (e instanceof AppError && e.status === 404) return c.notFound();
@@ -66,13 +70,13 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
 
-  const components = (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
-    page(c, ComponentsPage({ s: shellOf(c, '/components'), components: core.incidents.components.list(), values, errors: errs(e) }), status(e));
+  const components = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) =>
+    page(c, ComponentsPage({ s: shellOf(c, '/components'), components: await core.incidents.components.list(), values, errors: errs(e) }), status(e));
   app.get('/components', (c) => components(c));
   app.post('/components', async (c) => {
     const f = await formOf(c);
     try {
-      core.incidents.components.create(parseWith(ComponentBody, { name: text(f, 'name'), description: text(f, 'description') || null }));
+      await core.incidents.components.create(parseWith(ComponentBody, { name: text(f, 'name'), description: text(f, 'description') || null }));
       return c.redirect('/components', 303);
     } catch (e) {
       return components(c, f, e);
@@ -81,8 +85,8 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/components/:uuid', async (c) => {
     const f = await formOf(c);
     try {
-      const current = core.incidents.components.get(c.req.param('uuid'));
-      core.incidents.components.update(current.uuid, parseWith(ComponentBody, { name: current.name, status: text(f, 'status') }));
+      const current = await core.incidents.components.get(c.req.param('uuid'));
+      await core.incidents.components.update(current.uuid, parseWith(ComponentBody, { name: current.name, status: text(f, 'status') }));
       return c.redirect('/components', 303);
     } catch (e) {
       if (e instanceof AppError && e.status === 404) return c.notFound();

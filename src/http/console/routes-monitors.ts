@@ -16,9 +16,9 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
   const form = (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
     page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: policies(), localRegion: core.config.probe.region }), e === undefined ? 200 : errorStatus(e));
-  const found = (uuid: string) => {
+  const found = async (uuid: string) => {
     try {
-      return core.monitors.get(uuid);
+      return await core.monitors.get(uuid);
     } catch (e) {
       if (e instanceof AppError && e.status === 404) return null;
       throw e;
@@ -29,54 +29,60 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/monitors', async (c) => {
     const f = await formOf(c);
     try {
-      const m = core.monitors.create(parseWith(MonitorBody, monitorJson(f)));
+      const m = await core.monitors.create(parseWith(MonitorBody, monitorJson(f)));
       return c.redirect(`/monitors/${m.uuid}`, 303);
     } catch (e) {
       return form(c, f, undefined, e);
     }
   });
 
-  app.get('/monitors/:uuid', (c) => {
-    const m = found(c.req.param('uuid'));
+  app.get('/monitors/:uuid', async (c) => {
+    const m = await found(c.req.param('uuid'));
     if (!m) return c.notFound();
     const policy = core.escalationPolicies().find((p) => p.uuid === m.escalationPolicyUuid)?.name ?? null;
-    const row = core.consoleView.monitorRow(m);
     const q = c.req.query('range');
     const range: MonitorRange = q === '7d' || q === '30d' ? q : '24h';
     const to = clock.now();
     const from = to - MONITOR_RANGES[range];
-    const report = core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to);
-    const period = { range, from, to, points: core.consoleView.latencySince(m, from), sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
+    // The page's reads, in parallel; then it renders at once.
+    const [row, report, points, checks, outages] = await Promise.all([
+      core.consoleView.monitorRow(m),
+      core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to),
+      core.consoleView.latencySince(m, from),
+      core.consoleView.recentChecks(m, 50),
+      core.consoleView.monitorOutages(m, 20),
+    ]);
+    const period = { range, from, to, points, sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
     // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks: core.consoleView.recentChecks(m, 50), outages: core.consoleView.monitorOutages(m, 20), policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
   });
-  app.get('/monitors/:uuid/edit', (c) => {
-    const m = found(c.req.param('uuid'));
+  app.get('/monitors/:uuid/edit', async (c) => {
+    const m = await found(c.req.param('uuid'));
     return m ? form(c, monitorFormValues(m), m.uuid) : c.notFound();
   });
   app.post('/monitors/:uuid', async (c) => {
     const uuid = c.req.param('uuid');
-    if (!found(uuid)) return c.notFound();
+    if (!(await found(uuid))) return c.notFound();
     const f = await formOf(c);
     try {
-      core.monitors.update(uuid, parseWith(MonitorBody, monitorJson(f)));
+      await core.monitors.update(uuid, parseWith(MonitorBody, monitorJson(f)));
       return c.redirect(`/monitors/${uuid}`, 303);
     } catch (e) {
       return form(c, f, uuid, e);
     }
   });
   for (const action of ['pause', 'resume'] as const) {
-    app.post(`/monitors/:uuid/${action}`, (c) => {
-      const m = found(c.req.param('uuid'));
+    app.post(`/monitors/:uuid/${action}`, async (c) => {
+      const m = await found(c.req.param('uuid'));
       if (!m) return c.notFound();
-      core.monitors.update(m.uuid, parseWith(MonitorBody, { name: m.name, url: m.url, paused: action === 'pause' }));
+      await core.monitors.update(m.uuid, parseWith(MonitorBody, { name: m.name, url: m.url, paused: action === 'pause' }));
       return c.redirect(`/monitors/${m.uuid}`, 303);
     });
   }
-  app.post('/monitors/:uuid/delete', (c) => {
-    const m = found(c.req.param('uuid'));
+  app.post('/monitors/:uuid/delete', async (c) => {
+    const m = await found(c.req.param('uuid'));
     if (!m) return c.notFound();
-    core.monitors.delete(m.uuid);
+    await core.monitors.delete(m.uuid);
     return c.redirect('/', 303);
   });
 }
