@@ -9,6 +9,7 @@ const ENV_KEYS = {
   PHAROS_DATA_DIR: 'data_dir',
   PHAROS_PUBLIC_URL: 'public_url',
   PHAROS_ADMIN_TOKEN: 'admin_token',
+  PHAROS_SECRET_KEY: 'secret_key',
 } as const;
 
 /**

@@ -78,6 +78,11 @@ export const ConfigSchema = z.strictObject({
   public_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('http://localhost:8080'),
   /** Bootstrap admin token (see CONTRACT.md). Env PHAROS_ADMIN_TOKEN. */
   admin_token: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * The key integration secrets are sealed with (issue 32): 32 bytes as 64 hex digits or base64; unset:
+   * `<data_dir>/secret.key`, created at first start (lib/secret-box.ts). Env PHAROS_SECRET_KEY (preferred).
+   */
+  secret_key: z.string().min(1).optional(),
   /** Minimum level logged; `debug` adds one line per check. */
   log_level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   log: z
