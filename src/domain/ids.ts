@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Identifier prefixes of API.md §2 (plus `ep_` for escalation policies, CONTRACT.md "Identifiers").
+ * Identifier prefixes of API.md §2 (plus `ep_` for escalation policies and `int_` for integrations (issue 32), CONTRACT.md "Identifiers").
  */
 export const ID_PREFIX = {
   monitor: 'mon_',
@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   sso: 'sso_',
   user: 'user_',
   escalationPolicy: 'ep_',
+  integration: 'int_',
   subscriber: 'sub_',
   probe: 'prb_',
 } as const;

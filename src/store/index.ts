@@ -17,6 +17,10 @@ import { sessionsStore } from './sessions.ts';
 import { consoleReadsStore } from './console-reads.ts';
 import { invitationsStore } from './invitations.ts';
 import { clusterStore } from './cluster.ts';
+import { integrationsStore } from './integrations.ts';
+import { escalationPoliciesStore } from './escalation-policies.ts';
+import { auditLogStore } from './audit-log.ts';
+import { secretKeyStore } from './secret-check.ts';
 import { sqliteOf } from './db.ts';
 import { scoped } from './tx-scope.ts';
 import { AppError } from '../lib/errors.ts';
@@ -44,6 +48,10 @@ function modulesOf(db: Db) {
     consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
     invitations: invitationsStore(db),
     cluster: clusterStore(db),
+    integrations: integrationsStore(db),
+    escalationPolicies: escalationPoliciesStore(db),
+    auditLog: auditLogStore(db),
+    secretKey: secretKeyStore(db),
   };
 }
 

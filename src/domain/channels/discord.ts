@@ -7,4 +7,9 @@ export const schema = channelSchema('discord', {
   /** Overrides the webhook's default user name. */
   username: z.string().min(1).max(80).optional(),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the webhook URL carries its token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['url'] as const;
 export const lifecycle = false;

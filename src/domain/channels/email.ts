@@ -27,4 +27,9 @@ export const schema = z.strictObject({
     timeout_seconds: timeoutSeconds,
   }),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the SMTP password.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['smtp.password'] as const;
 export const lifecycle = false;

@@ -9,4 +9,9 @@ export const schema = channelSchema('gotify', {
   /** Priority of alerts (0-10); recoveries use half of it. */
   priority: z.number().int().min(0).max(10).default(8),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the application token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['token'] as const;
 export const lifecycle = false;

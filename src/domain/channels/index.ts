@@ -40,7 +40,7 @@ export const CHANNEL_KINDS = {
   pagerduty,
   opsgenie,
   twilio,
-} as const;
+} as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
 export type ChannelType = keyof typeof CHANNEL_KINDS;
@@ -82,4 +82,12 @@ export type ChannelConfigOf<K extends ChannelType> = Extract<ChannelConfig, { ty
 /** Kinds that receive `acknowledge` messages (PagerDuty, Opsgenie): the ones tracking an alert's state. */
 export function followsAcknowledgements(type: ChannelType): boolean {
   return CHANNEL_KINDS[type].lifecycle;
+}
+
+/**
+ * The settings paths of `type` that are secrets (each kind's `secretFields`): stored sealed, shown and
+ * audited as `***` (domain/integration.ts). Dotted for nested fields, `*` for every value of a record.
+ */
+export function secretFieldsOf(type: ChannelType): readonly string[] {
+  return CHANNEL_KINDS[type].secretFields;
 }

@@ -8,4 +8,9 @@ export const schema = channelSchema('matrix', {
   room_id: z.string().regex(/^![^:\s]+:\S+$/, 'must be a room id such as !abc:example.org'),
   access_token: secret,
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the access token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['access_token'] as const;
 export const lifecycle = false;

@@ -8,4 +8,9 @@ export const schema = channelSchema('mattermost', {
   channel: z.string().min(1).optional(),
   username: z.string().min(1).optional(),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the webhook URL carries its key.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['url'] as const;
 export const lifecycle = false;

@@ -12,4 +12,9 @@ export const schema = channelSchema('ntfy', {
   /** Access token (`Authorization: Bearer`), for protected topics. */
   token: z.string().min(1).optional(),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the access token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['token'] as const;
 export const lifecycle = false;

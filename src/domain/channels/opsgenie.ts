@@ -10,5 +10,10 @@ export const schema = channelSchema('opsgenie', {
   /** Responders (teams by name), optional; the integration's own routing applies otherwise. */
   teams: z.array(z.string().min(1)).default([]),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the API key.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['api_key'] as const;
 /** Receives acknowledgements (the outbox queues them for this channel). */
 export const lifecycle = true;

@@ -9,5 +9,10 @@ export const schema = channelSchema('pagerduty', {
   routing_key: secret,
   api_url: apiBase('https://events.pagerduty.com'),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the routing key.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['routing_key'] as const;
 /** Receives acknowledgements (the outbox queues them for this channel). */
 export const lifecycle = true;

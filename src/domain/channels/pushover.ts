@@ -12,4 +12,9 @@ export const schema = channelSchema('pushover', {
   sound: z.string().min(1).optional(),
   api_url: apiBase('https://api.pushover.net'),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the user key and the application token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['user_key', 'app_token'] as const;
 export const lifecycle = false;

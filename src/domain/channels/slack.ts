@@ -2,4 +2,9 @@ import { channelSchema, httpUrl } from './common.ts';
 
 /** A Slack incoming webhook (`https://hooks.slack.com/services/…`). */
 export const schema = channelSchema('slack', { url: httpUrl });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the webhook URL is the credential.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['url'] as const;
 export const lifecycle = false;

@@ -10,4 +10,9 @@ export const schema = channelSchema('telegram', {
   topic_id: z.number().int().min(1).optional(),
   api_url: apiBase('https://api.telegram.org'),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the bot token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['bot_token'] as const;
 export const lifecycle = false;

@@ -12,4 +12,9 @@ export const schema = channelSchema('twilio', {
   to: z.array(E164).min(1),
   api_url: apiBase('https://api.twilio.com'),
 });
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the auth token.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['auth_token'] as const;
 export const lifecycle = false;

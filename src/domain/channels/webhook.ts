@@ -28,5 +28,10 @@ export const schema = channelSchema('webhook', {
   content_type: z.string().min(1).optional(),
 });
 
+/**
+ * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the URL may carry a key, `secret` is the HMAC key, header values are often credentials.
+ * Dotted for nested fields, `*` for every value of a record.
+ */
+export const secretFields = ['url', 'secret', 'headers.*'] as const;
 /** Receives acknowledgements? No: a webhook gets alerts and recoveries. */
 export const lifecycle = false;

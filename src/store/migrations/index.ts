@@ -20,6 +20,7 @@ import { sql as signinHardening } from './0018_signin_hardening.ts';
 import { sql as probeTokenRegions } from './0019_probe_token_regions.ts';
 import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 import { sql as leaderLease } from './0021_leader_lease.ts';
+import { sql as integrations } from './0022_integrations.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 19, name: 'probe_token_regions', sql: probeTokenRegions },
   { version: 20, name: 'subscriber_proof', sql: subscriberProof },
   { version: 21, name: 'leader_lease', sql: leaderLease },
+  { version: 22, name: 'integrations', sql: integrations },
 ];
 
 /**

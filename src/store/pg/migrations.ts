@@ -7,6 +7,7 @@ import { sql as signinHardening } from './0018_signin_hardening.ts';
 import { sql as probeTokenRegions } from './0019_probe_token_regions.ts';
 import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 import { sql as leaderLease } from './0021_leader_lease.ts';
+import { sql as integrations } from './0022_integrations.ts';
 
 /**
  * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
@@ -21,6 +22,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 19, name: 'probe_token_regions', sql: probeTokenRegions },
   { version: 20, name: 'subscriber_proof', sql: subscriberProof },
   { version: 21, name: 'leader_lease', sql: leaderLease },
+  { version: 22, name: 'integrations', sql: integrations },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
