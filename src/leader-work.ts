@@ -136,7 +136,7 @@ export class LeaderWork {
     await this.#stopping;
     // The results of the last checks are stored while this instance still holds its lease (pharos.ts
     // stops the cluster, which releases the lease, after this).
-    this.deps.core.checks.flush();
+    await this.deps.core.checks.flush();
   }
 
   #begin(): void {
@@ -146,23 +146,39 @@ export class LeaderWork {
     // their status is read from the store before the first check is judged — after what this instance
     // still holds is written. Not when it renewed its own lease after keeping its checks through a
     // database outage: nobody led meanwhile, and its memory is newer than the store.
-    if (this.deps.shared && !this.#checksKept) {
-      this.deps.core.checks.flush();
-      try {
-        this.deps.core.results.reload();
-      } catch (e) {
-        // The lease is only taken while the store answers; should it fail right then, the next flip is judged as remembered.
-        this.deps.logger.error('reading the monitors\' status at the take-over failed; checks are judged against the status this instance remembers', { error: (e as Error).message });
-      }
-    }
+    const reload = this.deps.shared && !this.#checksKept;
     // Same order as a single instance's start: gates first, so alerts decided by the first checks see them.
     this.floodGuard.start();
     this.maintenanceGate.start();
     if (this.#checksKept) this.#checksKept = false;
-    else this.#scheduler.start();
+    else if (!reload) this.#scheduler.start();
+    else {
+      // The checks start once the status is read (asynchronously: the loop never waits on the database),
+      // unless the leadership ended meanwhile (kept checks through a database outage still start).
+      const scheduler = this.#scheduler;
+      void this.#reloadStatus().then(() => {
+        if (this.#scheduler !== scheduler || !(this.#running || this.#checksKept)) return;
+        try {
+          scheduler.start();
+        } catch (e) {
+          this.deps.logger.error('starting the checks after the take-over failed', { error: (e as Error).message });
+        }
+      });
+    }
     this.deadlines.start();
     this.stepper.start();
     this.#dispatcher.start();
+  }
+
+  /** Stores what this instance still holds, then reads every monitor's status (take-over). Never rejects. */
+  async #reloadStatus(): Promise<void> {
+    await this.deps.core.checks.flush();
+    try {
+      await this.deps.core.results.reload();
+    } catch (e) {
+      // The lease is only taken while the store answers; should it fail right then, the next flip is judged as remembered.
+      this.deps.logger.error('reading the monitors\' status at the take-over failed; checks are judged against the status this instance remembers', { error: (e as Error).message });
+    }
   }
 
   /**

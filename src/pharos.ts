@@ -218,7 +218,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         await work.stop();
         await cluster.stop();
         await Promise.all([...channels.values()].map((c) => c.close()));
-        core.checks.close();
+        await core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));
         stopWatching();
         store.close();

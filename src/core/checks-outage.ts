@@ -4,6 +4,7 @@ import type { CheckResult } from '../domain/check.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { Store } from '../store/index.ts';
 import type { StateChange } from './state-changes.ts';
+import { storeJournalBatch } from './checks-flush.ts';
 
 /**
  * What the checks service does while the database is unreachable (issue 31 point 5): results go to a
@@ -65,7 +66,7 @@ export function journalResults(journal: ResultJournal, buffer: CheckResult[], no
  * Stops at the first failure (the database went away again), logged when `logFailure`.
  * @returns true when the journal is empty afterwards
  */
-export function drainJournal(store: Store, journal: ResultJournal, clock: Clock, logger: Logger, logFailure = true): boolean {
+export async function drainJournal(store: Store, journal: ResultJournal, clock: Clock, logger: Logger, logFailure = true): Promise<boolean> {
   if (journal.stats().batches === 0) return true;
   const batches = journal.batches();
   let done = 0;
@@ -75,12 +76,7 @@ export function drainJournal(store: Store, journal: ResultJournal, clock: Clock,
   try {
     for (const b of batches) {
       if (b.at < now - REPLAY_MAX_AGE_MS) skipped += b.results.length;
-      else
-        store.tx((t) => {
-          if (!t.probes.claimBatch(`journal/${b.id}`, now)) return;
-          t.checks.insertResults(b.results);
-          stored += b.results.length;
-        });
+      else if (await store.async.tx(storeJournalBatch, { claim: `journal/${b.id}`, now, results: b.results })) stored += b.results.length;
       done++;
     }
   } catch (e) {

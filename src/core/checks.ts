@@ -1,18 +1,18 @@
 import type { Clock, TimerHandle } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { CheckResult } from '../domain/check.ts';
-import { ID_PREFIX, newId } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { ObservedFailure } from '../domain/monitor-state.ts';
-import type { OutageRecord } from '../domain/outage.ts';
 import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
 import type { Store } from '../store/index.ts';
 import type { Config } from '../config/schema.ts';
-import { certExpiryNotice } from './cert-expiry.ts';
-import type { EscalationService } from './escalation.ts';
+import { AppError } from '../lib/errors.ts';
+import type { EscalationService, GateSnapshot } from './escalation.ts';
+import type { OutageRecord } from '../domain/outage.ts';
 import type { EventBus } from './events.ts';
 import { drainJournal, journalResults, offerDirect, type DirectAlert, type ResultJournal } from './checks-outage.ts';
-import { applyStateChange, type StateChange } from './state-changes.ts';
+import { flushChecks, writeAnnouncedChanges, type FlushGroup, type FlushOutcome } from './checks-flush.ts';
+import { downChange, openedRecord, type StateChange, type StateEvent } from './state-changes.ts';
 
 /** Results kept in memory while writes fail; beyond this the oldest are dropped (and counted). */
 const MAX_KEPT_RESULTS = 200_000;
@@ -38,24 +38,25 @@ const DRAIN_RETRY_MS = 5000;
  * loop (at most one such flush per {@link STATE_FLUSH_GAP_MS}) in a flush transaction with the buffered results and every other state change of that turn
  * (one transaction for a whole outage storm's burst, not one per outage), and only then are its
  * events emitted (house rule 3).
+ *
+ * Every write is a procedure (core/checks-flush.ts) run through `store.async` (issue 31: on
+ * PostgreSQL the event loop never waits on the database), one at a time: a flush asked for while one
+ * is in flight runs after it, with what arrived meanwhile; agent batches and the outage journal take
+ * their turn in the same line, and `close()` awaits the write in flight.
  */
-export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService; config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'> }) {
+export function checksService(deps: { store: Store; clock: Clock; bus: EventBus; logger: Logger; flushIntervalMs: number; escalation: EscalationService; gatesOpened?: (o: OutageRecord, now: number) => void; config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'> }) {
   const { store, clock, bus, logger, flushIntervalMs, escalation, config } = deps;
+  /** What procedures read of the config (cloned to the store host on PostgreSQL). */
+  const procConfig = { escalation_policies: config.escalation_policies, public_url: config.public_url, channels: config.channels };
   let buffer: CheckResult[] = [];
   let timer: TimerHandle | null = null;
-  /** While `atomically` runs: events held until its transaction commits. */
-  let held: Array<() => void> | null = null;
-  /** Batches taken out of the buffer by the transaction running now: put back if it rolls back. */
-  let taken: CheckResult[][] | null = null;
   /** State changes waiting for the next flush transaction (local probe), oldest first. */
   let changes: StateChange[] = [];
-  /** State changes taken out of `changes` by the transaction running now: put back if it rolls back. */
-  let takenChanges: StateChange[][] | null = null;
   /** The flush for waiting state changes (next turn, or the end of the gap), set while they wait. */
   let soon: { cancel(): void } | null = null;
   /** When the last flush for state changes ran (performance.now(), ms). */
   let lastStateFlush = -Infinity;
-  /** Callers of `committed()` waiting for that flush. */
+  /** Callers of `committed()` waiting for the writes queued now. */
   let waiters: Array<() => void> = [];
   /** Flushes that failed (disk full, I/O error) since start, for /metrics; and the run of them now. */
   let flushFailures = 0;
@@ -72,52 +73,188 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
   let drainFailing = false;
   /** Retries storing the journal while it holds batches. */
   let drainTimer: TimerHandle | null = null;
+  /** Changes announced during a database outage, kept when the flush was fenced out. */
+  let announced: StateChange[] = [];
+  /** The end of the line of writes (each runs after the one before), its length, and a flush waiting in it. */
+  let tail: Promise<unknown> = Promise.resolve();
+  let queuedWrites = 0;
+  let queuedFlush: Promise<void> | null = null;
+  let closed = false;
 
-  /** Notices queued by the last write (certificate expiry), announced after its commit. */
-  let noticesQueued = 0;
-  /** Monitors whose degraded flag the last write changed (monitor id → flag), announced after its commit. */
-  const degradedChanged = new Map<number, boolean>();
-  const writeBuffered = () => {
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    buffer = [];
-    taken?.push(batch);
-    store.checks.insertResults(batch);
-    // Only the newest certificate reading and the newest degraded flag per monitor matter.
-    const ssl = new Map<number, number | null>();
-    const degraded = new Map<number, boolean>();
-    for (const r of batch) {
-      if (r.sslExpirationDays !== undefined) ssl.set(r.monitorId, r.sslExpirationDays);
-      degraded.set(r.monitorId, r.ok && r.degraded === true);
-    }
-    for (const [id, days] of store.monitors.setSslExpirationMany(ssl)) {
-      const m = store.monitors.getById(id);
-      if (m) noticesQueued += certExpiryNotice(store, config, m, days, clock.now());
-    }
-    for (const [id, d] of store.monitors.setDegradedMany(degraded)) degradedChanged.set(id, d);
+  /** Runs `job` after every write queued before it; never two at once. */
+  const serial = <T>(job: () => Promise<T>): Promise<T> => {
+    queuedWrites++;
+    const p = tail.then(job).finally(() => {
+      if (--queuedWrites === 0 && soon === null) wakeWaiters();
+    });
+    // The caller gets the job's error through `p`; the line only waits for the job to end.
+    tail = p.catch(() => undefined);
+    return p;
   };
-  const apply = (c: StateChange, after: Array<() => void>) => applyStateChange({ store, clock, bus, escalation }, c, after);
-  /** Writes the buffered results and the waiting state changes, in order (inside a transaction). */
-  const writePending = (after: Array<() => void>) => {
-    writeBuffered();
-    if (changes.length === 0) return;
+  /** A flush, after the write in flight; one flush waits in the line at most (it takes whatever is buffered when it runs). */
+  const flush = (): Promise<void> =>
+    (queuedFlush ??= serial(async () => {
+      queuedFlush = null;
+      await runFlush();
+    }));
+  const onTimer = () => {
+    timer = null;
+    void flush();
+  };
+
+  /**
+   * Shows each new down change's outage to the alert gates once, on the main thread where they live
+   * (the flood guard counts it and may start a flood), and takes their word on holding its sends right
+   * then, as the opening transaction used to (an outage that started a flood is held; the ones before
+   * it were not). The procedure gets the verdicts as data; maintenance windows it reads itself.
+   */
+  const askGates = (list: readonly StateChange[], now: number): GateSnapshot => {
+    const held: string[] = [];
+    for (const c of list) {
+      if (!c.down) continue;
+      if (!c.gated) {
+        c.gated = true;
+        deps.gatesOpened?.(openedRecord(c, 0), now);
+        c.held = escalation.snapshot([c.uuid]).held.length > 0;
+      }
+      if (c.held) held.push(c.uuid);
+    }
+    return { held };
+  };
+  /** Emits what a committed write caused: degraded flags, queued notices, then the outages' events. */
+  const announce = (out: { degraded: Array<[number, boolean]>; notices: number; events: StateEvent[]; heldByGates: string[] }) => {
+    escalation.reportHeld(out.heldByGates);
+    // Status pages show degraded performance: they render again when the flag flips.
+    const degraded = new Map(out.degraded);
+    for (const [monitorId, flag] of degraded) bus.emit('monitor.degraded', { monitorId, degraded: flag });
+    if (out.notices > 0) bus.emit('notices.queued', { count: out.notices });
+    for (const ev of out.events) bus.emit(ev.type, { outage: ev.outage });
+  };
+  const isLeaseLost = (e: unknown): boolean => e instanceof LeaseLostError || (e instanceof AppError && e.code === 'cluster.lease_lost');
+
+  /**
+   * Writes the buffered results and the waiting state changes (and `group`, an agent's batch, first)
+   * in one fenced transaction, then announces them. On a rollback what it took goes back to the front
+   * of the buffer, so a failed write (SQLITE_FULL, an I/O error) never loses a result; past
+   * {@link MAX_KEPT_RESULTS} the oldest are dropped (counted) so a disk full for days cannot exhaust
+   * memory. `committed` runs after the commit, before the events.
+   * @returns which groups were claimed (the agent's batch first)
+   */
+  const write = async (group: FlushGroup | null, committed?: () => void): Promise<boolean[]> => {
+    const results = buffer;
+    buffer = [];
     // A change whose alert is being sent straight to its channels (database outage) waits for that
     // send to settle, so its queued outbox rows are marked delivered; the changes after it keep their order.
     const waiting = changes.findIndex((c) => c.sending);
     const batch = waiting < 0 ? changes : changes.slice(0, waiting);
     changes = waiting < 0 ? [] : changes.slice(waiting);
-    takenChanges?.push(batch);
-    for (const c of batch) apply(c, after);
-  };
-  /** A state change: written now inside `atomically`, else queued for the flush at the next turn. */
-  const stateChange = (c: StateChange) => {
-    if (held) {
-      buffer.push(c.result);
-      writeBuffered();
-      held.push(announce);
-      apply(c, held);
-      return;
+    const now = clock.now();
+    const gate = askGates(group ? group.changes.concat(batch) : batch, now);
+    const groups: FlushGroup[] = [...(group ? [group] : []), { claim: null, results, changes: batch }];
+    const epoch = fence?.epoch() ?? null;
+    let out: FlushOutcome;
+    try {
+      out = await store.async.tx(flushChecks, { epoch, now, groups, config: procConfig, esc: escalation.settings, gate });
+    } catch (e) {
+      const taken = groups.flatMap((g) => g.results);
+      if (isLeaseLost(e) && epoch !== null) {
+        // Another instance leads now and checks these monitors itself: what this one checked is not
+        // stored (its state changes were judged on state the new leader may have moved on from).
+        const all = batch.concat(changes);
+        const res = taken.length + buffer.length;
+        // Changes already announced during a database outage are facts people were told: kept, and
+        // written unfenced by writeAnnounced.
+        announced = all.filter((c) => (c.sent?.channels.length ?? 0) > 0);
+        buffer = [];
+        changes = [];
+        logger.warn(`another instance took the lease over: ${res} check results and ${all.length} state changes of this instance's checks were not stored (the new leader checks these monitors)`, { epoch, results: res, state_changes: all.length });
+        fence?.lost(epoch);
+        throw e;
+      }
+      buffer = taken.concat(buffer);
+      changes = batch.concat(changes);
+      if (buffer.length > MAX_KEPT_RESULTS) {
+        dropped += buffer.length - MAX_KEPT_RESULTS;
+        buffer = buffer.slice(buffer.length - MAX_KEPT_RESULTS);
+      }
+      throw e;
     }
+    committed?.();
+    announce(out);
+    return out.claimed;
+  };
+
+  const runFlush = async () => {
+    timer?.cancel();
+    timer = null;
+    try {
+      // When everything went to the outage journal, storing the journal is the retry.
+      const retryJournal = buffer.length === 0 && changes.length === 0 && failing > 0 && (journal?.stats().batches ?? 0) > 0;
+      if (retryJournal && !(await drainJournal(store, journal!, clock, logger, false))) {
+        if (!closed) timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), onTimer);
+      } else if (retryJournal || buffer.length > 0 || changes.length > 0) {
+        if (!retryJournal) await write(null);
+        if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
+        failing = 0;
+      }
+      if (changes.length > 0 && !closed) timer ??= clock.setTimer(SEND_WAIT_MS, onTimer);
+      if (failing === 0) await runDrain();
+    } catch (e) {
+      // Fenced out (logged by write): nothing is kept to retry but what people were already told.
+      if (isLeaseLost(e)) return writeAnnounced();
+      flushFailures++;
+      // One line when the trouble starts, not one per retry.
+      if (failing++ === 0) logger.error(`storing check results failed; keeping them ${journal ? 'in the outage journal' : 'in memory'} and retrying`, { results: buffer.length, error: (e as Error).message });
+      if (journal) buffer = journalResults(journal, buffer, troubled);
+      if (direct) offerDirect(changes, direct, clock, logger);
+      if (!closed) timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), onTimer);
+    }
+  };
+  /**
+   * Another instance took the lease over while this one held changes it had already announced (a
+   * database outage it kept checking through): they are written without the fence, so the alerts sent
+   * are on record and never sent again. A change the new leader made meanwhile wins (an open outage is
+   * not opened twice; a recovery resolves only the outage its alert named).
+   */
+  const writeAnnounced = async () => {
+    const list = announced;
+    announced = [];
+    if (list.length === 0) return;
+    try {
+      const now = clock.now();
+      const out = await store.async.tx(writeAnnouncedChanges, { now, changes: list, esc: escalation.settings, gate: askGates(list, now) });
+      logger.warn(`wrote ${list.length} state changes announced during the database outage although another instance leads now (their alerts are not sent again)`, { state_changes: list.length });
+      announce({ degraded: [], notices: 0, ...out });
+    } catch (e) {
+      logger.error('state changes announced during the database outage could not be written; their alerts may be sent again', { state_changes: list.length, error: (e as Error).message });
+    }
+  };
+  const troubled = (why: string) => {
+    if (!journalTrouble) logger.error(`${why}: check results are kept in memory (at most ${MAX_KEPT_RESULTS})`);
+    journalTrouble = true;
+  };
+  /** Stores the outage journal's batches when it has any; retries later while some are left. Never throws. */
+  const runDrain = async () => {
+    if (!journal || journal.stats().batches === 0) return;
+    drainTimer?.cancel();
+    drainTimer = null;
+    if (await drainJournal(store, journal, clock, logger, !drainFailing)) drainFailing = journalTrouble = false;
+    else {
+      drainFailing = true;
+      if (!closed) drainTimer = clock.setTimer(DRAIN_RETRY_MS, drain);
+    }
+  };
+  const drain = () => {
+    drainTimer = null;
+    void serial(runDrain);
+  };
+  const wakeWaiters = () => {
+    const woken = waiters;
+    waiters = [];
+    for (const w of woken) w();
+  };
+  /** A state change: queued for the flush at the next turn (or the end of the gap). */
+  const stateChange = (c: StateChange) => {
     buffer.push(c.result);
     changes.push(c);
     if (direct && failing > 0) offerDirect(changes, direct, clock, logger);
@@ -127,7 +264,8 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       soon = null;
       lastStateFlush = performance.now();
       timer?.cancel();
-      flush();
+      timer = null;
+      void flush();
     };
     // Real time, not the clock: this bounds how often the process commits, not when a check is due.
     const wait = lastStateFlush + STATE_FLUSH_GAP_MS - performance.now();
@@ -138,136 +276,6 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       const h = setTimeout(run, wait);
       soon = { cancel: () => clearTimeout(h) };
     }
-  };
-  const announce = () => {
-    // Status pages show degraded performance: they render again when the flag flips.
-    for (const [monitorId, degraded] of degradedChanged) bus.emit('monitor.degraded', { monitorId, degraded });
-    degradedChanged.clear();
-    if (noticesQueued === 0) return;
-    const count = noticesQueued;
-    noticesQueued = 0;
-    bus.emit('notices.queued', { count });
-  };
-
-  /**
-   * `store.tx(fn)`, except that results `fn` took out of the buffer go back to its front when the
-   * transaction rolls back: a failed write (SQLITE_FULL, an I/O error) never loses a result. Past
-   * {@link MAX_KEPT_RESULTS} the oldest are dropped (counted) so a disk full for days cannot exhaust memory.
-   */
-  const tx = <T>(fn: () => T): T => {
-    if (taken) return store.tx(fn);
-    const epoch = fence?.epoch() ?? null;
-    taken = [];
-    takenChanges = [];
-    try {
-      return epoch === null
-        ? store.tx(fn)
-        : store.tx((t) => {
-            t.cluster.assertFence(epoch);
-            return fn();
-          });
-    } catch (e) {
-      if (e instanceof LeaseLostError) {
-        // Another instance leads now and checks these monitors itself: what this one checked is not
-        // stored (its state changes were judged on state the new leader may have moved on from).
-        const results = taken.flat().length + buffer.length;
-        const states = takenChanges.flat().length + changes.length;
-        // Changes already announced during a database outage are facts people were told: kept, and
-        // written unfenced by the flush's catch (announcedAfterFence).
-        announced = takenChanges.flat().concat(changes).filter((c) => (c.sent?.channels.length ?? 0) > 0);
-        buffer = [];
-        changes = [];
-        logger.warn(`another instance took the lease over: ${results} check results and ${states} state changes of this instance's checks were not stored (the new leader checks these monitors)`, { epoch: e.epoch, results, state_changes: states });
-        fence?.lost(e.epoch);
-        throw e;
-      }
-      buffer = taken.flat().concat(buffer);
-      changes = takenChanges.flat().concat(changes);
-      if (buffer.length > MAX_KEPT_RESULTS) {
-        dropped += buffer.length - MAX_KEPT_RESULTS;
-        buffer = buffer.slice(buffer.length - MAX_KEPT_RESULTS);
-      }
-      throw e;
-    } finally {
-      taken = null;
-      takenChanges = null;
-    }
-  };
-
-  const flush = () => {
-    timer = null;
-    const after: Array<() => void> = [];
-    try {
-      // When everything went to the outage journal, storing the journal is the retry.
-      const retryJournal = buffer.length === 0 && changes.length === 0 && failing > 0 && (journal?.stats().batches ?? 0) > 0;
-      if (retryJournal && !drainJournal(store, journal!, clock, logger, false)) timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
-      else if (retryJournal || buffer.length > 0 || changes.length > 0) {
-        if (!retryJournal) tx(() => writePending(after));
-        if (failing > 0) logger.info(`check results stored again after ${failing} failed flushes`, { failed_flushes: failing });
-        failing = 0;
-      }
-      if (changes.length > 0) timer ??= clock.setTimer(SEND_WAIT_MS, flush);
-      if (failing === 0) drain();
-    } catch (e) {
-      noticesQueued = 0;
-      degradedChanged.clear();
-      after.length = 0;
-      // Fenced out (logged by tx): nothing is kept to retry but what people were already told.
-      if (e instanceof LeaseLostError) {
-        writeAnnounced();
-        return wakeWaiters();
-      }
-      flushFailures++;
-      // One line when the trouble starts, not one per retry.
-      if (failing++ === 0) logger.error(`storing check results failed; keeping them ${journal ? 'in the outage journal' : 'in memory'} and retrying`, { results: buffer.length, error: (e as Error).message });
-      if (journal) buffer = journalResults(journal, buffer, troubled);
-      if (direct) offerDirect(changes, direct, clock, logger);
-      timer ??= clock.setTimer(Math.max(flushIntervalMs, FLUSH_RETRY_MS), flush);
-    }
-    announce();
-    for (const fn of after) fn();
-    wakeWaiters();
-  };
-  /** Changes announced during a database outage, kept when the flush was fenced out. */
-  let announced: StateChange[] = [];
-  /**
-   * Another instance took the lease over while this one held changes it had already announced (a
-   * database outage it kept checking through): they are written without the fence, so the alerts sent
-   * are on record and never sent again. A change the new leader made meanwhile wins (an open outage is
-   * not opened twice; a recovery resolves only the outage its alert named).
-   */
-  const writeAnnounced = () => {
-    const list = announced;
-    announced = [];
-    if (list.length === 0) return;
-    const after: Array<() => void> = [];
-    try {
-      store.tx(() => {
-        for (const c of list) if (c.down || store.outages.openForMonitor(c.monitor.id)?.uuid === c.sent?.outageUuid) apply(c, after);
-      });
-      logger.warn(`wrote ${list.length} state changes announced during the database outage although another instance leads now (their alerts are not sent again)`, { state_changes: list.length });
-    } catch (e) {
-      after.length = 0;
-      logger.error('state changes announced during the database outage could not be written; their alerts may be sent again', { state_changes: list.length, error: (e as Error).message });
-    }
-    for (const fn of after) fn();
-  };
-  const troubled = (why: string) => {
-    if (!journalTrouble) logger.error(`${why}: check results are kept in memory (at most ${MAX_KEPT_RESULTS})`);
-    journalTrouble = true;
-  };
-  /** Stores the outage journal's batches when it has any; retries later while some are left. */
-  const drain = () => {
-    if (!journal || journal.stats().batches === 0) return;
-    drainTimer?.cancel();
-    drainTimer = null;
-    if (drainJournal(store, journal, clock, logger, !drainFailing)) drainFailing = journalTrouble = false;
-    else [drainFailing, drainTimer] = [true, clock.setTimer(DRAIN_RETRY_MS, drain)];
-  };
-  const wakeWaiters = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const w of woken) w();
   };
 
   return {
@@ -296,15 +304,17 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     /** Buffers a result; it is committed within `flushIntervalMs`. */
     record(result: CheckResult): void {
       buffer.push(result);
-      timer ??= clock.setTimer(flushIntervalMs, flush);
+      timer ??= clock.setTimer(flushIntervalMs, onTimer);
     },
-    /** Commits buffered results now (shutdown, tests). */
-    flush(): void {
+    /**
+     * Commits buffered results now (shutdown, tests), after the write in flight; resolves when done.
+     * Never rejects: a failure is logged and retried as any flush's.
+     */
+    flush(): Promise<void> {
       timer?.cancel();
-      flush();
+      timer = null;
+      return flush();
     },
-    /** Start time (epoch ms) of the newest stored result of a monitor, or null. */
-    lastCheckAt: (monitorId: number): number | null => store.checks.lastCheckAt(monitorId),
     /** Results waiting for the next group commit. */
     pending: (): number => buffer.length,
     /** Failed flushes since start, and results dropped because too many piled up while writes failed (for /metrics). */
@@ -322,15 +332,14 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
      * `outage.opened` (after the commit).
      * Does nothing but store the result when the monitor already has an ongoing outage.
      *
-     * Inside {@link atomically} (an agent's batch) this is written in the caller's transaction.
-     * Otherwise it joins the next **flush transaction**, run at the next turn of the event loop
+     * It joins the next **flush transaction**, run at the next turn of the event loop
      * (or {@link STATE_FLUSH_GAP_MS} after the previous one): every state change that arrived
      * meanwhile (an outage storm brings hundreds) commits in one transaction with the buffered
      * results, and its events follow that commit. A flush that
      * fails keeps its state changes with its results and retries them (never lost, never twice).
      */
     monitorDown(monitor: Monitor, result: CheckResult, detected: ObservedFailure, confirmedLocations: string[]): void {
-      stateChange({ down: true, monitor, result, detected, confirmedLocations, uuid: newId(ID_PREFIX.outage) });
+      stateChange(downChange(monitor, result, detected, confirmedLocations));
     },
     /**
      * Recovery: stores `result`, flips the monitor to `up` and resolves its ongoing outage at the
@@ -339,39 +348,31 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     monitorUp(monitor: Monitor, result: CheckResult): void {
       stateChange({ down: false, monitor, result });
     },
-    /** Resolves once the state changes queued now are committed (or failed); at once when none is queued. */
+    /**
+     * Resolves once the state changes queued now and the writes in flight are committed (or failed);
+     * at once when none is queued.
+     */
     committed(): Promise<void> {
-      if (soon === null) return Promise.resolve();
+      if (soon === null && queuedWrites === 0) return Promise.resolve();
       return new Promise((resolve) => waiters.push(resolve));
     },
     /**
-     * Runs `fn` (which records results and state changes through this service) in one transaction
-     * that also commits every buffered result; the events of its state changes go out after the
-     * commit (house rule 3). A remote probe's batch is stored this way, with its batch id, so a
-     * batch is either wholly stored or not at all. `committed` runs after the commit and before
-     * those events (the caller applies its in-memory changes there); neither runs on a rollback.
+     * Stores a remote probe's batch: claims `claim` (`<agent>/<batch>`) and writes its results and state
+     * changes in one transaction with every buffered result (after the write in flight), so a batch is
+     * either wholly stored or not at all. `committed` runs after the commit and before the events of
+     * its state changes (the caller applies its in-memory changes there); neither runs on a rollback.
+     * @returns false when the batch had been stored before (nothing of it written)
+     * @throws the store's error when the transaction fails (rolled back)
      */
-    atomically<T>(fn: () => T, committed?: () => void): T {
-      if (held) return fn();
-      held = [];
-      let events: Array<() => void> = [];
-      try {
-        const out = tx(() => {
-          const r = fn();
-          writePending(held!);
-          return r;
-        });
-        events = held;
-        committed?.();
-        return out;
-      } finally {
-        held = null;
-        for (const e of events) e();
-        announce();
-      }
+    writeBatch(claim: string, results: CheckResult[], batchChanges: StateChange[], committed: () => void): Promise<boolean> {
+      return serial(async () => (await write({ claim, results, changes: batchChanges }, committed))[0]!);
     },
-    /** Commits what is buffered (results and state changes) and stops the flush timers. @throws the store's error when that write fails */
-    close(): void {
+    /**
+     * Commits what is buffered (results and state changes) after the write in flight, and stops the
+     * flush timers. @throws the store's error when that write fails
+     */
+    async close(): Promise<void> {
+      closed = true;
       timer?.cancel();
       timer = null;
       drainTimer?.cancel();
@@ -379,17 +380,14 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       soon?.cancel();
       soon = null;
       // As before: a failure here throws to the caller (no retry timer after close).
-      const after: Array<() => void> = [];
-      try {
-        if (buffer.length > 0 || changes.length > 0) tx(() => writePending(after));
-      } catch (e) {
-        // Fenced out: another instance leads and checks on (logged by tx); anything else is the caller's.
-        if (!(e instanceof LeaseLostError)) throw e;
-      } finally {
-        wakeWaiters();
-      }
-      announce();
-      for (const fn of after) fn();
+      await serial(async () => {
+        try {
+          if (buffer.length > 0 || changes.length > 0) await write(null);
+        } catch (e) {
+          // Fenced out: another instance leads and checks on (logged by write); anything else is the caller's.
+          if (!isLeaseLost(e)) throw e;
+        }
+      });
     },
   };
 }

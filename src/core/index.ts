@@ -43,7 +43,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const identity = identityService({ store, clock, config });
   const pageAccess = pageAccessService({ store, clock, config, identity });
   const subscriptions = subscriptionsService({ store, clock, config, access: pageAccess, bus });
-  const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation, config });
+  const checks = checksService({ store, clock, bus, logger, flushIntervalMs: config.storage.flush_interval_ms, escalation, gatesOpened: (o, now) => gates.forEach((g) => g.opened?.(o, now)), config });
   const probes = probesService({ store, clock, bus, logger, config });
   logOperatorEvents({ bus, logger, clock });
   const accounts = accountsService({ store, clock, config, logger });

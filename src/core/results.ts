@@ -11,6 +11,7 @@ import type { ChecksService } from './checks.ts';
 import type { EventBus } from './events.ts';
 import type { ProbeCaller } from './probe-agents.ts';
 import type { ProbesService } from './probes.ts';
+import { downChange, type StateChange } from './state-changes.ts';
 
 /** Oldest `at` accepted from an agent (its buffer while the main was unreachable), ms; batch ids are remembered as long. */
 const RESULT_MAX_AGE_MS = 86_400_000;
@@ -42,13 +43,17 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
   // 31): memory follows the store, so whichever instance leads next judges checks against the status
   // the cluster stored, not the one this instance loaded at its start. Read from the store (a person's
   // resolve leaves the status as it is); only when it differs is the confirmation state started over.
-  const followRemote = (monitorId: number | null) => {
+  const followRemote = async (monitorId: number | null) => {
     if (!bus.replaying || monitorId === null || !probes.monitor(monitorId)) return;
-    const stored = store.monitors.getById(monitorId)?.status;
-    if (stored && states.get(monitorId)?.status !== stored) states.set(monitorId, { status: stored, round: null });
+    try {
+      const stored = (await store.async.monitors.getById(monitorId))?.status;
+      if (stored && states.get(monitorId)?.status !== stored) states.set(monitorId, { status: stored, round: null });
+    } catch (e) {
+      logger.warn('reading a monitor\'s status changed on another instance failed; checks are judged against the status this instance remembers', { monitor_id: monitorId, error: (e as Error).message });
+    }
   };
-  bus.on('outage.opened', ({ outage }) => followRemote(outage.monitorId));
-  bus.on('outage.resolved', ({ outage }) => followRemote(outage.monitorId));
+  bus.on('outage.opened', ({ outage }) => void followRemote(outage.monitorId));
+  bus.on('outage.resolved', ({ outage }) => void followRemote(outage.monitorId));
 
   const rules = (monitor: Monitor, locations: readonly string[]): ConfirmationRules => ({
     locations,
@@ -77,11 +82,19 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
   };
 
   /**
-   * While an agent's batch is in its transaction: the monitors' new confirmation states and the
-   * side effects (probe bookkeeping, re-check requests, events), applied only after the commit so a
-   * rolled-back batch leaves memory as the database is (house rule 3) and its retry is judged afresh.
+   * While an agent's batch is judged and in its transaction: its results and state changes, the
+   * monitors' new confirmation states and the side effects (probe bookkeeping, re-check requests,
+   * events), applied only after the commit so a rolled-back batch leaves memory as the database is
+   * (house rule 3) and its retry is judged afresh.
    */
-  let staged: { states: Map<number, MonitorRuntimeState>; after: Array<() => void> } | null = null;
+  let staged: { states: Map<number, MonitorRuntimeState>; after: Array<() => void>; results: CheckResult[]; changes: StateChange[] } | null = null;
+  /**
+   * Results of the local probe that arrived while an agent's batch was in its transaction: judged
+   * after its commit (or rollback), in order, so no judgement is made on a state the batch is about to replace.
+   */
+  let held: CheckResult[] | null = null;
+  /** Agent batches, one after the other (each judged against the states the one before left). */
+  let batches: Promise<unknown> = Promise.resolve();
   const later = (fn: () => void) => (staged ? staged.after.push(fn) : fn());
 
   const accept = (monitor: Monitor, result: CheckResult) => {
@@ -90,8 +103,11 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     const fresh = before === undefined;
     before ??= { status: monitor.status, round: null };
     const { state, decision } = applyCheck(before, { at: result.at, region: result.region, outcome: result }, rulesOf(monitor, result.region));
-    // The write first: when it throws (disk full), the state in memory stays what the database says.
-    if (decision.kind === 'down') checks.monitorDown(monitor, result, decision.detected, decision.confirmedLocations);
+    if (staged) {
+      staged.results.push(result);
+      if (decision.kind === 'down') staged.changes.push(downChange(monitor, result, decision.detected, decision.confirmedLocations));
+      else if (decision.kind === 'up') staged.changes.push({ down: false, monitor, result });
+    } else if (decision.kind === 'down') checks.monitorDown(monitor, result, decision.detected, decision.confirmedLocations);
     else if (decision.kind === 'up') checks.monitorUp(monitor, result);
     else checks.record(result);
     if (staged) {
@@ -104,15 +120,15 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
     if (unconfirmed > 0) later(() => bus.emit('check.unconfirmed', { monitorId: monitor.id, failures: unconfirmed }));
   };
 
-  return {
+  const results = {
     /**
      * Forgets every confirmation in progress and reads each active monitor's status from the store
      * (issue 31): run when this instance gains leadership, before it judges its first check, since the
      * leader before it may have flipped monitors this instance never heard of (a message lost while its
      * connection was down). One read of the monitors.
      */
-    reload(): void {
-      const all = store.monitors.list();
+    async reload(): Promise<void> {
+      const all = await store.async.monitors.list();
       states.clear();
       for (const m of all) if (probes.monitor(m.id)) states.set(m.id, { status: m.status, round: null });
     },
@@ -127,6 +143,7 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
      * once (see the checks service). A result of a monitor no longer active is dropped.
      */
     local(result: CheckResult): void {
+      if (held) return void held.push(result);
       const monitor = probes.monitor(result.monitorId);
       if (monitor) accept(monitor, result);
     },
@@ -142,65 +159,73 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
      *   started (the agent retries after its poll registers it, so its buffer is kept); 403 when the
      *   caller's token was not granted `body.region` or the agent is another token's (issue 30)
      */
-    agentBatch(body: ResultsBody, caller: ProbeCaller): { stored: number; refused: number; duplicate: boolean } {
+    async agentBatch(body: ResultsBody, caller: ProbeCaller): Promise<{ stored: number; refused: number; duplicate: boolean }> {
       probes.assertAgentOf(caller, body.agent, body.region);
       if (!probes.knows(body.agent)) throw new AppError(409, 'probes.unknown_agent', `agent ${body.agent} has not polled this server since it started: poll first, then send results`);
-      const now = clock.now();
-      const refused = { not_assigned: 0, time: 0 };
-      // Memory (confirmation states) and follow-ups (re-check requests, events) wait for the commit.
-      const stage = { states: new Map<number, MonitorRuntimeState>(), after: [] as Array<() => void> };
-      const apply = () => {
-        for (const [id, state] of stage.states) if (probes.monitor(id)) states.set(id, state);
-        for (const fn of stage.after) fn();
-      };
-      staged = stage;
-      let out: { stored: number; refused: number; duplicate: boolean };
-      try {
-        out = checks.atomically(
-          () => {
-            if (!store.probes.claimBatch(`${body.agent}/${body.batch}`, now)) return { stored: 0, refused: 0, duplicate: true };
-            let stored = 0;
-            for (const r of body.results) {
-              const { sslExpirationDays, monitor: uuid, ...outcome } = r;
-              const id = probes.monitorIdOf(uuid);
-              const monitor = id === undefined ? undefined : probes.monitor(id);
-              if (!monitor || !probes.assigned(body.agent, body.region, monitor.id)) {
-                refused.not_assigned++;
-                continue;
-              }
-              if (r.at < now - RESULT_MAX_AGE_MS || r.at > now + RESULT_MAX_AHEAD_MS) {
-                refused.time++;
-                continue;
-              }
-              accept(monitor, {
-                ...outcome,
-                ...(sslExpirationDays !== undefined ? { sslExpirationDays } : {}),
-                monitorId: monitor.id,
-                region: body.region,
-                probe: body.agent,
-              });
-              stored++;
-            }
-            return { stored, refused: refused.not_assigned + refused.time, duplicate: false };
-          },
-          () => {
-            staged = null;
-            apply();
-          },
-        );
-      } finally {
-        staged = null;
-      }
-      if (out.stored > 0) bus.emit('probe.results', { agent: body.agent, region: body.region, count: out.stored });
-      for (const reason of ['not_assigned', 'time'] as const) {
-        if (refused[reason] > 0) bus.emit('probe.refused', { agent: body.agent, region: body.region, reason, count: refused[reason] });
-      }
-      if (out.refused > 0) {
-        logger.warn('refused results from a probe agent', { agent: body.agent, region: body.region, not_assigned: refused.not_assigned, out_of_time: refused.time });
-      }
-      return out;
+      const run = batches.then(() => storeBatch(body));
+      batches = run.catch(() => {});
+      return run;
     },
   };
+
+  /** Judges an agent's batch (staged), stores it in one transaction, then applies memory and follow-ups. */
+  async function storeBatch(body: ResultsBody): Promise<{ stored: number; refused: number; duplicate: boolean }> {
+    const now = clock.now();
+    const refused = { not_assigned: 0, time: 0 };
+    // Memory (confirmation states) and follow-ups (re-check requests, events) wait for the commit.
+    const stage = { states: new Map<number, MonitorRuntimeState>(), after: [] as Array<() => void>, results: [] as CheckResult[], changes: [] as StateChange[] };
+    let stored = 0;
+    staged = stage;
+    try {
+      for (const r of body.results) {
+        const { sslExpirationDays, monitor: uuid, ...outcome } = r;
+        const id = probes.monitorIdOf(uuid);
+        const monitor = id === undefined ? undefined : probes.monitor(id);
+        if (!monitor || !probes.assigned(body.agent, body.region, monitor.id)) {
+          refused.not_assigned++;
+          continue;
+        }
+        if (r.at < now - RESULT_MAX_AGE_MS || r.at > now + RESULT_MAX_AHEAD_MS) {
+          refused.time++;
+          continue;
+        }
+        accept(monitor, {
+          ...outcome,
+          ...(sslExpirationDays !== undefined ? { sslExpirationDays } : {}),
+          monitorId: monitor.id,
+          region: body.region,
+          probe: body.agent,
+        });
+        stored++;
+      }
+    } finally {
+      staged = null;
+    }
+    const apply = () => {
+      for (const [id, state] of stage.states) if (probes.monitor(id)) states.set(id, state);
+      for (const fn of stage.after) fn();
+    };
+    held = [];
+    let claimed: boolean;
+    try {
+      claimed = await checks.writeBatch(`${body.agent}/${body.batch}`, stage.results, stage.changes, apply);
+    } finally {
+      const waiting = held;
+      held = null;
+      for (const r of waiting) results.local(r);
+    }
+    if (!claimed) return { stored: 0, refused: 0, duplicate: true };
+    const out = { stored, refused: refused.not_assigned + refused.time, duplicate: false };
+    if (out.stored > 0) bus.emit('probe.results', { agent: body.agent, region: body.region, count: out.stored });
+    for (const reason of ['not_assigned', 'time'] as const) {
+      if (refused[reason] > 0) bus.emit('probe.refused', { agent: body.agent, region: body.region, reason, count: refused[reason] });
+    }
+    if (out.refused > 0) {
+      logger.warn('refused results from a probe agent', { agent: body.agent, region: body.region, not_assigned: refused.not_assigned, out_of_time: refused.time });
+    }
+    return out;
+  }
+  return results;
 }
 
 /** The results service's interface. */

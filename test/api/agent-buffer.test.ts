@@ -16,7 +16,7 @@ test('while the main is down the agent keeps checking, keeps at most --buffer re
   const clock = new ManualClock();
   let main: TestPharos = await startTestPharos({ listen, data_dir: dataDir }, clock);
   const target = await httpTarget(200);
-  const token = main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }).token;
+  const token = (await main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
   const agent = new ProbeAgent(
     { server: main.url, token, region: 'paris', name: 'buffering', version: 'test', userAgent: 'pharos-test', maxConcurrentChecks: 10, bufferLimit: 3, batchSize: 100, pushIntervalMs: 1000 },
     { clock, logger: silentLogger },
@@ -32,13 +32,13 @@ test('while the main is down the agent keeps checking, keeps at most --buffer re
   const m = await (await main.api('/v1/monitors', { method: 'POST', json: { name: 'api', url: target.url, check_frequency: 10, regions: ['paris'] } })).json();
   await waitFor('the agent got its check', async () => agent.stats().checks === 1);
   /** Results of this agent the main has stored (a restarted main's local probe may stand in for a while). */
-  const stored = (p: TestPharos) => {
-    p.core.checks.flush();
+  const stored = async (p: TestPharos) => {
+    await p.core.checks.flush();
     return p.store.checks.latestResults(p.store.monitors.get(m.uuid)!.id, 1000).filter((r) => r.probe === agent.id).length;
   };
   const advance = (ms: number) => clock.advance(ms, () => agent.settled());
   await advance(10_000);
-  await waitFor('the first result delivered', async () => agent.stats().delivered === 1 && stored(main) === 1);
+  await waitFor('the first result delivered', async () => agent.stats().delivered === 1 && (await stored(main)) === 1);
 
   await main.close();
   const downAt = clock.now();
@@ -60,11 +60,11 @@ test('while the main is down the agent keeps checking, keeps at most --buffer re
   await waitFor('the buffer delivered', async () => {
     await tick();
     const s = agent.stats();
-    return s.buffered === 0 && s.delivered >= 4 && stored(main) === s.delivered;
+    return s.buffered === 0 && s.delivered >= 4 && (await stored(main)) === s.delivered;
   }).catch(async (e) => {
-    throw new Error(`${e.message}: agent ${JSON.stringify(agent.stats())}, stored ${stored(main)}; ${(await (await main.api('/metrics')).text()).split('\n').filter((l) => l.includes('refused')).join(' ')}`);
+    throw new Error(`${e.message}: agent ${JSON.stringify(agent.stats())}, stored ${await stored(main)}; ${(await (await main.api('/metrics')).text()).split('\n').filter((l) => l.includes('refused')).join(' ')}`);
   });
-  main.core.checks.flush();
+  await main.core.checks.flush();
   const kept = main.store.checks
     .latestResults(main.store.monitors.get(m.uuid)!.id, 50)
     .filter((r) => r.probe === agent.id && r.at > downAt && r.at <= downAt + 50_000)

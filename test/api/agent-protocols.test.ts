@@ -30,7 +30,7 @@ test('pharos agent runs a dns check from its source address: down with "NXDOMAIN
   const resolver = `127.0.0.1:${dns.addresses().udp!.port}`;
   const clock = new ManualClock();
   const main = await startTestPharos({}, clock);
-  const token = main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }).token;
+  const token = (await main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
   const agent = new ProbeAgent(
     { server: main.url, token, region: 'paris', name: 'paris-1', version: 'test', userAgent: 'pharos-test', sourceAddress: '127.0.0.4', maxConcurrentChecks: 10, bufferLimit: 1000, batchSize: 100, pushIntervalMs: 1000 },
     { clock, logger: silentLogger },
@@ -49,7 +49,7 @@ test('pharos agent runs a dns check from its source address: down with "NXDOMAIN
   // Let the agent's time pass a second at a time (checks, re-checks, pushes) until the main sees the outcome.
   const until = (what: string, done: () => Promise<boolean>) => waitFor(what, async () => (await clock.advance(1000, () => agent.settled()), done()));
 
-  await until('a passing check delivered', async () => (main.core.checks.flush(), main.store.checks.countResults(main.store.monitors.get(m.uuid)!.id) > 0));
+  await until('a passing check delivered', async () => (await main.core.checks.flush(), main.store.checks.countResults(main.store.monitors.get(m.uuid)!.id) > 0));
   assert.equal(await status(), 'up');
   assert.deepEqual([...clients], ['127.0.0.4'], 'the agent queried from its source address');
 

@@ -43,8 +43,8 @@ type Listing = Array<{ id: string; region: string; status: string; sourceAddress
 const probes = async (main: TestPharos): Promise<Listing> => (await main.api('/v1/probes')).json();
 const outages = async (main: TestPharos) => (await (await main.api('/v2/outages')).json()).outages;
 /** Stored results of a monitor, oldest first. */
-const results = (main: TestPharos, monitorId: number) => {
-  main.core.checks.flush();
+const results = async (main: TestPharos, monitorId: number) => {
+  await main.core.checks.flush();
   return main.store.checks.latestResults(monitorId, 10_000).reverse();
 };
 
@@ -63,7 +63,7 @@ function assertEveryCheckOnce(rs: Array<{ at: number }>, what: string) {
 describe('remote agents (real processes)', () => {
   test('three regions, three source addresses: a failure seen from one opens nothing; failing for all opens one outage confirmed by two regions', async () => {
     const main = await startMain(`127.0.0.1:${await freePort()}`);
-    const token = main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }).token;
+    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] })).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const regions = { paris: '127.0.0.2', tokyo: '127.0.0.3', sydney: '127.0.0.4' } as const;
@@ -81,12 +81,12 @@ describe('remote agents (real processes)', () => {
     await waitFor('two failures in tokyo, each re-checked by paris and sydney', async () => {
       const metrics = await (await main.api('/metrics')).text();
       return Number(/^pharos_unconfirmed_failures_total (\d+)/m.exec(metrics)?.[1]) >= 2;
-    }, 40_000).catch((e) => {
-      throw new Error(`${e.message}\n${JSON.stringify(results(main, id))}`);
+    }, 40_000).catch(async (e) => {
+      throw new Error(`${e.message}\n${JSON.stringify(await results(main, id))}`);
     });
     assert.deepEqual(await outages(main), [], 'tokyo alone does not open an outage');
     assert.equal((await (await main.api(`/v1/monitors/${m.uuid}`)).json()).status, 'up');
-    const rs = results(main, id);
+    const rs = await results(main, id);
     for (const [region, a] of Object.entries(agents)) {
       const mine = rs.filter((r) => r.region === region);
       assert.ok(mine.length >= 2, `results from ${region}`);
@@ -105,28 +105,28 @@ describe('remote agents (real processes)', () => {
     assert.ok(confirmed.length >= 2, `confirmed by ${outage.confirmedLocations}`);
     assert.ok(confirmed.every((r: string) => r in regions) && outage.detectedLocation in regions);
     assert.equal(outage.description, 'Expected 2xx, got 503');
-    const checksAtOutage = results(main, id).length;
-    await waitFor('more checks while down', async () => results(main, id).length >= checksAtOutage + 3, 30_000);
+    const checksAtOutage = (await results(main, id)).length;
+    await waitFor('more checks while down', async () => (await results(main, id)).length >= checksAtOutage + 3, 30_000);
     assert.equal((await outages(main)).length, 1, 'still one outage');
   });
 
   test('SIGKILL an agent: its region falls back to the local probe, a restarted agent takes it back; no check lost or counted twice', async () => {
     const main = await startMain(`127.0.0.1:${await freePort()}`);
-    const token = main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }).token;
+    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] })).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const { agent: first, id } = await parisAgentWithMonitor(main, token, target.url);
-    const byProbe = (probe: string) => results(main, id).filter((r) => r.probe === probe).length;
-    await waitFor('two checks by the agent', async () => byProbe(first.id) >= 2, 30_000);
+    const byProbe = async (probe: string) => (await results(main, id)).filter((r) => r.probe === probe).length;
+    await waitFor('two checks by the agent', async () => (await byProbe(first.id)) >= 2, 30_000);
 
     first.child.kill('SIGKILL');
     await first.exited;
     await waitFor('the agent offline', async () => (await probes(main)).some((p) => p.id === first.id && p.status === 'offline'), 10_000);
-    await waitFor('two checks of paris by the local probe', async () => byProbe('local') >= 2, 30_000);
+    await waitFor('two checks of paris by the local probe', async () => (await byProbe('local')) >= 2, 30_000);
 
     const second = await agent(token, main, 'paris', '127.0.0.2');
-    await waitFor('two checks by the restarted agent', async () => byProbe(second.id) >= 2, 30_000);
-    const rs = results(main, id);
+    await waitFor('two checks by the restarted agent', async () => (await byProbe(second.id)) >= 2, 30_000);
+    const rs = await results(main, id);
     assert.ok(rs.every((r) => r.region === 'paris' && r.ok === 1));
     const order = rs.map((r) => (r.probe === first.id ? 'first' : r.probe === second.id ? 'second' : r.probe));
     assert.deepEqual([...new Set(order)], ['first', 'local', 'second'], 'agent, then the local probe, then the new agent, never two at once');
@@ -138,12 +138,12 @@ describe('remote agents (real processes)', () => {
     const dataDir = tempDir();
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     let main = await startMain(listen, dataDir);
-    const token = main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }).token;
+    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] })).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const { agent: a, uuid } = await parisAgentWithMonitor(main, token, target.url);
     let id = main.store.monitors.get(uuid)!.id;
-    await waitFor('a check by the agent', async () => results(main, id).length >= 1, 30_000);
+    await waitFor('a check by the agent', async () => (await results(main, id)).length >= 1, 30_000);
 
     await main.close();
     const downAt = Date.now();
@@ -160,8 +160,8 @@ describe('remote agents (real processes)', () => {
     await waitFor('the agent polled the restarted main', async () => main.store.probes.agentsSeenSince(restartAt).some((s) => s.id === a.id), 30_000).catch((e) => {
       throw new Error(`${e.message}\n${a.stderr()}`);
     });
-    await waitFor('the buffered results delivered', async () => results(main, id).filter((r) => r.at > downAt).length >= 2, 10_000);
-    const rs = results(main, id);
+    await waitFor('the buffered results delivered', async () => (await results(main, id)).filter((r) => r.at > downAt).length >= 2, 10_000);
+    const rs = await results(main, id);
     assert.ok(rs.every((r) => r.probe === a.id), `the local probe never stood in, the agent was expected back: ${rs.map((r) => r.probe).join(' ')}`);
     assertEveryCheckOnce(rs, 'paris across the restart');
   });

@@ -44,7 +44,7 @@ test('a flush carrying a stale epoch is refused: the results are not stored and 
     // Fenced write with the current epoch: stored.
     const t1 = Date.now() - 5000;
     p.core.checks.record(result(t1));
-    p.core.checks.flush();
+    await p.core.checks.flush();
     assert.ok(p.store.checks.latestResults(id, 100).some((r) => r.at === t1), 'stored under its own epoch');
 
     // Another instance takes the lease over (a live session named as an instance's cluster connection).
@@ -52,7 +52,7 @@ test('a flush carrying a stale epoch is refused: the results are not stored and 
     await other.query("UPDATE leader_lease SET holder = 'ins_other', holder_pid = pg_backend_pid(), epoch = epoch + 1, expires_at = now() + interval '1 hour'");
     const t2 = Date.now() - 4000;
     p.core.checks.record(result(t2));
-    p.core.checks.flush();
+    await p.core.checks.flush();
     assert.equal(p.store.checks.latestResults(id, 100).some((r) => r.at === t2), false, 'a write with the stale epoch is not stored');
     assert.equal(p.cluster.isLeader, false, 'the refused write ended the leadership at once');
     assert.ok(lines.some((l) => /another instance took the lease over: 1 check results/.test(l)), 'one line says what was dropped');

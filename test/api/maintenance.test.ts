@@ -133,7 +133,7 @@ describe('reports', () => {
     await p.advance(20 * MIN);
     // Checks run on a 10 s grid; the target fails from the next check on, so the outage starts at
     // exactly that check (the detection) and ends at the first passing check 12 minutes later.
-    p.core.checks.flush();
+    await p.core.checks.flush();
     const lastCheck = p.store.checks.lastCheckAt(p.store.monitors.get(m)!.id)!;
     const downAt = lastCheck + 10_000;
     target.respond(500);

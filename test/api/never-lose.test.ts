@@ -52,8 +52,8 @@ test('a revoked PHAROS_ADMIN_TOKEN does not crash the next start: it stays revok
   const dataDir = tempDir();
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const first = await startTestPharos({ data_dir: dataDir });
-  const key = first.core.users.listTokens().find((t) => t.name === 'PHAROS_ADMIN_TOKEN')!;
-  assert.ok(first.core.users.revokeToken(key.id), 'the admin token key is revoked (as `pharos token revoke` does)');
+  const key = (await first.core.users.listTokens()).find((t) => t.name === 'PHAROS_ADMIN_TOKEN')!;
+  assert.ok(await first.core.users.revokeToken(key.id), 'the admin token key is revoked (as `pharos token revoke` does)');
   await first.cleanup();
 
   const log = capturingLogger();
@@ -84,7 +84,7 @@ test('a failed flush keeps its batch of check results and stores it on a later f
   allowWrites(p, 'refuse_results');
   await p.advance(1_000); // the retry (a check may also fall in this second)
   assert.ok(p.store.checks.latestResults(id, 100).length >= done, 'every result of the failed flushes is stored by the retry');
-  p.core.checks.flush();
+  await p.core.checks.flush();
   assert.equal(p.store.checks.latestResults(id, 100).length, target.hits, 'one stored result per check done, none lost');
   assert.ok(log.lines().some((l) => l.msg.startsWith('check results stored again')));
 });
@@ -118,7 +118,7 @@ test('a store error while recording a delivery is caught, logged and retried: no
 
 test('an agent batch that rolls back leaves memory as the database is: its retry opens the outage', async () => {
   const { p } = await start({ probe: { region: 'london', confirmation_checks: 1 } });
-  const probeToken = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }).token;
+  const probeToken = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
   const agent = 'prb_' + 'A'.repeat(22);
   const poll = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { agent, name: 'paris-1', region: 'paris', version: 'test', assignment: null } });
   assert.equal(poll.status, 200);

@@ -65,7 +65,7 @@ describe('certificate expiry notices', () => {
   });
   const checkNow = async (uuid: string) => {
     await p.advance(p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)! - p.clock.now());
-    p.core.checks.flush();
+    await p.core.checks.flush();
     await p.dispatcher.settled();
   };
   const hookNotices = () => rx.delivered('/hook').filter((b) => b.event === 'pharos.notice').map((b) => b.title as string);

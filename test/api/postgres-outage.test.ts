@@ -85,7 +85,7 @@ test('PostgreSQL down for 30 s under load: 503s with the JSON error, no 200 for 
   // The checks made through the outage reach the database once it is back (the write buffer kept them).
   const id = p.store.monitors.list().find((m) => m.name === 'm0')!.id;
   await waitFor('a check result from the outage is stored', async () => {
-    p.core.checks.flush();
+    await p.core.checks.flush();
     return p.store.checks.latestResults(id, 100).some((r) => r.at > downAt + 1000 && r.at < downAt + OUTAGE_MS - 1000);
   });
 });

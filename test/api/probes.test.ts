@@ -23,10 +23,10 @@ afterEach(async () => {
 async function setup(clock = new ManualClock()) {
   p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 } }, clock);
   cleanups.push(() => p.cleanup());
-  const created = p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris', 'tokyo'] });
+  const created = await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris', 'tokyo'] });
   probeToken = created.token;
   probeTokenId = created.info.id;
-  readToken = p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }).token;
+  readToken = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' })).token;
 }
 
 const hello = (assignment: string | null, region = 'paris') => ({ agent: AGENT, region, name: 'probe-paris', version: 'test', sourceAddress: '127.0.0.2', assignment });
@@ -192,7 +192,7 @@ describe('assignments', () => {
     const due = p.scheduler.nextDueAt(id);
     assert.equal(due, t0 + 20_000, 'the local probe continues the agent’s rhythm');
     await p.advance(due! - p.clock.now());
-    p.core.checks.flush();
+    await p.core.checks.flush();
     assert.deepEqual(p.store.checks.latestResults(id, 1).map((r) => [r.region, r.probe, r.ok]), [['paris', 'local', 1]]);
     const [local] = await listing();
     assert.equal(local?.id, 'local');
@@ -296,7 +296,7 @@ describe('a probe token does not forge results (issue #14 point 3)', () => {
     assert.equal(res.status, 403, 'claiming a region the token was not granted is refused as a whole (issue 30)');
     await p.advance(10_000);
     assert.deepEqual(await outages(), []);
-    p.core.checks.flush();
+    await p.core.checks.flush();
     for (const m of [london, tokyo]) assert.equal(p.store.checks.latestResults(p.store.monitors.get(m.uuid)!.id, 50).filter((r) => r.probe === AGENT).length, 0, `nothing of ${AGENT} stored for ${m.name}`);
     assert.match(await (await p.api('/metrics')).text(), /^pharos_agent_results_refused_total\{reason="not_assigned"\} 6$/m);
   });
@@ -317,7 +317,7 @@ describe('a probe token does not forge results (issue #14 point 3)', () => {
       result(m.uuid, now - DAY + 60_000, true),
     ]);
     assert.deepEqual(await res.json(), { stored: 2, refused: 3, duplicate: false });
-    p.core.checks.flush();
+    await p.core.checks.flush();
     const stored = p.store.checks.latestResults(p.store.monitors.get(m.uuid)!.id, 10).map((r) => r.at);
     assert.ok(stored.every((at) => at >= now - DAY && at <= now + 120_000), `stored: ${stored.map((x) => new Date(x).toISOString())}`);
     assert.match(await (await p.api('/metrics')).text(), /^pharos_agent_results_refused_total\{reason="time"\} 3$/m);

@@ -44,7 +44,7 @@ test('storage copy moves every table from SQLite to an empty PostgreSQL, verifie
   assert.equal(page.status, 201, await page.clone().text());
   const outage = await lite.api('/v2/outages', { method: 'POST', json: { description: 'planned work', severity: 'minor' } });
   assert.equal(outage.status, 200, await outage.clone().text());
-  lite.core.checks.flush();
+  await lite.core.checks.flush();
   const before = {
     monitors: await (await lite.api('/v1/monitors')).json(),
     pings: (await (await lite.api(`/v1/healthchecks/${hc.uuid}/pings`)).json()).pings,

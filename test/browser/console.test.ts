@@ -46,7 +46,7 @@ async function signIn(tab: Page, email: string, password: string) {
 const nextCheck = async (uuid: string) => {
   const due = p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)!;
   await p.advance(due - p.clock.now());
-  p.core.checks.flush();
+  await p.core.checks.flush();
 };
 
 describe('the console in Chromium', () => {

@@ -26,7 +26,7 @@ test('the overview shows a latency sparkline of the last complete hours for a ch
   const paused = await (await p.api('/v1/monitors', { method: 'POST', json: { name: 'Never checked', url: target.url, paused: true } })).json();
   // Three hours of checks (every 10 min), then into the next hour so they are complete hours.
   for (let t = 0; t < 3 * HOUR_MS + HOUR_MS / 2; t += 600_000) await p.advance(600_000);
-  p.core.checks.flush();
+  await p.core.checks.flush();
   const html = (await admin.get('/')).html;
   const cell = (uuid: string) => new RegExp(`id="row-${uuid}"[\\s\\S]*?<td class="hide-sm spark">([^<]*)</td>`).exec(html)?.[1];
   assert.match(cell(checked.uuid) ?? 'no row', /^(?:&#96(?:0[1-9]|08);){3,4}$/, 'one block per complete hour with checks');

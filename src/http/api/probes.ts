@@ -79,7 +79,7 @@ export function probesRouter(deps: Pick<HttpDeps, 'core' | 'version'>) {
         403: json(ErrorSchema, 'The token was not granted this region, or the agent id is another probe token’s'),
       },
     }),
-    (c) => c.json(core.results.agentBatch(c.req.valid('json'), c.get('principal')), 200),
+    async (c) => c.json(await core.results.agentBatch(c.req.valid('json'), c.get('principal')), 200),
   );
   return app;
 }

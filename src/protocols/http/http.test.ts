@@ -97,11 +97,11 @@ describe('http assertions (a monitor over the API)', () => {
     } finally {
       delayMs = 0;
     }
-    p.core.checks.flush();
+    await p.core.checks.flush();
     assert.equal((await (await p.api(`/v1/monitors/${m.uuid}`)).json()).status, 'up', 'degraded is not down');
     assert.match(await page(), /data-status="degraded"[^>]*>[\s\S]*?Degraded performance/);
     await next();
-    p.core.checks.flush();
+    await p.core.checks.flush();
     assert.doesNotMatch(await page(), /data-status="degraded"/);
   });
 });

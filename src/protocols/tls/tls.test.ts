@@ -106,7 +106,7 @@ describe('tls and https monitors over the API', () => {
   const notices = () => hooks.delivered('/hook').filter((b) => b.event === 'pharos.notice').map((b) => b.title as string);
   const checkNow = async (uuid: string) => {
     await p.advance(p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)! - p.clock.now());
-    p.core.checks.flush();
+    await p.core.checks.flush();
     await p.dispatcher.settled();
   };
 
