@@ -98,7 +98,7 @@ export function importKuma(
   const run = (tx: Store) => {
     const now = clock.now();
     for (const m of data.monitors) {
-      const done = store.kumaImports.uuidOf('monitor', m.id);
+      const done = tx.kumaImports.uuidOf('monitor', m.id);
       if (done) {
         items.push({ kind: m.type === 'push' ? 'healthcheck' : 'monitor', kumaId: m.id, name: m.name, result: 'unchanged', uuid: done, notes: [] });
         continue;
@@ -121,11 +121,11 @@ export function importKuma(
       try {
         if (mapped.kind === 'healthcheck') {
           const hc = deps.writers.healthcheck(tx, parsed(HealthcheckBody, mapped.body), now);
-          store.kumaImports.remember('monitor', m.id, hc.uuid, now);
+          tx.kumaImports.remember('monitor', m.id, hc.uuid, now);
           items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: hc.uuid, notes: [...mapped.notes, ...notes], pingUrl: pingUrl(deps.publicUrl, hc.uuid) });
         } else {
           const mon = deps.writers.monitor(tx, parsed(MonitorBody, mapped.body), now);
-          store.kumaImports.remember('monitor', m.id, mon.uuid, now);
+          tx.kumaImports.remember('monitor', m.id, mon.uuid, now);
           items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: mon.uuid, notes: [...mapped.notes, ...notes] });
         }
       } catch (e) {
@@ -136,7 +136,7 @@ export function importKuma(
 
     const pageUuidOf = new Map<number, string>();
     for (const p of data.statusPages) {
-      const done = store.kumaImports.uuidOf('statuspage', p.id);
+      const done = tx.kumaImports.uuidOf('statuspage', p.id);
       if (done) {
         pageUuidOf.set(p.id, done);
         items.push({ kind: 'statuspage', kumaId: p.id, name: p.title, result: 'unchanged', uuid: done, notes: [] });
@@ -146,7 +146,7 @@ export function importKuma(
       const sections = p.groups.map((g) => ({
         name: g.name || 'Services',
         services: g.monitorIds.flatMap((id) => {
-          const uuid = store.kumaImports.uuidOf('monitor', id);
+          const uuid = tx.kumaImports.uuidOf('monitor', id);
           if (!uuid) notes.push(`group "${g.name}": monitor ${id} was not imported, left out`);
           return uuid ? [{ monitor_uuid: uuid }] : [];
         }),
@@ -154,7 +154,7 @@ export function importKuma(
       try {
         const page = deps.statuspages.createWithoutPassword({ name: p.title, subdomain: subdomainOf(p.slug), description: p.description ?? null, sections });
         if (page.subdomain !== subdomainOf(p.slug)) notes.push(`subdomain ${subdomainOf(p.slug)} is taken: ${page.subdomain}`);
-        store.kumaImports.remember('statuspage', p.id, page.uuid, now);
+        tx.kumaImports.remember('statuspage', p.id, page.uuid, now);
         pageUuidOf.set(p.id, page.uuid);
         items.push({ kind: 'statuspage', kumaId: p.id, name: p.title, result: 'created', uuid: page.uuid, notes });
       } catch (e) {
@@ -164,7 +164,7 @@ export function importKuma(
     }
 
     for (const w of data.maintenance) {
-      const done = store.kumaImports.uuidOf('maintenance', w.id);
+      const done = tx.kumaImports.uuidOf('maintenance', w.id);
       if (done) {
         items.push({ kind: 'maintenance', kumaId: w.id, name: w.title, result: 'unchanged', uuid: done, notes: [] });
         continue;
@@ -176,15 +176,15 @@ export function importKuma(
       }
       const notes = [...times.notes];
       const monitors = w.monitorIds.flatMap((id) => {
-        const uuid = store.kumaImports.uuidOf('monitor', id);
-        const isMonitor = uuid !== undefined && store.monitors.get(uuid) !== undefined;
+        const uuid = tx.kumaImports.uuidOf('monitor', id);
+        const isMonitor = uuid !== undefined && tx.monitors.get(uuid) !== undefined;
         if (!isMonitor) notes.push(`Kuma monitor ${id} is not a Pharos monitor (a healthcheck, or not imported): left out`);
         return isMonitor ? [uuid] : [];
       });
       const statuspages = w.statusPageIds.flatMap((id) => (pageUuidOf.has(id) ? [pageUuidOf.get(id)!] : []));
       try {
         const win = deps.writers.maintenance(tx, { name: w.title, start_date: new Date(times.startAt).toISOString(), end_date: new Date(times.endAt).toISOString(), monitors, statuspages }, now);
-        store.kumaImports.remember('maintenance', w.id, win.uuid, now);
+        tx.kumaImports.remember('maintenance', w.id, win.uuid, now);
         items.push({ kind: 'maintenance', kumaId: w.id, name: w.title, result: 'created', uuid: win.uuid, notes });
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
