@@ -189,9 +189,8 @@ export class LeaderWork {
     if (!this.#running) return;
     this.#running = false;
     this.deadlines.stop();
-    this.stepper.stop();
-    this.floodGuard.stop();
-    this.maintenanceGate.stop();
+    // Their timers and event follows stop now; the store work in flight is awaited with the rest below.
+    const alertingStopped = Promise.all([this.stepper.stop(), this.floodGuard.stop(), this.maintenanceGate.stop()]);
     const dispatcher = this.#dispatcher;
     this.#dispatcher = this.#newDispatcher();
     if (keepChecks) {
@@ -201,11 +200,11 @@ export class LeaderWork {
       this.#checksKept = true;
       const why = this.deps.leadership.alone ? 'no other instance is alive' : 'while the other instances confirm they cannot reach it either';
       this.deps.logger.warn(`the database is unreachable: checks go on here (${why}); deadlines, escalations and the outbox resume with the database`);
-      this.#stopping = Promise.all([this.#stopping, dispatcher.stop()]).then(() => {}, (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }));
+      this.#stopping = Promise.all([this.#stopping, dispatcher.stop(), alertingStopped]).then(() => {}, (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }));
       return;
     }
     const scheduler = this.#scheduler;
-    const done = Promise.all([scheduler.stop(), dispatcher.stop()]).then(
+    const done = Promise.all([scheduler.stop(), dispatcher.stop(), alertingStopped]).then(
       () => {},
       (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }),
     );

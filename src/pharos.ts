@@ -11,6 +11,7 @@ import { createChannels } from './alerting/channels/index.ts';
 import type { AlertDispatcher } from './alerting/dispatcher.ts';
 import type { EscalationStepper } from './alerting/stepper.ts';
 import type { FloodGuard } from './alerting/flood-guard.ts';
+import type { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createChannelTester } from './alerting/test-alert.ts';
 import { createApp } from './http/app.ts';
@@ -45,6 +46,7 @@ export interface RunningPharos {
   deadlines: HealthcheckDeadlines;
   stepper: EscalationStepper;
   floodGuard: FloodGuard;
+  maintenanceGate: MaintenanceGate;
   dispatcher: AlertDispatcher;
   /** This instance's view of the cluster (leadership, instances); `single` with SQLite. */
   cluster: Cluster;
@@ -198,6 +200,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     deadlines: work.deadlines,
     stepper: work.stepper,
     floodGuard: work.floodGuard,
+    maintenanceGate: work.maintenanceGate,
     get dispatcher() {
       return work.dispatcher;
     },

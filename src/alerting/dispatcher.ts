@@ -3,6 +3,8 @@ import type { Logger } from '../lib/logger.ts';
 import type { AlertMessage } from '../domain/alert.ts';
 import type { AlertRow } from '../domain/alert.ts';
 import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
+import { AppError } from '../lib/errors.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { randomBase62 } from '../domain/ids.ts';
 import { ChannelError, type Channel } from './channels/types.ts';
@@ -33,9 +35,29 @@ export const CLAIM_LEASE_MS = 60_000;
 /** Delay before retrying after the store refused an outbox read or write, ms. */
 const STORE_RETRY_MS = 5000;
 
-/** Finds the channel of an outbox row by its `channel` column (configured channels, subscribers). */
+/**
+ * Finds the channel of an outbox row by its `channel` column (configured channels, subscribers): at
+ * once for a configured channel, after a store read for a subscriber's.
+ */
 export interface ChannelLookup {
-  get(name: string): Channel | undefined;
+  get(name: string): Channel | undefined | Promise<Channel | undefined>;
+}
+
+/**
+ * Claims due outbox rows in one transaction: with several instances (`epoch` not null) the lease's
+ * fencing number is checked first (FOR SHARE), so a leader whose lease passed on claims nothing.
+ */
+const claimDue = procedure('alerts.claimDue', (tx: Store, a: { now: number; limit: number; leaseUntil: number; epoch: number | null }): AlertRow[] => {
+  if (a.epoch !== null) tx.cluster.assertFence(a.epoch);
+  return tx.alerts.claimDue(a.now, a.limit, a.leaseUntil);
+});
+
+/**
+ * True when `e` is the refusal of a write whose fencing number is stale ({@link LeaseLostError}; from
+ * the store host thread it arrives as an AppError with its code).
+ */
+export function isLeaseLost(e: unknown): boolean {
+  return e instanceof LeaseLostError || (e instanceof AppError && e.code === 'cluster.lease_lost');
 }
 
 /** Outbox delivery settings (config `alerting`), in ms. */
@@ -62,11 +84,17 @@ export class AlertDispatcher {
    * Outcomes sent but not yet recorded because the store refused the write (disk full, I/O error):
    * retried before anything else, and their rows are not sent again meanwhile.
    */
-  readonly #unrecorded = new Map<number, () => void>();
+  readonly #unrecorded = new Map<number, () => Promise<void>>();
   #timer: TimerHandle | null = null;
   #stopped = false;
   /** The store is refusing writes: logged once when it starts and once when it ends. */
   #storeFailing = false;
+  /** The round of claims in flight (one at a time), or null. */
+  #round: Promise<void> | null = null;
+  /** A wake arrived during the round in flight: another round follows it. */
+  #again = false;
+  /** Outcome writes in flight (awaited by {@link settled} and {@link stop}). */
+  readonly #recording = new Set<Promise<boolean>>();
 
   constructor(
     private readonly deps: {
@@ -92,36 +120,50 @@ export class AlertDispatcher {
   }
 
   /**
-   * Records outcomes a failed write left pending, then claims and sends every due row not already
-   * in flight, then sleeps until the next due row. A store error here (or in a delivery's
-   * bookkeeping) is logged and retried after {@link STORE_RETRY_MS}; it never rejects a promise
-   * nobody awaits (that would end the process).
+   * Starts a round: records outcomes a failed write left pending, then claims and sends every due
+   * row not already in flight, then sleeps until the next due row. One round at a time (the store is
+   * asynchronous, issue 31): a wake during a round has another round follow it. A store error here
+   * (or in a delivery's bookkeeping) is logged and retried after {@link STORE_RETRY_MS}; it never
+   * rejects a promise nobody awaits (that would end the process).
    */
   wake(): void {
     if (this.#stopped) return;
+    if (this.#round) {
+      this.#again = true;
+      return;
+    }
+    const round = (async () => {
+      do {
+        this.#again = false;
+        await this.#claimRound();
+      } while (this.#again && !this.#stopped);
+    })()
+      .catch((e: unknown) => this.#storeFailed(e))
+      .finally(() => {
+        if (this.#round === round) this.#round = null;
+      });
+    this.#round = round;
+  }
+
+  async #claimRound(): Promise<void> {
     const { store, clock, logger, options, fence } = this.deps;
     if (fence && !fence.valid()) return;
     this.#timer?.cancel();
     this.#timer = null;
     try {
       for (const [id, record] of this.#unrecorded) {
-        record();
+        await record();
         this.#unrecorded.delete(id);
       }
+      if (this.#stopped) return;
       const now = clock.now();
       // Claimed rows are not due to anyone until the lease ends (several instances, issue 22: never
       // sent twice by two dispatchers); fill only the free slots. A row still in flight when its lease
       // ends is claimed again and skipped here.
       const limit = options.batchSize ?? 100;
-      const epoch = fence?.epoch() ?? null;
-      const claim = (n: number) =>
-        epoch === null
-          ? store.alerts.claimDue(now, n, now + CLAIM_LEASE_MS)
-          : store.tx((t) => {
-              t.cluster.assertFence(epoch);
-              return t.alerts.claimDue(now, n, now + CLAIM_LEASE_MS);
-            });
-      for (const row of this.#inFlight.size >= limit ? [] : claim(limit - this.#inFlight.size)) {
+      const free = limit - this.#inFlight.size;
+      const rows = free <= 0 ? [] : await store.async.tx(claimDue, { now, limit: free, leaseUntil: now + CLAIM_LEASE_MS, epoch: fence?.epoch() ?? null });
+      for (const row of rows) {
         if (this.#inFlight.has(row.id) || this.#unrecorded.has(row.id)) continue;
         const p = this.#deliver(row)
           .catch((e: unknown) => logger.error('alert delivery failed unexpectedly', { alert: row.id, channel: row.channel, error: (e as Error).message }))
@@ -136,7 +178,7 @@ export class AlertDispatcher {
         this.#storeFailing = false;
         logger.info('alert outbox: the database accepts writes again');
       }
-      this.#arm();
+      await this.#arm();
     } catch (e) {
       this.#storeFailed(e);
     }
@@ -144,9 +186,9 @@ export class AlertDispatcher {
 
   /** Logs a store error and tries again later. */
   #storeFailed(e: unknown): void {
-    if (e instanceof LeaseLostError) {
+    if (isLeaseLost(e)) {
       // Another instance leads and sends the outbox now: this dispatcher is being stopped.
-      this.deps.fence?.lost(e.epoch);
+      this.deps.fence?.lost((e as { epoch?: number }).epoch ?? this.deps.fence.epoch() ?? 0);
       return;
     }
     if (!this.#storeFailing) this.deps.logger.error('alert outbox: the database refused a read or write; retrying every few seconds', { error: (e as Error).message });
@@ -156,24 +198,32 @@ export class AlertDispatcher {
     this.#timer = this.deps.clock.setTimer(STORE_RETRY_MS, () => this.wake());
   }
 
-  /** Runs a delivery's bookkeeping write; when the store refuses it, keeps it for the next wake. */
-  #record(rowId: number, write: () => void): boolean {
+  /** Runs a delivery's bookkeeping write; when the store refuses it, keeps it for the next round. */
+  async #record(rowId: number, write: () => Promise<void>): Promise<boolean> {
+    const p = write().then(
+      () => true,
+      (e: unknown) => {
+        this.#unrecorded.set(rowId, write);
+        this.#storeFailed(e);
+        return false;
+      },
+    );
+    this.#recording.add(p);
     try {
-      write();
-      return true;
-    } catch (e) {
-      this.#unrecorded.set(rowId, write);
-      this.#storeFailed(e);
-      return false;
+      return await p;
+    } finally {
+      this.#recording.delete(p);
     }
   }
 
-  /** Resolves when no delivery is in flight (tests drive a manual clock, then await this). */
+  /** Resolves when no round and no delivery is in flight (tests drive a manual clock, then await this). */
   async settled(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
+    while (this.#round || this.#inFlight.size > 0 || this.#recording.size > 0) {
+      await Promise.allSettled([this.#round, ...this.#inFlight.values(), ...this.#recording]);
+    }
   }
 
-  /** Stops waking and waits for deliveries in flight. */
+  /** Stops waking and waits for the round and the deliveries in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#timer?.cancel();
@@ -181,7 +231,7 @@ export class AlertDispatcher {
     // A last try at outcomes the store refused: an unrecorded delivery is sent again after a restart.
     for (const [id, record] of this.#unrecorded) {
       try {
-        record();
+        await record();
         this.#unrecorded.delete(id);
       } catch (e) {
         this.deps.logger.error('alert outbox: stopping with deliveries not recorded; they will be sent again after the restart', { count: this.#unrecorded.size, error: (e as Error).message });
@@ -191,16 +241,17 @@ export class AlertDispatcher {
   }
 
   /** Sets the timer for the earliest pending row not in flight (one timer at a time). */
-  #arm(): void {
+  async #arm(): Promise<void> {
     if (this.#stopped) return;
     if (this.#unrecorded.size > 0) return; // a retry timer is set (#storeFailed)
     let next: number | null;
     try {
-      next = this.deps.store.alerts.nextDueAt();
+      next = await this.deps.store.async.alerts.nextDueAt();
     } catch (e) {
       this.#storeFailed(e);
       return;
     }
+    if (this.#stopped) return;
     this.#timer?.cancel();
     this.#timer = null;
     if (next === null) return;
@@ -212,10 +263,10 @@ export class AlertDispatcher {
 
   async #deliver(row: AlertRow): Promise<void> {
     const { store, clock, logger, channels, metrics, options } = this.deps;
-    const channel = channels.get(row.channel);
+    const channel = await channels.get(row.channel);
     if (!channel) {
       const at = clock.now();
-      this.#record(row.id, () => store.alerts.markFailed(row.id, at, `unknown channel "${row.channel}" (removed from config.yaml?)`));
+      await this.#record(row.id, () => store.async.alerts.markFailed(row.id, at, `unknown channel "${row.channel}" (removed from config.yaml?)`));
       logger.error(`alert failed: ${what(row)} via "${row.channel}": the channel is not configured (removed from config.yaml?)`, { alert: row.id, channel: row.channel, outage: row.outageUuid });
       metrics.alertFailed(row.channel);
       return;
@@ -230,20 +281,20 @@ export class AlertDispatcher {
       const attempts = row.attempts + 1;
       if (permanent || attempts >= options.maxAttempts) {
         const at = clock.now();
-        this.#record(row.id, () => store.alerts.markFailed(row.id, at, error));
+        await this.#record(row.id, () => store.async.alerts.markFailed(row.id, at, error));
         logger.error(`alert failed: ${what(row, message)} via "${row.channel}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
         metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
         const at = clock.now() + delay;
-        this.#record(row.id, () => store.alerts.markRetry(row.id, at, error));
+        await this.#record(row.id, () => store.async.alerts.markRetry(row.id, at, error));
         logger.warn(`alert delivery failed: ${what(row, message)} via "${row.channel}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
         metrics.alertRetry(channel.name);
       }
       return;
     }
     const at = clock.now();
-    this.#record(row.id, () => store.alerts.markDelivered(row.id, at));
+    await this.#record(row.id, () => store.async.alerts.markDelivered(row.id, at));
     metrics.alertDelivered(channel.name);
     logger.info(`alert delivered: ${what(row, message)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
   }
@@ -260,7 +311,7 @@ export async function sendDirect(deps: { channels: ChannelLookup; logger: Logger
   const sent: string[] = [];
   await Promise.all(
     names.map(async (name) => {
-      const channel = deps.channels.get(name);
+      const channel = await deps.channels.get(name);
       if (!channel) return deps.logger.error(`alert not sent during the database outage: the channel "${name}" is not configured`, { channel: name, outage: message.outage?.uuid });
       try {
         await channel.send(message, { deliveryId: `dlv_${randomBase62(22)}` });

@@ -2,10 +2,23 @@ import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { noticeKey, type AlertMessage } from '../domain/alert.ts';
-import type { AlertGate } from '../core/escalation.ts';
+import { escalationRestart, type AlertGate, type EscalationSettings } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+
+/** An outbox row of an operator notice. */
+type NoticeRow = Parameters<Store['alerts']['insert']>[0];
+
+/**
+ * The flood guard's writes, each in one transaction: at the end of a flood the escalations of the
+ * outages still ongoing start over at `releaseAt` (`restarted`), and the notice of its start or end is queued.
+ */
+const writeFlood = procedure('floodGuard.write', (tx: Store, a: { restarted: string[]; releaseAt: number; notices: NoticeRow[]; esc: EscalationSettings }): void => {
+  for (const id of a.restarted) escalationRestart(tx, a.esc, id, a.releaseAt);
+  for (const row of a.notices) tx.alerts.insert(row);
+});
 
 /** Flood-guard observations for `/metrics`. */
 export interface FloodGuardMetrics {
@@ -43,6 +56,8 @@ export class FloodGuard implements AlertGate {
   #silent = new Set<string>();
   #active: { since: number; held: Set<string>; ongoing: Set<string> } | null = null;
   readonly #unsubscribe: Array<() => void> = [];
+  /** The last write of the guard (a notice, a release), in flight or done. */
+  #release: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: {
@@ -69,8 +84,11 @@ export class FloodGuard implements AlertGate {
     );
   }
 
-  stop(): void {
+  /** Stops following outage events and waits for a write in flight. */
+  async stop(): Promise<void> {
     for (const u of this.#unsubscribe) u();
+    this.#unsubscribe.length = 0;
+    await this.settled();
   }
 
   /** True while the probe is considered offline. */
@@ -78,7 +96,7 @@ export class FloodGuard implements AlertGate {
     return this.#active !== null;
   }
 
-  /** Counts a new monitor outage; may start a flood. Runs inside the outage's opening transaction. */
+  /** Counts a new monitor outage; may start a flood. Runs on the main thread as the outage opens (before or inside its transaction); stores nothing itself. */
   opened(o: OutageRecord, now: number): void {
     if (o.kind !== 'monitor') return;
     if (o.escalationPolicyUuid === null) this.#silent.add(o.uuid);
@@ -100,17 +118,38 @@ export class FloodGuard implements AlertGate {
     this.#active = { since: now, held: new Set(uuids), ongoing: new Set(uuids) };
     this.#recent = new Map();
     const region = this.deps.config.probe.region;
-    this.#notice(now, false, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
+    const notices = this.#notices(now, false, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
     this.deps.metrics.floodActive(true);
     this.deps.logger.warn('flood guard: probe connectivity loss, alerts held', { region, failing: uuids.length });
-    queueMicrotask(() => this.deps.changed([]));
+    // Queued in a transaction of its own (this hook may run before the outage's transaction, on the
+    // main thread), behind any release in flight; the dispatcher is woken once it is stored.
+    this.#write({ restarted: [], releaseAt: now, notices, esc: this.deps.core.escalation.settings }, 'flood guard: queueing the connectivity-loss notice failed', () => this.deps.changed([]));
   }
 
   /** Holds sends of outages of the burst while it lasts. */
   holds(o: OutageRecord): boolean {
-    const held = this.#active !== null && this.#active.held.has(o.uuid);
+    const held = this.holding(o.uuid);
     if (held) this.deps.metrics.alertsHeld();
     return held;
+  }
+
+  /** Whether the sends of outage `uuid` are held now (no side effect: what a procedure is told, core/escalation.ts GateSnapshot). */
+  holding(uuid: string): boolean {
+    return this.#active !== null && this.#active.held.has(uuid);
+  }
+
+  /** A procedure held a send of an outage of the burst. */
+  heldSend(): void {
+    this.deps.metrics.alertsHeld();
+  }
+
+  /** Resolves when no write of the guard is in flight (tests). */
+  async settled(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.#release) {
+      seen = this.#release;
+      await seen;
+    }
   }
 
   #threshold(): number {
@@ -123,37 +162,52 @@ export class FloodGuard implements AlertGate {
     this.#silent.delete(uuid);
     const a = this.#active;
     if (!a || !a.ongoing.delete(uuid) || a.ongoing.size >= this.#threshold()) return;
-    const { store, clock, core, config } = this.deps;
+    const { clock, core, config, logger } = this.deps;
     const now = clock.now();
     const releaseAt = now + config.alerting.flood_guard.window_seconds * 1000;
     const still = [...a.ongoing];
     const restarted = still.filter((id) => !this.#silent.has(id));
     for (const id of still) this.#silent.delete(id);
     this.#active = null;
-    store.tx(() => {
-      for (const id of restarted) core.escalation.restart(id, releaseAt);
-      this.#notice(
-        now,
-        true,
-        `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
-        still.length > 0 ? `${still.length} monitors are still failing; they alert if still failing in ${config.alerting.flood_guard.window_seconds} s.` : 'Every monitor of the burst recovered; their held alerts are dropped.',
-      );
+    const notices = this.#notices(
+      now,
+      true,
+      `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
+      still.length > 0 ? `${still.length} monitors are still failing; they alert if still failing in ${config.alerting.flood_guard.window_seconds} s.` : 'Every monitor of the burst recovered; their held alerts are dropped.',
+    );
+    this.#write({ restarted, releaseAt, notices, esc: core.escalation.settings }, 'flood guard: restarting the held escalations failed', () => {
+      this.deps.metrics.floodActive(false);
+      logger.info('flood guard: probe connectivity back', { stillFailing: still.length });
+      this.deps.changed(restarted);
     });
-    this.deps.metrics.floodActive(false);
-    this.deps.logger.info('flood guard: probe connectivity back', { stillFailing: still.length });
-    this.deps.changed(restarted);
   }
 
   /**
-   * Queues an operator notice to the configured channels (inside the caller's transaction), about
-   * `flood:<region>`: the start of the flood (`resolve` false) or its end (true).
+   * Runs the `floodGuard.write` procedure behind the one in flight (one at a time: the store answers
+   * asynchronously, issue 31; stop() waits for it), then `done`; a failure is logged as `failed`.
    */
-  #notice(now: number, resolve: boolean, title: string, text: string): void {
-    const { config, store } = this.deps;
+  #write(args: Parameters<typeof writeFlood.run>[1], failed: string, done: () => void): void {
+    this.#release = this.#release.then(async () => {
+      try {
+        await this.deps.store.async.tx(writeFlood, args);
+      } catch (e) {
+        this.deps.logger.error(failed, { error: (e as Error).message });
+        return;
+      }
+      done();
+    });
+  }
+
+  /**
+   * The outbox rows of an operator notice to the configured channels about `flood:<region>`: the
+   * start of the flood (`resolve` false) or its end (true).
+   */
+  #notices(now: number, resolve: boolean, title: string, text: string): NoticeRow[] {
+    const { config } = this.deps;
     const named = config.alerting.flood_guard.channels;
     const channels = named.length > 0 ? named : config.channels.map((c) => c.name);
     const subject = { key: noticeKey.flood(config.probe.region), resolve };
     const message: AlertMessage = { kind: 'notice', title, text, outage: null, escalation: null, link: null, createdAt: new Date(now).toISOString(), subject };
-    for (const channel of channels) store.alerts.insert({ outageUuid: null, channel, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now });
+    return channels.map((channel) => ({ outageUuid: null, channel, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now }));
   }
 }

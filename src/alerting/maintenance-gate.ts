@@ -2,10 +2,31 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { TimerQueue } from '../lib/timer-queue.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
-import type { AlertGate } from '../core/escalation.ts';
+import { escalationRestart, maintenanceHolds, type AlertGate, type EscalationSettings } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+
+/**
+ * The end of window `uuid`, in one transaction: outages of its monitors that are still ongoing and
+ * whose sends were all held (steps taken, no alert queued) and that no other window covers now start
+ * their escalation at `now`. @returns the restarted outages' uuids
+ */
+const endWindow = procedure('maintenanceGate.end', (tx: Store, a: { uuid: string; now: number; esc: EscalationSettings }): string[] => {
+  const w = tx.maintenance.get(a.uuid);
+  if (!w) return [];
+  const restarted: string[] = [];
+  for (const monitorUuid of w.monitors) {
+    const m = tx.monitors.get(monitorUuid);
+    const o = m && tx.outages.openForMonitor(m.id);
+    // Only outages whose sends were all held: steps taken (alertedSteps > 0) but no alert queued.
+    if (!o || o.alertedSteps === 0 || tx.alerts.alertedChannels(o.uuid).length > 0 || tx.maintenance.activeForMonitor(m.id, a.now)) continue;
+    escalationRestart(tx, a.esc, o.uuid, a.now);
+    restarted.push(o.uuid);
+  }
+  return restarted;
+});
 
 /**
  * Maintenance windows as an alert gate (CONTRACT.md "Maintenance windows"): while a window covering
@@ -15,74 +36,105 @@ import type { Store } from '../store/index.ts';
  * Outages that alerted before the window keep their own schedule.
  * A second timer per `scheduled` window fires `notificationMinutes` before its start and has the
  * core tell the subscribers of its status pages (once; late after a restart that missed it).
+ * Store work (the start's read, window ends, notices) runs one piece at a time (store.async, issue
+ * 31); {@link stop} waits for the piece in flight.
  */
 export class MaintenanceGate implements AlertGate {
   readonly #ends: TimerQueue;
   readonly #notices: TimerQueue;
   readonly #unsubscribe: Array<() => void> = [];
+  /** The store work in flight and queued behind it (one at a time). */
+  #chain: Promise<void> = Promise.resolve();
+  /** Bumped by start and stop: queued work of an earlier run is dropped. */
+  #generation = 0;
 
   constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; changed: (restarted: string[]) => void }) {
     this.#ends = new TimerQueue(deps.clock);
     this.#notices = new TimerQueue(deps.clock);
   }
 
-  /** Registers as an alert gate, sets end timers for windows not over yet, follows window events. */
+  /** Registers as an alert gate, sets end timers for windows not over yet (read asynchronously), follows window events. */
   start(): void {
-    const { core, clock } = this.deps;
+    const { core, clock, logger } = this.deps;
     core.addAlertGate(this);
+    this.#generation++;
+    // Windows changed or deleted while the start's read is in flight: the events are newer than the read.
+    const seen = new Set<number>();
     this.#unsubscribe.push(
-      core.bus.on('maintenance.changed', ({ window }) => this.#watch(window)),
+      core.bus.on('maintenance.changed', ({ window }) => {
+        seen.add(window.id);
+        this.#watch(window);
+      }),
       core.bus.on('maintenance.deleted', ({ window }) => {
+        seen.add(window.id);
         this.#ends.cancel(window.id);
         this.#notices.cancel(window.id);
       }),
     );
-    const now = clock.now();
-    for (const w of core.maintenance.list()) if (w.endAt > now) this.#watch(w);
+    this.#enqueue(async () => {
+      try {
+        const windows = await core.maintenance.list();
+        const now = clock.now();
+        for (const w of windows) if (w.endAt > now && !seen.has(w.id)) this.#watch(w);
+      } catch (e) {
+        logger.error('maintenance: reading the windows failed; their end timers are set when they change or the leadership restarts', { error: (e as Error).message });
+      }
+    });
   }
 
-  stop(): void {
+  /** Stops following window events, cancels the timers and waits for the store work in flight. */
+  async stop(): Promise<void> {
     for (const u of this.#unsubscribe) u();
+    this.#unsubscribe.length = 0;
     this.#ends.clear();
     this.#notices.clear();
+    this.#generation++;
+    await this.settled();
   }
 
-  /** Held while an ongoing window covers the outage's monitor. */
+  /** Resolves when no store work of the gate is in flight or queued (tests). */
+  async settled(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.#chain) {
+      seen = this.#chain;
+      await seen;
+    }
+  }
+
+  /** Held while an ongoing window covers the outage's monitor (asked inside the synchronous outage transactions). */
   holds(o: OutageRecord, now: number): boolean {
-    return o.monitorId !== null && this.deps.core.maintenance.activeForMonitor(o.monitorId, now);
+    return maintenanceHolds(this.deps.store, o, now);
+  }
+
+  /** Runs `work` after the store work before it, if this run of the gate has not stopped by then. */
+  #enqueue(work: () => Promise<void>): void {
+    const generation = this.#generation;
+    this.#chain = this.#chain.then(async () => {
+      if (generation === this.#generation) await work();
+    });
   }
 
   #watch(w: MaintenanceWindow): void {
-    this.#ends.schedule(w.id, w.endAt, () => this.#ended(w.uuid));
+    this.#ends.schedule(w.id, w.endAt, () => this.#enqueue(() => this.#ended(w.uuid)));
     if (w.notificationOption === 'scheduled' && w.notifiedAt === null) {
       const at = Math.max(this.deps.clock.now(), w.startAt - w.notificationMinutes * 60_000);
-      this.#notices.schedule(w.id, at, () => {
-        try {
-          this.deps.core.maintenance.notifyScheduled(w.uuid);
-        } catch (e) {
-          this.deps.logger.error('maintenance notice failed', { window: w.uuid, error: (e as Error).message });
-        }
-      });
+      this.#notices.schedule(w.id, at, () =>
+        this.#enqueue(async () => {
+          try {
+            await this.deps.core.maintenance.notifyScheduled(w.uuid);
+          } catch (e) {
+            this.deps.logger.error('maintenance notice failed', { window: w.uuid, error: (e as Error).message });
+          }
+        }),
+      );
     } else this.#notices.cancel(w.id);
   }
 
-  #ended(uuid: string): void {
+  async #ended(uuid: string): Promise<void> {
     const { core, store, clock, logger } = this.deps;
-    const w = store.maintenance.get(uuid);
-    if (!w) return;
-    const now = clock.now();
-    const restarted: string[] = [];
+    let restarted: string[];
     try {
-      store.tx((tx) => {
-        for (const monitorUuid of w.monitors) {
-          const m = tx.monitors.get(monitorUuid);
-          const o = m && tx.outages.openForMonitor(m.id);
-          // Only outages whose sends were all held: steps taken (alertedSteps > 0) but no alert queued.
-          if (!o || o.alertedSteps === 0 || tx.alerts.alertedChannels(o.uuid).length > 0 || core.maintenance.activeForMonitor(m.id, now)) continue;
-          core.escalation.restart(o.uuid, now);
-          restarted.push(o.uuid);
-        }
-      });
+      restarted = await store.async.tx(endWindow, { uuid, now: clock.now(), esc: core.escalation.settings });
     } catch (e) {
       logger.error('maintenance window end failed', { window: uuid, error: (e as Error).message });
       return;

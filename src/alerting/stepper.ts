@@ -2,20 +2,46 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { TimerQueue } from '../lib/timer-queue.ts';
 import type { Core } from '../core/index.ts';
+import { escalationSendDue, procedureGate, type EscalationSettings, type GateSnapshot } from '../core/escalation.ts';
 import type { OutageRecord } from '../domain/outage.ts';
-import { LeaseLostError, type LeaderFence } from '../domain/cluster.ts';
+import type { LeaderFence } from '../domain/cluster.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+import { isLeaseLost } from './dispatcher.ts';
+
+/**
+ * One scheduled send of outage `uuid`, in one transaction: the lease's fencing number checked first
+ * when there is one, then the send queued when due (`escalationSendDue`). Answers the outage as
+ * stored after it (its next send), whether something was queued, and the sends held on the gates' word.
+ */
+const stepOutage = procedure(
+  'escalation.step',
+  (tx: Store, a: { uuid: string; now: number; epoch: number | null; esc: EscalationSettings; gate: GateSnapshot }): { queued: boolean; outage: OutageRecord | undefined; heldByGates: string[] } => {
+    if (a.epoch !== null) tx.cluster.assertFence(a.epoch);
+    const heldByGates: string[] = [];
+    const queued = escalationSendDue(tx, a.esc, procedureGate(tx, a.gate, heldByGates), a.uuid, a.now);
+    return { queued, outage: tx.outages.get(a.uuid), heldByGates };
+  },
+);
 
 /**
  * The escalation stepper: one timer per outage with a scheduled send (`next_alert_at`), rebuilt
  * from the store at start (a send that fell due while Pharos was stopped goes out right after
- * start) and kept current by outage events. When a timer fires, the core queues the step in the
- * outbox in one transaction (`escalation.sendDue`); then the dispatcher is woken.
+ * start) and kept current by outage events. When a timer fires, the step is queued in the outbox
+ * in one transaction (the `escalation.step` procedure); then the dispatcher is woken.
+ * Store work (the start's read, steps, refreshes) runs one piece at a time, in order, off the event
+ * loop's back (store.async, issue 31); {@link stop} waits for the piece in flight.
  */
 export class EscalationStepper {
   readonly #timers: TimerQueue;
   readonly #unsubscribe: Array<() => void> = [];
   #wakeQueued = false;
+  /** The store work in flight and queued behind it (one at a time). */
+  #chain: Promise<void> = Promise.resolve();
+  /** Bumped by start and stop: queued work of an earlier run is dropped. */
+  #generation = 0;
+  /** While the start's read is in flight: outages followed by events meanwhile (newer than that read). */
+  #followed: Set<number> | null = null;
 
   /**
    * @param deps.fence the leader's lease (issue 31, several instances): checked before each step, whose
@@ -25,9 +51,10 @@ export class EscalationStepper {
     this.#timers = new TimerQueue(deps.clock);
   }
 
-  /** Sets timers for every scheduled send in the store and follows outage events. */
+  /** Sets timers for every scheduled send in the store (read asynchronously) and follows outage events. */
   start(): void {
     const { core } = this.deps;
+    this.#generation++;
     const follow = (o: OutageRecord) => this.#follow(o.uuid, o.incidentNumber, o.nextAlertAt);
     // A flush transaction can open hundreds of outages (an outage storm): their events wake the
     // dispatcher once, after the last of them, not once each (each wake reads the outbox twice).
@@ -46,15 +73,36 @@ export class EscalationStepper {
       core.bus.on('outage.acknowledged', ({ outage }) => woken(outage)),
       core.bus.on('outage.escalated', ({ outage }) => woken(outage)),
       core.bus.on('outage.resolved', ({ outage }) => woken(outage)),
-      core.bus.on('outage.deleted', ({ incidentNumber }) => this.#timers.cancel(incidentNumber)),
+      core.bus.on('outage.deleted', ({ incidentNumber }) => {
+        this.#followed?.add(incidentNumber);
+        this.#timers.cancel(incidentNumber);
+      }),
     );
-    for (const s of this.deps.store.outages.scheduledEscalations()) this.#follow(s.uuid, s.incidentNumber, s.nextAlertAt);
+    const followed = new Set<number>();
+    this.#followed = followed;
+    this.#enqueue(async () => {
+      try {
+        const scheduled = await this.deps.store.async.outages.scheduledEscalations();
+        // An event heard while the read was in flight is newer than what the read saw.
+        for (const s of scheduled) if (!followed.has(s.incidentNumber)) this.#follow(s.uuid, s.incidentNumber, s.nextAlertAt);
+      } catch (e) {
+        this.deps.logger.error('escalation: reading the scheduled sends failed; they are set again when their outages change or the leadership restarts', { error: (e as Error).message });
+      } finally {
+        if (this.#followed === followed) this.#followed = null;
+      }
+    });
   }
 
   /** Re-reads an outage's schedule from the store (after a change made without an event). */
   refresh(uuid: string): void {
-    const o = this.deps.store.outages.get(uuid);
-    if (o) this.#follow(o.uuid, o.incidentNumber, o.nextAlertAt);
+    this.#enqueue(async () => {
+      try {
+        const o = await this.deps.store.async.outages.get(uuid);
+        if (o) this.#follow(o.uuid, o.incidentNumber, o.nextAlertAt);
+      } catch (e) {
+        this.deps.logger.error('escalation: re-reading an outage\'s schedule failed', { outage: uuid, error: (e as Error).message });
+      }
+    });
   }
 
   /** When the next send of an outage is due (epoch ms), or undefined. */
@@ -62,36 +110,61 @@ export class EscalationStepper {
     return this.#timers.dueAt(incidentNumber);
   }
 
-  /** Cancels every timer and stops following events. */
-  stop(): void {
+  /** Resolves when no store work of the stepper is in flight or queued (tests drive a manual clock, then await this). */
+  async settled(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.#chain) {
+      seen = this.#chain;
+      await seen;
+    }
+  }
+
+  /** Cancels every timer, stops following events, and waits for the store work in flight (what is queued behind it is dropped). */
+  async stop(): Promise<void> {
     for (const u of this.#unsubscribe) u();
+    this.#unsubscribe.length = 0;
     this.#timers.clear();
+    this.#generation++;
+    this.#followed = null;
+    await this.settled();
+  }
+
+  /** Runs `work` after the store work before it, if this run of the stepper has not stopped by then. */
+  #enqueue(work: () => Promise<void>): void {
+    const generation = this.#generation;
+    this.#chain = this.#chain.then(async () => {
+      if (generation === this.#generation) await work();
+    });
   }
 
   #follow(uuid: string, incidentNumber: number, nextAlertAt: number | null): void {
+    this.#followed?.add(incidentNumber);
     if (nextAlertAt === null) return this.#timers.cancel(incidentNumber);
     this.#timers.schedule(incidentNumber, nextAlertAt, () => this.#fire(uuid, incidentNumber));
   }
 
   #fire(uuid: string, incidentNumber: number): void {
+    this.#enqueue(() => this.#step(uuid, incidentNumber));
+  }
+
+  async #step(uuid: string, incidentNumber: number): Promise<void> {
     const { core, store, clock, logger, fence } = this.deps;
     if (fence && !fence.valid()) return;
+    const generation = this.#generation;
     const epoch = fence?.epoch() ?? null;
     try {
-      const queued = store.tx((t) => {
-        if (epoch !== null) t.cluster.assertFence(epoch);
-        return core.escalation.sendDue(uuid, clock.now());
-      });
-      const o = store.outages.get(uuid);
+      const { queued, outage: o, heldByGates } = await store.async.tx(stepOutage, { uuid, now: clock.now(), epoch, esc: core.escalation.settings, gate: core.escalation.snapshot([uuid]) });
+      core.escalation.reportHeld(heldByGates);
+      if (generation !== this.#generation) return;
       if (o) this.#follow(uuid, incidentNumber, o.nextAlertAt);
       // Step 1 is the first alert (its delivery is logged); later sends are escalations.
       if (queued && o && o.alertedSteps > 1) logger.warn(`outage #${o.incidentNumber} escalated: send ${o.alertedSteps} of its escalation policy, still unacknowledged`, { outage: o.uuid, incident: o.incidentNumber, send: o.alertedSteps });
       if (queued) this.deps.wakeDispatcher();
     } catch (e) {
       // Another instance leads and steps this outage now: this stepper is being stopped.
-      if (e instanceof LeaseLostError) return fence?.lost(e.epoch);
+      if (isLeaseLost(e)) return fence?.lost(epoch ?? 0);
       logger.error('escalation step failed', { outage: uuid, error: (e as Error).message });
-      this.#timers.schedule(incidentNumber, clock.now() + 5_000, () => this.#fire(uuid, incidentNumber));
+      if (generation === this.#generation) this.#timers.schedule(incidentNumber, clock.now() + 5_000, () => this.#fire(uuid, incidentNumber));
     }
   }
 }

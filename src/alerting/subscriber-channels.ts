@@ -35,8 +35,8 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
   );
 
   async function sendToSubscriber(kind: (typeof kinds)[number], uuid: string, message: AlertMessage, delivery: Delivery): Promise<ProviderAnswer> {
-    const s = store.subscribers.get(uuid);
-    const page = s && store.statuspages.getById(s.statuspageId);
+    const s = await store.async.subscribers.get(uuid);
+    const page = s && (await store.async.statuspages.getById(s.statuspageId));
     if (!s || !page || s.channel !== kind) throw new ChannelError(`subscriber ${uuid} is gone (unsubscribed or page deleted)`, true);
     const links = core.subscriptions.links(page, s.uuid);
     // An SMS carries the title, the page link and the unsubscribe link (not the whole text: every
@@ -48,7 +48,7 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
       const sms = core.subscriptions.smsChannel();
       if (!sms || sms.type !== 'twilio') throw new ChannelError('no twilio channel is configured for SMS subscribers', true);
       // A code was counted when it was asked for; a notice counts now, each attempt (each may cost).
-      const capped = s.confirmedAt === null ? undefined : core.subscriptions.takeNoticeText();
+      const capped = s.confirmedAt === null ? undefined : await core.subscriptions.takeNoticeText();
       if (capped) throw new ChannelError(`subscribers-sms: not sent: ${capped}`, true);
       channel = createChannel({ ...sms, name: 'subscribers-sms', to: [s.target] });
     } else if (kind === 'email') {
@@ -84,12 +84,13 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
   }
 
   return {
-    get(name: string): Channel | undefined {
+    get(name: string): Channel | undefined | Promise<Channel> {
       if (!name.startsWith(SUBSCRIBER_CHANNEL_PREFIX)) return configured.get(name);
       const uuid = name.slice(SUBSCRIBER_CHANNEL_PREFIX.length);
-      const s = store.subscribers.get(uuid);
-      const c = subscriberChannels.get(s?.channel ?? 'email')!;
-      return { name: c.name, send: (m, d) => c.send(m, uuid, d), close: async () => {} };
+      return store.async.subscribers.get(uuid).then((s) => {
+        const c = subscriberChannels.get(s?.channel ?? 'email')!;
+        return { name: c.name, send: (m: AlertMessage, d: Delivery) => c.send(m, uuid, d), close: async () => {} };
+      });
     },
   };
 }

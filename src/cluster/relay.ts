@@ -102,6 +102,21 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
     }),
   ];
 
+  /**
+   * Monitor, maintenance and outage changes are re-read asynchronously but announced in the order relayed,
+   * deletions included (one chain): a read begun before a deletion never announces after it.
+   */
+  let ordered: Promise<void> = Promise.resolve();
+  const inOrder = (what: string, read: () => Promise<() => void>) => {
+    ordered = ordered
+      .then(read)
+      .then(
+        (announce) => {
+          if (!stopped) replayed(announce, what);
+        },
+        (e: unknown) => logger.debug('cluster: a change could not be re-read', { change: what, error: (e as Error).message }),
+      );
+  };
   const replay = (c: ClusterChange) => {
     switch (c.kind) {
       case 'healthcheck':
@@ -109,19 +124,28 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
       case 'healthcheck.deleted':
         return bus.emit('healthcheck.deleted', { healthcheckId: c.id, uuid: c.uuid });
       case 'monitor':
-        return bus.emit(c.created ? 'monitor.created' : 'monitor.updated', { monitor: core.monitors.get(c.uuid) });
+        return inOrder(c.kind, async () => {
+          const monitor = await core.monitors.get(c.uuid);
+          return () => bus.emit(c.created ? 'monitor.created' : 'monitor.updated', { monitor });
+        });
       case 'monitor.deleted':
-        return bus.emit('monitor.deleted', { monitorId: c.id, uuid: c.uuid });
+        return inOrder(c.kind, async () => () => bus.emit('monitor.deleted', { monitorId: c.id, uuid: c.uuid }));
       case 'monitor.degraded':
         return bus.emit('monitor.degraded', { monitorId: c.id, degraded: c.degraded });
       case 'maintenance':
-        return bus.emit('maintenance.changed', { window: core.maintenance.get(c.uuid) });
+        return inOrder(c.kind, async () => {
+          const window = await core.maintenance.get(c.uuid);
+          return () => bus.emit('maintenance.changed', { window });
+        });
       case 'maintenance.deleted':
-        return bus.emit('maintenance.deleted', { window: c.window });
+        return inOrder(c.kind, async () => () => bus.emit('maintenance.deleted', { window: c.window }));
       case 'outage':
-        return bus.emit(`outage.${c.event}`, { outage: core.outages.get(c.uuid) });
+        return inOrder(c.kind, async () => {
+          const outage = await core.outages.get(c.uuid);
+          return () => bus.emit(`outage.${c.event}`, { outage });
+        });
       case 'outage.deleted':
-        return bus.emit('outage.deleted', { uuid: c.uuid, incidentNumber: c.incidentNumber });
+        return inOrder(c.kind, async () => () => bus.emit('outage.deleted', { uuid: c.uuid, incidentNumber: c.incidentNumber }));
       case 'statuspage.content':
         return bus.emit('statuspage.content', { kind: c.what, uuid: c.uuid });
       case 'alerts':

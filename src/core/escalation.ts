@@ -8,132 +8,229 @@ import { outageSubject } from '../domain/outage.ts';
 
 /**
  * A rule that holds alerts back (maintenance windows, the flood guard). Both hooks run inside the
- * outage transactions: `opened` sees every new outage before its first send is decided; `holds`
- * is asked before each send, and a held send is recorded on the timeline but queues nothing.
+ * outage transactions of the synchronous path: `opened` sees every new outage before its first send
+ * is decided; `holds` is asked before each send, and a held send is recorded on the timeline but
+ * queues nothing. Procedures (store/async.ts), which run where no gate lives, get the gates' word as
+ * data ({@link GateSnapshot}, from `holding`) and report the sends they held back (`heldSend`).
  */
 export interface AlertGate {
   opened?(outage: OutageRecord, now: number): void;
   holds(outage: OutageRecord, now: number): boolean;
+  /**
+   * Whether this gate holds the sends of outage `uuid` now, from its memory and with no side effect
+   * (asked before a procedure). A gate that reads the store (maintenance windows) leaves it out: a
+   * procedure asks the store itself ({@link maintenanceHolds}).
+   */
+  holding?(uuid: string): boolean;
+  /** A procedure held a send of `uuid` on this gate's word (`holding` was true): counted like a `holds` that answered true. */
+  heldSend?(uuid: string): void;
 }
 
 type Policy = Config['escalation_policies'][number];
 
 /**
+ * What escalation bookkeeping needs of the configuration, as plain data (a procedure's argument):
+ * the policies, the console's base URL for links, and the channels that track alert state.
+ */
+export interface EscalationSettings {
+  policies: Policy[];
+  /** `public_url` without trailing slashes. */
+  baseUrl: string;
+  /** Names of the channels that follow acknowledgements (PagerDuty, Opsgenie). */
+  tracking: string[];
+}
+
+/** The gates' word on outages as a procedure carries it: the uuids the in-memory gates hold now. */
+export interface GateSnapshot {
+  held: string[];
+}
+
+/** {@link EscalationSettings} of a configuration. */
+export function escalationSettings(config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>): EscalationSettings {
+  return {
+    policies: config.escalation_policies.map((p) => p),
+    baseUrl: config.public_url.replace(/\/+$/, ''),
+    tracking: config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name),
+  };
+}
+
+/** The policy `uuid` names, or undefined. */
+export function policyIn(s: EscalationSettings, uuid: string | null): Policy | undefined {
+  return uuid ? s.policies.find((p) => p.uuid === uuid) : undefined;
+}
+
+/** True when an ongoing maintenance window covers the outage's monitor at `now` (store-based rule of the maintenance gate). */
+export function maintenanceHolds(store: Store, o: OutageRecord, now: number): boolean {
+  return o.monitorId !== null && store.maintenance.activeForMonitor(o.monitorId, now);
+}
+
+/**
+ * The gate of a procedure: the in-memory gates' word (`snap.held`) and the maintenance windows read
+ * in the transaction. The uuids it held on the in-memory gates' word are pushed to `heldByGates`
+ * (returned by the procedure, reported with {@link EscalationService.reportHeld}).
+ */
+export function procedureGate(tx: Store, snap: GateSnapshot, heldByGates: string[]): AlertGate {
+  return {
+    holds(o, now) {
+      if (snap.held.includes(o.uuid)) {
+        heldByGates.push(o.uuid);
+        return true;
+      }
+      return maintenanceHolds(tx, o, now);
+    },
+  };
+}
+
+// Links go to the console (issue 16's URLs), which a person can open in a browser. A healthcheck's
+// `uuid` is its ping token (a secret: anyone who sees it in a chat could send success pings), so
+// alerts name it by its public uuid (`hc_…`) and console page only.
+const linkOf = (s: EscalationSettings, o: OutageRecord) => `${s.baseUrl}/outages/${o.uuid}`;
+const sourceOf = (s: EscalationSettings, o: OutageRecord) => ({
+  ...o,
+  monitor: o.healthcheck
+    ? { uuid: o.healthcheck.publicUuid, name: o.healthcheck.name, url: `${s.baseUrl}/healthchecks/${o.healthcheck.publicUuid}`, protocol: 'healthcheck' }
+    : outageSubject(o, () => ''),
+});
+
+/** Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. */
+function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, policy: Policy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null): void {
+  const sent = o.alertedSteps;
+  const channels = sendChannels(policy, sent);
+  const held = gate.holds(o, now);
+  if (!held) {
+    const escalation = escalationOfSend({ uuid: policy.uuid, name: policy.name, totalSteps: policy.steps.length }, sent);
+    const message = JSON.stringify(renderAlert('alert', sourceOf(s, o), escalation, linkOf(s, o), now));
+    for (const channel of channels) tx.alerts.insert({ outageUuid: o.uuid, channel, kind: 'alert', step: sent + 1, message, createdAt: now, dueAt: now });
+  }
+  const start = o.escalationStartAt ?? now;
+  const next = o.acknowledgedAt === null ? sendDueAt(policy, start, sent + 1) : null;
+  tx.outages.setEscalation(o.uuid, start, next, sent + 1);
+  const what = `step ${Math.min(sent + 1, policy.steps.length)}${sent >= policy.steps.length ? ' (repeat)' : ''} to ${channels.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
+  tx.outages.addEvent(o.uuid, { at: now, type, userUuid, message: note ? `${note} (${what})` : what });
+}
+
+/**
+ * A new outage (in its opening transaction): timeline entry, and the escalation schedule — step 1 at
+ * now + `alertsWaitMinutes` + its `after_minutes`, queued in this same transaction when that is now.
+ * No policy or `alertsWaitMinutes` −1 → never alerted.
+ * @returns true when the outage's row changed (escalation schedule set): re-read it for its event
+ */
+export function escalationOpened(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, alertsWaitMinutes: number, now: number): boolean {
+  tx.outages.addEvent(o.uuid, { at: now, type: 'opened', userUuid: o.reportedBy, message: o.description });
+  gate.opened?.(o, now);
+  const policy = policyIn(s, o.escalationPolicyUuid);
+  if (!policy || alertsWaitMinutes < 0) return false;
+  const start = now + alertsWaitMinutes * 60_000;
+  const first = sendDueAt(policy, start, 0)!;
+  tx.outages.setEscalation(o.uuid, start, first, 0);
+  if (first <= now) send(tx, s, gate, tx.outages.get(o.uuid)!, policy, now, 'alerted', null, null);
+  return true;
+}
+
+/**
+ * When the scheduled send of outage `uuid` is due at `now` (ongoing, unacknowledged), queues it.
+ * Call inside a transaction. @returns true when something was queued or skipped as held
+ */
+export function escalationSendDue(tx: Store, s: EscalationSettings, gate: AlertGate, uuid: string, now: number): boolean {
+  const o = tx.outages.get(uuid);
+  if (!o || o.endAt !== null || o.acknowledgedAt !== null || o.nextAlertAt === null || o.nextAlertAt > now) return false;
+  const policy = policyIn(s, o.escalationPolicyUuid);
+  if (!policy) {
+    tx.outages.setEscalation(o.uuid, o.escalationStartAt, null, o.alertedSteps);
+    return false;
+  }
+  send(tx, s, gate, o, policy, now, 'alerted', null, null);
+  return true;
+}
+
+/**
+ * Starts an outage's escalation over from `startAt` (epoch ms; step 1 due at startAt + its
+ * `after_minutes`), e.g. when alerts held by the flood guard are released. Call inside a
+ * transaction. Outages that were never to alert (no policy, `alerts_wait` −1) stay so.
+ */
+export function escalationRestart(tx: Store, s: EscalationSettings, uuid: string, startAt: number): void {
+  const o = tx.outages.get(uuid);
+  const policy = o && policyIn(s, o.escalationPolicyUuid);
+  if (!o || !policy || o.endAt !== null || o.escalationStartAt === null) return;
+  tx.outages.setEscalation(uuid, startAt, o.acknowledgedAt === null ? sendDueAt(policy, startAt, 0) : null, 0);
+}
+
+/** Sends the next step of `o` now (POST escalate), in a transaction, after {@link hasNextStepIn}. */
+export function escalationNow(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, now: number, userUuid: string | null, note: string | null): void {
+  send(tx, s, gate, o, policyIn(s, o.escalationPolicyUuid)!, now, 'escalated', userUuid, note);
+}
+
+/** True when `o` has a policy with a step not yet sent (repeats do not count). */
+export function hasNextStepIn(s: EscalationSettings, o: OutageRecord): boolean {
+  const policy = policyIn(s, o.escalationPolicyUuid);
+  return policy !== undefined && o.alertedSteps < policy.steps.length;
+}
+
+/**
+ * An acknowledged outage (in its acknowledging transaction): an `acknowledge` message to every
+ * alerted channel that tracks alert state (PagerDuty, Opsgenie); chat channels get nothing.
+ */
+export function escalationAcknowledged(tx: Store, s: EscalationSettings, o: OutageRecord, now: number): void {
+  const channels = tx.alerts.alertedChannels(o.uuid).filter((c) => s.tracking.includes(c));
+  if (channels.length === 0) return;
+  const message = JSON.stringify(renderAlert('acknowledge', sourceOf(s, o), null, linkOf(s, o), now));
+  for (const channel of channels) tx.alerts.insert({ outageUuid: o.uuid, channel, kind: 'acknowledge', step: null, message, createdAt: now, dueAt: now });
+}
+
+/**
+ * A resolved outage (in its resolving transaction): no more sends; a recovery message to every
+ * channel that was alerted; timeline entry.
+ */
+export function escalationResolved(tx: Store, s: EscalationSettings, o: OutageRecord, now: number, userUuid: string | null, note: string | null): void {
+  tx.outages.setEscalation(o.uuid, o.escalationStartAt, null, o.alertedSteps);
+  const channels = tx.alerts.alertedChannels(o.uuid);
+  if (channels.length > 0) {
+    const message = JSON.stringify(renderAlert('recovery', sourceOf(s, o), null, linkOf(s, o), now));
+    for (const channel of channels) tx.alerts.insert({ outageUuid: o.uuid, channel, kind: 'recovery', step: null, message, createdAt: now, dueAt: now });
+  }
+  tx.outages.addEvent(o.uuid, { at: now, type: 'resolved', userUuid, message: note });
+}
+
+/**
  * Escalation bookkeeping, called **inside** the transactions that open, escalate and resolve
  * outages (house rule 3): the escalation schedule, the outbox rows and the timeline entry commit
  * together with the state change, so a crash can neither lose nor invent an alert. The alerting
- * stepper only sets timers for `next_alert_at` and calls {@link sendDue} when one fires.
+ * stepper only sets timers for `next_alert_at` and runs the step when one fires.
+ *
+ * The methods below run the top-level functions above on `store` (joining the caller's synchronous
+ * transaction) with the live gates. Procedures call those functions themselves on their `tx`, with
+ * {@link settings} and a {@link snapshot} of the gates passed in their arguments.
  */
 export function escalationService(deps: { store: Store; config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>; gate: AlertGate }) {
-  const { store, config } = deps;
-  const policyOf = (uuid: string | null): Policy | undefined => (uuid ? config.escalation_policies.find((p) => p.uuid === uuid) : undefined);
-  const base = config.public_url.replace(/\/+$/, '');
-  // Links go to the console (issue 16's URLs), which a person can open in a browser. A
-  // healthcheck's `uuid` is its ping token (a secret: anyone who sees it in a chat could send
-  // success pings), so alerts name it by its public uuid (`hc_…`) and console page only.
-  const link = (o: OutageRecord) => `${base}/outages/${o.uuid}`;
-  const source = (o: OutageRecord) => ({
-    ...o,
-    monitor: o.healthcheck
-      ? { uuid: o.healthcheck.publicUuid, name: o.healthcheck.name, url: `${base}/healthchecks/${o.healthcheck.publicUuid}`, protocol: 'healthcheck' }
-      : outageSubject(o, () => ''),
-  });
-  const tracking = new Set(config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name));
-
-  /** Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. */
-  const send = (o: OutageRecord, policy: Policy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null) => {
-    const sent = o.alertedSteps;
-    const channels = sendChannels(policy, sent);
-    const held = deps.gate.holds(o, now);
-    if (!held) {
-      const escalation = escalationOfSend({ uuid: policy.uuid, name: policy.name, totalSteps: policy.steps.length }, sent);
-      const message = JSON.stringify(renderAlert('alert', source(o), escalation, link(o), now));
-      for (const channel of channels) store.alerts.insert({ outageUuid: o.uuid, channel, kind: 'alert', step: sent + 1, message, createdAt: now, dueAt: now });
-    }
-    const start = o.escalationStartAt ?? now;
-    const next = o.acknowledgedAt === null ? sendDueAt(policy, start, sent + 1) : null;
-    store.outages.setEscalation(o.uuid, start, next, sent + 1);
-    const what = `step ${Math.min(sent + 1, policy.steps.length)}${sent >= policy.steps.length ? ' (repeat)' : ''} to ${channels.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
-    store.outages.addEvent(o.uuid, { at: now, type, userUuid, message: note ? `${note} (${what})` : what });
-  };
-
+  const { store, gate } = deps;
+  const settings = escalationSettings(deps.config);
   return {
-    policyOf,
-    /**
-     * A new outage (in its opening transaction): timeline entry, and the escalation schedule —
-     * step 1 at now + `alertsWaitMinutes` + its `after_minutes`, queued in this same transaction
-     * when that is now. No policy or `alertsWaitMinutes` −1 → never alerted.
-     * @returns true when the outage's row changed (escalation schedule set): re-read it for its event
-     */
-    opened(o: OutageRecord, alertsWaitMinutes: number, now: number): boolean {
-      store.outages.addEvent(o.uuid, { at: now, type: 'opened', userUuid: o.reportedBy, message: o.description });
-      deps.gate.opened?.(o, now);
-      const policy = policyOf(o.escalationPolicyUuid);
-      if (!policy || alertsWaitMinutes < 0) return false;
-      const start = now + alertsWaitMinutes * 60_000;
-      const first = sendDueAt(policy, start, 0)!;
-      store.outages.setEscalation(o.uuid, start, first, 0);
-      if (first <= now) send(store.outages.get(o.uuid)!, policy, now, 'alerted', null, null);
-      return true;
+    /** The configuration part of escalation as plain data (a procedure's argument). */
+    settings,
+    /** The policy `uuid` names, or undefined. */
+    policyOf: (uuid: string | null): Policy | undefined => policyIn(settings, uuid),
+    /** The gates' word on the sends of the outages `uuids` now, for a procedure's arguments. */
+    snapshot(uuids: readonly string[]): GateSnapshot {
+      return { held: uuids.filter((u) => gate.holding?.(u) ?? false) };
     },
-    /**
-     * When the scheduled send of an outage is due at `now` (ongoing, unacknowledged), queues it.
-     * Call inside a transaction. @returns true when something was queued or skipped as held
-     */
-    sendDue(uuid: string, now: number): boolean {
-      const o = store.outages.get(uuid);
-      if (!o || o.endAt !== null || o.acknowledgedAt !== null || o.nextAlertAt === null || o.nextAlertAt > now) return false;
-      const policy = policyOf(o.escalationPolicyUuid);
-      if (!policy) {
-        store.outages.setEscalation(o.uuid, o.escalationStartAt, null, o.alertedSteps);
-        return false;
-      }
-      send(o, policy, now, 'alerted', null, null);
-      return true;
+    /** Reports the sends a procedure held on the in-memory gates' word (its `heldByGates`). */
+    reportHeld(uuids: readonly string[]): void {
+      for (const u of uuids) gate.heldSend?.(u);
     },
-    /**
-     * Starts an outage's escalation over from `startAt` (epoch ms; step 1 due at startAt + its
-     * `after_minutes`), e.g. when alerts held by the flood guard are released. Call inside a
-     * transaction. Outages that were never to alert (no policy, `alerts_wait` −1) stay so.
-     */
-    restart(uuid: string, startAt: number): void {
-      const o = store.outages.get(uuid);
-      const policy = o && policyOf(o.escalationPolicyUuid);
-      if (!o || !policy || o.endAt !== null || o.escalationStartAt === null) return;
-      store.outages.setEscalation(uuid, startAt, o.acknowledgedAt === null ? sendDueAt(policy, startAt, 0) : null, 0);
-    },
+    /** {@link escalationOpened} in the caller's transaction, with the live gates. */
+    opened: (o: OutageRecord, alertsWaitMinutes: number, now: number): boolean => escalationOpened(store, settings, gate, o, alertsWaitMinutes, now),
+    /** {@link escalationSendDue} in the caller's transaction, with the live gates. */
+    sendDue: (uuid: string, now: number): boolean => escalationSendDue(store, settings, gate, uuid, now),
+    /** {@link escalationRestart} in the caller's transaction. */
+    restart: (uuid: string, startAt: number): void => escalationRestart(store, settings, uuid, startAt),
     /** True when `o` has a policy with a step not yet sent (repeats do not count). */
-    hasNextStep(o: OutageRecord): boolean {
-      const policy = policyOf(o.escalationPolicyUuid);
-      return policy !== undefined && o.alertedSteps < policy.steps.length;
-    },
-    /** Sends the next step now (POST escalate). Call inside a transaction after {@link hasNextStep}. */
-    escalateNow(o: OutageRecord, now: number, userUuid: string | null, note: string | null): void {
-      send(o, policyOf(o.escalationPolicyUuid)!, now, 'escalated', userUuid, note);
-    },
-    /**
-     * An acknowledged outage (in its acknowledging transaction): an `acknowledge` message to every
-     * alerted channel that tracks alert state (PagerDuty, Opsgenie); chat channels get nothing.
-     */
-    acknowledged(o: OutageRecord, now: number): void {
-      const channels = store.alerts.alertedChannels(o.uuid).filter((c) => tracking.has(c));
-      if (channels.length === 0) return;
-      const message = JSON.stringify(renderAlert('acknowledge', source(o), null, link(o), now));
-      for (const channel of channels) store.alerts.insert({ outageUuid: o.uuid, channel, kind: 'acknowledge', step: null, message, createdAt: now, dueAt: now });
-    },
-    /**
-     * A resolved outage (in its resolving transaction): no more sends; a recovery message to every
-     * channel that was alerted; timeline entry.
-     */
-    resolved(o: OutageRecord, now: number, userUuid: string | null, note: string | null): void {
-      store.outages.setEscalation(o.uuid, o.escalationStartAt, null, o.alertedSteps);
-      const channels = store.alerts.alertedChannels(o.uuid);
-      if (channels.length > 0) {
-        const message = JSON.stringify(renderAlert('recovery', source(o), null, link(o), now));
-        for (const channel of channels) store.alerts.insert({ outageUuid: o.uuid, channel, kind: 'recovery', step: null, message, createdAt: now, dueAt: now });
-      }
-      store.outages.addEvent(o.uuid, { at: now, type: 'resolved', userUuid, message: note });
-    },
+    hasNextStep: (o: OutageRecord): boolean => hasNextStepIn(settings, o),
+    /** {@link escalationNow} in the caller's transaction, with the live gates. */
+    escalateNow: (o: OutageRecord, now: number, userUuid: string | null, note: string | null): void => escalationNow(store, settings, gate, o, now, userUuid, note),
+    /** {@link escalationAcknowledged} in the caller's transaction. */
+    acknowledged: (o: OutageRecord, now: number): void => escalationAcknowledged(store, settings, o, now),
+    /** {@link escalationResolved} in the caller's transaction. */
+    resolved: (o: OutageRecord, now: number, userUuid: string | null, note: string | null): void => escalationResolved(store, settings, o, now, userUuid, note),
   };
 }
 

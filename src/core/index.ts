@@ -38,6 +38,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     gate: {
       opened: (o, now) => gates.forEach((g) => g.opened?.(o, now)),
       holds: (o, now) => gates.some((g) => g.holds(o, now)),
+      holding: (uuid) => gates.some((g) => g.holding?.(uuid) ?? false),
+      heldSend: (uuid) => gates.find((g) => g.holding?.(uuid) ?? false)?.heldSend?.(uuid),
     },
   });
   const identity = identityService({ store, clock, config });

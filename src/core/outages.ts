@@ -6,8 +6,20 @@ import { resumeAt } from '../domain/escalation.ts';
 import { OUTAGES_PER_PAGE, type OutageEvent, type OutageFilter, type Severity } from '../domain/outage.ts';
 import type { Principal } from '../domain/user.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
-import type { EscalationService } from './escalation.ts';
+import {
+  escalationAcknowledged,
+  escalationNow,
+  escalationOpened,
+  escalationResolved,
+  hasNextStepIn,
+  policyIn,
+  procedureGate,
+  type EscalationService,
+  type EscalationSettings,
+  type GateSnapshot,
+} from './escalation.ts';
 import type { EventBus } from './events.ts';
 
 export type { OutageRecord } from '../domain/outage.ts';
@@ -30,148 +42,198 @@ export interface ManualOutageInput {
   summary?: string | null | undefined;
 }
 
+/** The outage `uuid` in `tx`. @throws AppError 404 `outages.not_found` */
+function mustGet(tx: Store, uuid: string): OutageRecord {
+  const o = tx.outages.get(uuid);
+  if (!o) throw notFound('outages', 'Outage');
+  return o;
+}
+
+/** What every outage action carries to its procedure. */
+interface ActionArgs {
+  uuid: string;
+  now: number;
+  userUuid: string;
+  message: string | null;
+  esc: EscalationSettings;
+}
+
+/** What an outage action answers: the outage as stored after it, and the sends held on the gates' word. */
+interface ActionResult {
+  outage: OutageRecord;
+  heldByGates: string[];
+}
+
+const readPage = procedure('outages.page', (tx: Store, a: { filter: OutageFilter; page: number }): OutagePage => {
+  const { items, total } = tx.outages.list(a.filter, OUTAGES_PER_PAGE, a.page * OUTAGES_PER_PAGE);
+  return { outages: items, hasNextPage: (a.page + 1) * OUTAGES_PER_PAGE < total, total, ongoingCount: tx.outages.ongoingCount(), page: a.page, resultsPerPage: OUTAGES_PER_PAGE };
+});
+
+const readTimeline = procedure('outages.timeline', (tx: Store, a: { uuid: string }): OutageEvent[] => {
+  mustGet(tx, a.uuid);
+  return tx.outages.events(a.uuid);
+});
+
+const createManual = procedure('outages.create', (tx: Store, a: { uuid: string; input: ManualOutageInput; userUuid: string; now: number; esc: EscalationSettings; gate: GateSnapshot }): ActionResult => {
+  const { uuid, input, now } = a;
+  tx.outages.insert(
+    {
+      uuid,
+      kind: 'manual',
+      monitorId: null,
+      healthcheckId: null,
+      startAt: now,
+      statusCode: 0,
+      description: input.description,
+      detectedLocation: 'manual',
+      confirmedLocations: '',
+      protocol: 'manual',
+      severity: input.severity ?? 'minor',
+      reportedBy: a.userUuid,
+      escalationPolicyUuid: input.escalationPolicyUuid ?? null,
+      summary: input.summary ?? null,
+    },
+    now,
+  );
+  const heldByGates: string[] = [];
+  escalationOpened(tx, a.esc, procedureGate(tx, a.gate, heldByGates), tx.outages.get(uuid)!, 0, now);
+  return { outage: tx.outages.get(uuid)!, heldByGates };
+});
+
+const deleteOutage = procedure('outages.delete', (tx: Store, a: { uuid: string }): OutageRecord => {
+  const found = mustGet(tx, a.uuid);
+  tx.outages.delete(a.uuid);
+  return found;
+});
+
+const acknowledgeOutage = procedure('outages.acknowledge', (tx: Store, a: ActionArgs): ActionResult => {
+  const { uuid, now } = a;
+  const o = mustGet(tx, uuid);
+  if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be acknowledged');
+  if (o.acknowledgedAt !== null) throw conflict('outages.already_acknowledged', 'Outage is already acknowledged');
+  tx.outages.setAcknowledged(uuid, now, a.userUuid);
+  tx.outages.setEscalation(uuid, o.escalationStartAt, null, o.alertedSteps);
+  tx.outages.addEvent(uuid, { at: now, type: 'acknowledged', userUuid: a.userUuid, message: a.message });
+  escalationAcknowledged(tx, a.esc, tx.outages.get(uuid)!, now);
+  return { outage: tx.outages.get(uuid)!, heldByGates: [] };
+});
+
+const unacknowledgeOutage = procedure('outages.unacknowledge', (tx: Store, a: ActionArgs): ActionResult => {
+  const { uuid, now } = a;
+  const o = mustGet(tx, uuid);
+  if (o.acknowledgedAt === null) throw conflict('outages.not_acknowledged', 'Outage is not acknowledged');
+  if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be unacknowledged');
+  if (o.acknowledgedBy !== a.userUuid) throw new AppError(403, 'outages.not_acknowledger', 'Only the user who acknowledged the outage can unacknowledge it');
+  tx.outages.setAcknowledged(uuid, null, null);
+  const policy = policyIn(a.esc, o.escalationPolicyUuid);
+  const next = policy && o.escalationStartAt !== null ? resumeAt(policy, o.escalationStartAt, o.alertedSteps, now) : null;
+  tx.outages.setEscalation(uuid, o.escalationStartAt, next, o.alertedSteps);
+  tx.outages.addEvent(uuid, { at: now, type: 'unacknowledged', userUuid: a.userUuid, message: a.message });
+  return { outage: tx.outages.get(uuid)!, heldByGates: [] };
+});
+
+const resolveOutage = procedure('outages.resolve', (tx: Store, a: ActionArgs): ActionResult => {
+  const { uuid, now } = a;
+  const o = mustGet(tx, uuid);
+  if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is already resolved');
+  tx.outages.resolve(uuid, now);
+  escalationResolved(tx, a.esc, tx.outages.get(uuid)!, now, a.userUuid, a.message);
+  return { outage: tx.outages.get(uuid)!, heldByGates: [] };
+});
+
+const escalateOutage = procedure('outages.escalate', (tx: Store, a: ActionArgs & { gate: GateSnapshot }): ActionResult => {
+  const { uuid, now } = a;
+  const o = mustGet(tx, uuid);
+  if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be escalated');
+  if (!policyIn(a.esc, o.escalationPolicyUuid)) throw conflict('outages.no_policy', 'Outage has no escalation policy');
+  if (!hasNextStepIn(a.esc, o)) throw conflict('outages.no_next_step', 'Every step of the escalation policy was already alerted');
+  if (o.escalationStartAt === null) tx.outages.setEscalation(uuid, now, null, o.alertedSteps);
+  const heldByGates: string[] = [];
+  escalationNow(tx, a.esc, procedureGate(tx, a.gate, heldByGates), tx.outages.get(uuid)!, now, a.userUuid, a.message);
+  return { outage: tx.outages.get(uuid)!, heldByGates };
+});
+
 /**
  * Outage use cases (API.md §4.4, CONTRACT.md "Outages"): reads, manual outages and the action
- * endpoints with their state rules. Every action is one transaction that also records the
- * timeline entry and the escalation change; the event goes out after the commit.
+ * endpoints with their state rules. Every action is one transaction (a procedure, store/async.ts)
+ * that also records the timeline entry and the escalation change; the event goes out after the commit.
  */
 export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus; config: Pick<Config, 'escalation_policies'>; escalation: EscalationService }) {
   const { store, clock, bus, escalation } = deps;
-  const mustGet = (uuid: string): OutageRecord => {
-    const o = store.outages.get(uuid);
-    if (!o) throw notFound('outages', 'Outage');
-    return o;
+  const esc = escalation.settings;
+  const args = (uuid: string, by: Principal, message: string | null): ActionArgs => ({ uuid, now: clock.now(), userUuid: by.user.uuid, message, esc });
+  const after = (r: ActionResult): OutageRecord => {
+    escalation.reportHeld(r.heldByGates);
+    return r.outage;
   };
-  /** Runs `fn` on the current outage in one transaction and returns the outage as stored after it. */
-  const act = (uuid: string, fn: (o: OutageRecord, now: number) => void): OutageRecord =>
-    store.tx((tx) => {
-      const o = mustGet(uuid);
-      fn(o, clock.now());
-      return tx.outages.get(uuid)!;
-    });
 
   return {
     /**
      * A page (0-indexed) of outages, newest first, `OUTAGES_PER_PAGE` per page.
      * `total` counts the outages matching the filter; `ongoingCount` counts all ongoing outages.
      */
-    list(filter: OutageFilter, page: number): OutagePage {
-      const { items, total } = store.outages.list(filter, OUTAGES_PER_PAGE, page * OUTAGES_PER_PAGE);
-      return { outages: items, hasNextPage: (page + 1) * OUTAGES_PER_PAGE < total, total, ongoingCount: store.outages.ongoingCount(), page, resultsPerPage: OUTAGES_PER_PAGE };
+    list: (filter: OutageFilter, page: number): Promise<OutagePage> => store.async.tx(readPage, { filter, page }),
+    /** @throws (rejects) AppError 404 `outages.not_found` */
+    async get(uuid: string): Promise<OutageRecord> {
+      const o = await store.async.outages.get(uuid);
+      if (!o) throw notFound('outages', 'Outage');
+      return o;
     },
-    /** @throws AppError 404 `outages.not_found` */
-    get: mustGet,
-    /** The outage's timeline, oldest first. @throws AppError 404 */
-    timeline(uuid: string): OutageEvent[] {
-      mustGet(uuid);
-      return store.outages.events(uuid);
-    },
+    /** The outage's timeline, oldest first. @throws (rejects) AppError 404 */
+    timeline: (uuid: string): Promise<OutageEvent[]> => store.async.tx(readTimeline, { uuid }),
     /**
      * Reports a manual outage (CONTRACT.md: `protocol`/`detectedLocation` "manual", status code 0,
      * no monitor, `reportedBy` the caller); its policy, if any, starts escalating at once.
-     * @throws AppError 400 `escalationPolicyUuid` unknown
+     * @throws (rejects) AppError 400 `escalationPolicyUuid` unknown
      */
-    create(input: ManualOutageInput, by: Principal): OutageRecord {
+    async create(input: ManualOutageInput, by: Principal): Promise<OutageRecord> {
       const policyUuid = input.escalationPolicyUuid ?? null;
       if (policyUuid !== null && !escalation.policyOf(policyUuid)) {
         throw invalid('escalationPolicyUuid', `unknown escalation policy "${policyUuid}" (use a uuid from GET /v1/escalation-policies)`);
       }
-      const outage = store.tx((tx) => {
-        const now = clock.now();
-        const uuid = newId(ID_PREFIX.outage);
-        tx.outages.insert(
-          {
-            uuid,
-            kind: 'manual',
-            monitorId: null,
-            healthcheckId: null,
-            startAt: now,
-            statusCode: 0,
-            description: input.description,
-            detectedLocation: 'manual',
-            confirmedLocations: '',
-            protocol: 'manual',
-            severity: input.severity ?? 'minor',
-            reportedBy: by.user.uuid,
-            escalationPolicyUuid: policyUuid,
-            summary: input.summary ?? null,
-          },
-          now,
-        );
-        const o = tx.outages.get(uuid)!;
-        escalation.opened(o, 0, now);
-        return tx.outages.get(uuid)!;
-      });
+      const uuid = newId(ID_PREFIX.outage);
+      const plain: ManualOutageInput = { description: input.description, severity: input.severity, escalationPolicyUuid: policyUuid, summary: input.summary };
+      const outage = after(await store.async.tx(createManual, { uuid, input: plain, userUuid: by.user.uuid, now: clock.now(), esc, gate: escalation.snapshot([uuid]) }));
       bus.emit('outage.opened', { outage });
       return outage;
     },
-    /** Deletes an outage and its timeline (any state). @throws AppError 404 */
-    delete(uuid: string): void {
-      const o = store.tx((tx) => {
-        const found = mustGet(uuid);
-        tx.outages.delete(uuid);
-        return found;
-      });
+    /** Deletes an outage and its timeline (any state). @throws (rejects) AppError 404 */
+    async delete(uuid: string): Promise<void> {
+      const o = await store.async.tx(deleteOutage, { uuid });
       bus.emit('outage.deleted', { uuid, incidentNumber: o.incidentNumber });
     },
     /**
-     * Acknowledges: escalation stops. @throws AppError 404; 409 when resolved or already acknowledged
+     * Acknowledges: escalation stops. @throws (rejects) AppError 404; 409 when resolved or already acknowledged
      */
-    acknowledge(uuid: string, by: Principal, message: string | null): OutageRecord {
-      const outage = act(uuid, (o, now) => {
-        if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be acknowledged');
-        if (o.acknowledgedAt !== null) throw conflict('outages.already_acknowledged', 'Outage is already acknowledged');
-        store.outages.setAcknowledged(uuid, now, by.user.uuid);
-        store.outages.setEscalation(uuid, o.escalationStartAt, null, o.alertedSteps);
-        store.outages.addEvent(uuid, { at: now, type: 'acknowledged', userUuid: by.user.uuid, message });
-        escalation.acknowledged(store.outages.get(uuid)!, now);
-      });
+    async acknowledge(uuid: string, by: Principal, message: string | null): Promise<OutageRecord> {
+      const outage = after(await store.async.tx(acknowledgeOutage, args(uuid, by, message)));
       bus.emit('outage.acknowledged', { outage });
       return outage;
     },
     /**
      * Unacknowledges: escalation resumes where it stopped (held sends go out at once).
-     * @throws AppError 404; 409 when not acknowledged (or resolved); 403 unless the caller acknowledged it
+     * @throws (rejects) AppError 404; 409 when not acknowledged (or resolved); 403 unless the caller acknowledged it
      */
-    unacknowledge(uuid: string, by: Principal, message: string | null): OutageRecord {
-      const outage = act(uuid, (o, now) => {
-        if (o.acknowledgedAt === null) throw conflict('outages.not_acknowledged', 'Outage is not acknowledged');
-        if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be unacknowledged');
-        if (o.acknowledgedBy !== by.user.uuid) throw new AppError(403, 'outages.not_acknowledger', 'Only the user who acknowledged the outage can unacknowledge it');
-        store.outages.setAcknowledged(uuid, null, null);
-        const policy = escalation.policyOf(o.escalationPolicyUuid);
-        const next = policy && o.escalationStartAt !== null ? resumeAt(policy, o.escalationStartAt, o.alertedSteps, now) : null;
-        store.outages.setEscalation(uuid, o.escalationStartAt, next, o.alertedSteps);
-        store.outages.addEvent(uuid, { at: now, type: 'unacknowledged', userUuid: by.user.uuid, message });
-      });
+    async unacknowledge(uuid: string, by: Principal, message: string | null): Promise<OutageRecord> {
+      const outage = after(await store.async.tx(unacknowledgeOutage, args(uuid, by, message)));
       bus.emit('outage.unacknowledged', { outage });
       return outage;
     },
     /**
      * Resolves now: escalation stops and everyone alerted gets a recovery message. The monitor's own
-     * status is not changed (its next passing check sets it `up`). @throws AppError 404; 409 when resolved
+     * status is not changed (its next passing check sets it `up`). @throws (rejects) AppError 404; 409 when resolved
      */
-    resolve(uuid: string, by: Principal, message: string | null): OutageRecord {
-      const outage = act(uuid, (o, now) => {
-        if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is already resolved');
-        store.outages.resolve(uuid, now);
-        escalation.resolved(store.outages.get(uuid)!, now, by.user.uuid, message);
-      });
+    async resolve(uuid: string, by: Principal, message: string | null): Promise<OutageRecord> {
+      const outage = after(await store.async.tx(resolveOutage, args(uuid, by, message)));
       bus.emit('outage.resolved', { outage });
       return outage;
     },
     /**
-     * Alerts the next step of the policy now. @throws AppError 404; 409 when resolved, without a
+     * Alerts the next step of the policy now. @throws (rejects) AppError 404; 409 when resolved, without a
      * policy, or when every step was sent
      */
-    escalate(uuid: string, by: Principal, message: string | null): OutageRecord {
-      const outage = act(uuid, (o, now) => {
-        if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be escalated');
-        if (!escalation.policyOf(o.escalationPolicyUuid)) throw conflict('outages.no_policy', 'Outage has no escalation policy');
-        if (!escalation.hasNextStep(o)) throw conflict('outages.no_next_step', 'Every step of the escalation policy was already alerted');
-        if (o.escalationStartAt === null) store.outages.setEscalation(uuid, now, null, o.alertedSteps);
-        escalation.escalateNow(store.outages.get(uuid)!, now, by.user.uuid, message);
-      });
+    async escalate(uuid: string, by: Principal, message: string | null): Promise<OutageRecord> {
+      const outage = after(await store.async.tx(escalateOutage, { ...args(uuid, by, message), gate: escalation.snapshot([uuid]) }));
       bus.emit('outage.escalated', { outage });
       return outage;
     },

@@ -98,6 +98,10 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
   const p = await startPharos({ config: cfg, logger, clock });
   const settle = async () => {
     await p.scheduler.settled();
+    // The alerting loops' store work (store.async): window ends, flood releases, escalation steps, then deliveries.
+    await p.maintenanceGate.settled();
+    await p.floodGuard.settled();
+    await p.stepper.settled();
     await p.dispatcher.settled();
   };
   return Object.assign(p, {

@@ -102,9 +102,9 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List outages, 20 per page, newest first', request: { query: ListQuery }, responses: { 200: json(ListSchema, 'A page of outages'), ...COMMON_ERRORS, 400: json(z.object({ error: z.string(), message: z.string() }), 'Invalid query') } }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query');
-      const page = core.outages.list({ status: q.status, type: q.type, search: q.search }, q.page);
+      const page = await core.outages.list({ status: q.status, type: q.type, search: q.search }, q.page);
       return c.json({ ...page, outages: page.outages.map(out) }, 200);
     },
   );
@@ -117,37 +117,35 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
       request: { params: UuidParam },
       responses: { 200: json(OutageSchema.extend({ outage: OutageSchema }), 'The outage'), ...COMMON_ERRORS, ...NOT_FOUND },
     }),
-    (c) => {
-      const o = out(core.outages.get(c.req.valid('param').uuid));
+    async (c) => {
+      const o = out(await core.outages.get(c.req.valid('param').uuid));
       return c.json({ ...o, outage: o }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Report a manual outage', request: jsonBody(CreateBody), responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => c.json({ message: 'Outage created', outage: out(core.outages.create(c.req.valid('json'), c.get('principal'))) }, 200),
+    async (c) => c.json({ message: 'Outage created', outage: out(await core.outages.create(c.req.valid('json'), c.get('principal'))) }, 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an outage', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
-      core.outages.delete(c.req.valid('param').uuid);
+    async (c) => {
+      await core.outages.delete(c.req.valid('param').uuid);
       return c.json({ message: 'Outage deleted' }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}/timeline', tags, summary: 'What happened to an outage, oldest first', request: { params: UuidParam }, responses: { 200: json(z.object({ events: z.array(TimelineEntry) }), 'The timeline'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => {
+    async (c) => {
       const { uuid } = c.req.valid('param');
+      const timeline = await core.outages.timeline(uuid);
       const users = new Map<string, { uuid: string; email: string; name: string } | null>();
-      const user = (id: string | null) => {
-        if (id === null) return null;
-        if (!users.has(id)) users.set(id, core.users.get(id) ?? null);
-        return users.get(id)!;
-      };
-      const events = core.outages.timeline(uuid).map((e) => ({ date: iso(e.at), type: e.type, user: user(e.userUuid), message: e.message }));
+      for (const e of timeline) if (e.userUuid !== null && !users.has(e.userUuid)) users.set(e.userUuid, (await core.users.get(e.userUuid)) ?? null);
+      const user = (id: string | null) => (id === null ? null : users.get(id)!);
+      const events = timeline.map((e) => ({ date: iso(e.at), type: e.type, user: user(e.userUuid), message: e.message }));
       return c.json({ events }, 200);
     },
   );
-  const action = (path: string, summary: string, schema: z.ZodType, run: (uuid: string, by: Principal, message: string | null) => object) =>
+  const action = (path: string, summary: string, schema: z.ZodType, run: (uuid: string, by: Principal, message: string | null) => Promise<object>) =>
     app.openapi(
       createRoute({
         method: 'post',
@@ -164,31 +162,31 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
         const message = optionalMessage(await c.req.text());
         const uuid = c.req.valid('param').uuid;
         try {
-          return c.json(run(uuid, c.get('principal'), message), 200);
+          return c.json(await run(uuid, c.get('principal'), message), 200);
         } catch (e) {
           // A 409 still tells the caller where the outage stands (docs/api.md "Clients").
           if (e instanceof AppError && e.status === 409) {
-            const o = core.outages.get(uuid);
+            const o = await core.outages.get(uuid);
             return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: out(o) }, 409);
           }
           throw e;
         }
       },
     );
-  action('acknowledge', 'Acknowledge: escalation stops (409 when resolved or already acknowledged)', AckAnswer, (uuid, by, m) => {
-    const o = core.outages.acknowledge(uuid, by, m);
+  action('acknowledge', 'Acknowledge: escalation stops (409 when resolved or already acknowledged)', AckAnswer, async (uuid, by, m) => {
+    const o = await core.outages.acknowledge(uuid, by, m);
     return { message: 'Outage acknowledged', uuid, status: outageStatus(o), acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: out(o) };
   });
-  action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, (uuid, by, m) => {
-    const o = core.outages.unacknowledge(uuid, by, m);
+  action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, async (uuid, by, m) => {
+    const o = await core.outages.unacknowledge(uuid, by, m);
     return { message: 'Outage unacknowledged', uuid, status: outageStatus(o), outage: out(o) };
   });
-  action('resolve', 'Resolve: escalation stops, recovery messages go out (409 when resolved)', ResolveAnswer, (uuid, by, m) => {
-    const o = core.outages.resolve(uuid, by, m);
+  action('resolve', 'Resolve: escalation stops, recovery messages go out (409 when resolved)', ResolveAnswer, async (uuid, by, m) => {
+    const o = await core.outages.resolve(uuid, by, m);
     return { message: 'Outage resolved', uuid, status: outageStatus(o), endDate: iso(o.endAt!), outage: out(o) };
   });
-  action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, (uuid, by, m) => {
-    const o = core.outages.escalate(uuid, by, m);
+  action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, async (uuid, by, m) => {
+    const o = await core.outages.escalate(uuid, by, m);
     return { message: 'Outage escalated', uuid, status: outageStatus(o), outage: out(o) };
   });
   return app;
