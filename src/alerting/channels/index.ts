@@ -3,6 +3,7 @@ import { discord } from './discord/index.ts';
 import { email } from './email/index.ts';
 import { googlechat } from './googlechat/index.ts';
 import { gotify } from './gotify/index.ts';
+import { homeassistant } from './homeassistant/index.ts';
 import { matrix } from './matrix/index.ts';
 import { mattermost } from './mattermost/index.ts';
 import { ntfy } from './ntfy/index.ts';
@@ -45,6 +46,7 @@ export const CHANNELS = {
   pagerduty,
   opsgenie,
   twilio,
+  homeassistant,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as discord from './discord.ts';
 import * as email from './email.ts';
 import * as gotify from './gotify.ts';
+import * as homeassistant from './homeassistant.ts';
 import * as googlechat from './googlechat.ts';
 import * as matrix from './matrix.ts';
 import * as mattermost from './mattermost.ts';
@@ -40,6 +41,7 @@ export const CHANNEL_KINDS = {
   pagerduty,
   opsgenie,
   twilio,
+  homeassistant,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
