@@ -61,7 +61,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     users: usersService({ store, clock }),
     accounts,
     /** Console single sign-on: the `console.sso` door, who it admits, invitations. */
-    consoleSso: consoleSsoService({ store, clock, config, identity, accounts, logger }),
+    consoleSso: consoleSsoService({ store, clock, config, identity, logger }),
     consoleView: consoleViewService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
     escalation,

@@ -21,8 +21,8 @@ describe('console security', () => {
     assert.match(again.html, /used already/);
     assert.equal((await consoleClient(p).get(`/setup/${p.setupToken}`)).status, 403);
     assert.equal((await consoleClient(p).get('/setup/madeup')).status, 403);
-    assert.equal(p.core.accounts.list().length, 1);
-    assert.equal(p.core.accounts.list()[0]!.role, 'admin');
+    assert.equal((await p.core.accounts.list()).length, 1);
+    assert.equal((await p.core.accounts.list())[0]!.role, 'admin');
   });
 
   test('a signed-out visitor gets the sign-in page at / and is sent to it from other screens', async () => {
@@ -59,7 +59,7 @@ describe('console security', () => {
     assert.equal(other.status, 403);
     assert.match(other.html, /another site/);
     assert.equal((await admin.post('/logout', {}, { csrf: 'nope' })).status, 403);
-    assert.equal(p.core.monitors.list().length, 0, 'nothing was created');
+    assert.equal((await p.core.monitors.list()).length, 0, 'nothing was created');
   });
 
   test('10 wrong passwords for one account → throttled (429), even with the right password then', async () => {
