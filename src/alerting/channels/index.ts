@@ -10,6 +10,7 @@ import { ntfy } from './ntfy/index.ts';
 import { opsgenie } from './opsgenie/index.ts';
 import { pagerduty } from './pagerduty/index.ts';
 import { pushover } from './pushover/index.ts';
+import { signal } from './signal/index.ts';
 import { slack } from './slack/index.ts';
 import { teams } from './teams/index.ts';
 import { telegram } from './telegram/index.ts';
@@ -47,6 +48,7 @@ export const CHANNELS = {
   opsgenie,
   twilio,
   homeassistant,
+  signal,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

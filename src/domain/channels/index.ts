@@ -10,6 +10,7 @@ import * as ntfy from './ntfy.ts';
 import * as opsgenie from './opsgenie.ts';
 import * as pagerduty from './pagerduty.ts';
 import * as pushover from './pushover.ts';
+import * as signal from './signal.ts';
 import * as slack from './slack.ts';
 import * as teams from './teams.ts';
 import * as telegram from './telegram.ts';
@@ -42,6 +43,7 @@ export const CHANNEL_KINDS = {
   opsgenie,
   twilio,
   homeassistant,
+  signal,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
