@@ -9,6 +9,7 @@ import { mattermost } from './mattermost/index.ts';
 import { ntfy } from './ntfy/index.ts';
 import { opsgenie } from './opsgenie/index.ts';
 import { pagerduty } from './pagerduty/index.ts';
+import { pushbullet } from './pushbullet/index.ts';
 import { pushover } from './pushover/index.ts';
 import { signal } from './signal/index.ts';
 import { slack } from './slack/index.ts';
@@ -49,6 +50,7 @@ export const CHANNELS = {
   twilio,
   homeassistant,
   signal,
+  pushbullet,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

@@ -9,6 +9,7 @@ import * as mattermost from './mattermost.ts';
 import * as ntfy from './ntfy.ts';
 import * as opsgenie from './opsgenie.ts';
 import * as pagerduty from './pagerduty.ts';
+import * as pushbullet from './pushbullet.ts';
 import * as pushover from './pushover.ts';
 import * as signal from './signal.ts';
 import * as slack from './slack.ts';
@@ -44,6 +45,7 @@ export const CHANNEL_KINDS = {
   twilio,
   homeassistant,
   signal,
+  pushbullet,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
