@@ -11,6 +11,7 @@ import { opsgenie } from './opsgenie/index.ts';
 import { pagerduty } from './pagerduty/index.ts';
 import { pushbullet } from './pushbullet/index.ts';
 import { pushover } from './pushover/index.ts';
+import { rocketchat } from './rocketchat/index.ts';
 import { signal } from './signal/index.ts';
 import { slack } from './slack/index.ts';
 import { teams } from './teams/index.ts';
@@ -51,6 +52,7 @@ export const CHANNELS = {
   homeassistant,
   signal,
   pushbullet,
+  rocketchat,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

@@ -11,6 +11,7 @@ import * as opsgenie from './opsgenie.ts';
 import * as pagerduty from './pagerduty.ts';
 import * as pushbullet from './pushbullet.ts';
 import * as pushover from './pushover.ts';
+import * as rocketchat from './rocketchat.ts';
 import * as signal from './signal.ts';
 import * as slack from './slack.ts';
 import * as teams from './teams.ts';
@@ -46,6 +47,7 @@ export const CHANNEL_KINDS = {
   homeassistant,
   signal,
   pushbullet,
+  rocketchat,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
