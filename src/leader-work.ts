@@ -83,7 +83,7 @@ export class LeaderWork {
     this.#scheduler = this.#newScheduler();
     this.#dispatcher = this.#newDispatcher();
     // A deadline's outage is a leader write: with several instances it carries the lease's epoch.
-    this.deadlines = new HealthcheckDeadlines({ core: deps.shared ? fencedDeadlines(core, store, fence) : core, clock: this.#leaderClock, logger });
+    this.deadlines = new HealthcheckDeadlines({ core: deps.shared ? fencedDeadlines(core, fence) : core, clock: this.#leaderClock, logger });
     const wake = () => this.wakeDispatcher();
     this.stepper = new EscalationStepper({ core, store, clock: this.#leaderClock, logger, wakeDispatcher: wake, ...(deps.shared ? { fence } : {}) });
     const changed = (restarted: string[]) => {
@@ -118,13 +118,15 @@ export class LeaderWork {
     if (this.#running) this.#dispatcher.wake();
   }
 
-  /** Follows the leadership: starts the work now when leading, and on every gain; stops it on a loss. */
-  start(): void {
+  /** Follows the leadership: starts the work now when leading, and on every gain; stops it on a loss. Resolves when the deadline timers are set. */
+  start(): Promise<void> {
     const { leadership } = this.deps;
     const unfollow = leadership.onLeadership((leader) => (leader ? this.#begin() : this.#running ? this.#end(leadership.keepsChecks) : this.#dropKeptChecks()));
     const unrelease = leadership.onChecksReleased(() => this.#dropKeptChecks());
     this.#unfollow = () => (unfollow(), unrelease());
     if (this.deps.leadership.isLeader) this.#begin();
+    // Resolves once the healthchecks' deadline timers are set (read asynchronously); never rejects.
+    return this.deadlines.settled();
   }
 
   /** Stops following the leadership and the work, waiting for checks and deliveries in flight. */
@@ -165,7 +167,8 @@ export class LeaderWork {
         }
       });
     }
-    this.deadlines.start();
+    // Reads the healthchecks asynchronously; never rejects (a failed read is logged and retried).
+    void this.deadlines.start();
     this.stepper.start();
     this.#dispatcher.start();
   }
@@ -188,7 +191,8 @@ export class LeaderWork {
   #end(keepChecks: boolean): void {
     if (!this.#running) return;
     this.#running = false;
-    this.deadlines.stop();
+    // Its timers stop now; the deadline check in flight (if any) is awaited with the rest below.
+    const deadlinesStopped = this.deadlines.stop();
     // Their timers and event follows stop now; the store work in flight is awaited with the rest below.
     const alertingStopped = Promise.all([this.stepper.stop(), this.floodGuard.stop(), this.maintenanceGate.stop()]);
     const dispatcher = this.#dispatcher;
@@ -200,11 +204,11 @@ export class LeaderWork {
       this.#checksKept = true;
       const why = this.deps.leadership.alone ? 'no other instance is alive' : 'while the other instances confirm they cannot reach it either';
       this.deps.logger.warn(`the database is unreachable: checks go on here (${why}); deadlines, escalations and the outbox resume with the database`);
-      this.#stopping = Promise.all([this.#stopping, dispatcher.stop(), alertingStopped]).then(() => {}, (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }));
+      this.#stopping = Promise.all([this.#stopping, dispatcher.stop(), deadlinesStopped, alertingStopped]).then(() => {}, (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }));
       return;
     }
     const scheduler = this.#scheduler;
-    const done = Promise.all([scheduler.stop(), dispatcher.stop(), alertingStopped]).then(
+    const done = Promise.all([scheduler.stop(), dispatcher.stop(), deadlinesStopped, alertingStopped]).then(
       () => {},
       (e: unknown) => this.deps.logger.error('stopping the leader work failed', { error: (e as Error).message }),
     );
@@ -276,22 +280,19 @@ function gatedClock(clock: Clock, valid: () => boolean): Clock {
 }
 
 /**
- * The core as the healthcheck deadlines see it with several instances: a deadline's check runs in a
- * transaction that first checks the lease's epoch (FOR SHARE), its own transaction nested as a savepoint.
- * Refused, leadership ends (`fence.lost`) and the new leader's deadlines take over.
+ * The core as the healthcheck deadlines see it with several instances: a deadline's check carries the
+ * lease's epoch, checked (FOR SHARE) in the same transaction as the check's writes (the procedure
+ * `healthchecks.checkDeadline`). Refused, leadership ends (`fence.lost`) and the new leader's deadlines
+ * take over. The refusal may come back from the store host thread as a plain AppError of the same code.
  */
-function fencedDeadlines(core: Core, store: Store, fence: LeaderFence): Core {
-  const checkDeadline = (id: number): void => {
+function fencedDeadlines(core: Core, fence: LeaderFence): Core {
+  const checkDeadline = async (id: number): Promise<void> => {
     const epoch = fence.epoch();
-    if (epoch === null) return core.healthchecks.checkDeadline(id);
     try {
-      store.tx((t) => {
-        t.cluster.assertFence(epoch);
-        core.healthchecks.checkDeadline(id);
-      });
+      await core.healthchecks.checkDeadline(id, epoch);
     } catch (e) {
-      if (!(e instanceof LeaseLostError)) throw e;
-      fence.lost(e.epoch);
+      if (epoch === null || (e as { code?: unknown }).code !== 'cluster.lease_lost') throw e;
+      fence.lost(e instanceof LeaseLostError ? e.epoch : epoch);
     }
   };
   return Object.assign(Object.create(core) as Core, { healthchecks: Object.assign(Object.create(core.healthchecks) as Core['healthchecks'], { checkDeadline }) });

@@ -162,7 +162,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;
   instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;
   await cluster.start();
-  work.start();
+  await work.start();
   // The process's first status-page render costs ~4× a later one (code not compiled yet): paid once,
   // on a synthetic page, as soon as there is a page, instead of by its first visitor.
   const stopWarmUp = warmUpWhenPagesExist(core, clock, logger);

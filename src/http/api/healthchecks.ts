@@ -125,21 +125,21 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       summary: 'List healthchecks',
       responses: { 200: json(version === 'v1' ? z.array(HealthcheckSchema) : z.object({ healthchecks: z.array(HealthcheckSchema) }), 'All healthchecks'), ...COMMON_ERRORS },
     }),
-    (c) => {
-      const list = core.healthchecks.list().map(out);
+    async (c) => {
+      const list = (await core.healthchecks.list()).map(out);
       return c.json(version === 'v1' ? list : { healthchecks: list }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(version === 'v1' ? Created : Both, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    (c) => {
-      const hc = core.healthchecks.create(c.req.valid('json'));
+    async (c) => {
+      const hc = await core.healthchecks.create(c.req.valid('json'));
       return c.json(version === 'v1' ? { message: 'Healthcheck created', healthcheck: out(hc) } : both(hc, 'Healthcheck created'), 201);
     },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a healthcheck (by tok_ uuid or hc_ public uuid)', request: item, responses: { 200: json(one, 'The healthcheck'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(wrap(core.healthchecks.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(wrap(await core.healthchecks.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({
@@ -150,22 +150,22 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       request: { ...item, ...jsonBody(UpdateBody) },
       responses: { 200: json(one, 'The updated healthcheck'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
-    (c) => {
-      const hc = core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'));
+    async (c) => {
+      const hc = await core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'));
       return c.json(version === 'v1' ? out(hc) : both(hc, 'Healthcheck updated'), 200);
     },
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a healthcheck with its pings and outages', request: item, responses: { 200: json(Done, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json({ message: 'Healthcheck deleted', uuid: core.healthchecks.delete(c.req.valid('param').uuid).uuid }, 200),
+    async (c) => c.json({ message: 'Healthcheck deleted', uuid: (await core.healthchecks.delete(c.req.valid('param').uuid)).uuid }, 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/pause', tags, summary: 'Pause: deadlines stop (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Paused'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(done('Healthcheck paused', core.healthchecks.pause(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(done('Healthcheck paused', await core.healthchecks.pause(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/resume', tags, summary: 'Resume: the clock restarts now (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Resumed'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    (c) => c.json(done('Healthcheck resumed', core.healthchecks.resume(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(done('Healthcheck resumed', await core.healthchecks.resume(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({
@@ -176,7 +176,7 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       request: item,
       responses: { 200: json(z.object({ pings: z.array(PingSchema) }), 'Pings'), ...COMMON_ERRORS, ...NOT_FOUND },
     }),
-    (c) => c.json({ pings: core.healthchecks.pings(c.req.valid('param').uuid, core.config.storage.pings_per_healthcheck).map(toPingJson) }, 200),
+    async (c) => c.json({ pings: (await core.healthchecks.pings(c.req.valid('param').uuid, core.config.storage.pings_per_healthcheck)).map(toPingJson) }, 200),
   );
   return app;
 }

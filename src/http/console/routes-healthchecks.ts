@@ -30,9 +30,9 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
   const form = (c: ConsoleContext, values: FormValues, e?: unknown, uuid?: string) =>
     page(c, HealthcheckFormPage({ s: shellOf(c, '/healthchecks'), values, errors: e === undefined ? undefined : formErrors(e), policies: policies(), ...(uuid ? { uuid } : {}) }), e === undefined ? 200 : errorStatus(e));
-  const found = (uuid: string) => {
+  const found = async (uuid: string) => {
     try {
-      return core.healthchecks.get(uuid);
+      return await core.healthchecks.get(uuid);
     } catch (e) {
       if (e instanceof AppError && e.status === 404) return null;
       throw e;
@@ -43,47 +43,47 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/healthchecks', async (c) => {
     const f = await formOf(c);
     try {
-      const h = core.healthchecks.create(parseWith(HealthcheckBody, healthcheckJson(f)));
+      const h = await core.healthchecks.create(parseWith(HealthcheckBody, healthcheckJson(f)));
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     } catch (e) {
       return form(c, f, e);
     }
   });
-  app.get('/healthchecks/:uuid', (c) => {
-    const h = found(c.req.param('uuid'));
+  app.get('/healthchecks/:uuid', async (c) => {
+    const h = await found(c.req.param('uuid'));
     if (!h) return c.notFound();
-    return page(
-      c,
-      HealthcheckPage({ s: shellOf(c, '/healthchecks'), h, pingUrl: pingUrl(core.config.public_url, h.uuid), dueAt: dueAt(h), pings: core.healthchecks.pings(h.uuid, 100), outages: core.consoleView.healthcheckOutages(h, 20), now: clock.now() }),
-    );
+    // The data first, then the page rendered synchronously.
+    const pings = await core.healthchecks.pings(h.uuid, 100);
+    const outages = await core.consoleView.healthcheckOutages(h, 20);
+    return page(c, HealthcheckPage({ s: shellOf(c, '/healthchecks'), h, pingUrl: pingUrl(core.config.public_url, h.uuid), dueAt: dueAt(h), pings, outages, now: clock.now() }));
   });
-  app.get('/healthchecks/:uuid/edit', (c) => {
-    const h = found(c.req.param('uuid'));
+  app.get('/healthchecks/:uuid/edit', async (c) => {
+    const h = await found(c.req.param('uuid'));
     return h ? form(c, healthcheckFormValues(h), undefined, h.uuid) : c.notFound();
   });
   app.post('/healthchecks/:uuid', async (c) => {
-    const h = found(c.req.param('uuid'));
+    const h = await found(c.req.param('uuid'));
     if (!h) return c.notFound();
     const f = await formOf(c);
     try {
-      core.healthchecks.update(h.uuid, parseWith(HealthcheckBody, healthcheckJson(f)));
+      await core.healthchecks.update(h.uuid, parseWith(HealthcheckBody, healthcheckJson(f)));
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     } catch (e) {
       return form(c, f, e, h.uuid);
     }
   });
   for (const action of ['pause', 'resume'] as const) {
-    app.post(`/healthchecks/:uuid/${action}`, (c) => {
-      const h = found(c.req.param('uuid'));
+    app.post(`/healthchecks/:uuid/${action}`, async (c) => {
+      const h = await found(c.req.param('uuid'));
       if (!h) return c.notFound();
-      core.healthchecks[action](h.uuid);
+      await core.healthchecks[action](h.uuid);
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     });
   }
-  app.post('/healthchecks/:uuid/delete', (c) => {
-    const h = found(c.req.param('uuid'));
+  app.post('/healthchecks/:uuid/delete', async (c) => {
+    const h = await found(c.req.param('uuid'));
     if (!h) return c.notFound();
-    core.healthchecks.delete(h.uuid);
+    await core.healthchecks.delete(h.uuid);
     return c.redirect('/', 303);
   });
 }
