@@ -6,6 +6,7 @@ import { gotify } from './gotify/index.ts';
 import { homeassistant } from './homeassistant/index.ts';
 import { matrix } from './matrix/index.ts';
 import { mattermost } from './mattermost/index.ts';
+import { nextcloudtalk } from './nextcloudtalk/index.ts';
 import { ntfy } from './ntfy/index.ts';
 import { opsgenie } from './opsgenie/index.ts';
 import { pagerduty } from './pagerduty/index.ts';
@@ -53,6 +54,7 @@ export const CHANNELS = {
   signal,
   pushbullet,
   rocketchat,
+  nextcloudtalk,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

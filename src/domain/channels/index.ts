@@ -6,6 +6,7 @@ import * as homeassistant from './homeassistant.ts';
 import * as googlechat from './googlechat.ts';
 import * as matrix from './matrix.ts';
 import * as mattermost from './mattermost.ts';
+import * as nextcloudtalk from './nextcloudtalk.ts';
 import * as ntfy from './ntfy.ts';
 import * as opsgenie from './opsgenie.ts';
 import * as pagerduty from './pagerduty.ts';
@@ -48,6 +49,7 @@ export const CHANNEL_KINDS = {
   signal,
   pushbullet,
   rocketchat,
+  nextcloudtalk,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
