@@ -1,4 +1,5 @@
 import type { ChannelConfig, ChannelType } from '../../domain/channels/index.ts';
+import { bark } from './bark/index.ts';
 import { discord } from './discord/index.ts';
 import { email } from './email/index.ts';
 import { googlechat } from './googlechat/index.ts';
@@ -55,6 +56,7 @@ export const CHANNELS = {
   pushbullet,
   rocketchat,
   nextcloudtalk,
+  bark,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

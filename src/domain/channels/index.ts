@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import * as bark from './bark.ts';
 import * as discord from './discord.ts';
 import * as email from './email.ts';
 import * as gotify from './gotify.ts';
@@ -50,6 +51,7 @@ export const CHANNEL_KINDS = {
   pushbullet,
   rocketchat,
   nextcloudtalk,
+  bark,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */
