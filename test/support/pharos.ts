@@ -98,6 +98,7 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
   const p = await startPharos({ config: cfg, logger, clock });
   const settle = async () => {
     await p.scheduler.settled();
+    await p.deadlines.settled();
     // The alerting loops' store work (store.async): window ends, flood releases, escalation steps, then deliveries.
     await p.maintenanceGate.settled();
     await p.floodGuard.settled();
