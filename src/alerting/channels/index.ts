@@ -1,4 +1,5 @@
 import type { ChannelConfig, ChannelType } from '../../domain/channels/index.ts';
+import { apprise } from './apprise/index.ts';
 import { bark } from './bark/index.ts';
 import { discord } from './discord/index.ts';
 import { email } from './email/index.ts';
@@ -57,6 +58,7 @@ export const CHANNELS = {
   rocketchat,
   nextcloudtalk,
   bark,
+  apprise,
 } as const satisfies { [K in ChannelType]: ChannelPlugin<K> };
 
 /** Creates the channel for one config entry with the plugin of its `type`. */

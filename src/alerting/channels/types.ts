@@ -35,7 +35,7 @@ export interface Delivery {
   deliveryId: string;
 }
 
-/** What the provider said: HTTP status (or SMTP reply code) and the start of its answer. */
+/** What the provider said: HTTP status (or SMTP reply code, or apprise's exit code) and the start of its answer. */
 export interface ProviderAnswer {
   status: number;
   /** At most 2,000 characters of the body (or the SMTP reply line). */
@@ -55,8 +55,11 @@ export interface Channel {
   close(): Promise<void>;
 }
 
-/** Which receiver a channel kind talks to (the contract suite starts one of each). */
-export type Transport = 'http' | 'smtp';
+/**
+ * Which receiver a channel kind talks to (the contract suite starts one of each): `process` is a
+ * local program (the apprise CLI) that the contract points at the HTTP receiver.
+ */
+export type Transport = 'http' | 'smtp' | 'process';
 
 /** One channel kind: its sender, and a sample config pointing at a receiver (contract suite, docs). */
 export interface ChannelPlugin<K extends ChannelType> {
@@ -65,7 +68,8 @@ export interface ChannelPlugin<K extends ChannelType> {
   transport: Transport;
   /**
    * A config of this kind named `name` whose API base is `base` (`http://127.0.0.1:PORT` or, for
-   * email, `smtp://127.0.0.1:PORT`), with secrets in every place the kind has one.
+   * email, `smtp://127.0.0.1:PORT`; a `process` kind reaches the HTTP one), with secrets in every
+   * place the kind has one.
    */
   example(name: string, base: string): ChannelConfigOf<K>;
   /** Strings of {@link example} that must never appear in an error message. */

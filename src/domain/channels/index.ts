@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import * as appriseCli from './apprise-cli.ts';
 import * as bark from './bark.ts';
 import * as discord from './discord.ts';
 import * as email from './email.ts';
@@ -52,6 +53,7 @@ export const CHANNEL_KINDS = {
   rocketchat,
   nextcloudtalk,
   bark,
+  apprise: appriseCli,
 } as const satisfies Record<string, { schema: unknown; lifecycle: boolean; secretFields: readonly string[] }>;
 
 /** A channel kind (`type:` in config.yaml). */

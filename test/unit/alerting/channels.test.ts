@@ -127,7 +127,10 @@ const decodeQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]
 
 // ---- the contract, for every kind of the registry ----------------------------------------------
 
-/** What a receiver got, decoded to text (form bodies decoded; mails undone of quoted-printable). */
+/**
+ * What a receiver got, decoded to text (form bodies decoded; mails undone of quoted-printable). A
+ * `process` kind (the apprise CLI) is pointed at the HTTP receiver, so it is read like HTTP.
+ */
 function deliveries(plugin: ChannelPlugin<ChannelType>): string[] {
   if (plugin.transport === 'smtp') return smtp.mails.map((m) => decodeQp(m.raw));
   return http.requests.map((r) => (String(r.headers['content-type']).startsWith('application/x-www-form-urlencoded') ? [...new URLSearchParams(r.body).values()].join('\n') : r.body));
@@ -174,6 +177,10 @@ for (const type of CHANNEL_TYPES) {
       if (plugin.transport === 'http') {
         assert.match(String(http.requests[0]!.headers['idempotency-key']), /^dlv_test1/);
         assert.deepEqual(answer, { status: 200, body: 'answer 200' });
+      } else if (plugin.transport === 'process') {
+        // The program's exit code and its log (a CLI sends no idempotency header of ours).
+        assert.equal(answer.status, 0);
+        assert.ok(answer.body.length > 0, 'the log is the answer');
       } else {
         assert.match(smtp.mails[0]!.raw, /^X-Pharos-Delivery: dlv_test1\r?$/m);
         assert.equal(answer.status, 250);
@@ -200,12 +207,13 @@ for (const type of CHANNEL_TYPES) {
       fail(plugin, 'permanent');
       const err = await rejectsWith(open(config()), true);
       if (plugin.transport === 'http') assert.deepEqual(err.answer, { status: 400, body: 'answer 400' });
+      if (plugin.transport === 'process') assert.match(err.answer?.body ?? '', /400/);
     });
 
     test('connection refused is retryable and names no secret', async () => {
       reset();
       const err = await rejectsWith(open(config(closedPort)), false);
-      assert.match(err.message, /connection refused/);
+      assert.match(err.message, plugin.transport === 'process' ? /connection error/i : /connection refused/);
       assert.ok(err.message.includes('127.0.0.1'), err.message);
     });
   });
