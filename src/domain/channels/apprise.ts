@@ -16,6 +16,11 @@
  * | `opsgenie://<api_key>[?region=eu]` | opsgenie |
  * | `twilio://<account_sid>:<auth_token>@<from>/<to>[/<to>…]` | twilio |
  * | `json://<host>/<path>`, `jsons://…` | webhook |
+ * | `hassio://<host>[:port]/<access_token>`, `hassios://…` (`hassio`: port 8123 unless given; notify.persistent_notification) | homeassistant |
+ * | `signal://[<user>:<password>@]<host>[:port]/<from>[/<to>…]`, `signals://…` (`signal`: port 8080 unless given; no `<to>`: to `<from>`) | signal |
+ * | `pbul://<access_token>[/<device_iden or email>]` | pushbullet |
+ * | `nctalk://<user>:<password>@<host>[:port]/<conversation>`, `nctalks://…` | nextcloudtalk |
+ * | `bark://<host>[:port]/<device_key>`, `barks://…`; `?sound=&level=&group=` | bark |
  *
  * Parts are percent-decoded. Pure string work: no lookups, no I/O.
  */
@@ -24,7 +29,7 @@
 export type AppriseResult = { config: Record<string, unknown> } | { error: string };
 
 /** The scheme names {@link expandApprise} understands. */
-export const APPRISE_SCHEMES = ['discord', 'tgram', 'ntfy', 'ntfys', 'gotify', 'gotifys', 'pover', 'mailto', 'mailtos', 'mmost', 'mmosts', 'slack', 'gchat', 'opsgenie', 'twilio', 'json', 'jsons'] as const;
+export const APPRISE_SCHEMES = ['discord', 'tgram', 'ntfy', 'ntfys', 'gotify', 'gotifys', 'pover', 'mailto', 'mailtos', 'mmost', 'mmosts', 'slack', 'gchat', 'opsgenie', 'twilio', 'json', 'jsons', 'hassio', 'hassios', 'signal', 'signals', 'pbul', 'nctalk', 'nctalks', 'bark', 'barks'] as const;
 
 const dec = (s: string) => {
   try {
@@ -106,6 +111,43 @@ export function expandApprise(url: string): AppriseResult {
     case 'json':
     case 'jsons':
       return need(host !== '', 'json://<host>/<path>') ?? { config: { type: 'webhook', url: `http${secure}://${authority}/${path.join('/')}` } };
+    case 'hassio':
+    case 'hassios':
+      return need(host !== '' && parts.length === 1, 'hassio://<host>[:port]/<access_token>') ?? {
+        config: { type: 'homeassistant', base_url: `http${secure}://${host.includes(':') || secure ? host : `${host}:8123`}`, token: parts[0], service: 'persistent_notification' },
+      };
+    case 'signal':
+    case 'signals': {
+      const phone = (p: string) => (/^\d{7,15}$/.test(p) ? `+${p}` : p);
+      const [login, password] = user !== undefined ? user.split(':').map(dec) : [];
+      return need(host !== '' && parts.length >= 1, 'signal://[user:password@]<host>[:port]/<from>[/<to>…]') ?? {
+        config: clean({
+          type: 'signal',
+          base_url: `http${secure}://${host.includes(':') || secure ? host : `${host}:8080`}`,
+          number: phone(parts[0]!),
+          recipients: (parts.length > 1 ? parts.slice(1) : parts).map(phone),
+          basic_auth: login && password ? { user: login, password } : undefined,
+        }),
+      };
+    }
+    case 'pbul': {
+      const target = parts[0];
+      return need(host !== '' && parts.length <= 1, 'pbul://<access_token>[/<device_iden or email>]') ?? {
+        config: clean({ type: 'pushbullet', access_token: dec(host), device_iden: target && !target.includes('@') ? target : undefined, email: target?.includes('@') ? target : undefined }),
+      };
+    }
+    case 'nctalk':
+    case 'nctalks': {
+      const [login, password] = (user ?? '').split(':').map(dec);
+      return need(Boolean(login && password) && host !== '' && parts.length === 1, 'nctalk://<user>:<password>@<host>/<conversation>') ?? {
+        config: { type: 'nextcloudtalk', base_url: `http${secure}://${host}`, conversation: parts[0], user: login, password },
+      };
+    }
+    case 'bark':
+    case 'barks':
+      return need(host !== '' && parts.length === 1, 'bark://<host>[:port]/<device_key>') ?? {
+        config: clean({ type: 'bark', server: `http${secure}://${host}`, device_key: parts[0], sound: q('sound'), level: q('level'), group: q('group') }),
+      };
     default:
       return { error: `unknown Apprise scheme "${scheme}://" (understood: ${APPRISE_SCHEMES.map((s) => `${s}://`).join(', ')})` };
   }

@@ -56,3 +56,20 @@ test('a webhook body template must parse as Mustache', () => {
   assert.ok(!r.success);
   assert.deepEqual(r.error.issues[0]!.path, ['channels', 0, 'body_template']);
 });
+
+test('the homelab schemes: hassio, signal, pbul, nctalk, bark (issue 32)', () => {
+  assert.deepEqual(parse('hassio://ha.lan/LLAT.tok'), { name: 'x', type: 'homeassistant', base_url: 'http://ha.lan:8123', token: 'LLAT.tok', service: 'persistent_notification', timeout_seconds: 10 });
+  assert.equal((parse('hassios://ha.example.com:443/T') as { base_url: string }).base_url, 'https://ha.example.com:443');
+  assert.deepEqual(parse('signal://signal.lan/15550001111/15552223333/group.abc'), {
+    name: 'x', type: 'signal', base_url: 'http://signal.lan:8080', number: '+15550001111', recipients: ['+15552223333', 'group.abc'], timeout_seconds: 10,
+  });
+  assert.deepEqual((parse('signals://u:p%40w@signal.example.com/+15550001111') as { recipients: string[]; basic_auth: unknown }), {
+    name: 'x', type: 'signal', base_url: 'https://signal.example.com', number: '+15550001111', recipients: ['+15550001111'], basic_auth: { user: 'u', password: 'p@w' }, timeout_seconds: 10,
+  });
+  assert.deepEqual(parse('pbul://o.TOKEN/ops@example.com'), { name: 'x', type: 'pushbullet', access_token: 'o.TOKEN', email: 'ops@example.com', api_url: 'https://api.pushbullet.com', timeout_seconds: 10 });
+  assert.equal((parse('pbul://o.TOKEN/ujpah72o0') as { device_iden: string }).device_iden, 'ujpah72o0');
+  assert.deepEqual(parse('nctalks://bot:app%2Fpw@cloud.example.com/a1b2c3d4'), { name: 'x', type: 'nextcloudtalk', base_url: 'https://cloud.example.com', conversation: 'a1b2c3d4', user: 'bot', password: 'app/pw', timeout_seconds: 10 });
+  assert.deepEqual(parse('bark://bark.lan:8080/DEVKEY?sound=alarm&level=critical'), { name: 'x', type: 'bark', server: 'http://bark.lan:8080', device_key: 'DEVKEY', level: 'critical', group: 'Pharos', sound: 'alarm', timeout_seconds: 10 });
+  assert.equal((parse('barks://api.day.app/K') as { server: string }).server, 'https://api.day.app');
+  assert.throws(() => parse('nctalk://cloud.example.com/room'), /nctalk:\/\/<user>:<password>@<host>\/<conversation>/);
+});
