@@ -153,7 +153,8 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   type Body = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
   const call = (req: Body, failFast = true): Reply & { ok: true } => {
     if (closed) throw new Error('the PostgreSQL store is closed');
-    traceSyncCall('text' in req ? req.text : req.op);
+    // Closing the pool at shutdown is no statement (and the loop serves no one by then).
+    if (req.op !== 'close') traceSyncCall('text' in req ? req.text : req.op);
     ensureWorker();
     if (failFast && Atomics.load(flags, DOWN) === 1) throw unavailable();
     const cancelled = failFast ? opts.cancelled : undefined;
