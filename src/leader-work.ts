@@ -39,9 +39,9 @@ export interface LeaderWorkDeps {
  * stopped the moment it loses it; followers keep serving the API, pings, status pages, the console
  * and agents' polls.
  *
- * The alert gates (maintenance, flood guard) are registered on every instance, since an outage can
- * open on a follower too (a `/fail` ping, an agent's results) and its first alert is decided in that
- * transaction. The scheduler and the dispatcher cannot restart once stopped, so a new pair is built
+ * The flood guard is registered as an alert gate on every instance (maintenance windows hold sends
+ * from the store, in each escalation procedure), since an outage can open on a follower too (a `/fail`
+ * ping, an agent's results) and its first alert is decided in that transaction. The scheduler and the dispatcher cannot restart once stopped, so a new pair is built
  * after each loss; the getters always return the current ones.
  */
 export class LeaderWork {
@@ -93,7 +93,6 @@ export class LeaderWork {
     };
     this.floodGuard = new FloodGuard({ core, store, clock: this.#leaderClock, logger, config, monitorCount: () => core.probes.activeCount(), metrics: deps.metrics.alerts, changed });
     this.maintenanceGate = new MaintenanceGate({ core, store, clock: this.#leaderClock, logger, changed });
-    core.addAlertGate(this.maintenanceGate);
     if (config.alerting.flood_guard.enabled) core.addAlertGate(this.floodGuard);
     core.bus.on('notices.queued', wake);
   }

@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { noticeKey, type AlertMessage } from '../domain/alert.ts';
-import { escalationRestart, type AlertGate, type EscalationSettings } from '../core/escalation.ts';
+import { escalationRestart, type EscalationSettings, type MemoryGate } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
 import type { OutageRecord } from '../domain/outage.ts';
 import { procedure } from '../store/async.ts';
@@ -42,7 +42,7 @@ export interface FloodGuardMetrics {
  * The state lives in memory: after a restart, held outages escalate normally (and a flood notice
  * still open at PagerDuty or Opsgenie stays open until someone resolves it there).
  */
-export class FloodGuard implements AlertGate {
+export class FloodGuard implements MemoryGate {
   /**
    * Monitor outages opened within the window while no flood is on: uuid → opening time (epoch ms),
    * oldest first (a Map keeps insertion order), so expiring and forgetting one are O(1) each, not a
@@ -126,14 +126,7 @@ export class FloodGuard implements AlertGate {
     this.#write({ restarted: [], releaseAt: now, notices, esc: this.deps.core.escalation.settings }, 'flood guard: queueing the connectivity-loss notice failed', () => this.deps.changed([]));
   }
 
-  /** Holds sends of outages of the burst while it lasts. */
-  holds(o: OutageRecord): boolean {
-    const held = this.holding(o.uuid);
-    if (held) this.deps.metrics.alertsHeld();
-    return held;
-  }
-
-  /** Whether the sends of outage `uuid` are held now (no side effect: what a procedure is told, core/escalation.ts GateSnapshot). */
+  /** Whether the sends of outage `uuid` are held now: those of the burst while it lasts (no side effect; what a procedure is told). */
   holding(uuid: string): boolean {
     return this.#active !== null && this.#active.held.has(uuid);
   }

@@ -2,9 +2,8 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { TimerQueue } from '../lib/timer-queue.ts';
 import type { MaintenanceWindow } from '../domain/maintenance.ts';
-import { escalationRestart, maintenanceHolds, type AlertGate, type EscalationSettings } from '../core/escalation.ts';
+import { escalationRestart, type EscalationSettings } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
-import type { OutageRecord } from '../domain/outage.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 
@@ -29,8 +28,9 @@ const endWindow = procedure('maintenanceGate.end', (tx: Store, a: { uuid: string
 });
 
 /**
- * Maintenance windows as an alert gate (CONTRACT.md "Maintenance windows"): while a window covering
- * a monitor is ongoing, checks and outages go on but its escalation sends are held. One timer per
+ * Maintenance windows and alerts (CONTRACT.md "Maintenance windows"): while a window covering a
+ * monitor is ongoing, checks and outages go on but its escalation sends are held (the rule is read from
+ * the store inside each escalation procedure: core/escalation.ts `maintenanceHolds`). One timer per
  * window, at its end (not polled): outages of its monitors that are still ongoing and were never
  * alerted then start their escalation from that moment, so alerts flow again after maintenance.
  * Outages that alerted before the window keep their own schedule.
@@ -39,7 +39,7 @@ const endWindow = procedure('maintenanceGate.end', (tx: Store, a: { uuid: string
  * Store work (the start's read, window ends, notices) runs one piece at a time (store.async, issue
  * 31); {@link stop} waits for the piece in flight.
  */
-export class MaintenanceGate implements AlertGate {
+export class MaintenanceGate {
   readonly #ends: TimerQueue;
   readonly #notices: TimerQueue;
   readonly #unsubscribe: Array<() => void> = [];
@@ -53,10 +53,9 @@ export class MaintenanceGate implements AlertGate {
     this.#notices = new TimerQueue(deps.clock);
   }
 
-  /** Registers as an alert gate, sets end timers for windows not over yet (read asynchronously), follows window events. */
+  /** Sets end timers for windows not over yet (read asynchronously), follows window events. */
   start(): void {
     const { core, clock, logger } = this.deps;
-    core.addAlertGate(this);
     this.#generation++;
     // Windows changed or deleted while the start's read is in flight: the events are newer than the read.
     const seen = new Set<number>();
@@ -99,11 +98,6 @@ export class MaintenanceGate implements AlertGate {
       seen = this.#chain;
       await seen;
     }
-  }
-
-  /** Held while an ongoing window covers the outage's monitor (asked inside the synchronous outage transactions). */
-  holds(o: OutageRecord, now: number): boolean {
-    return maintenanceHolds(this.deps.store, o, now);
   }
 
   /** Runs `work` after the store work before it, if this run of the gate has not stopped by then. */

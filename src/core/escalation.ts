@@ -7,22 +7,28 @@ import type { Store } from '../store/index.ts';
 import { outageSubject } from '../domain/outage.ts';
 
 /**
- * A rule that holds alerts back (maintenance windows, the flood guard). Both hooks run inside the
- * outage transactions of the synchronous path: `opened` sees every new outage before its first send
- * is decided; `holds` is asked before each send, and a held send is recorded on the timeline but
- * queues nothing. Procedures (store/async.ts), which run where no gate lives, get the gates' word as
- * data ({@link GateSnapshot}, from `holding`) and report the sends they held back (`heldSend`).
+ * How escalation bookkeeping asks whether a send is held (maintenance windows, the flood guard):
+ * `opened` sees every new outage before its first send is decided; `holds` is asked before each send,
+ * and a held send is recorded on the timeline but queues nothing. Inside a procedure this is
+ * {@link procedureGate}: the in-memory gates' word as data plus the maintenance windows in the store.
  */
 export interface AlertGate {
   opened?(outage: OutageRecord, now: number): void;
   holds(outage: OutageRecord, now: number): boolean;
-  /**
-   * Whether this gate holds the sends of outage `uuid` now, from its memory and with no side effect
-   * (asked before a procedure). A gate that reads the store (maintenance windows) leaves it out: a
-   * procedure asks the store itself ({@link maintenanceHolds}).
-   */
-  holding?(uuid: string): boolean;
-  /** A procedure held a send of `uuid` on this gate's word (`holding` was true): counted like a `holds` that answered true. */
+}
+
+/**
+ * A rule held in the memory of the main thread (the flood guard), registered with `core.addAlertGate`.
+ * Procedures run where it does not live, so they get its word as data ({@link GateSnapshot}, from
+ * `holding`) and report the sends they held back on it (`heldSend`). `opened` is told of each new
+ * monitor outage on the main thread (core/checks.ts, before its flush). Maintenance windows are not one
+ * of these: they are data, read in the procedure's own transaction ({@link maintenanceHolds}).
+ */
+export interface MemoryGate {
+  opened?(outage: OutageRecord, now: number): void;
+  /** Whether this gate holds the sends of outage `uuid` now, with no side effect (asked before a procedure). */
+  holding(uuid: string): boolean;
+  /** A procedure held a send of `uuid` on this gate's word (`holding` was true): counted (metrics). */
   heldSend?(uuid: string): void;
 }
 
@@ -67,7 +73,7 @@ export function maintenanceHolds(store: Store, o: OutageRecord, now: number): bo
 /**
  * The gate of a procedure: the in-memory gates' word (`snap.held`) and the maintenance windows read
  * in the transaction. The uuids it held on the in-memory gates' word are pushed to `heldByGates`
- * (returned by the procedure, reported with {@link EscalationService.reportHeld}).
+ * (returned by the procedure, reported with the escalation service's `reportHeld`).
  */
 export function procedureGate(tx: Store, snap: GateSnapshot, heldByGates: string[]): AlertGate {
   return {
@@ -192,45 +198,31 @@ export function escalationResolved(tx: Store, s: EscalationSettings, o: OutageRe
 }
 
 /**
- * Escalation bookkeeping, called **inside** the transactions that open, escalate and resolve
- * outages (house rule 3): the escalation schedule, the outbox rows and the timeline entry commit
- * together with the state change, so a crash can neither lose nor invent an alert. The alerting
- * stepper only sets timers for `next_alert_at` and runs the step when one fires.
- *
- * The methods below run the top-level functions above on `store` (joining the caller's synchronous
- * transaction) with the live gates. Procedures call those functions themselves on their `tx`, with
- * {@link settings} and a {@link snapshot} of the gates passed in their arguments.
+ * Escalation bookkeeping, run **inside** the transactions that open, escalate and resolve outages
+ * (house rule 3): the escalation schedule, the outbox rows and the timeline entry commit together with
+ * the state change, so a crash can neither lose nor invent an alert. Those transactions are procedures
+ * (store/async.ts) that call the top-level functions above on their `tx`, with {@link settings} and a
+ * {@link snapshot} of the in-memory gates in their arguments; the alerting stepper only sets timers for
+ * `next_alert_at` and runs the step when one fires.
  */
-export function escalationService(deps: { store: Store; config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>; gate: AlertGate }) {
-  const { store, gate } = deps;
+export function escalationService(deps: { config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>; gate: Pick<MemoryGate, 'holding' | 'heldSend'> }) {
+  const { gate } = deps;
   const settings = escalationSettings(deps.config);
   return {
     /** The configuration part of escalation as plain data (a procedure's argument). */
     settings,
     /** The policy `uuid` names, or undefined. */
     policyOf: (uuid: string | null): Policy | undefined => policyIn(settings, uuid),
-    /** The gates' word on the sends of the outages `uuids` now, for a procedure's arguments. */
+    /** True when `o` has a policy with a step not yet sent (repeats do not count). */
+    hasNextStep: (o: OutageRecord): boolean => hasNextStepIn(settings, o),
+    /** The in-memory gates' word on the sends of the outages `uuids` now, for a procedure's arguments. */
     snapshot(uuids: readonly string[]): GateSnapshot {
-      return { held: uuids.filter((u) => gate.holding?.(u) ?? false) };
+      return { held: uuids.filter((u) => gate.holding(u)) };
     },
     /** Reports the sends a procedure held on the in-memory gates' word (its `heldByGates`). */
     reportHeld(uuids: readonly string[]): void {
       for (const u of uuids) gate.heldSend?.(u);
     },
-    /** {@link escalationOpened} in the caller's transaction, with the live gates. */
-    opened: (o: OutageRecord, alertsWaitMinutes: number, now: number): boolean => escalationOpened(store, settings, gate, o, alertsWaitMinutes, now),
-    /** {@link escalationSendDue} in the caller's transaction, with the live gates. */
-    sendDue: (uuid: string, now: number): boolean => escalationSendDue(store, settings, gate, uuid, now),
-    /** {@link escalationRestart} in the caller's transaction. */
-    restart: (uuid: string, startAt: number): void => escalationRestart(store, settings, uuid, startAt),
-    /** True when `o` has a policy with a step not yet sent (repeats do not count). */
-    hasNextStep: (o: OutageRecord): boolean => hasNextStepIn(settings, o),
-    /** {@link escalationNow} in the caller's transaction, with the live gates. */
-    escalateNow: (o: OutageRecord, now: number, userUuid: string | null, note: string | null): void => escalationNow(store, settings, gate, o, now, userUuid, note),
-    /** {@link escalationAcknowledged} in the caller's transaction. */
-    acknowledged: (o: OutageRecord, now: number): void => escalationAcknowledged(store, settings, o, now),
-    /** {@link escalationResolved} in the caller's transaction. */
-    resolved: (o: OutageRecord, now: number, userUuid: string | null, note: string | null): void => escalationResolved(store, settings, o, now, userUuid, note),
   };
 }
 

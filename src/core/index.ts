@@ -3,7 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Store } from '../store/index.ts';
 import { checksService } from './checks.ts';
-import { escalationService, type AlertGate } from './escalation.ts';
+import { escalationService, type MemoryGate } from './escalation.ts';
 import { channelsService, type ChannelTester } from './channels.ts';
 import { EventBus } from './events.ts';
 import { healthchecksService } from './healthchecks.ts';
@@ -30,16 +30,14 @@ import { logOperatorEvents } from './operator-log.ts';
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester }) {
   const { store, clock, logger, config } = deps;
   const bus = new EventBus((err, event) => logger.error('event listener failed', { event, error: (err as Error).message }));
-  // Alert gates (maintenance windows, the flood guard) register here; none holds alerts yet.
-  const gates: AlertGate[] = [];
+  // In-memory alert gates (the flood guard) register here; none holds alerts yet. Maintenance windows
+  // hold sends from the store, inside each procedure (escalation.ts procedureGate).
+  const gates: MemoryGate[] = [];
   const escalation = escalationService({
-    store,
     config,
     gate: {
-      opened: (o, now) => gates.forEach((g) => g.opened?.(o, now)),
-      holds: (o, now) => gates.some((g) => g.holds(o, now)),
-      holding: (uuid) => gates.some((g) => g.holding?.(uuid) ?? false),
-      heldSend: (uuid) => gates.find((g) => g.holding?.(uuid) ?? false)?.heldSend?.(uuid),
+      holding: (uuid) => gates.some((g) => g.holding(uuid)),
+      heldSend: (uuid) => gates.find((g) => g.holding(uuid))?.heldSend?.(uuid),
     },
   });
   const identity = identityService({ store, clock, config });
@@ -96,8 +94,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
       store.tx((tx) => tx.checks.pruneContexts());
       return total;
     },
-    /** Adds a rule that holds alerts back (an outage for which it returns true gets no alert). */
-    addAlertGate(gate: AlertGate): void {
+    /** Adds an in-memory rule that holds alerts back (an outage it is `holding` gets no alert). */
+    addAlertGate(gate: MemoryGate): void {
       // Once per gate: a gate restarted when its instance regains leadership (issue 22) is not added twice.
       if (!gates.includes(gate)) gates.push(gate);
     },
