@@ -157,7 +157,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const revokedAdmin = await core.users.revokedAdminTokenId(config.admin_token);
   if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
   // Every instance plans probes (agents poll any of them); the leader's scheduler takes the local share.
-  core.probes.start();
+  await core.probes.start();
   // Where the other instances reach this one (agent requests are forwarded to the leader).
   const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;
   instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;

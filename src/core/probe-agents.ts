@@ -2,7 +2,7 @@ import type { Clock, TimerHandle } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import type { AgentInfo, ProbeListing } from '../domain/probe.ts';
 import type { Region } from '../domain/regions.ts';
-import type { Principal } from '../domain/user.ts';
+import type { Principal, TokenInfo } from '../domain/user.ts';
 
 /**
  * Results counted per one-minute window, for a probe's `checksPerSecond` (API: GET /v1/probes).
@@ -152,3 +152,40 @@ export function assertRegionGranted(caller: ProbeCaller, region: string): void {
 /** 403 for an agent id that polls with another probe token than its own. */
 export const agentOfOtherToken = (agentId: string) =>
   new AppError(403, 'probes.agent_of_other_token', `agent: ${agentId} is the agent of another probe token; each agent id belongs to the token it first polled with`);
+
+/** An agent as the store remembers it, with the probe token it polled with (null: from before tokens were kept). */
+export type AgentSeen = AgentInfo & { tokenId: string | null };
+
+/**
+ * The agents of `seen` (stored as seen in the last hour) that a main starting, or gaining leadership,
+ * expects back: not `known` already, their token live and still granting their region, at most
+ * `perTokenMax` per token (the newest first).
+ */
+export function agentsToRecall(tokens: readonly TokenInfo[], seen: readonly AgentSeen[], known: (agentId: string) => boolean, perTokenMax: number): Array<{ info: AgentInfo; tokenId: string }> {
+  const grants = new Map(tokens.filter((t) => t.scope === 'probe' && t.revokedAt === null).map((t) => [t.id, t.regions]));
+  const perToken = new Map<string, number>();
+  const out: Array<{ info: AgentInfo; tokenId: string }> = [];
+  for (const { tokenId, ...info } of [...seen].sort((x, y) => y.lastSeen - x.lastSeen)) {
+    if (known(info.id) || tokenId === null || !grants.get(tokenId)?.includes(info.region)) continue;
+    const n = perToken.get(tokenId) ?? 0;
+    if (n >= perTokenMax) continue;
+    perToken.set(tokenId, n + 1);
+    out.push({ info, tokenId });
+  }
+  return out;
+}
+
+/** Live probe tokens granted no region (made before tokens had regions): their agents are refused. */
+export const ungrantedProbeTokens = (tokens: readonly TokenInfo[]): TokenInfo[] => tokens.filter((t) => t.scope === 'probe' && t.revokedAt === null && t.regions.length === 0);
+
+/** The online agents' ids by region. */
+export function onlineByRegion(agents: Iterable<AgentState>): Map<Region, Set<string>> {
+  const on = new Map<Region, Set<string>>();
+  for (const a of agents) {
+    if (!a.online) continue;
+    let set = on.get(a.info.region);
+    if (!set) on.set(a.info.region, (set = new Set()));
+    set.add(a.info.id);
+  }
+  return on;
+}

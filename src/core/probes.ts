@@ -3,26 +3,14 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { randomBase62 } from '../domain/ids.ts';
 import type { Monitor } from '../domain/monitor.ts';
-import {
-  checkSpec,
-  LOCAL_PROBE,
-  planProbes,
-  type AgentInfo,
-  type AssignedCheck,
-  type PollAnswer,
-  type PollBody,
-  type ProbeListing,
-  type ProbePlan,
-} from '../domain/probe.ts';
-import { REGIONS, type Region } from '../domain/regions.ts';
+import { checkSpec, LOCAL_PROBE, planProbes, type AgentInfo, type AssignedCheck, type PollAnswer, type PollBody, type ProbeListing, type ProbePlan } from '../domain/probe.ts';
+import type { Region } from '../domain/regions.ts';
+import type { TokenInfo } from '../domain/user.ts';
 import type { Store } from '../store/index.ts';
 import type { EventBus } from './events.ts';
-import { agentOfOtherToken, assertRegionGranted, countRate, holdPoll, listAgents, makeRoomForAgent, newAgentState, newRate, wakeAgent, type AgentState, type ProbeCaller } from './probe-agents.ts';
+import { agentOfOtherToken, agentsToRecall, assertRegionGranted, countRate, holdPoll, listAgents, makeRoomForAgent, newAgentState, newRate, onlineByRegion, ungrantedProbeTokens, wakeAgent, type AgentSeen, type AgentState, type ProbeCaller } from './probe-agents.ts';
+import { probeDueTimes } from './probe-due.ts';
 
-/** A numeric key per (monitor, region): no string is built per result on the hot path. */
-const REGION_SLOTS = 32;
-const REGION_INDEX = new Map<string, number>(REGIONS.map((r, i) => [r, i]));
-const lastKey = (monitorId: number, region: string) => monitorId * REGION_SLOTS + (REGION_INDEX.get(region) ?? REGION_SLOTS - 1);
 /** Agents seen this recently before a start are expected back (see `start`). */
 const STARTUP_MEMORY_MS = 3_600_000;
 
@@ -49,33 +37,14 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   const monitors = new Map<number, Monitor>();
   const byUuid = new Map<string, number>();
   const plans = new Map<number, ProbePlan>();
-  /** {@link lastKey} of a monitor and region → start (epoch ms) of the newest result seen for it. */
-  const lastAt = new Map<number, number>();
+  /** When each monitor is next due per region (newest results seen, read from the store when unknown). */
+  const due = probeDueTimes({ store, logger });
+  /**
+   * Local-share announcements (`probe.local`) made per monitor: one that waits for a read of its due
+   * time is dropped when a newer one went out meanwhile.
+   */
+  const announced = new Map<number, number>();
   const localRate = newRate(clock.now());
-
-  const onlineByRegion = () => {
-    const on = new Map<Region, Set<string>>();
-    for (const a of agents.values()) {
-      if (!a.online) continue;
-      let set = on.get(a.info.region);
-      if (!set) on.set(a.info.region, (set = new Set()));
-      set.add(a.info.id);
-    }
-    return on;
-  };
-
-  /** When the check of a monitor in a region is next due, continuing the probe that had it. */
-  const nextDueAt = (m: Monitor, region: Region): number | null => {
-    const key = lastKey(m.id, region);
-    let last = lastAt.get(key);
-    if (last === undefined) {
-      // Any region's newest result: an index seek (the first hand-over after a restart is the only user).
-      const stored = store.checks.lastCheckAt(m.id);
-      if (stored === null) return null;
-      lastAt.set(key, (last = stored));
-    }
-    return last + m.checkFrequencySeconds * 1000;
-  };
 
   /** Plans of monitors none of whose regions has an agent, shared by their regions (most monitors, most of the time). */
   const localPlans = new Map<string, ProbePlan>();
@@ -95,10 +64,13 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
   /**
    * Recomputes the plans of `ids`; tells the agents whose checks changed and the local scheduler.
    * @param settingsChanged the monitors' settings changed: their probes must get the new ones
+   * @param fresh the monitors were just created (no result of theirs exists: nothing to read)
    */
-  const replan = (ids: Iterable<number>, settingsChanged = false) => {
-    const on = onlineByRegion();
+  const replan = (ids: Iterable<number>, settingsChanged = false, fresh = false) => {
+    const on = onlineByRegion(agents.values());
     const touched = new Set<AgentState>();
+    /** Local-share announcements made without a due time, which is being read (the first hand-over after a restart). */
+    const waiting: Array<{ id: number; m: Monitor; region: Region; seq: number }> = [];
     for (const id of ids) {
       const m = monitors.get(id);
       const old = plans.get(id);
@@ -122,10 +94,24 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       const localBefore = old?.localRegion ?? null;
       const localAfter = next?.localRegion ?? null;
       if (localBefore !== localAfter || (settingsChanged && localAfter)) {
-        bus.emit('probe.local', { monitorId: id, monitor: localAfter ? m! : null, region: localAfter, nextDueAt: localAfter ? nextDueAt(m!, localAfter) : null });
+        const seq = (announced.get(id) ?? 0) + 1;
+        announced.set(id, seq);
+        const dueAt = localAfter ? due.dueAt(m!, localAfter) : undefined;
+        // Announced now (the scheduler has the monitor at once); one whose due time is not known here is
+        // announced again once it is read, if it was ever checked.
+        bus.emit('probe.local', { monitorId: id, monitor: localAfter ? m! : null, region: localAfter, nextDueAt: dueAt ?? null });
+        if (localAfter && dueAt === undefined && !fresh) waiting.push({ id, m: m!, region: localAfter, seq });
       }
     }
     for (const a of touched) bump(a);
+    if (waiting.length === 0) return;
+    // Read asynchronously (never rejects); announced again unless a newer announcement went out meanwhile.
+    void due.fill(waiting.map((w) => [w.m, w.region] as const)).then(() => {
+      for (const w of waiting) {
+        const dueAt = due.dueAt(w.m, w.region);
+        if (dueAt !== undefined && announced.get(w.id) === w.seq) bus.emit('probe.local', { monitorId: w.id, monitor: w.m, region: w.region, nextDueAt: dueAt });
+      }
+    });
   };
 
   const monitorsIn = (region: Region) => [...monitors.values()].filter((m) => m.regions.includes(region)).map((m) => m.id);
@@ -155,11 +141,11 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     agents.set(info.id, a);
     return a;
   };
-  /** Forgets an offline agent for good (memory and store): replaced by a newer agent of its token. */
-  const forget = (a: AgentState) => {
+  /** Forgets an offline agent for good: at once in memory, and in the store by the returned promise (replaced by a newer agent of its token). */
+  const forget = (a: AgentState): Promise<void> => {
     a.offlineTimer?.cancel();
     agents.delete(a.info.id);
-    store.probes.forgetAgent(a.info.id);
+    return store.async.probes.forgetAgent(a.info.id);
   };
 
   const assignment = (a: AgentState) => `${bootId}.${a.version}`;
@@ -173,46 +159,40 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     const mine = [...a.monitors].filter((id) => monitors.get(id)!.regions.includes(a.info.region));
     const checks: AssignedCheck[] = mine.map((id) => {
       const m = monitors.get(id)!;
-      return { monitor: m.uuid, frequencySeconds: m.checkFrequencySeconds, nextDueAt: nextDueAt(m, a.info.region), spec: checkSpec(m) };
+      return { monitor: m.uuid, frequencySeconds: m.checkFrequencySeconds, nextDueAt: due.dueAt(m, a.info.region) ?? null, spec: checkSpec(m) };
     });
     return { assignment: token, checks, rechecks };
+  };
+  /** {@link answer}, the due times of the agent's checks read first when its checks go with it (asynchronously). */
+  const answerAfterDueTimes = async (a: AgentState, since: string | null): Promise<PollAnswer> => {
+    if (since !== assignment(a)) {
+      const mine = [...a.monitors].map((id) => monitors.get(id)!).filter((m) => m.regions.includes(a.info.region));
+      await due.fill(mine.map((m) => [m, a.info.region] as const));
+    }
+    return answer(a, since);
   };
 
   /**
    * Agents seen in the last hour (stored by whichever instance served their polls) keep their regions
-   * for agent_offline_seconds from now: they reconnect within a couple of seconds; those that do not
-   * come back then fall back. At start, and when this instance gains leadership (issue 22).
+   * for agent_offline_seconds from now (see {@link agentsToRecall}). At start, and when this instance
+   * gains leadership (issue 22).
    */
-  const recallAgents = () => {
+  const recallAgents = ([tokens, seen]: [TokenInfo[], AgentSeen[]]) => {
     const now = clock.now();
-    // Only agents whose token is live and still grants their region, at most agents_per_token per token (the newest).
-    const grants = new Map(store.users.listTokens().filter((t) => t.scope === 'probe' && t.revokedAt === null).map((t) => [t.id, t.regions]));
-    const perToken = new Map<string, number>();
-    const seen = store.probes.agentsSeenSince(now - STARTUP_MEMORY_MS).sort((x, y) => y.lastSeen - x.lastSeen);
-    for (const { tokenId, ...info } of seen) {
-      if (agents.has(info.id) || tokenId === null || !grants.get(tokenId)?.includes(info.region)) continue;
-      const n = perToken.get(tokenId) ?? 0;
-      if (n >= agentsPerToken) continue;
-      perToken.set(tokenId, n + 1);
+    for (const { info, tokenId } of agentsToRecall(tokens, seen, (id) => agents.has(id), agentsPerToken)) {
       const a = newAgent({ ...info, lastSeen: now }, tokenId);
       a.online = true;
       armOffline(a);
     }
   };
+  /** The tokens and the agents seen in the last hour, for {@link recallAgents} (asynchronous reads). */
+  const readRecall = () => Promise.all([store.async.users.listTokens(), store.async.probes.agentsSeenSince(clock.now() - STARTUP_MEMORY_MS)]);
 
-  /** Probe tokens made before tokens had regions are refused until granted some: say so once at start. */
-  const warnUngrantedTokens = () => {
-    for (const t of store.users.listTokens()) {
-      if (t.scope !== 'probe' || t.revokedAt !== null || t.regions.length > 0) continue;
-      logger.warn(`probe token ${t.id} ("${t.name}") is granted no region, so its agents are refused: grant the regions it serves with \`pharos token grant ${t.id} --region …\``, { token: t.id });
-    }
-  };
-
-  const upsertMonitor = (m: Monitor, settingsChanged: boolean) => {
+  const upsertMonitor = (m: Monitor, settingsChanged: boolean, fresh = false) => {
     if (m.paused) return removeMonitor(m.id);
     monitors.set(m.id, m);
     byUuid.set(m.uuid, m.id);
-    replan([m.id], settingsChanged);
+    replan([m.id], settingsChanged, fresh);
   };
   const removeMonitor = (id: number) => {
     const m = monitors.get(id);
@@ -220,35 +200,61 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     monitors.delete(id);
     byUuid.delete(m.uuid);
     replan([id]);
-    for (let r = 0; r < REGIONS.length; r++) lastAt.delete(id * REGION_SLOTS + r);
+    announced.delete(id);
+    due.forget(id);
   };
 
   return {
     /**
      * Loads the monitors and the agents seen in the last hour (online until they miss `agent_offline_seconds`
      * from now), plans every monitor and follows monitor events. The scheduler asks for its share (`announceLocal`).
+     * The store is read asynchronously; monitor events heard meanwhile win over what the read returned.
+     * @throws (rejects) the store's error when the reads fail
      */
-    start(): void {
-      warnUngrantedTokens();
-      recallAgents();
-      for (const m of store.monitors.list()) {
-        if (m.paused) continue;
-        monitors.set(m.id, m);
-        byUuid.set(m.uuid, m.id);
+    async start(): Promise<void> {
+      let heard: Set<number> | null = new Set();
+      const follow = (id: number) => heard?.add(id);
+      bus.on('monitor.created', ({ monitor }) => (follow(monitor.id), upsertMonitor(monitor, false, true)));
+      bus.on('monitor.updated', ({ monitor }) => (follow(monitor.id), upsertMonitor(monitor, true)));
+      bus.on('monitor.deleted', ({ monitorId }) => (follow(monitorId), removeMonitor(monitorId)));
+      try {
+        const [recall, list] = await Promise.all([readRecall(), store.async.monitors.list()]);
+        // Probe tokens made before tokens had regions are refused until granted some: said once at start.
+        for (const t of ungrantedProbeTokens(recall[0])) {
+          logger.warn(`probe token ${t.id} ("${t.name}") is granted no region, so its agents are refused: grant the regions it serves with \`pharos token grant ${t.id} --region …\``, { token: t.id });
+        }
+        recallAgents(recall);
+        for (const m of list) {
+          if (m.paused || heard.has(m.id)) continue;
+          monitors.set(m.id, m);
+          byUuid.set(m.uuid, m.id);
+        }
+      } finally {
+        heard = null;
       }
       replan(monitors.keys());
-      bus.on('monitor.created', ({ monitor }) => upsertMonitor(monitor, false));
-      bus.on('monitor.updated', ({ monitor }) => upsertMonitor(monitor, true));
-      bus.on('monitor.deleted', ({ monitorId }) => removeMonitor(monitorId));
     },
-    /** Recalls recent agents, then announces the local share (`probe.local`, due times re-read): for a scheduler started later (at start, on gaining leadership). */
-    announceLocal: (): void => {
-      recallAgents();
+    /**
+     * Recalls recent agents, then announces the local share (`probe.local`, due times re-read): for a
+     * scheduler started later (at start, on gaining leadership). Reads asynchronously; never rejects
+     * (a failed read is logged and the share announced with what is known).
+     */
+    announceLocal: async (): Promise<void> => {
+      try {
+        recallAgents(await readRecall());
+      } catch (e) {
+        logger.warn('reading the agents seen before failed: the local probe plans without them', { error: (e as Error).message });
+      }
       replan(monitors.keys());
+      const local: Array<readonly [Monitor, Region]> = [];
+      for (const [id, { localRegion: r }] of plans) if (r) local.push([monitors.get(id)!, r]);
+      for (const [m, r] of local) due.drop(m.id, r);
+      await due.fill(local);
       for (const [id, { localRegion: r }] of plans) {
         if (!r) continue;
-        lastAt.delete(lastKey(id, r));
-        bus.emit('probe.local', { monitorId: id, monitor: monitors.get(id)!, region: r, nextDueAt: nextDueAt(monitors.get(id)!, r) });
+        const m = monitors.get(id)!;
+        announced.set(id, (announced.get(id) ?? 0) + 1);
+        bus.emit('probe.local', { monitorId: id, monitor: m, region: r, nextDueAt: due.dueAt(m, r) ?? null });
       }
     },
     /** The plan of an active monitor, or undefined (paused, deleted). */
@@ -275,8 +281,7 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
     assigned: (agentId: string, region: string, monitorId: number): boolean => plans.get(monitorId)?.agents.get(region as Region) === agentId,
     /** Notes a result's start time (grid continuity on hand-over) and counts it for the probe's rate. */
     noteResult(monitorId: number, region: string, at: number, probe: string): void {
-      const key = lastKey(monitorId, region);
-      if ((lastAt.get(key) ?? -1) < at) lastAt.set(key, at);
+      due.note(monitorId, region, at);
       const rate = probe === LOCAL_PROBE ? localRate : agents.get(probe)?.rate;
       if (rate) countRate(rate, 1, clock.now());
     },
@@ -312,9 +317,11 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       const now = clock.now();
       let a = agents.get(body.agent);
       if (a && a.tokenId !== caller.tokenId) throw agentOfOtherToken(body.agent);
+      // Memory changes first, all in this turn (a concurrent poll sees them: the cap holds); the store's writes after.
+      let forgotten: Promise<void> | null = null;
       if (!a) {
         const room = makeRoomForAgent(agents.values(), caller.tokenId, agentsPerToken);
-        if (room) forget(room);
+        if (room) forgotten = forget(room);
       }
       const info: AgentInfo = {
         id: body.agent,
@@ -331,8 +338,9 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       const known = stored && a.info.name === info.name && a.info.version === info.version && a.info.sourceAddress === info.sourceAddress && regionBefore === info.region;
       a.info = info;
       if (body.droppedResults !== undefined) a.droppedResults = body.droppedResults;
-      if (known) store.probes.touchAgent(info.id, now);
-      else store.probes.saveAgent(info, caller.tokenId);
+      if (forgotten) await forgotten;
+      if (known) await store.async.probes.touchAgent(info.id, now);
+      else await store.async.probes.saveAgent(info, caller.tokenId);
       a.openPolls++;
       a.offlineTimer?.cancel();
       a.offlineTimer = null;
@@ -344,9 +352,9 @@ export function probesService(deps: { store: Store; clock: Clock; bus: EventBus;
       const agent = a;
       try {
         // signal.aborted: the agent's connection closed before the hold (an 'abort' listener would never fire).
-        if (signal.aborted || body.assignment !== assignment(agent) || agent.rechecks.size > 0) return answer(agent, body.assignment);
+        if (signal.aborted || body.assignment !== assignment(agent) || agent.rechecks.size > 0) return await answerAfterDueTimes(agent, body.assignment);
         await holdPoll(agent, clock, pollHoldMs, signal);
-        return answer(agent, body.assignment);
+        return await answerAfterDueTimes(agent, body.assignment);
       } finally {
         agent.openPolls--;
         agent.info.lastSeen = clock.now();

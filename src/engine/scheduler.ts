@@ -37,6 +37,8 @@ export class Scheduler {
   readonly #unsubscribe: Array<() => void> = [];
   /** False while `start()` loads the plans (first checks are spread), true after (hand-overs keep the rhythm). */
   #started = false;
+  /** The probe plans announcing the local share (`start()`: due times read asynchronously). */
+  #announcing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: {
@@ -83,8 +85,10 @@ export class Scheduler {
       core.bus.on('check.unconfirmed', () => metrics.unconfirmedFailure()),
     );
     // The probe plans were started by the wiring (every instance serves agents; only the leader schedules).
-    core.probes.announceLocal();
-    this.#started = true;
+    // Their due times are read asynchronously (announceLocal never rejects).
+    this.#announcing = core.probes.announceLocal().then(() => {
+      this.#started = true;
+    });
   }
 
   /** Monitors the local probe checks. */
@@ -102,6 +106,7 @@ export class Scheduler {
    * (tests drive a manual clock, then await this).
    */
   async settled(): Promise<void> {
+    await this.#announcing;
     await this.#wheel.settled();
     await this.deps.core.checks.committed();
   }

@@ -71,7 +71,9 @@ test('a follower’s ping, monitor and outage reach the leader; the follower tak
   leaderStopped = true;
   await leader.cleanup();
   await waitFor('the follower to lead', async () => follower.cluster.isLeader, 15_000);
-  assert.notEqual(follower.scheduler.nextDueAt(mon.id), undefined, 'the monitor is scheduled on the new leader');
+  // The new leader reads the store asynchronously (the monitors' status, the local share's due times, the healthchecks).
+  await waitFor('the monitor scheduled on the new leader', async () => follower.scheduler.nextDueAt(mon.id) !== undefined, 5000);
+  await follower.deadlines.settled();
   assert.equal(follower.deadlines.timerAt(id), pingedAt + HOUR + 60_000 + 1, 'the deadline is rebuilt from the store');
   const view = (await (await follower.api('/v1/cluster')).json()) as { leader: string; self: string };
   assert.equal(view.leader, view.self);

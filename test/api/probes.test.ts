@@ -98,7 +98,9 @@ describe('assignments', () => {
     const pending = p.core.probes.poll(hello(assignment) as Parameters<typeof p.core.probes.poll>[0], AbortSignal.abort(), { tokenId: probeTokenId, regions: ['paris'] }).then(() => {
       answered = true;
     });
-    for (let i = 0; i < 5 && !answered; i++) await new Promise((r) => setImmediate(r));
+    // The poll's store write is asynchronous (a round trip to the store host on PostgreSQL): wait up to 2 s
+    // of real time, during which the manual clock stands still, so a held poll would never answer.
+    for (let i = 0; i < 400 && !answered; i++) await new Promise((r) => setTimeout(r, 5));
     assert.ok(answered, 'answered at once, not held until the manual clock moves agent_poll_seconds on');
     await pending;
     assert.equal((await listing()).find((x) => x.id === AGENT)?.connected, false);
