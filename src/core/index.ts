@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Store } from '../store/index.ts';
+import { procedure } from '../store/async.ts';
 import { checksService } from './checks.ts';
 import { escalationService, type MemoryGate } from './escalation.ts';
 import { channelsService, type ChannelTester } from './channels.ts';
@@ -25,6 +26,13 @@ import { statusViewService } from './status-view.ts';
 import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
 import { logOperatorEvents } from './operator-log.ts';
+
+/** Deletes expired probe batch ids and agents last seen before `cutoff` (epoch ms); returns rows deleted. */
+const pruneProbes = procedure('prune.probes', (tx, a: { cutoff: number }) => tx.probes.pruneBefore(a.cutoff));
+/** Drops one expired hour of raw check results (store/checks.ts); returns the rows it held. */
+const dropResultsHour = procedure('prune.dropHour', (tx, a: { hour: number }) => tx.checks.dropHour(a.hour));
+/** Deletes the check contexts no remaining hour uses. */
+const pruneContexts = procedure('prune.contexts', (tx, _a: object) => tx.checks.pruneContexts());
 
 /** Wires the core's use cases over one store, clock and event bus. */
 export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester }) {
@@ -85,13 +93,13 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
      */
     async pruneResults(signal?: AbortSignal): Promise<number> {
       const cutoff = clock.now() - config.storage.raw_retention_days * 86_400_000;
-      let total = store.tx((tx) => tx.probes.pruneBefore(clock.now() - 86_400_000));
-      for (const hour of store.checks.expiredHours(cutoff)) {
+      let total = await store.async.tx(pruneProbes, { cutoff: clock.now() - 86_400_000 });
+      for (const hour of await store.async.checks.expiredHours(cutoff)) {
         if (signal?.aborted) return total;
-        total += store.tx((tx) => tx.checks.dropHour(hour));
+        total += await store.async.tx(dropResultsHour, { hour });
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      store.tx((tx) => tx.checks.pruneContexts());
+      await store.async.tx(pruneContexts, {});
       return total;
     },
     /** Adds an in-memory rule that holds alerts back (an outage it is `holding` gets no alert). */
