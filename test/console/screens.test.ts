@@ -20,7 +20,7 @@ describe('console screens without JavaScript', () => {
       json: { title: { en: 'Slow API', fr: 'API lente' }, type: 'incident', updates: [{ text: { en: 'Looking into it', fr: 'Nous enquêtons', de: 'Wir prüfen' }, type: 'investigating' }] },
     });
     assert.equal(res.status, 201, await res.clone().text());
-    const upd = p.core.incidents.list()[0]!.updates[0]!.uuid;
+    const upd = (await p.core.incidents.list())[0]!.updates[0]!.uuid;
     const html = (await admin.get('/incidents')).html;
     const tabs = new RegExp(`<div class="tabs" data-tabs="${upd}">[^]*?</div></div>`).exec(html)?.[0] ?? '';
     assert.deepEqual([...tabs.matchAll(/<input type="radio" name="tab-[^"]+" id="tab-[^"]+-([a-z]+)" value="[a-z]+"( checked="")?\/>/g)].map((m) => [m[1], Boolean(m[2])]), [
@@ -43,13 +43,13 @@ describe('console screens without JavaScript', () => {
     assert.equal(g.status, 303, /class="alert"[^<]*>([^<]*)/.exec(g.html)?.[1]);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'add-child', section: '0', service: '0', uuid: a })).status, 303);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'add-child', section: '0', service: '0', uuid: b })).status, 303);
-    let sp = p.core.statuspages.bySubdomain('acme-groups')!;
+    let sp = (await p.core.statuspages.bySubdomain('acme-groups'))!;
     const group = sp.sections[0]!.services[0]!;
     assert.deepEqual([group.is_group, group.name_shown, group.monitor_uuid, group.services.map((s) => s.monitor_uuid)], [true, 'Backend', '', [a, b]]);
     const page = await admin.get(edit);
     assert.match(page.html, /Backend<span class="muted small"> \(group of 2\)<\/span><ul class="group" data-group-children="">[^]*data-child="Web"[^]*data-child="Mail"/);
     assert.equal((await admin.post(`${edit}/sections`, { op: 'remove-child', section: '0', service: '0', child: '0' })).status, 303);
-    sp = p.core.statuspages.bySubdomain('acme-groups')!;
+    sp = (await p.core.statuspages.bySubdomain('acme-groups'))!;
     assert.deepEqual(sp.sections[0]!.services[0]!.services.map((s) => s.monitor_uuid), [b]);
     const pub = await (await fetch(`${p.url}/status/acme-groups`)).text();
     assert.match(pub, /Backend[^]*Mail/, 'the public page shows the group');
