@@ -13,9 +13,8 @@ import { tempDir } from '../support/pharos.ts';
 // in the event loop: every other request waited with it.
 //
 // The loop is probed with a request the ping handler answers without the database (a ping to an
-// unknown signal: 404 at once). Not with /healthz: every request through the Hono app first looks
-// up a status page by its Host (core.statuspages.byHost, a synchronous store read remembered 1 s),
-// which itself blocks the loop while the database is frozen — outside the ping path (reported).
+// unknown signal: 404 at once). (The Host lookup every request through the Hono app makes is
+// asynchronous since the store host thread, so /healthz would do as well: test/api/event-loop-postgres.test.ts.)
 
 const TOKEN = 'pings-frozen-admin-token-0123456789ab';
 const STATEMENT_TIMEOUT_MS = 500;
