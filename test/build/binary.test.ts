@@ -154,7 +154,7 @@ test('serve: a status page sign-in through OIDC (openid-client inside the bundle
   assert.equal(await exited, 0, stderr);
 });
 
-test('serve on PostgreSQL: the driver\'s worker thread runs from inside the binary (SEA asset pg-worker.cjs); storage copy too', { timeout: 90_000 }, async (t) => {
+test('serve on PostgreSQL: the driver\'s worker thread (SEA asset pg-worker.cjs) and the store host thread (store-host.cjs, with its own pg worker) run from inside the binary; storage copy too', { timeout: 90_000 }, async (t) => {
   const pg = await startPostgres();
   t.after(() => pg.cleanup());
   const target = await httpTarget();
@@ -167,7 +167,9 @@ test('serve on PostgreSQL: the driver\'s worker thread runs from inside the bina
   const api = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' } });
   try {
     await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 30_000);
+    // A write through the store host thread (a procedure), a read through it, then the checks' flush.
     assert.equal((await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'on-pg', url: `${target.url}/health`, check_frequency: 10 }) })).status, 201);
+    assert.match(await (await api('/v1/monitors')).text(), /"name":"on-pg"/);
     await waitFor('a check counted', async () => /pharos_checks_total\{protocol="http",result="up"\} [1-9]/.test(await (await api('/metrics')).text()), 20_000);
   } finally {
     child.kill('SIGTERM');
