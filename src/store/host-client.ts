@@ -23,6 +23,20 @@ export interface StoreHost {
   readonly answered: number;
   /** Ends the thread; calls waiting get 503. */
   close(): void;
+  /** Test-only: terminates the thread as a crash would (calls waiting get 503; the next call starts a new one). */
+  terminateForTests(): Promise<void>;
+}
+
+const hosts = new WeakMap<object, StoreHost>();
+
+/** Remembers that `store`'s asynchronous calls go through `host` (store/open.ts), for {@link storeHostForTests}. */
+export function registerHost(store: object, host: StoreHost): void {
+  hosts.set(store, host);
+}
+
+/** Test-only: the store host of a PostgreSQL store opened by store/open.ts (undefined for SQLite). */
+export function storeHostForTests(store: object): StoreHost | undefined {
+  return hosts.get(store);
 }
 
 /** Starts the thread of src/store-host.ts (the SEA asset store-host.cjs inside the single executable). */
@@ -128,6 +142,13 @@ export function storeHost(opts: HostOptions): StoreHost {
       ),
     get answered() {
       return answered;
+    },
+    async terminateForTests() {
+      const w = worker;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      await w.terminate();
+      await exited;
     },
     close() {
       closed = true;

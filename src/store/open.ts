@@ -6,7 +6,7 @@ import { copySqliteToPostgres, type TableCount } from './copy.ts';
 import { createStore, type Store } from './index.ts';
 import { openPostgresDb, redactUrl } from './pg/driver.ts';
 import { migratePostgres } from './pg/migrations.ts';
-import { storeHost } from './host-client.ts';
+import { registerHost, storeHost } from './host-client.ts';
 
 /** Where the store lives (config `storage.driver` and friends; see src/config/storage.ts). */
 export type StorageTarget =
@@ -48,7 +48,9 @@ export function openStore(target: StorageTarget): Store {
   const db = openDatabase(target);
   if (target.driver === 'sqlite') return createStore(db);
   const host = storeHost({ url: target.url, poolSize: 2, statementTimeoutMs: target.statementTimeoutMs });
-  return createStore(db, { async: (modules) => host.asyncStore(modules), onClose: () => host.close() });
+  const store = createStore(db, { async: (modules) => host.asyncStore(modules), onClose: () => host.close() });
+  registerHost(store, host);
+  return store;
 }
 
 /**
