@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config/schema.ts';
 import { createCore, type Core } from './core/index.ts';
+import { provisionFromConfig, type ProvisionReport } from './core/provision.ts';
 import { createProbes } from './engine/probes/index.ts';
 import type { Scheduler } from './engine/scheduler.ts';
 import type { HealthcheckDeadlines } from './engine/deadlines.ts';
-import { createChannels } from './alerting/channels/index.ts';
+import { integrationChannels } from './alerting/integration-channels.ts';
 import type { AlertDispatcher } from './alerting/dispatcher.ts';
 import type { EscalationStepper } from './alerting/stepper.ts';
 import type { FloodGuard } from './alerting/flood-guard.ts';
@@ -26,6 +27,8 @@ import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
 import type { Logger } from './lib/logger.ts';
 import { describeTarget, openStore, watchAvailability } from './store/open.ts';
+import { openSecretBox } from './store/secret-check.ts';
+import type { SecretBox } from './lib/secret-box.ts';
 import { storageTarget } from './config/storage.ts';
 import type { Store } from './store/index.ts';
 import { PHAROS_VERSION } from './version.ts';
@@ -51,6 +54,13 @@ export interface RunningPharos {
   dispatcher: AlertDispatcher;
   /** This instance's view of the cluster (leadership, instances); `single` with SQLite. */
   cluster: Cluster;
+  /** The installation's secret key (integration secrets are sealed and opened with it; issue 32). */
+  secrets: SecretBox;
+  /**
+   * Provisions config.yaml's `channels` and `escalation_policies` again (SIGHUP: `pharos serve`
+   * calls it with the reloaded config). Never rejects: failures are logged and reported.
+   */
+  provision(config: Pick<Config, 'channels' | 'escalation_policies'>): Promise<ProvisionReport>;
   /** The token generated at first start (null when one existed or PHAROS_ADMIN_TOKEN was set). */
   firstStartToken: string | null;
   /** The first-start setup token while nobody can sign in to the console yet (its link is logged), else null. */
@@ -84,9 +94,27 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);
     else logger.error(`database unreachable (${describeTarget(target)}): API writes and pings answer 503 until it is back`);
   });
-  const channels = createChannels(config.channels);
-  const channelTester = createChannelTester({ channels, configs: config.channels, publicUrl: config.public_url, clock });
-  const core = createCore({ store, clock, logger, config, channelTester });
+  // Integration secrets are sealed with this box; the database keeps which key (refused if another, issue 32).
+  let opened: Awaited<ReturnType<typeof openSecretBox>>;
+  try {
+    opened = await openSecretBox(store, { dataDir: config.data_dir, keyText: config.secret_key, now: clock.now() });
+  } catch (e) {
+    // A key that cannot be read or is not the database's ends start-up with its message.
+    stopWatching();
+    store.close();
+    throw e;
+  }
+  const { box: secrets, source, created, looseMode } = opened;
+  if (created) logger.info(`secret key created at ${source}: integration secrets are sealed with it; back it up with the database (without it they cannot be opened)`, { secret_key: source });
+  if (looseMode) logger.warn(`secret key file ${source} can be read by other users: chmod 600 it`, { secret_key: source });
+  const channelTester = createChannelTester({ publicUrl: config.public_url, clock });
+  const core = createCore({ store, clock, logger, config, channelTester, secrets });
+  // Senders built from the stored integrations when an alert is sent (a change works at once, issue 32).
+  const channels = integrationChannels({ store, box: secrets, logger });
+  // config.yaml's channels and escalation policies become provisioned integrations and policies
+  // (issue 32), before leader work starts sending; again on SIGHUP (provision below).
+  const provision = (from: Pick<Config, 'channels' | 'escalation_policies'>) => provisionFromConfig({ integrations: core.integrations, escalationPolicies: core.escalationPolicies, logger }, from);
+  await provision(config);
 
   const metrics = createMetrics(() => core.results.statusCounts(), () => store.async.alerts.pendingCount(), () => core.checks.flushStats());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
@@ -106,7 +134,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
           storeAvailable: () => store.available(),
         })
       : singleCluster({ store: store.cluster, clock, instance });
-  const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ configured: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
+  const work = new LeaderWork({ core, store, clock, logger, config, probes, channels: channelLookup({ integrations: channels, store, core }), metrics, leadership: cluster, shared: cluster.mode === 'postgres' });
   const stopRelay = relayChanges({ core, cluster, logger });
 
   // The console's "send test alert": the same sample delivery as `pharos alert test` (core.channels).
@@ -211,8 +239,10 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
       return work.dispatcher;
     },
     cluster,
+    secrets,
     firstStartToken,
     setupToken,
+    provision,
     close() {
       closing ??= (async () => {
         prune?.cancel();
@@ -226,7 +256,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         stopRelay();
         await work.stop();
         await cluster.stop();
-        await Promise.all([...channels.values()].map((c) => c.close()));
+        await channels.close();
         await core.checks.close();
         await Promise.all(Object.values(probes).map((p) => p.close()));
         stopWatching();

@@ -13,7 +13,8 @@ export const command: CliCommand = {
   help: `Usage: pharos serve [--config FILE]
 Runs the monitor, the API and the status pages in one process until SIGTERM or SIGINT (then it stops
 accepting requests, finishes checks in flight, flushes results and checkpoints the database).
-SIGHUP re-reads the configuration: log_level is applied at once; the log names every other changed key
+SIGHUP re-reads the configuration: log_level, channels and escalation_policies are applied at once
+(integrations and policies provisioned again); the log names every other changed key
 (they take effect at the next start); an invalid file is refused and the running configuration stays.
 Configuration: FILE, else $PHAROS_CONFIG, else ./config.yaml when it exists (every key in
 config.example.yaml); env PHAROS_LISTEN, PHAROS_DATA_DIR, PHAROS_PUBLIC_URL, PHAROS_ADMIN_TOKEN override it.
@@ -39,7 +40,10 @@ Every \${VARIABLE} config.yaml references must be set.`,
         });
       };
       const reload = () => {
+        const before = config;
         config = reloadConfig(config, () => loadConfig(env, values.config), logger, configFile);
+        // A valid file: its channels and escalation policies are provisioned again (issue 32; logs its own line).
+        if (config !== before) void pharos.provision(config);
       };
       process.on('SIGHUP', reload);
       process.once('SIGTERM', () => (process.off('SIGHUP', reload), stop('SIGTERM')));

@@ -1,7 +1,10 @@
 import type { Config } from './schema.ts';
 
-/** Config keys a running `pharos serve` applies on SIGHUP; every other change needs a restart. */
-export const LIVE_KEYS = ['log_level'] as const;
+/**
+ * Config keys a running `pharos serve` applies on SIGHUP (channels and escalation policies are
+ * provisioned again as integrations and policies, issue 32); every other change needs a restart.
+ */
+export const LIVE_KEYS = ['log_level', 'channels', 'escalation_policies'] as const;
 
 /**
  * The dotted keys whose values differ between two validated configs (`probe.region`,

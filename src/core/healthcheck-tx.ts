@@ -5,6 +5,10 @@ import { applyPing, failDescription, type Ping, type StoredPing } from '../domai
 import type { OutageRecord } from '../domain/outage.ts';
 import type { Store } from '../store/index.ts';
 import { procedure } from '../store/async.ts';
+import { resolvePolicyRef } from '../domain/escalation.ts';
+import { healthcheckAuditDiff } from '../domain/audit-views.ts';
+import type { AuditActor } from '../domain/audit.ts';
+import { recordAudit } from './audit-log.ts';
 import { escalationOpened, escalationResolved, procedureGate, type EscalationSettings } from './escalation.ts';
 
 /**
@@ -139,33 +143,48 @@ export const checkDeadlineTx = procedure(
   },
 );
 
-/** Creates a healthcheck of resolved `settings` whose clock starts at `now`. */
-export const createHealthcheck = procedure('healthchecks.create', (tx: Store, a: { settings: HealthcheckSettings; now: number }): Healthcheck =>
-  tx.healthchecks.insert(newId(ID_PREFIX.healthcheck), newId(ID_PREFIX.healthcheckPublic), a.settings, a.now),
-);
+/** The audit entry of a healthcheck write: named by its public `hc_` uuid (the `tok_` one is the ping URL's secret). */
+const audit = (tx: Store, a: { actor: AuditActor; now: number }, action: 'create' | 'update' | 'delete', before: Healthcheck | null, after: Healthcheck | null) => {
+  const h = (after ?? before)!;
+  recordAudit(tx, a, { action, resourceType: 'healthcheck', resourceUuid: h.publicUuid, resourceName: h.name, diff: healthcheckAuditDiff(before, after) });
+};
+
+/** Creates a healthcheck of resolved `settings` whose clock starts at `now`; `actor` goes to the audit log. */
+export const createHealthcheck = procedure('healthchecks.create', (tx: Store, a: { settings: HealthcheckSettings; now: number; actor: AuditActor }): Healthcheck => {
+  // Policies are stored objects (issue 32): the reference is checked in this transaction.
+  const settings = { ...a.settings, escalationPolicyUuid: resolvePolicyRef(a.settings.escalationPolicyUuid, null, (uuid) => tx.escalationPolicies.get(uuid) !== undefined) };
+  const h = tx.healthchecks.insert(newId(ID_PREFIX.healthcheck), newId(ID_PREFIX.healthcheckPublic), settings, a.now);
+  audit(tx, a, 'create', null, h);
+  return h;
+});
 
 /**
  * Replaces a healthcheck's settings (read, merged and written in one transaction).
  * @throws AppError 404 / 400 naming the field
  */
-export const updateHealthcheck = procedure('healthchecks.update', (tx: Store, a: { uuid: string; body: HealthcheckBodyInput; policies: string[]; now: number }): Healthcheck => {
+export const updateHealthcheck = procedure('healthchecks.update', (tx: Store, a: { uuid: string; body: HealthcheckBodyInput; now: number; actor: AuditActor }): Healthcheck => {
   const current = mustFind(tx, a.uuid);
-  return tx.healthchecks.update(current.id, resolveHealthcheckSettings(a.body, current, (uuid) => a.policies.includes(uuid)), a.now);
+  const h = tx.healthchecks.update(current.id, resolveHealthcheckSettings(a.body, current, (uuid) => tx.escalationPolicies.get(uuid) !== undefined), a.now);
+  audit(tx, a, 'update', current, h);
+  return h;
 });
 
 /** Deletes a healthcheck with its pings and outages. @throws AppError 404 */
-export const deleteHealthcheck = procedure('healthchecks.delete', (tx: Store, a: { uuid: string }): Healthcheck => {
+export const deleteHealthcheck = procedure('healthchecks.delete', (tx: Store, a: { uuid: string; now: number; actor: AuditActor }): Healthcheck => {
   const h = mustFind(tx, a.uuid);
+  audit(tx, a, 'delete', h, null);
   tx.healthchecks.delete(h.id);
   return h;
 });
 
 /**
  * Pauses (`paused`) or resumes a healthcheck; resuming restarts its clock at `now`. A healthcheck
- * already so changes nothing. @throws AppError 404
+ * already so changes nothing (and records nothing in the audit log). @throws AppError 404
  */
-export const setHealthcheckPaused = procedure('healthchecks.setPaused', (tx: Store, a: { uuid: string; paused: boolean; now: number }): Healthcheck => {
+export const setHealthcheckPaused = procedure('healthchecks.setPaused', (tx: Store, a: { uuid: string; paused: boolean; now: number; actor: AuditActor }): Healthcheck => {
   const h = mustFind(tx, a.uuid);
   if (h.paused !== a.paused) tx.healthchecks.setPaused(h.id, a.paused, a.paused ? h.clockStartAt : a.now, a.now);
-  return tx.healthchecks.getById(h.id)!;
+  const after = tx.healthchecks.getById(h.id)!;
+  audit(tx, a, 'update', h, after);
+  return after;
 });

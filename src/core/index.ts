@@ -26,6 +26,10 @@ import { statusViewService } from './status-view.ts';
 import { probesService } from './probes.ts';
 import { resultsService } from './results.ts';
 import { logOperatorEvents } from './operator-log.ts';
+import { integrationsService } from './integrations.ts';
+import { escalationPoliciesService } from './escalation-policies.ts';
+import { auditLogService } from './audit-log.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 
 /** Deletes expired probe batch ids and agents last seen before `cutoff` (epoch ms); returns rows deleted. */
 const pruneProbes = procedure('prune.probes', (tx, a: { cutoff: number }) => tx.probes.pruneBefore(a.cutoff));
@@ -34,8 +38,11 @@ const dropResultsHour = procedure('prune.dropHour', (tx, a: { hour: number }) =>
 /** Deletes the check contexts no remaining hour uses. */
 const pruneContexts = procedure('prune.contexts', (tx, _a: object) => tx.checks.pruneContexts());
 
-/** Wires the core's use cases over one store, clock and event bus. */
-export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester }) {
+/**
+ * Wires the core's use cases over one store, clock and event bus. `secrets` seals and opens integration
+ * secrets (store/secret-check.ts `openSecretBox`); without it integration writes answer 503.
+ */
+export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester; secrets?: SecretBox }) {
   const { store, clock, logger, config } = deps;
   const bus = new EventBus((err, event) => logger.error('event listener failed', { event, error: (err as Error).message }));
   // In-memory alert gates (the flood guard) register here; none holds alerts yet. Maintenance windows
@@ -58,7 +65,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   return {
     bus,
     /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
-    channels: channelsService({ config, tester: deps.channelTester }),
+    channels: channelsService({ store, secrets: deps.secrets, tester: deps.channelTester }),
     pageAccess,
     identity,
     subscriptions,
@@ -107,8 +114,12 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
       // Once per gate: a gate restarted when its instance regains leadership (issue 22) is not added twice.
       if (!gates.includes(gate)) gates.push(gate);
     },
-    /** Policies from config.yaml (CONTRACT.md "Outages"). */
-    escalationPolicies: () => config.escalation_policies,
+    /** Integrations (issue 32): stored channels, their secrets sealed; "send test". */
+    integrations: integrationsService({ store, clock, secrets: deps.secrets, tester: deps.channelTester }),
+    /** Escalation policies (issue 32): stored, attached to monitors and healthchecks. */
+    escalationPolicies: escalationPoliciesService({ store, clock, bus }),
+    /** The audit log (issue 32 point 5): who changed what, read newest first. */
+    auditLog: auditLogService({ store }),
   };
 }
 

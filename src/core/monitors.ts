@@ -4,8 +4,12 @@ import { notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput, type MonitorSettings } from '../domain/monitor.ts';
 import { keepSecrets } from '../protocols/secrets.ts';
+import { resolvePolicyRef } from '../domain/escalation.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+import { monitorAuditDiff } from '../domain/audit-views.ts';
+import type { AuditActor } from '../domain/audit.ts';
+import { recordAudit } from './audit-log.ts';
 import { certExpiryDeleted, certExpirySettingsChanged, type CertExpiryConfig } from './cert-expiry.ts';
 import type { EventBus } from './events.ts';
 
@@ -14,9 +18,12 @@ type MonitorRules = Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 
 
 /** The settings of a new monitor from a validated body. @throws AppError 400 (cross-field rule, `***` with nothing to keep) */
 export function newMonitorSettings(config: MonitorRules, body: MonitorBodyInput): MonitorSettings {
-  const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
-  return resolveMonitorSettings(keepSecrets(body, null), monitorDefaults(config.probe.region), knownPolicy);
+  // The policy's existence is checked against the store in the procedure that inserts (createMonitor).
+  return resolveMonitorSettings(keepSecrets(body, null), monitorDefaults(config.probe.region), () => true);
 }
+
+/** True when escalation policy `uuid` is stored (read in the caller's transaction). */
+export const storedPolicy = (tx: Store) => (uuid: string): boolean => tx.escalationPolicies.get(uuid) !== undefined;
 
 /** The stored monitor `uuid` read through `store`. @throws AppError 404 `monitors.not_found` */
 function mustGet(store: Store, uuid: string): Monitor {
@@ -25,28 +32,34 @@ function mustGet(store: Store, uuid: string): Monitor {
   return m;
 }
 
-/** Inserts a monitor of resolved settings (one transaction). */
-const createMonitor = procedure('monitors.create', (tx: Store, a: { uuid: string; settings: MonitorSettings; now: number }): Monitor => tx.monitors.insert(a.uuid, a.settings, a.now));
+/** Inserts a monitor of resolved settings and its audit entry (one transaction). */
+const createMonitor = procedure('monitors.create', (tx: Store, a: { uuid: string; settings: MonitorSettings; now: number; actor: AuditActor }): Monitor => {
+  // Policies are stored objects (issue 32): the reference is checked in this transaction.
+  const m = tx.monitors.insert(a.uuid, { ...a.settings, escalationPolicyUuid: resolvePolicyRef(a.settings.escalationPolicyUuid, null, storedPolicy(tx)) }, a.now);
+  recordAudit(tx, a, { action: 'create', resourceType: 'monitor', resourceUuid: m.uuid, resourceName: m.name, diff: monitorAuditDiff(null, m) });
+  return m;
+});
 
 /**
  * Reads, merges, checks and stores a partial update in one transaction; resolves an open certificate
  * notice when expiry alerts went off. @returns the monitor and how many outbox rows were queued
  * @throws AppError 404 / 400
  */
-const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid: string; body: Partial<MonitorBodyInput>; config: MonitorRules; now: number }) => {
+const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid: string; body: Partial<MonitorBodyInput>; config: MonitorRules; now: number; actor: AuditActor }) => {
   const current = mustGet(tx, a.uuid);
   // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
   const given = keepSecrets(a.body, current);
-  const knownPolicy = (uuid: string) => a.config.escalation_policies.some((p) => p.uuid === uuid);
-  const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, knownPolicy);
+  const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, storedPolicy(tx));
   const monitor = tx.monitors.update(a.uuid, settings, a.now)!;
+  recordAudit(tx, a, { action: 'update', resourceType: 'monitor', resourceUuid: monitor.uuid, resourceName: monitor.name, diff: monitorAuditDiff(current, monitor) });
   const queued = certExpirySettingsChanged(tx, a.config, monitor, a.now);
   return { monitor, queued };
 });
 
 /** Deletes a monitor (history, outages) after queueing the resolve of its certificate notice. @throws AppError 404 */
-const deleteMonitor = procedure('monitors.delete', (tx: Store, a: { uuid: string; config: CertExpiryConfig; now: number }) => {
+const deleteMonitor = procedure('monitors.delete', (tx: Store, a: { uuid: string; config: CertExpiryConfig; now: number; actor: AuditActor }) => {
   const monitor = mustGet(tx, a.uuid);
+  recordAudit(tx, a, { action: 'delete', resourceType: 'monitor', resourceUuid: monitor.uuid, resourceName: monitor.name, diff: monitorAuditDiff(monitor, null) });
   const queued = certExpiryDeleted(tx, a.config, monitor, a.now);
   tx.monitors.delete(a.uuid);
   return { monitor, queued };
@@ -54,10 +67,10 @@ const deleteMonitor = procedure('monitors.delete', (tx: Store, a: { uuid: string
 
 /**
  * Creates a monitor inside a transaction the caller holds (`pharos import kuma`: one transaction for
- * the whole import); no event (the CLI has no listeners). @throws AppError 400 as {@link newMonitorSettings}
+ * the whole import); no event (the CLI has no listeners); the audit entry names `actor`. @throws AppError 400 as {@link newMonitorSettings}
  */
-export function createMonitorIn(tx: Store, config: MonitorRules, body: MonitorBodyInput, now: number): Monitor {
-  return createMonitor.run(tx, { uuid: newId(ID_PREFIX.monitor), settings: newMonitorSettings(config, body), now });
+export function createMonitorIn(tx: Store, config: MonitorRules, body: MonitorBodyInput, now: number, actor: AuditActor): Monitor {
+  return createMonitor.run(tx, { uuid: newId(ID_PREFIX.monitor), settings: newMonitorSettings(config, body), now, actor });
 }
 
 /**
@@ -78,12 +91,13 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
       return m;
     },
     /**
-     * Creates a monitor from a validated body; defaults per API.md §2.2, `status` starts `up`.
+     * Creates a monitor from a validated body; defaults per API.md §2.2, `status` starts `up`. Every
+     * write here records `actor` in the audit log in its own transaction (core/audit-log.ts).
      * @throws AppError 400 for a broken cross-field rule, or a secret given as `***` (nothing to keep)
      */
-    async create(body: MonitorBodyInput): Promise<Monitor> {
+    async create(body: MonitorBodyInput, actor: AuditActor): Promise<Monitor> {
       const settings = newMonitorSettings(deps.config, body);
-      const monitor = await store.async.tx(createMonitor, { uuid: newId(ID_PREFIX.monitor), settings, now: clock.now() });
+      const monitor = await store.async.tx(createMonitor, { uuid: newId(ID_PREFIX.monitor), settings, now: clock.now(), actor });
       bus.emit('monitor.created', { monitor });
       return monitor;
     },
@@ -94,8 +108,8 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * (src/protocols/secrets.ts `keepSecrets`: same target only).
      * @throws AppError 404 / 400
      */
-    async update(uuid: string, body: Partial<MonitorBodyInput>): Promise<Monitor> {
-      const { monitor, queued } = await store.async.tx(updateMonitor, { uuid, body, config: rules(), now: clock.now() });
+    async update(uuid: string, body: Partial<MonitorBodyInput>, actor: AuditActor): Promise<Monitor> {
+      const { monitor, queued } = await store.async.tx(updateMonitor, { uuid, body, config: rules(), now: clock.now(), actor });
       bus.emit('monitor.updated', { monitor });
       if (queued > 0) bus.emit('notices.queued', { count: queued });
       return monitor;
@@ -105,8 +119,8 @@ export function monitorsService(deps: { store: Store; clock: Clock; bus: EventBu
      * expiry notice is resolved at PagerDuty and Opsgenie (cert-expiry.ts).
      * @throws AppError 404
      */
-    async delete(uuid: string): Promise<void> {
-      const { monitor, queued } = await store.async.tx(deleteMonitor, { uuid, config: rules(), now: clock.now() });
+    async delete(uuid: string, actor: AuditActor): Promise<void> {
+      const { monitor, queued } = await store.async.tx(deleteMonitor, { uuid, config: rules(), now: clock.now(), actor });
       bus.emit('monitor.deleted', { monitorId: monitor.id, uuid });
       if (queued > 0) bus.emit('notices.queued', { count: queued });
     },

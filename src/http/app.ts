@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { healthchecksRouter } from './api/healthchecks.ts';
 import { escalationPoliciesRouter } from './api/escalation-policies.ts';
+import { integrationsRouter } from './api/integrations.ts';
 import { monitorsRouter } from './api/monitors.ts';
 import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
@@ -14,6 +15,7 @@ import { subscribersRouter } from './api/subscribers.ts';
 import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
 import { clusterRouter } from './api/cluster.ts';
+import { auditLogRouter } from './api/audit-log.ts';
 import { forwardToLeader } from './leader-forward.ts';
 import { ssoConnectionsRouter } from './api/sso-connections.ts';
 import { ssoRouter } from './sso/router.ts';
@@ -89,6 +91,7 @@ export function createApp(deps: HttpDeps) {
 
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
+  app.route('/v1/integrations', integrationsRouter(deps));
   app.route('/v1/healthchecks', healthchecksRouter(deps, 'v1'));
   app.route('/v2/healthchecks', healthchecksRouter(deps, 'v2'));
   app.route('/v2/outages', outagesRouter(deps));
@@ -106,6 +109,7 @@ export function createApp(deps: HttpDeps) {
   }
   app.route('/v1/probes', probesRouter(deps));
   app.route('/v1/cluster', clusterRouter(deps));
+  app.route('/v1/audit-log', auditLogRouter(deps));
   app.route('/v1/sso-connections', ssoConnectionsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

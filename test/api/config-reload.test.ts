@@ -25,9 +25,10 @@ test('SIGHUP re-reads the config: log_level applies at once, other changes are n
     write(`log_level: debug\nprobe:\n  region: paris\nchannels:\n  - name: ops\n    type: webhook\n    url: ${secret}\n`);
     const first = await hup(1);
     assert.equal(first.level, 'info');
-    assert.match(first.msg, /applied log_level info → debug/);
-    assert.deepEqual(first.restart_needed, ['channels', 'probe.region']);
-    assert.match(first.msg, /changed but applied at the next restart: channels, probe\.region/);
+    assert.match(first.msg, /applied channels, log_level info → debug/);
+    assert.deepEqual(first.applied, ['channels', 'log_level']);
+    assert.deepEqual(first.restart_needed, ['probe.region']);
+    assert.match(first.msg, /changed but applied at the next restart: probe\.region/);
     assert.ok(!proc.stderr().includes('very-secret-path'), 'values of changed keys are never logged');
     // debug is live: a monitor's checks now log at debug level.
     await fetch(`${proc.url}/v1/monitors`, { method: 'POST', headers: { Authorization: `Bearer phr_${'r'.repeat(43)}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'self', url: `${proc.url}/healthz`, check_frequency: 10 }) });
@@ -41,7 +42,7 @@ test('SIGHUP re-reads the config: log_level applies at once, other changes are n
 
     write(`log_level: debug\nprobe:\n  region: paris\nchannels:\n  - name: ops\n    type: webhook\n    url: ${secret}\n`);
     const third = await hup(3);
-    assert.match(third.msg, /: changed but applied at the next restart: channels, probe\.region$/, 'log_level is already in force; the others still wait for a restart');
+    assert.match(third.msg, /: changed but applied at the next restart: probe\.region$/, 'log_level and channels are already in force; probe.region still waits for a restart');
   } finally {
     proc.child.kill('SIGTERM');
     await proc.exited;

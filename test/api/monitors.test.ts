@@ -9,7 +9,7 @@ before(async () => {
   p = await startTestPharos({
     escalation_policies: [{ uuid: 'ep_oncall', name: 'On call', steps: [{ after_minutes: 0, channels: [] }] }],
   });
-  readToken = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'Viewer', scope: 'read' })).token;
+  readToken = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'Viewer', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).token;
 });
 after(() => p.cleanup());
 
@@ -185,9 +185,12 @@ describe('authentication and errors', () => {
     assert.ok((await res.json()).error);
   });
 
-  test('escalation policies list comes from config', async () => {
+  test('escalation policies from config are provisioned and listed (issue 32 shape)', async () => {
     const list = await (await p.api('/v1/escalation-policies')).json();
-    assert.deepEqual(list, [{ uuid: 'ep_oncall', name: 'On call', steps: [{ after_minutes: 0, channels: [] }], repeat_every_minutes: null }]);
+    assert.deepEqual(
+      list.map((x: Record<string, unknown>) => ({ uuid: x.uuid, name: x.name, team: x.team, steps: x.steps, repeat_count: x.repeat_count, repeat_every_minutes: x.repeat_every_minutes, provisioned: x.provisioned })),
+      [{ uuid: 'ep_oncall', name: 'On call', team: null, steps: [{ delay_minutes: 0, targets: [] }], repeat_count: 0, repeat_every_minutes: null, provisioned: true }],
+    );
   });
 
   test('OpenAPI document and the docs page with its own assets', async () => {

@@ -6,6 +6,7 @@ import type { Core } from '../../core/index.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { apiActor } from '../audit-actor.ts';
 
 /** A stored ping as the API shows it. */
 export const PingSchema = z
@@ -64,8 +65,8 @@ export const toPingJson = (p: StoredPing): z.infer<typeof PingSchema> => ({
 });
 
 /** Domain healthcheck → API shape. */
-export function toHealthcheckJson(hc: Healthcheck, core: Core): HealthcheckJson {
-  const policy = hc.escalationPolicyUuid ? core.escalationPolicies().find((p) => p.uuid === hc.escalationPolicyUuid) : undefined;
+export function toHealthcheckJson(hc: Healthcheck, core: Core, policies: ReadonlyArray<{ uuid: string; name: string }>): HealthcheckJson {
+  const policy = hc.escalationPolicyUuid ? policies.find((p) => p.uuid === hc.escalationPolicyUuid) : undefined;
   return {
     uuid: hc.uuid,
     publicUuid: hc.publicUuid,
@@ -107,14 +108,17 @@ const UpdateBody = HealthcheckBody.partial({ name: true });
 export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' | 'v2') {
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (hc: Healthcheck) => toHealthcheckJson(hc, core);
+  // Policy names are read from the store at answer time (issue 32: policies are stored objects).
+  type Policies = ReadonlyArray<{ uuid: string; name: string }>;
+  const policies = (): Promise<Policies> => core.escalationPolicies.list();
+  const out = (hc: Healthcheck, p: Policies) => toHealthcheckJson(hc, core, p);
   const one = version === 'v1' ? HealthcheckSchema : Both;
-  const both = (hc: Healthcheck, message?: string) => {
-    const o = out(hc);
+  const both = (hc: Healthcheck, p: Policies, message?: string) => {
+    const o = out(hc, p);
     return message === undefined ? { ...o, healthcheck: o } : { ...o, healthcheck: o, message };
   };
-  const wrap = (hc: Healthcheck) => (version === 'v1' ? out(hc) : both(hc));
-  const done = (message: string, hc: Healthcheck) => (version === 'v1' ? { message, uuid: hc.uuid } : both(hc, message));
+  const wrap = async (hc: Healthcheck) => (version === 'v1' ? out(hc, await policies()) : both(hc, await policies()));
+  const done = async (message: string, hc: Healthcheck) => (version === 'v1' ? { message, uuid: hc.uuid } : both(hc, await policies(), message));
   const item = { params: UuidParam };
 
   app.openapi(
@@ -126,20 +130,22 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       responses: { 200: json(version === 'v1' ? z.array(HealthcheckSchema) : z.object({ healthchecks: z.array(HealthcheckSchema) }), 'All healthchecks'), ...COMMON_ERRORS },
     }),
     async (c) => {
-      const list = (await core.healthchecks.list()).map(out);
+      const [all, p] = await Promise.all([core.healthchecks.list(), policies()]);
+      const list = all.map((hc) => out(hc, p));
       return c.json(version === 'v1' ? list : { healthchecks: list }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(version === 'v1' ? Created : Both, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
     async (c) => {
-      const hc = await core.healthchecks.create(c.req.valid('json'));
-      return c.json(version === 'v1' ? { message: 'Healthcheck created', healthcheck: out(hc) } : both(hc, 'Healthcheck created'), 201);
+      const hc = await core.healthchecks.create(c.req.valid('json'), apiActor(c.var.principal));
+      const p = await policies();
+      return c.json(version === 'v1' ? { message: 'Healthcheck created', healthcheck: out(hc, p) } : both(hc, p, 'Healthcheck created'), 201);
     },
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a healthcheck (by tok_ uuid or hc_ public uuid)', request: item, responses: { 200: json(one, 'The healthcheck'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(wrap(await core.healthchecks.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(await wrap(await core.healthchecks.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({
@@ -151,21 +157,22 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       responses: { 200: json(one, 'The updated healthcheck'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
-      const hc = await core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'));
-      return c.json(version === 'v1' ? out(hc) : both(hc, 'Healthcheck updated'), 200);
+      const hc = await core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal));
+      const p = await policies();
+      return c.json(version === 'v1' ? out(hc, p) : both(hc, p, 'Healthcheck updated'), 200);
     },
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a healthcheck with its pings and outages', request: item, responses: { 200: json(Done, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json({ message: 'Healthcheck deleted', uuid: (await core.healthchecks.delete(c.req.valid('param').uuid)).uuid }, 200),
+    async (c) => c.json({ message: 'Healthcheck deleted', uuid: (await core.healthchecks.delete(c.req.valid('param').uuid, apiActor(c.var.principal))).uuid }, 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/pause', tags, summary: 'Pause: deadlines stop (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Paused'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(done('Healthcheck paused', await core.healthchecks.pause(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(await done('Healthcheck paused', await core.healthchecks.pause(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/resume', tags, summary: 'Resume: the clock restarts now (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Resumed'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(done('Healthcheck resumed', await core.healthchecks.resume(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(await done('Healthcheck resumed', await core.healthchecks.resume(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({

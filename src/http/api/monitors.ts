@@ -1,10 +1,10 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import type { Config } from '../../config/schema.ts';
 import { MonitorBody, PROTOCOLS, protocolFieldsJson, type Monitor } from '../../domain/monitor.ts';
 import { maskMonitor } from '../../protocols/secrets.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { apiActor } from '../audit-actor.ts';
 
 /**
  * Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body,
@@ -44,7 +44,7 @@ export const MonitorSchema = z
  * Domain monitor → API shape (common fields, then the protocol's), its secrets masked for every
  * reader (src/protocols/secrets.ts: header values, the password of `url`; docs/api.md "Monitors").
  */
-export function toMonitorJson(stored: Monitor, policies: Config['escalation_policies']): z.infer<typeof MonitorSchema> {
+export function toMonitorJson(stored: Monitor, policies: ReadonlyArray<{ uuid: string; name: string }>): z.infer<typeof MonitorSchema> {
   const m = maskMonitor(stored);
   const policy = m.escalationPolicyUuid ? policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
   return {
@@ -80,19 +80,23 @@ const tags = ['Monitors'];
 export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (m: Monitor) => toMonitorJson(m, core.escalationPolicies());
+  // Policy names are read from the store at answer time (issue 32: policies are stored objects).
+  const out = async (m: Monitor) => toMonitorJson(m, await core.escalationPolicies.list());
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List monitors', responses: { 200: json(z.array(MonitorSchema), 'All monitors'), ...COMMON_ERRORS } }),
-    async (c) => c.json((await core.monitors.list()).map(out), 200),
+    async (c) => {
+      const [monitors, policies] = await Promise.all([core.monitors.list(), core.escalationPolicies.list()]);
+      return c.json(monitors.map((m) => toMonitorJson(m, policies)), 200);
+    },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a monitor', request: jsonBody(Body), responses: { 201: json(MonitorSchema, 'The created monitor'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(out(await core.monitors.create(c.req.valid('json'))), 201),
+    async (c) => c.json(await out(await core.monitors.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a monitor', request: { params: UuidParam }, responses: { 200: json(MonitorSchema, 'The monitor'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(out(await core.monitors.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(await out(await core.monitors.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({
@@ -103,12 +107,12 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { params: UuidParam, ...jsonBody(UpdateBody) },
       responses: { 200: json(MonitorSchema, 'The updated monitor'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
-    async (c) => c.json(out(await core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(await out(await core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a monitor with its history and outages', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     async (c) => {
-      await core.monitors.delete(c.req.valid('param').uuid);
+      await core.monitors.delete(c.req.valid('param').uuid, apiActor(c.var.principal));
       return c.json({ message: 'Monitor deleted' }, 200);
     },
   );

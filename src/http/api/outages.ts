@@ -46,9 +46,12 @@ export function outageStatus(o: Pick<OutageRecord, 'endAt' | 'acknowledgedAt'>):
   return o.endAt !== null ? 'resolved' : o.acknowledgedAt !== null ? 'acknowledged' : 'ongoing';
 }
 
-/** Stored outage → API shape at time `now` (epoch ms); `public_url` builds a healthcheck's ping URL. */
-export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 'escalation_policies' | 'public_url'>): z.infer<typeof OutageSchema> {
-  const { escalation_policies: policies, public_url: publicUrl } = config;
+/**
+ * Stored outage → API shape at time `now` (epoch ms); `public_url` builds a healthcheck's ping URL,
+ * `policies` (the stored escalation policies, issue 32) name the outage's policy and count its steps.
+ */
+export function toOutageJson(o: OutageRecord, now: number, config: { policies: ReadonlyArray<{ uuid: string; name: string; steps: readonly unknown[] }>; public_url: string }): z.infer<typeof OutageSchema> {
+  const { policies, public_url: publicUrl } = config;
   const policy = o.escalationPolicyUuid ? policies.find((p) => p.uuid === o.escalationPolicyUuid) : undefined;
   return {
     uuid: o.uuid,
@@ -67,7 +70,7 @@ export function toOutageJson(o: OutageRecord, now: number, config: Pick<Config, 
     acknowledgedBy: o.acknowledgedByUser,
     reportedBy: o.reportedByUser,
     monitor: outageSubject(o, (uuid) => pingUrl(publicUrl, uuid)),
-    escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name, alertedSteps: alertedStepsShown(policy, o.alertedSteps), totalSteps: policy.steps.length } : null,
+    escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name, alertedSteps: Math.min(o.alertedSteps, policy.steps.length) /* repeats do not add (domain/escalation.ts alertedStepsShown) */, totalSteps: policy.steps.length } : null,
     summary: o.summary,
     aiSummary: null,
     postmortem: o.postmortem,
@@ -98,14 +101,17 @@ const tags = ['Outages'];
 export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   const { core, clock } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (o: OutageRecord) => toOutageJson(o, clock.now(), core.config);
+  // Policies are read from the store at answer time (issue 32: they are stored objects).
+  const shape = async () => ({ policies: await core.escalationPolicies.list(), public_url: core.config.public_url });
+  const out = async (o: OutageRecord) => toOutageJson(o, clock.now(), await shape());
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List outages, 20 per page, newest first', request: { query: ListQuery }, responses: { 200: json(ListSchema, 'A page of outages'), ...COMMON_ERRORS, 400: json(z.object({ error: z.string(), message: z.string() }), 'Invalid query') } }),
     async (c) => {
       const q = c.req.valid('query');
       const page = await core.outages.list({ status: q.status, type: q.type, search: q.search }, q.page);
-      return c.json({ ...page, outages: page.outages.map(out) }, 200);
+      const config = await shape();
+      return c.json({ ...page, outages: page.outages.map((o) => toOutageJson(o, clock.now(), config)) }, 200);
     },
   );
   app.openapi(
@@ -118,13 +124,13 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
       responses: { 200: json(OutageSchema.extend({ outage: OutageSchema }), 'The outage'), ...COMMON_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
-      const o = out(await core.outages.get(c.req.valid('param').uuid));
+      const o = await out(await core.outages.get(c.req.valid('param').uuid));
       return c.json({ ...o, outage: o }, 200);
     },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Report a manual outage', request: jsonBody(CreateBody), responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json({ message: 'Outage created', outage: out(await core.outages.create(c.req.valid('json'), c.get('principal'))) }, 200),
+    async (c) => c.json({ message: 'Outage created', outage: await out(await core.outages.create(c.req.valid('json'), c.get('principal'))) }, 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an outage', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -167,7 +173,7 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
           // A 409 still tells the caller where the outage stands (docs/api.md "Clients").
           if (e instanceof AppError && e.status === 409) {
             const o = await core.outages.get(uuid);
-            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: out(o) }, 409);
+            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: await out(o) }, 409);
           }
           throw e;
         }
@@ -175,19 +181,19 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     );
   action('acknowledge', 'Acknowledge: escalation stops (409 when resolved or already acknowledged)', AckAnswer, async (uuid, by, m) => {
     const o = await core.outages.acknowledge(uuid, by, m);
-    return { message: 'Outage acknowledged', uuid, status: outageStatus(o), acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: out(o) };
+    return { message: 'Outage acknowledged', uuid, status: outageStatus(o), acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: await out(o) };
   });
   action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, async (uuid, by, m) => {
     const o = await core.outages.unacknowledge(uuid, by, m);
-    return { message: 'Outage unacknowledged', uuid, status: outageStatus(o), outage: out(o) };
+    return { message: 'Outage unacknowledged', uuid, status: outageStatus(o), outage: await out(o) };
   });
   action('resolve', 'Resolve: escalation stops, recovery messages go out (409 when resolved)', ResolveAnswer, async (uuid, by, m) => {
     const o = await core.outages.resolve(uuid, by, m);
-    return { message: 'Outage resolved', uuid, status: outageStatus(o), endDate: iso(o.endAt!), outage: out(o) };
+    return { message: 'Outage resolved', uuid, status: outageStatus(o), endDate: iso(o.endAt!), outage: await out(o) };
   });
   action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, async (uuid, by, m) => {
     const o = await core.outages.escalate(uuid, by, m);
-    return { message: 'Outage escalated', uuid, status: outageStatus(o), outage: out(o) };
+    return { message: 'Outage escalated', uuid, status: outageStatus(o), outage: await out(o) };
   });
   return app;
 }

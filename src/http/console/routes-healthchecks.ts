@@ -6,6 +6,7 @@ import { HealthcheckFormPage, HealthcheckPage, healthcheckFormValues } from '../
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, numberish, parseWith, text } from './forms.ts';
+import { consoleActor } from '../audit-actor.ts';
 
 /** The healthcheck form as the API's JSON body: an empty period means cron mode, and the reverse. */
 export function healthcheckJson(f: FormValues): Record<string, unknown> {
@@ -27,9 +28,10 @@ export function healthcheckJson(f: FormValues): Record<string, unknown> {
 /** Healthcheck page and create form, pause/resume/delete: the same schema and use cases as /v1/healthchecks. */
 export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
-  const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
-  const form = (c: ConsoleContext, values: FormValues, e?: unknown, uuid?: string) =>
-    page(c, HealthcheckFormPage({ s: shellOf(c, '/healthchecks'), values, errors: e === undefined ? undefined : formErrors(e), policies: policies(), ...(uuid ? { uuid } : {}) }), e === undefined ? 200 : errorStatus(e));
+  // Stored policies (issue 32), read before the page renders.
+  const policies = async () => (await core.escalationPolicies.list()).map((p) => ({ uuid: p.uuid, name: p.name }));
+  const form = async (c: ConsoleContext, values: FormValues, e?: unknown, uuid?: string) =>
+    page(c, HealthcheckFormPage({ s: shellOf(c, '/healthchecks'), values, errors: e === undefined ? undefined : formErrors(e), policies: await policies(), ...(uuid ? { uuid } : {}) }), e === undefined ? 200 : errorStatus(e));
   const found = async (uuid: string) => {
     try {
       return await core.healthchecks.get(uuid);
@@ -43,7 +45,7 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/healthchecks', async (c) => {
     const f = await formOf(c);
     try {
-      const h = await core.healthchecks.create(parseWith(HealthcheckBody, healthcheckJson(f)));
+      const h = await core.healthchecks.create(parseWith(HealthcheckBody, healthcheckJson(f)), consoleActor(c.var.session!));
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     } catch (e) {
       return form(c, f, e);
@@ -66,7 +68,7 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     if (!h) return c.notFound();
     const f = await formOf(c);
     try {
-      await core.healthchecks.update(h.uuid, parseWith(HealthcheckBody, healthcheckJson(f)));
+      await core.healthchecks.update(h.uuid, parseWith(HealthcheckBody, healthcheckJson(f)), consoleActor(c.var.session!));
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     } catch (e) {
       return form(c, f, e, h.uuid);
@@ -76,14 +78,14 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     app.post(`/healthchecks/:uuid/${action}`, async (c) => {
       const h = await found(c.req.param('uuid'));
       if (!h) return c.notFound();
-      await core.healthchecks[action](h.uuid);
+      await core.healthchecks[action](h.uuid, consoleActor(c.var.session!));
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     });
   }
   app.post('/healthchecks/:uuid/delete', async (c) => {
     const h = await found(c.req.param('uuid'));
     if (!h) return c.notFound();
-    await core.healthchecks.delete(h.uuid);
+    await core.healthchecks.delete(h.uuid, consoleActor(c.var.session!));
     return c.redirect('/', 303);
   });
 }

@@ -9,13 +9,15 @@ import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith } from './forms.ts';
 import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, settingsInWords, targetInWords } from './monitor-form.ts';
+import { consoleActor } from '../audit-actor.ts';
 
 /** Monitor page, create and edit forms, pause/resume/delete: the same schema and use cases as /v1/monitors. */
 export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
-  const policies = () => core.escalationPolicies().map((p) => ({ uuid: p.uuid, name: p.name }));
-  const form = (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
-    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: policies(), localRegion: core.config.probe.region }), e === undefined ? 200 : errorStatus(e));
+  // Stored policies (issue 32), read before the page renders.
+  const policies = async () => (await core.escalationPolicies.list()).map((p) => ({ uuid: p.uuid, name: p.name }));
+  const form = async (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
+    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region }), e === undefined ? 200 : errorStatus(e));
   const found = async (uuid: string) => {
     try {
       return await core.monitors.get(uuid);
@@ -29,7 +31,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/monitors', async (c) => {
     const f = await formOf(c);
     try {
-      const m = await core.monitors.create(parseWith(MonitorBody, monitorJson(f)));
+      const m = await core.monitors.create(parseWith(MonitorBody, monitorJson(f)), consoleActor(c.var.session!));
       return c.redirect(`/monitors/${m.uuid}`, 303);
     } catch (e) {
       return form(c, f, undefined, e);
@@ -39,7 +41,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.get('/monitors/:uuid', async (c) => {
     const m = await found(c.req.param('uuid'));
     if (!m) return c.notFound();
-    const policy = core.escalationPolicies().find((p) => p.uuid === m.escalationPolicyUuid)?.name ?? null;
+    const policy = (m.escalationPolicyUuid ? await core.escalationPolicies.list() : []).find((p) => p.uuid === m.escalationPolicyUuid)?.name ?? null;
     const q = c.req.query('range');
     const range: MonitorRange = q === '7d' || q === '30d' ? q : '24h';
     const to = clock.now();
@@ -65,7 +67,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     if (!(await found(uuid))) return c.notFound();
     const f = await formOf(c);
     try {
-      await core.monitors.update(uuid, parseWith(MonitorBody, monitorJson(f)));
+      await core.monitors.update(uuid, parseWith(MonitorBody, monitorJson(f)), consoleActor(c.var.session!));
       return c.redirect(`/monitors/${uuid}`, 303);
     } catch (e) {
       return form(c, f, uuid, e);
@@ -75,14 +77,14 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     app.post(`/monitors/:uuid/${action}`, async (c) => {
       const m = await found(c.req.param('uuid'));
       if (!m) return c.notFound();
-      await core.monitors.update(m.uuid, parseWith(MonitorBody, { name: m.name, url: m.url, paused: action === 'pause' }));
+      await core.monitors.update(m.uuid, parseWith(MonitorBody, { name: m.name, url: m.url, paused: action === 'pause' }), consoleActor(c.var.session!));
       return c.redirect(`/monitors/${m.uuid}`, 303);
     });
   }
   app.post('/monitors/:uuid/delete', async (c) => {
     const m = await found(c.req.param('uuid'));
     if (!m) return c.notFound();
-    await core.monitors.delete(m.uuid);
+    await core.monitors.delete(m.uuid, consoleActor(c.var.session!));
     return c.redirect('/', 303);
   });
 }
