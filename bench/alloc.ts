@@ -34,7 +34,7 @@ const config = parseConfig({ listen: '127.0.0.1:0', data_dir: dir, admin_token: 
 const p = await startPharos({ config, logger: silentLogger });
 gc();
 const heap0 = process.memoryUsage().heapUsed;
-for (let i = 0; i < N; i++) await p.core.monitors.create({ name: `m${i}`, url: `http://127.0.0.1:${port}/m/${i}`, check_frequency: Number(opt.frequency) } as never);
+for (let i = 0; i < N; i++) await p.core.monitors.create({ name: `m${i}`, url: `http://127.0.0.1:${port}/m/${i}`, check_frequency: Number(opt.frequency) } as never, { type: 'system', id: 'cli', name: 'bench' });
 await sleep(Number(opt.warmup) * 1000);
 gc();
 const perMonitor = (process.memoryUsage().heapUsed - heap0) / N;

@@ -1,4 +1,5 @@
 import { createCore } from '../core/index.ts';
+import { systemActor } from '../core/audit-log.ts';
 import { TOKEN_SCOPES, type TokenScope } from '../domain/user.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
@@ -38,7 +39,7 @@ Works on <data_dir> directly; unset \${VARIABLES} in config.yaml do not matter h
         if (!values.email) throw new AppError(400, 'cli.invalid', '--email: is required');
         if (scope === 'probe' && regions.length === 0) throw new AppError(400, 'cli.invalid', '--region: a probe token needs the regions its agents serve (--region frankfurt, repeatable or a comma list)');
         if (scope !== 'probe' && regions.length > 0) throw new AppError(400, 'cli.invalid', '--region: only probe tokens are bound to regions');
-        const { token } = await core.users.createToken({ email: values.email, name: values.name ?? values.email, scope, regions });
+        const { token } = await core.users.createToken({ email: values.email, name: values.name ?? values.email, scope, regions }, systemActor('cli', 'pharos token create'));
         process.stdout.write(token + '\n');
         return 0;
       }
@@ -52,11 +53,11 @@ Works on <data_dir> directly; unset \${VARIABLES} in config.yaml do not matter h
       if (!arg) throw new AppError(400, 'cli.invalid', `token ${sub}: give the token id (key_…) from \`pharos token list\``);
       if (sub === 'grant') {
         if (regions.length === 0) throw new AppError(400, 'cli.invalid', '--region: give the regions to grant (repeatable or a comma list)');
-        const t = await core.users.grantRegions(arg, regions);
+        const t = await core.users.grantRegions(arg, regions, systemActor('cli', 'pharos token grant'));
         process.stdout.write(`${t.id} may serve ${t.regions.join(', ')}\n`);
         return 0;
       }
-      if (!(await core.users.revokeToken(arg))) throw new AppError(404, 'cli.not_found', `no active token with id ${arg}`);
+      if (!(await core.users.revokeToken(arg, systemActor('cli', 'pharos token revoke')))) throw new AppError(404, 'cli.not_found', `no active token with id ${arg}`);
       process.stdout.write(`revoked ${arg}\n`);
       return 0;
     });

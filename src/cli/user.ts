@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { maintenanceConfig, type CliCommand } from './command.ts';
 import { sqliteNativeBinding } from '../lib/sea.ts';
 import { createCore } from '../core/index.ts';
+import { systemActor } from '../core/audit-log.ts';
 import { ROLES, type Role } from '../domain/user.ts';
 import { systemClock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
@@ -52,7 +53,7 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
       const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
       const account = await core.accounts.byEmail(values.email);
       if (!account) throw new AppError(404, 'cli.not_found', `no user with email ${values.email}`);
-      await core.accounts.clearTotp(account.uuid);
+      await core.accounts.clearTotp(account.uuid, systemActor('cli', 'pharos user disable-totp'));
       process.stdout.write(`two-factor sign-in off for ${account.email}\n`);
       return 0;
     } finally {
@@ -69,11 +70,11 @@ export async function runUserCommand(argv: string[], env: Record<string, string 
     const core = createCore({ store, clock: systemClock, logger: silentLogger, config });
     let email: string;
     if (sub === 'create') {
-      email = (await core.accounts.create({ email: values.email, name: values.name, role: role!, password })).email;
+      email = (await core.accounts.create({ email: values.email, name: values.name, role: role!, password }, systemActor('cli', 'pharos user create'))).email;
     } else {
       const account = await core.accounts.byEmail(values.email);
       if (!account) throw new AppError(404, 'cli.not_found', `no user with email ${values.email}`);
-      await core.accounts.setPassword(account.uuid, password);
+      await core.accounts.setPassword(account.uuid, password, systemActor('cli', 'pharos user reset-password'));
       email = account.email;
     }
     process.stdout.write(generated ? `${password}\n` : `${sub === 'create' ? 'created' : 'password set for'} ${email}\n`);

@@ -2,8 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../lib/errors.ts';
 import { randomBase62 } from '../domain/ids.ts';
 import type { Account, Role } from '../domain/user.ts';
+import { userAuditDiff } from '../domain/audit-views.ts';
+import type { AuditActor } from '../domain/audit.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+import { recordAudit, type AuditStamp } from './audit-log.ts';
 
 /**
  * The transactions of the accounts service (src/core/accounts.ts) as store procedures (issue 31):
@@ -51,18 +54,30 @@ interface AccountInput {
   uuid: string;
 }
 
-/** Stores a person with this password hash; a user made for API tokens (e.g. admin@localhost) becomes one. @throws AppError 409 `users.exists` */
-function insertAccountIn(tx: Store, input: AccountInput, passwordHash: string, now: number): Account {
+/** The audit entry of a change to a person (`passwordChanged`: a `password: *** → ***` line). */
+export function auditUser(tx: Store, stamp: AuditStamp, action: 'create' | 'update', before: Account | null, after: Account, passwordChanged = false): void {
+  recordAudit(tx, stamp, { action, resourceType: 'user', resourceUuid: after.uuid, resourceName: after.email, diff: userAuditDiff(before, after, passwordChanged) });
+}
+
+/**
+ * Stores a person with this password hash; a user made for API tokens (e.g. admin@localhost) becomes
+ * one. `actor` null: the new person acts (the setup link). @throws AppError 409 `users.exists`
+ */
+function insertAccountIn(tx: Store, input: AccountInput, passwordHash: string, now: number, actor: AuditActor | null): Account {
   const { email } = input;
   const existing = tx.sessions.accountByEmail(email);
   if (existing?.hasPassword) throw new AppError(409, 'users.exists', `email: ${email} already has an account`);
+  let account: Account;
   if (existing) {
     tx.sessions.setPassword(existing.uuid, passwordHash);
     tx.sessions.setRole(existing.uuid, input.role);
-    return mustGetIn(tx, existing.uuid);
+    account = mustGetIn(tx, existing.uuid);
+  } else {
+    tx.sessions.insertAccount({ uuid: input.uuid, email, name: input.name?.trim() || email, role: input.role, passwordHash }, now);
+    account = mustGetIn(tx, input.uuid);
   }
-  tx.sessions.insertAccount({ uuid: input.uuid, email, name: input.name?.trim() || email, role: input.role, passwordHash }, now);
-  return mustGetIn(tx, input.uuid);
+  auditUser(tx, { actor: actor ?? { type: 'user', id: account.uuid, name: account.email }, now }, existing ? 'update' : 'create', existing ?? null, account, true);
+  return account;
 }
 
 /** First start: stores the setup token's hash (replacing an unused one) while nobody can sign in. @returns false when someone can */
@@ -77,34 +92,39 @@ export const setupProc = procedure('accounts.setup', (tx: Store, a: { tokenHash:
   if (tx.sessions.countPeople() > 0 || !tx.sessions.spendSetupToken(Buffer.from(a.tokenHash), a.now, a.now - a.linkMs + 1)) {
     throw new AppError(403, 'setup.invalid', 'this setup link is not valid (it was used already, it expired, or a newer one was printed)');
   }
-  const account = insertAccountIn(tx, a.input, a.hash, a.now);
+  const account = insertAccountIn(tx, a.input, a.hash, a.now, null);
   openSessionIn(tx, account.uuid, a.seed, false, a.now);
   return account;
 });
 
 /** Creates a person. @throws AppError 409 `users.exists` */
-export const createProc = procedure('accounts.create', (tx: Store, a: { input: AccountInput; hash: string; now: number }): Account => insertAccountIn(tx, a.input, a.hash, a.now));
+export const createProc = procedure('accounts.create', (tx: Store, a: { input: AccountInput; hash: string; now: number; actor: AuditActor }): Account => insertAccountIn(tx, a.input, a.hash, a.now, a.actor));
 
 /** A new password; every session of the user ends. @throws AppError 404 */
-export const setPasswordProc = procedure('accounts.setPassword', (tx: Store, a: { uuid: string; hash: string }): void => {
-  mustGetIn(tx, a.uuid);
+export const setPasswordProc = procedure('accounts.setPassword', (tx: Store, a: { uuid: string; hash: string; now: number; actor: AuditActor }): void => {
+  const before = mustGetIn(tx, a.uuid);
   tx.sessions.setPassword(a.uuid, a.hash);
   tx.sessions.deleteSessionsOf(a.uuid);
+  auditUser(tx, a, 'update', before, mustGetIn(tx, a.uuid), true);
 });
 
 /** @throws AppError 404 */
-export const setRoleProc = procedure('accounts.setRole', (tx: Store, a: { uuid: string; role: Role }): Account => {
-  mustGetIn(tx, a.uuid);
+export const setRoleProc = procedure('accounts.setRole', (tx: Store, a: { uuid: string; role: Role; now: number; actor: AuditActor }): Account => {
+  const before = mustGetIn(tx, a.uuid);
   tx.sessions.setRole(a.uuid, a.role);
-  return mustGetIn(tx, a.uuid);
+  const after = mustGetIn(tx, a.uuid);
+  auditUser(tx, a, 'update', before, after);
+  return after;
 });
 
 /** Disables (`at`: when; every session ends) or enables (`at` null) an account. @throws AppError 404 */
-export const setDisabledProc = procedure('accounts.setDisabled', (tx: Store, a: { uuid: string; at: number | null }): Account => {
-  mustGetIn(tx, a.uuid);
+export const setDisabledProc = procedure('accounts.setDisabled', (tx: Store, a: { uuid: string; at: number | null; now: number; actor: AuditActor }): Account => {
+  const before = mustGetIn(tx, a.uuid);
   tx.sessions.setDisabled(a.uuid, a.at);
   if (a.at !== null) tx.sessions.deleteSessionsOf(a.uuid);
-  return mustGetIn(tx, a.uuid);
+  const after = mustGetIn(tx, a.uuid);
+  auditUser(tx, a, 'update', before, after);
+  return after;
 });
 
 /** What a password sign-in needs to know before it counts the try and hashes the password. */
@@ -155,22 +175,19 @@ export const secondFactorProc = procedure(
 );
 
 /** Turns TOTP on; the code that turned it on (`step`) is spent. */
-export const enableTotpProc = procedure('accounts.enableTotp', (tx: Store, a: { uuid: string; secret: string; recovery: string[]; step: number }): void => {
+export const enableTotpProc = procedure('accounts.enableTotp', (tx: Store, a: { uuid: string; secret: string; recovery: string[]; step: number; now: number; actor: AuditActor }): void => {
+  const before = mustGetIn(tx, a.uuid);
   tx.sessions.setTotp(a.uuid, a.secret, a.recovery);
   tx.sessions.setTotpStep(a.uuid, a.step);
+  auditUser(tx, a, 'update', before, mustGetIn(tx, a.uuid));
 });
 
-/** Turns TOTP off (`pharos user disable-totp`). @throws AppError 404 */
-export const clearTotpProc = procedure('accounts.clearTotp', (tx: Store, a: { uuid: string }): void => {
-  mustGetIn(tx, a.uuid);
+/** Turns TOTP off (`pharos user disable-totp`; one's own, password checked by the caller). @throws AppError 404 */
+export const clearTotpProc = procedure('accounts.clearTotp', (tx: Store, a: { uuid: string; now: number; actor: AuditActor }): void => {
+  const before = mustGetIn(tx, a.uuid);
   tx.sessions.setTotp(a.uuid, null, null);
   tx.sessions.setTotpStep(a.uuid, null);
-});
-
-/** Turns one's own TOTP off (password checked by the caller). */
-export const disableTotpProc = procedure('accounts.disableTotp', (tx: Store, a: { uuid: string }): void => {
-  tx.sessions.setTotp(a.uuid, null, null);
-  tx.sessions.setTotpStep(a.uuid, null);
+  auditUser(tx, a, 'update', before, mustGetIn(tx, a.uuid));
 });
 
 /** A live session as the store has it: its account and form token. */

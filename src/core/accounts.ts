@@ -7,11 +7,11 @@ import type { Logger } from '../lib/logger.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
 import { ROLES, scopeOfRole, type Account, type Principal, type Role, type SessionInfo } from '../domain/user.ts';
+import type { AuditActor } from '../domain/audit.ts';
 import type { Store } from '../store/index.ts';
 import {
   clearTotpProc,
   createProc,
-  disableTotpProc,
   enableTotpProc,
   newSession,
   secondFactorProc,
@@ -149,15 +149,16 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       return id;
     },
     /**
-     * Creates a person (console or `pharos user create`).
+     * Creates a person (console or `pharos user create`). Every change to a person here records
+     * `actor` in the audit log in its own transaction (passwords as `***`).
      * @throws AppError 400 bad email/role/password, 409 the email already has an account
      */
-    async create(input: NewAccount): Promise<Account> {
+    async create(input: NewAccount, actor: AuditActor): Promise<Account> {
       if (!(ROLES as readonly string[]).includes(input.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
       checkPassword(input.password);
       const email = normEmail(input.email);
       const hash = await hashPassword(input.password);
-      return store.async.tx(createProc, { input: { email, name: input.name, role: input.role, uuid: newId(ID_PREFIX.user) }, hash, now: clock.now() });
+      return store.async.tx(createProc, { input: { email, name: input.name, role: input.role, uuid: newId(ID_PREFIX.user) }, hash, now: clock.now(), actor });
     },
     /** People: users with a password or who signed in through single sign-on (not bare API-token owners). */
     list: async (): Promise<Account[]> => (await store.async.sessions.accounts()).filter((a) => a.hasPassword || a.ssoAt !== null),
@@ -169,27 +170,27 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * Sets a new password and ends every session of the user (a stolen cookie dies with the old password).
      * @throws AppError 400 for a password breaking the rules, 404 unknown user
      */
-    async setPassword(uuid: string, password: string): Promise<void> {
+    async setPassword(uuid: string, password: string, actor: AuditActor): Promise<void> {
       checkPassword(password);
       const hash = await hashPassword(password);
-      await store.async.tx(setPasswordProc, { uuid, hash });
+      await store.async.tx(setPasswordProc, { uuid, hash, now: clock.now(), actor });
     },
     /**
      * Changes one's own password after checking the current one; every session ends (the caller signs in again).
      * @throws AppError 400 wrong current password or bad new one; 429 `auth.too_many_attempts` after
      *   `console.login_attempts` wrong current passwords (this and {@link disableTotp} together) in 15 minutes
      */
-    async changeOwnPassword(uuid: string, current: string, next: string): Promise<void> {
+    async changeOwnPassword(uuid: string, current: string, next: string, actor: AuditActor): Promise<void> {
       if (!(await currentPasswordOk(uuid, current))) throw invalid('current_password', 'is not your current password');
-      await this.setPassword(uuid, next);
+      await this.setPassword(uuid, next, actor);
     },
     /** @throws AppError 400 unknown role, 404 unknown user */
-    async setRole(uuid: string, role: Role): Promise<Account> {
+    async setRole(uuid: string, role: Role, actor: AuditActor): Promise<Account> {
       if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
-      return store.async.tx(setRoleProc, { uuid, role });
+      return store.async.tx(setRoleProc, { uuid, role, now: clock.now(), actor });
     },
     /** Disables (ending every session) or enables an account. @throws AppError 404 */
-    setDisabled: (uuid: string, disabled: boolean): Promise<Account> => store.async.tx(setDisabledProc, { uuid, at: disabled ? clock.now() : null }),
+    setDisabled: (uuid: string, disabled: boolean, actor: AuditActor): Promise<Account> => store.async.tx(setDisabledProc, { uuid, at: disabled ? clock.now() : null, now: clock.now(), actor }),
     /**
      * Signs in. Every try is counted before its password is hashed (see {@link consoleCounters}: per
      * address, per account and address, per account from addresses it never signed in from) and given
@@ -259,24 +260,24 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
      * @returns the recovery codes, shown once (stored only as SHA-256)
      * @throws AppError 400 `code` when the code does not match
      */
-    async enableTotp(uuid: string, secret: string, code: string): Promise<string[]> {
+    async enableTotp(uuid: string, secret: string, code: string, actor: AuditActor): Promise<string[]> {
       const a = await mustGet(uuid);
       if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
       const step = totpStep(secret, a.email, code, clock.now());
       if (step === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
       const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
-      await store.async.tx(enableTotpProc, { uuid, secret, recovery: codes.map((c) => createHash('sha256').update(c).digest('hex')), step });
+      await store.async.tx(enableTotpProc, { uuid, secret, recovery: codes.map((c) => createHash('sha256').update(c).digest('hex')), step, now: clock.now(), actor });
       return codes;
     },
     /** Turns a person's TOTP off without their password (`pharos user disable-totp`: a lost phone). @throws AppError 404 */
-    clearTotp: (uuid: string): Promise<void> => store.async.tx(clearTotpProc, { uuid }),
+    clearTotp: (uuid: string, actor: AuditActor): Promise<void> => store.async.tx(clearTotpProc, { uuid, now: clock.now(), actor }),
     /**
      * Turns TOTP off after checking the password.
      * @throws AppError 400 `current_password`; 429 `auth.too_many_attempts` (the counter of {@link changeOwnPassword})
      */
-    async disableTotp(uuid: string, password: string): Promise<void> {
+    async disableTotp(uuid: string, password: string, actor: AuditActor): Promise<void> {
       if (!(await currentPasswordOk(uuid, password))) throw invalid('current_password', 'is not your current password');
-      await store.async.tx(disableTotpProc, { uuid });
+      await store.async.tx(clearTotpProc, { uuid, now: clock.now(), actor });
     },
     /**
      * The live session with this id, or null when unknown, idle too long, too old or its account is

@@ -10,6 +10,7 @@ import { kumaPolicy, mapNotification } from '../domain/kuma/notifications.ts';
 import type { KumaData } from '../domain/kuma/types.ts';
 import type { Store } from '../store/index.ts';
 import type { EscalationService } from './escalation.ts';
+import { systemActor } from './audit-log.ts';
 import { createHealthcheck } from './healthcheck-tx.ts';
 import { createWindowIn } from './maintenance.ts';
 import { createMonitorIn } from './monitors.ts';
@@ -25,12 +26,15 @@ export interface KumaWriters {
   maintenance(tx: Store, body: MaintenanceBodyInput, now: number): MaintenanceWindow;
 }
 
+/** Who the audit log names for what the import creates. */
+const KUMA_IMPORT = systemActor('kuma-import', 'pharos import kuma');
+
 /** The {@link KumaWriters} of a configuration. */
 export function kumaWriters(config: Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 'public_url'>): KumaWriters {
   const knownPolicy = (uuid: string) => config.escalation_policies.some((p) => p.uuid === uuid);
   return {
-    monitor: (tx, body, now) => createMonitorIn(tx, config, body, now),
-    healthcheck: (tx, body, now) => createHealthcheck.run(tx, { settings: resolveHealthcheckSettings(body, null, knownPolicy), now }),
+    monitor: (tx, body, now) => createMonitorIn(tx, config, body, now, KUMA_IMPORT),
+    healthcheck: (tx, body, now) => createHealthcheck.run(tx, { settings: resolveHealthcheckSettings(body, null, knownPolicy), now, actor: KUMA_IMPORT }),
     maintenance: (tx, body, now) => createWindowIn(tx, body, config.public_url, now),
   };
 }
@@ -152,7 +156,7 @@ export function importKuma(
         }),
       }));
       try {
-        const page = deps.statuspages.createWithoutPassword({ name: p.title, subdomain: subdomainOf(p.slug), description: p.description ?? null, sections });
+        const page = deps.statuspages.createWithoutPassword({ name: p.title, subdomain: subdomainOf(p.slug), description: p.description ?? null, sections }, KUMA_IMPORT);
         if (page.subdomain !== subdomainOf(p.slug)) notes.push(`subdomain ${subdomainOf(p.slug)} is taken: ${page.subdomain}`);
         tx.kumaImports.remember('statuspage', p.id, page.uuid, now);
         pageUuidOf.set(p.id, page.uuid);

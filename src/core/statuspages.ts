@@ -6,6 +6,9 @@ import { resolveStatuspage, subdomainFrom, type PageService, type Statuspage, ty
 import type { SsoConnection } from '../domain/sso-connection.ts';
 import type { Store } from '../store/index.ts';
 import { procedure } from '../store/async.ts';
+import { statuspageAuditDiff } from '../domain/audit-views.ts';
+import type { AuditActor } from '../domain/audit.ts';
+import { recordAudit } from './audit-log.ts';
 import type { EventBus } from './events.ts';
 import { isServiceUuid } from './references.ts';
 
@@ -54,21 +57,39 @@ const checkPage = procedure('statuspages.check', (tx: Store, a: { uuid: string |
   return null;
 });
 
-/** Stores a new page: checked, subdomain made free, hostname unique. */
-const insertPage = procedure('statuspages.insert', (tx: Store, a: { body: StatuspageBodyInput; passwordHash: string | null; now: number }): Statuspage => {
+/** The audit entry of a page write (the password hash shown as `***`). */
+const audit = (tx: Store, a: { actor: AuditActor; now: number }, action: 'create' | 'update' | 'delete', before: Statuspage | null, after: Statuspage | null) => {
+  const s = (after ?? before)!;
+  recordAudit(tx, a, { action, resourceType: 'statuspage', resourceUuid: s.uuid, resourceName: s.name, diff: statuspageAuditDiff(before, after) });
+};
+
+/** Stores a new page: checked, subdomain made free, hostname unique; `actor` goes to the audit log. */
+const insertPage = procedure('statuspages.insert', (tx: Store, a: { body: StatuspageBodyInput; passwordHash: string | null; now: number; actor: AuditActor }): Statuspage => {
   const r = resolveIn(tx, a.body, null);
   const subdomain = freeSubdomain(tx, r.subdomain, r.name, null);
   checkHostname(tx, r.hostname, null);
-  return tx.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: a.passwordHash }, a.now);
+  const page = tx.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: a.passwordHash }, a.now);
+  audit(tx, a, 'create', null, page);
+  return page;
 });
 
 /** Merges a patch into the stored page and stores it; `passwordHash` null keeps the stored one. */
-const updatePage = procedure('statuspages.update', (tx: Store, a: { uuid: string; body: StatuspagePatchInput; passwordHash: string | null; now: number }): Statuspage => {
+const updatePage = procedure('statuspages.update', (tx: Store, a: { uuid: string; body: StatuspagePatchInput; passwordHash: string | null; now: number; actor: AuditActor }): Statuspage => {
   const current = mustGetIn(tx, a.uuid);
   const r = resolveIn(tx, a.body, current);
   const subdomain = r.subdomain ? freeSubdomain(tx, r.subdomain, r.name, a.uuid) : current.subdomain;
   checkHostname(tx, r.hostname, a.uuid);
-  return tx.statuspages.update(a.uuid, { ...r, subdomain, passwordHash: a.passwordHash ?? current.passwordHash }, a.now);
+  const page = tx.statuspages.update(a.uuid, { ...r, subdomain, passwordHash: a.passwordHash ?? current.passwordHash }, a.now);
+  audit(tx, a, 'update', current, page);
+  return page;
+});
+
+/** Deletes a page and records it. @throws AppError 404 */
+const deletePage = procedure('statuspages.delete', (tx: Store, a: { uuid: string; now: number; actor: AuditActor }): null => {
+  const current = mustGetIn(tx, a.uuid);
+  tx.statuspages.delete(a.uuid);
+  audit(tx, a, 'delete', current, null);
+  return null;
 });
 
 /** Names of services (monitor, healthcheck or component uuids) and SSO connections by uuid. */
@@ -198,39 +219,39 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
       const r = services.size + connections.size === 0 ? { names: new Map<string, string>(), connections: new Map<string, SsoConnection>() } : await store.async.tx(shownOf, { services: [...services], connections: [...connections] });
       return { nameOf: (u) => r.names.get(u), connection: (u) => r.connections.get(u) };
     },
-    /** @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
-    async create(body: StatuspageBodyInput): Promise<Statuspage> {
+    /** Every write here records `actor` in the audit log in its own transaction. @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
+    async create(body: StatuspageBodyInput, actor: AuditActor): Promise<Statuspage> {
       let passwordHash: string | null = null;
       if (body.password) {
         await store.async.tx(checkPage, { uuid: null, body });
         passwordHash = await hashPassword(body.password);
       }
-      return changed(await store.async.tx(insertPage, { body, passwordHash, now: clock.now() }));
+      return changed(await store.async.tx(insertPage, { body, passwordHash, now: clock.now(), actor }));
     },
     /**
      * Like {@link create} without a password, synchronously, so an importer can create pages inside
      * its own transaction (`pharos import kuma`, a CLI command). @throws AppError 400 (also for a password) / 409
      */
-    createWithoutPassword(body: StatuspageBodyInput): Statuspage {
+    createWithoutPassword(body: StatuspageBodyInput, actor: AuditActor): Statuspage {
       if (body.password) throw new AppError(400, 'statuspages.invalid', 'password: cannot be set here');
-      return changed(store.tx((tx) => insertPage.run(tx, { body, passwordHash: null, now: clock.now() })));
+      return changed(store.tx((tx) => insertPage.run(tx, { body, passwordHash: null, now: clock.now(), actor })));
     },
     /**
      * Partial update: fields left out keep their values, `sections`, when given, replace all; the
      * merged page is checked as a whole and nothing is stored when it breaks a rule.
      * @throws AppError 404 / 400 / 409
      */
-    async update(uuid: string, body: StatuspagePatchInput): Promise<Statuspage> {
+    async update(uuid: string, body: StatuspagePatchInput, actor: AuditActor): Promise<Statuspage> {
       let passwordHash: string | null = null;
       if (body.password) {
         await store.async.tx(checkPage, { uuid, body });
         passwordHash = await hashPassword(body.password);
       }
-      return changed(await store.async.tx(updatePage, { uuid, body, passwordHash, now: clock.now() }));
+      return changed(await store.async.tx(updatePage, { uuid, body, passwordHash, now: clock.now(), actor }));
     },
     /** @throws AppError 404 */
-    async delete(uuid: string): Promise<void> {
-      if (!(await store.async.statuspages.delete(uuid))) throw notFound('statuspages', 'Status page');
+    async delete(uuid: string, actor: AuditActor): Promise<void> {
+      await store.async.tx(deletePage, { uuid, now: clock.now(), actor });
       changed({ uuid });
     },
   };

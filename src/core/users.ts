@@ -4,8 +4,11 @@ import { AppError } from '../lib/errors.ts';
 import { ID_PREFIX, newId, randomBase62 } from '../domain/ids.ts';
 import { REGIONS, type Region } from '../domain/regions.ts';
 import type { Principal, TokenInfo, TokenScope, User } from '../domain/user.ts';
+import { tokenAuditDiff } from '../domain/audit-views.ts';
+import type { AuditActor } from '../domain/audit.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+import { recordAudit, type AuditStamp } from './audit-log.ts';
 
 /** The admin user that `PHAROS_ADMIN_TOKEN` and the first-start token belong to (CONTRACT.md). */
 export const ADMIN_EMAIL = 'admin@localhost';
@@ -51,28 +54,55 @@ function ensureUser(tx: Store, email: string, name: string, fresh: string, now: 
   return user;
 }
 
-/** Stores token `t` of `user` (as its hash) and returns its listing info. */
-function insertToken(tx: Store, user: User, name: string, scope: TokenScope, t: NewToken, now: number, regions: readonly Region[] = []): TokenInfo {
-  tx.users.insertToken({ id: t.keyId, userUuid: user.uuid, name, scope, hash: hashToken(t.token), regions }, now);
-  return tx.users.findTokenByHash(hashToken(t.token))!;
+/** The audit entry of a token change. */
+const auditToken = (tx: Store, stamp: AuditStamp, action: 'create' | 'update', before: TokenInfo | null, after: TokenInfo): void =>
+  recordAudit(tx, stamp, { action, resourceType: 'token', resourceUuid: after.id, resourceName: after.name, diff: tokenAuditDiff(before, after) });
+
+/** Stores token `t` of `user` (as its hash), records it in the audit log and returns its listing info. */
+function insertToken(tx: Store, stamp: AuditStamp, user: User, name: string, scope: TokenScope, t: NewToken, regions: readonly Region[] = []): TokenInfo {
+  tx.users.insertToken({ id: t.keyId, userUuid: user.uuid, name, scope, hash: hashToken(t.token), regions }, stamp.now);
+  const info = tx.users.findTokenByHash(hashToken(t.token))!;
+  auditToken(tx, stamp, 'create', null, info);
+  return info;
 }
 
 /** A token for the user with this email, the user made when new (one transaction). */
-const createTokenProc = procedure('users.createToken', (tx: Store, a: { email: string; name: string; tokenName: string; scope: TokenScope; regions: Region[]; t: NewToken; now: number }): TokenInfo =>
-  insertToken(tx, ensureUser(tx, a.email, a.name, a.t.userUuid, a.now), a.tokenName, a.scope, a.t, a.now, a.regions),
+const createTokenProc = procedure('users.createToken', (tx: Store, a: { email: string; name: string; tokenName: string; scope: TokenScope; regions: Region[]; t: NewToken; now: number; actor: AuditActor }): TokenInfo =>
+  insertToken(tx, a, ensureUser(tx, a.email, a.name, a.t.userUuid, a.now), a.tokenName, a.scope, a.t, a.regions),
 );
+
+/** The actor of the tokens made at start. */
+const START: AuditActor = { type: 'system', id: 'start', name: 'Pharos start-up' };
 
 /** Start-up bootstrap (see `bootstrapAdmin`): true when the generated token `t` was stored. */
 const bootstrapAdminProc = procedure('users.bootstrapAdmin', (tx: Store, a: { adminToken: string | null; t: NewToken; now: number }): boolean => {
+  const stamp = { actor: START, now: a.now };
   if (a.adminToken !== null) {
     if (!tx.users.findTokenByHash(hashToken(a.adminToken))) {
-      insertToken(tx, ensureUser(tx, ADMIN_EMAIL, 'Admin', a.t.userUuid, a.now), 'PHAROS_ADMIN_TOKEN', 'write', { ...a.t, token: a.adminToken }, a.now);
+      insertToken(tx, stamp, ensureUser(tx, ADMIN_EMAIL, 'Admin', a.t.userUuid, a.now), 'PHAROS_ADMIN_TOKEN', 'write', { ...a.t, token: a.adminToken });
     }
     return false;
   }
   if (tx.users.countLiveTokens() > 0) return false;
-  insertToken(tx, ensureUser(tx, ADMIN_EMAIL, 'Admin', a.t.userUuid, a.now), 'first-start', 'write', a.t, a.now);
+  insertToken(tx, stamp, ensureUser(tx, ADMIN_EMAIL, 'Admin', a.t.userUuid, a.now), 'first-start', 'write', a.t);
   return true;
+});
+
+/** Revokes the live token `id` and records it. @returns false (nothing written) when no live token has that id */
+const revokeTokenProc = procedure('users.revokeToken', (tx: Store, a: { id: string; now: number; actor: AuditActor }): boolean => {
+  const before = tx.users.listTokens().find((t) => t.id === a.id);
+  if (!before || !tx.users.revokeToken(a.id, a.now)) return false;
+  auditToken(tx, a, 'update', before, { ...before, revokedAt: a.now });
+  return true;
+});
+
+/** Replaces a live probe token's regions and records it. @returns the token, or null when `id` is no live probe token */
+const grantRegionsProc = procedure('users.grantRegions', (tx: Store, a: { id: string; regions: Region[]; now: number; actor: AuditActor }): TokenInfo | null => {
+  const before = tx.users.listTokens().find((t) => t.id === a.id);
+  if (!before || !tx.users.setTokenRegions(a.id, a.regions)) return null;
+  const after = tx.users.listTokens().find((t) => t.id === a.id)!;
+  auditToken(tx, a, 'update', before, after);
+  return after;
 });
 
 /** A fresh token secret, key id and user uuid. */
@@ -86,16 +116,17 @@ export function usersService(deps: { store: Store; clock: Clock }) {
     /**
      * Creates a token for the user with this email (creating the user when new). The secret is
      * returned once and stored only as its SHA-256 hash.
-     * A `probe` token is bound to `regions` (at least one; see {@link tokenRegions}).
+     * A `probe` token is bound to `regions` (at least one; see {@link tokenRegions}). `actor` is
+     * recorded in the audit log (as for every token change here; the bootstrap's as Pharos start-up).
      * @returns `token` (the secret, `phr_` + 43 base62 chars ≈ 256 bits) and its listing info
      * @throws AppError 400 on an empty email, or regions missing (probe) or given (other scopes) or unknown
      */
-    async createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string; regions?: readonly string[] }): Promise<{ token: string; info: TokenInfo }> {
+    async createToken(input: { email: string; name: string; scope: TokenScope; tokenName?: string; regions?: readonly string[] }, actor: AuditActor): Promise<{ token: string; info: TokenInfo }> {
       const email = input.email.trim().toLowerCase();
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new AppError(400, 'users.invalid_email', 'email: must be an email address');
       const regions = tokenRegions(input.scope, input.regions);
       const t = newToken();
-      const info = await store.async.tx(createTokenProc, { email, name: input.name.trim() || email, tokenName: input.tokenName ?? 'cli', scope: input.scope, regions, t, now: clock.now() });
+      const info = await store.async.tx(createTokenProc, { email, name: input.name.trim() || email, tokenName: input.tokenName ?? 'cli', scope: input.scope, regions, t, now: clock.now(), actor });
       return { token: t.token, info };
     },
     /**
@@ -123,24 +154,25 @@ export function usersService(deps: { store: Store; clock: Clock }) {
       // Looked up by the hash through a unique index: the secret itself is never compared or stored.
       const t = await store.async.users.findTokenByHash(hashToken(token));
       if (!t || t.revokedAt !== null) return null;
-      return t.scope === 'probe' ? { user: t.user, scope: t.scope, tokenId: t.id, regions: t.regions } : { user: t.user, scope: t.scope, tokenId: t.id };
+      return t.scope === 'probe' ? { user: t.user, scope: t.scope, tokenId: t.id, tokenName: t.name, regions: t.regions } : { user: t.user, scope: t.scope, tokenId: t.id, tokenName: t.name };
     },
     /**
      * Replaces the regions granted to the live probe token `id` (`pharos token grant`); agents already
      * online in a region no longer granted are refused from their next poll.
      * @throws AppError 400 naming `regions` (none, or unknown), 404 `tokens.not_found` when `id` is no live probe token
      */
-    async grantRegions(id: string, regions: readonly string[]): Promise<TokenInfo> {
+    async grantRegions(id: string, regions: readonly string[], actor: AuditActor): Promise<TokenInfo> {
       const list = tokenRegions('probe', regions);
-      if (!(await store.async.users.setTokenRegions(id, list))) throw new AppError(404, 'tokens.not_found', `no live probe token with id ${id}`);
-      return (await store.async.users.listTokens()).find((t) => t.id === id)!;
+      const t = await store.async.tx(grantRegionsProc, { id, regions: list, now: clock.now(), actor });
+      if (!t) throw new AppError(404, 'tokens.not_found', `no live probe token with id ${id}`);
+      return t;
     },
     /** Every API token (live and revoked). */
     listTokens: (): Promise<TokenInfo[]> => store.async.users.listTokens(),
     /** A user by uuid, or undefined. */
     get: (uuid: string): Promise<User | undefined> => store.async.users.findUser(uuid),
     /** @returns true when a live token was revoked */
-    revokeToken: (id: string): Promise<boolean> => store.async.users.revokeToken(id, clock.now()),
+    revokeToken: (id: string, actor: AuditActor): Promise<boolean> => store.async.tx(revokeTokenProc, { id, now: clock.now(), actor }),
   };
 }
 

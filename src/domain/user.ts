@@ -19,6 +19,8 @@ export interface Principal {
   user: User;
   scope: TokenScope;
   tokenId: string;
+  /** The API token's name (absent for console sessions): who acted, in the audit log. */
+  tokenName?: string;
   /** A `probe` token's granted regions (the only ones its agents may poll and report for); absent for other principals. */
   regions?: readonly Region[];
 }

@@ -16,7 +16,7 @@ test('while the main is down the agent keeps checking, keeps at most --buffer re
   const clock = new ManualClock();
   let main: TestPharos = await startTestPharos({ listen, data_dir: dataDir }, clock);
   const target = await httpTarget(200);
-  const token = (await main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
+  const token = (await main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }, { type: 'system', id: 'test', name: 'test' })).token;
   const agent = new ProbeAgent(
     { server: main.url, token, region: 'paris', name: 'buffering', version: 'test', userAgent: 'pharos-test', maxConcurrentChecks: 10, bufferLimit: 3, batchSize: 100, pushIntervalMs: 1000 },
     { clock, logger: silentLogger },

@@ -30,7 +30,7 @@ test('pharos agent runs a dns check from its source address: down with "NXDOMAIN
   const resolver = `127.0.0.1:${dns.addresses().udp!.port}`;
   const clock = new ManualClock();
   const main = await startTestPharos({}, clock);
-  const token = (await main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
+  const token = (await main.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }, { type: 'system', id: 'test', name: 'test' })).token;
   const agent = new ProbeAgent(
     { server: main.url, token, region: 'paris', name: 'paris-1', version: 'test', userAgent: 'pharos-test', sourceAddress: '127.0.0.4', maxConcurrentChecks: 10, bufferLimit: 1000, batchSize: 100, pushIntervalMs: 1000 },
     { clock, logger: silentLogger },

@@ -63,7 +63,7 @@ function assertEveryCheckOnce(rs: Array<{ at: number }>, what: string) {
 describe('remote agents (real processes)', () => {
   test('three regions, three source addresses: a failure seen from one opens nothing; failing for all opens one outage confirmed by two regions', async () => {
     const main = await startMain(`127.0.0.1:${await freePort()}`);
-    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] })).token;
+    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }, { type: 'system', id: 'test', name: 'test' })).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const regions = { paris: '127.0.0.2', tokyo: '127.0.0.3', sydney: '127.0.0.4' } as const;
@@ -112,7 +112,7 @@ describe('remote agents (real processes)', () => {
 
   test('SIGKILL an agent: its region falls back to the local probe, a restarted agent takes it back; no check lost or counted twice', async () => {
     const main = await startMain(`127.0.0.1:${await freePort()}`);
-    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] })).token;
+    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }, { type: 'system', id: 'test', name: 'test' })).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const { agent: first, id } = await parisAgentWithMonitor(main, token, target.url);
@@ -138,7 +138,7 @@ describe('remote agents (real processes)', () => {
     const dataDir = tempDir();
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     let main = await startMain(listen, dataDir);
-    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] })).token;
+    const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }, { type: 'system', id: 'test', name: 'test' })).token;
     const target = await httpTarget(200);
     cleanups.push(() => target.stop());
     const { agent: a, uuid } = await parisAgentWithMonitor(main, token, target.url);

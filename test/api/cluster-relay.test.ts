@@ -90,7 +90,7 @@ test('an agent polling a follower is served by the leader: only the agent checks
   const follower = await startTestPharos(config, systemClock);
   cleanups.push(() => follower.cleanup());
   await waitFor('the follower to know the leader', async () => follower.cluster.leaderUrl() === leader.url, 10_000);
-  const token = (await follower.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris'] })).token;
+  const token = (await follower.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris'] }, { type: 'system', id: 'test', name: 'test' })).token;
   const target = await httpTarget(200);
   cleanups.push(() => target.stop());
 

@@ -26,7 +26,7 @@ async function start(dataDir?: string): Promise<TestPharos> {
 
 test('a single instance lists itself as the leader, to a read token', async () => {
   const p = await start();
-  const read = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' })).token;
+  const read = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).token;
   const res = await p.api('/v1/cluster', { token: read });
   assert.equal(res.status, 200, await res.clone().text());
   const v = (await res.json()) as View;
@@ -49,7 +49,7 @@ test('a single instance lists itself as the leader, to a read token', async () =
 test('the cluster route needs a token, and a probe token may not read it', async () => {
   const p = await start();
   assert.equal((await p.api('/v1/cluster', { token: null })).status, 401);
-  const probe = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
+  const probe = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }, { type: 'system', id: 'test', name: 'test' })).token;
   const res = await p.api('/v1/cluster', { token: probe });
   assert.equal(res.status, 403);
   assert.equal((await res.json()).code, 'auth.probe_only');

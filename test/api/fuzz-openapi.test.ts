@@ -337,7 +337,7 @@ before(async () => {
   await made('subscribers', `/v2/statuspages/${pools.get('statuspages')![0]}/subscribers`, { email: 'sub@example.invalid' }, (b) => String(b.id ?? b.uuid));
   CERT = samlKeys().cert;
   await made('sso-connections', '/v1/sso-connections', { name: 'S', provider: 'saml', entry_point: 'https://idp.example.invalid/sso', issuer: 'pharos', idp_certificate: CERT }, (b) => b.uuid);
-  pools.set('probeToken', [(await p.core.users.createToken({ email: 'agent@example.invalid', name: 'fuzz agent', scope: 'probe', regions: ['london'] })).token]);
+  pools.set('probeToken', [(await p.core.users.createToken({ email: 'agent@example.invalid', name: 'fuzz agent', scope: 'probe', regions: ['london'] }, { type: 'system', id: 'test', name: 'test' })).token]);
   doc = await (await fetch(`${p.url}/openapi.json`)).json();
 });
 after(() => p?.cleanup());

@@ -139,7 +139,7 @@ describe('healthchecks API', () => {
 
   test('401 without a token, 403 for a read token on writes, 404 for unknown uuids', async () => {
     const p = await setup();
-    const read = (await p.core.users.createToken({ email: 'r@example.com', name: 'R', scope: 'read' })).token;
+    const read = (await p.core.users.createToken({ email: 'r@example.com', name: 'R', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).token;
     assert.equal((await p.api('/v1/healthchecks', { token: null })).status, 401);
     assert.equal((await p.api('/v1/healthchecks', { token: read })).status, 200);
     const res = await p.api('/v1/healthchecks', { method: 'POST', token: read, json: { name: 'x', period_value: 1, period_type: 'hours', grace_period_value: 5, grace_period_type: 'minutes' } });

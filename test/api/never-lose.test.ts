@@ -53,7 +53,7 @@ test('a revoked PHAROS_ADMIN_TOKEN does not crash the next start: it stays revok
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const first = await startTestPharos({ data_dir: dataDir });
   const key = (await first.core.users.listTokens()).find((t) => t.name === 'PHAROS_ADMIN_TOKEN')!;
-  assert.ok(await first.core.users.revokeToken(key.id), 'the admin token key is revoked (as `pharos token revoke` does)');
+  assert.ok(await first.core.users.revokeToken(key.id, { type: 'system', id: 'test', name: 'test' }), 'the admin token key is revoked (as `pharos token revoke` does)');
   await first.cleanup();
 
   const log = capturingLogger();
@@ -118,7 +118,7 @@ test('a store error while recording a delivery is caught, logged and retried: no
 
 test('an agent batch that rolls back leaves memory as the database is: its retry opens the outage', async () => {
   const { p } = await start({ probe: { region: 'london', confirmation_checks: 1 } });
-  const probeToken = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
+  const probeToken = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }, { type: 'system', id: 'test', name: 'test' })).token;
   const agent = 'prb_' + 'A'.repeat(22);
   const poll = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { agent, name: 'paris-1', region: 'paris', version: 'test', assignment: null } });
   assert.equal(poll.status, 200);

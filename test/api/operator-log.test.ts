@@ -64,7 +64,7 @@ test('one line per outage opened/escalated/acknowledged/resolved, alert delivere
   assert.equal(matching(/^outage #\d+ resolved: monitor "checkout" is up again after \d/).length, 1);
   assert.equal(matching(/^alert delivered: recovery for outage .* via "ops"$/).length, 1);
 
-  const probeToken = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] })).token;
+  const probeToken = (await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris'] }, { type: 'system', id: 'test', name: 'test' })).token;
   const poll = await p.api('/v1/probes/poll', { method: 'POST', token: probeToken, json: { agent: 'prb_' + 'B'.repeat(22), name: 'paris-1', region: 'paris', version: 'test', assignment: null } });
   assert.equal(poll.status, 200);
   assert.equal(matching(/^agent "paris-1" \(paris\) joined$/).length, 1);

@@ -84,8 +84,8 @@ describe('outages API', () => {
 
   test('acknowledge, unacknowledge, resolve and escalate follow the state rules (200/403/404/409)', async () => {
     const p = await setup();
-    const other = (await p.core.users.createToken({ email: 'bob@example.com', name: 'Bob', scope: 'write' })).token;
-    const reader = (await p.core.users.createToken({ email: 'r@example.com', name: 'R', scope: 'read' })).token;
+    const other = (await p.core.users.createToken({ email: 'bob@example.com', name: 'Bob', scope: 'write' }, { type: 'system', id: 'test', name: 'test' })).token;
+    const reader = (await p.core.users.createToken({ email: 'r@example.com', name: 'R', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).token;
     const o = await report(p, { description: 'API slow', escalationPolicyUuid: 'ep_oncall' });
     const base = `/v2/outages/${o.uuid}`;
 

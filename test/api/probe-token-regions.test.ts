@@ -28,7 +28,7 @@ async function setup(config: Record<string, unknown> = {}) {
   p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 }, ...config }, new ManualClock());
   cleanups.push(() => p.cleanup());
 }
-const probeToken = async (regions: string[], email = 'agent@example.com') => (await p.core.users.createToken({ email, name: 'agent', scope: 'probe', regions })).token;
+const probeToken = async (regions: string[], email = 'agent@example.com') => (await p.core.users.createToken({ email, name: 'agent', scope: 'probe', regions }, { type: 'system', id: 'test', name: 'test' })).token;
 
 const hello = (agent: string, region: string, assignment: string | null = null) => ({ agent, region, name: `probe-${region}`, version: 'test', assignment });
 const pollRes = (token: string, agent: string, region: string, assignment: string | null = null) =>
@@ -83,10 +83,10 @@ describe('a probe token serves the regions it was granted', () => {
 
   test('a probe token needs regions; a legacy probe token (no regions) is refused until granted, and named in a warning at start', async () => {
     await setup();
-    await assert.rejects(p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe' }), /regions/);
-    await assert.rejects(p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe', regions: ['atlantis' as never] }), /regions/);
+    await assert.rejects(p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe' }, { type: 'system', id: 'test', name: 'test' }), /regions/);
+    await assert.rejects(p.core.users.createToken({ email: 'a@example.com', name: 'a', scope: 'probe', regions: ['atlantis' as never] }, { type: 'system', id: 'test', name: 'test' }), /regions/);
     // A token as migration 0019 leaves one made before it: probe scope, no region.
-    const user = (await p.core.users.createToken({ email: 'old@example.com', name: 'old', scope: 'read' })).info.user;
+    const user = (await p.core.users.createToken({ email: 'old@example.com', name: 'old', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).info.user;
     p.store.users.insertToken({ id: 'key_legacyprobe1', userUuid: user.uuid, name: 'old probes', scope: 'probe', hash: hashToken('phr_legacy'), regions: [] }, p.clock.now());
     await assertRefused(await pollRes('phr_legacy', FRA, 'london'), 403, /region/);
     await p.close();
@@ -96,7 +96,7 @@ describe('a probe token serves the regions it was granted', () => {
     const again = await startTestPharos({ data_dir: p.dataDir }, new ManualClock(), createLogger('info', (l) => void lines.push(l), 'text'));
     cleanups.push(() => again.cleanup());
     assert.ok(lines.some((l) => /key_legacyprobe1/.test(l) && /no region/.test(l) && /pharos token grant/.test(l)), lines.join(''));
-    await again.core.users.grantRegions('key_legacyprobe1', ['frankfurt']);
+    await again.core.users.grantRegions('key_legacyprobe1', ['frankfurt'], { type: 'system', id: 'test', name: 'test' });
     const res = await again.api('/v1/probes/poll', { method: 'POST', token: 'phr_legacy', json: hello(FRA, 'frankfurt') });
     assert.equal(res.status, 200, await res.clone().text());
   });

@@ -23,10 +23,10 @@ afterEach(async () => {
 async function setup(clock = new ManualClock()) {
   p = await startTestPharos({ probe: { agent_offline_seconds: OFFLINE_S, agent_poll_seconds: 20 } }, clock);
   cleanups.push(() => p.cleanup());
-  const created = await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris', 'tokyo'] });
+  const created = await p.core.users.createToken({ email: 'agent@example.com', name: 'agent', scope: 'probe', regions: ['paris', 'tokyo'] }, { type: 'system', id: 'test', name: 'test' });
   probeToken = created.token;
   probeTokenId = created.info.id;
-  readToken = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' })).token;
+  readToken = (await p.core.users.createToken({ email: 'viewer@example.com', name: 'viewer', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).token;
 }
 
 const hello = (assignment: string | null, region = 'paris') => ({ agent: AGENT, region, name: 'probe-paris', version: 'test', sourceAddress: '127.0.0.2', assignment });

@@ -33,9 +33,9 @@ function assertNoSecret(body: string, where: string): void {
 before(async () => {
   p = await startTestPharos();
   target = await httpTarget();
-  readToken = (await p.core.users.createToken({ email: 'reader@example.com', name: 'Reader', scope: 'read' })).token;
-  await p.core.accounts.create({ email: 'viewer@example.com', role: 'viewer', password: 'viewer password 123' });
-  await p.core.accounts.create({ email: 'editor@example.com', role: 'editor', password: 'editor password 123' });
+  readToken = (await p.core.users.createToken({ email: 'reader@example.com', name: 'Reader', scope: 'read' }, { type: 'system', id: 'test', name: 'test' })).token;
+  await p.core.accounts.create({ email: 'viewer@example.com', role: 'viewer', password: 'viewer password 123' }, { type: 'system', id: 'test', name: 'test' });
+  await p.core.accounts.create({ email: 'editor@example.com', role: 'editor', password: 'editor password 123' }, { type: 'system', id: 'test', name: 'test' });
   viewer = await signIn(p, 'viewer@example.com', 'viewer password 123');
   editor = await signIn(p, 'editor@example.com', 'editor password 123');
   const bodies: Record<string, Record<string, unknown>> = {

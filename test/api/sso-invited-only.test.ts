@@ -72,7 +72,7 @@ test('console, sso_allowed_domains []: an invited email and a person with an acc
   const again = await consoleSso('invited');
   assert.equal(again.status, 303, 'the invitation is used up, the account stays');
 
-  await p.core.accounts.create({ email: 'known@anywhere.test', role: 'viewer', password: 'known password 123' });
+  await p.core.accounts.create({ email: 'known@anywhere.test', role: 'viewer', password: 'known password 123' }, { type: 'system', id: 'test', name: 'test' });
   assert.equal((await consoleSso('known')).status, 303);
 });
 

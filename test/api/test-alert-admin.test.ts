@@ -12,7 +12,7 @@ let hook: Awaited<ReturnType<typeof httpReceiver>>;
 before(async () => {
   hook = await httpReceiver();
   p = await startTestPharos({ channels: [{ name: 'hook', type: 'webhook', url: `${hook.url}/hook` }] });
-  for (const role of ['admin', 'editor', 'viewer'] as const) await p.core.accounts.create({ email: `${role}@example.com`, role, password: `${role} password 123` });
+  for (const role of ['admin', 'editor', 'viewer'] as const) await p.core.accounts.create({ email: `${role}@example.com`, role, password: `${role} password 123` }, { type: 'system', id: 'test', name: 'test' });
 });
 after(async () => {
   await p?.cleanup();

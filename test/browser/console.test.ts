@@ -163,7 +163,7 @@ describe('the console in Chromium', () => {
   });
 
   test('a viewer sees everything and has no button to change anything', async () => {
-    await p.core.accounts.create({ email: 'vic@example.com', role: 'viewer', password: 'viewer password' });
+    await p.core.accounts.create({ email: 'vic@example.com', role: 'viewer', password: 'viewer password' }, { type: 'system', id: 'test', name: 'test' });
     const { tab } = await context();
     await signIn(tab, 'vic@example.com', 'viewer password');
     assert.equal(await tab.locator(`#row-${monitorUuid}`).count(), 1);

@@ -24,7 +24,7 @@ before(async () => {
   });
   target = await httpTarget(200);
   admin = await setupAdmin(p);
-  await p.core.accounts.create({ email: 'vic@example.com', role: 'viewer', password: 'viewer password' });
+  await p.core.accounts.create({ email: 'vic@example.com', role: 'viewer', password: 'viewer password' }, { type: 'system', id: 'test', name: 'test' });
   viewer = await signIn(p, 'vic@example.com', 'viewer password');
 });
 after(async () => {

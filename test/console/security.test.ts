@@ -63,7 +63,7 @@ describe('console security', () => {
   });
 
   test('10 wrong passwords for one account → throttled (429), even with the right password then', async () => {
-    await p.core.accounts.create({ email: 'target@example.com', role: 'editor', password: 'the right password' });
+    await p.core.accounts.create({ email: 'target@example.com', role: 'editor', password: 'the right password' }, { type: 'system', id: 'test', name: 'test' });
     for (let i = 0; i < 10; i++) {
       const r = await consoleClient(p).post('/login', { email: 'target@example.com', password: `wrong ${i}` }, { csrf: null });
       assert.equal(r.status, 401, `attempt ${i + 1}`);
@@ -74,7 +74,7 @@ describe('console security', () => {
   });
 
   test('a password change ends every session of the user (the old cookie is signed out)', async () => {
-    await p.core.accounts.create({ email: 'pat@example.com', role: 'editor', password: 'first password!' });
+    await p.core.accounts.create({ email: 'pat@example.com', role: 'editor', password: 'first password!' }, { type: 'system', id: 'test', name: 'test' });
     const a = await signIn(p, 'pat@example.com', 'first password!');
     const b = await signIn(p, 'pat@example.com', 'first password!');
     assert.equal((await b.get('/outages')).status, 200);

@@ -43,6 +43,7 @@ const NAV: Array<[string, string]> = [
   ['/maintenance', 'Maintenance'],
   ['/incidents', 'Incidents'],
   ['/components', 'Components'],
+  ['/audit-log', 'Audit log'],
   ['/settings', 'Settings'],
 ];
 

@@ -6,6 +6,7 @@ import type { Config } from '../../config/schema.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { apiActor } from '../audit-actor.ts';
 
 /** Status page as the API shows it, under `statuspage` (API.md §2.9, CONTRACT.md "Status pages (v2)"). */
 export const StatuspageSchema = z
@@ -131,7 +132,7 @@ export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a status page', request: jsonBody(StatuspageBody), responses: { 201: json(Wrapped, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS, ...CONFLICT } }),
-    async (c) => c.json(await both(await core.statuspages.create(c.req.valid('json')), 'Status page created'), 201),
+    async (c) => c.json(await both(await core.statuspages.create(c.req.valid('json'), apiActor(c.var.principal)), 'Status page created'), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a status page', request: item, responses: { 200: json(Wrapped, 'The page'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -139,12 +140,12 @@ export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a status page (partial: fields left out keep their values; sections replace all)', request: { ...item, ...jsonBody(StatuspagePatchBody) }, responses: { 200: json(Wrapped, 'The page'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, ...CONFLICT } }),
-    async (c) => c.json(await both(await core.statuspages.update(c.req.valid('param').uuid, c.req.valid('json')), 'Status page updated'), 200),
+    async (c) => c.json(await both(await core.statuspages.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal)), 'Status page updated'), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a status page', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     async (c) => {
-      await core.statuspages.delete(c.req.valid('param').uuid);
+      await core.statuspages.delete(c.req.valid('param').uuid, apiActor(c.var.principal));
       return c.json({ message: 'Status page deleted' }, 200);
     },
   );

@@ -9,6 +9,7 @@ import { SettingsPage, type SettingsView } from '../../../views/console/settings
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, text } from './forms.ts';
 import { clearSessionCookie } from './security.ts';
+import { consoleActor } from '../audit-actor.ts';
 
 /** Settings: own sessions and password; users and API tokens (admins); probes, channels, about. */
 export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -51,7 +52,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/settings/password', async (c) => {
     const f = await formOf(c);
     try {
-      await core.accounts.changeOwnPassword(c.var.session!.account.uuid, text(f, 'current_password'), text(f, 'password'));
+      await core.accounts.changeOwnPassword(c.var.session!.account.uuid, text(f, 'current_password'), text(f, 'password'), consoleActor(c.var.session!));
     } catch (e) {
       return show(c, { errors: { form: 'password', errors: formErrors(e) } }, errorStatus(e));
     }
@@ -67,7 +68,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const f = await formOf(c);
     const secret = text(f, 'secret');
     try {
-      const codes = await core.accounts.enableTotp(c.var.session!.account.uuid, secret, text(f, 'code'));
+      const codes = await core.accounts.enableTotp(c.var.session!.account.uuid, secret, text(f, 'code'), consoleActor(c.var.session!));
       return show(c, { recoveryCodes: codes });
     } catch (e) {
       const uri = `otpauth://totp/Pharos:${encodeURIComponent(c.var.session!.account.email)}?issuer=Pharos&secret=${encodeURIComponent(secret)}&algorithm=SHA1&digits=6&period=30`;
@@ -77,7 +78,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/settings/totp/disable', async (c) => {
     const f = await formOf(c);
     try {
-      await core.accounts.disableTotp(c.var.session!.account.uuid, text(f, 'current_password'));
+      await core.accounts.disableTotp(c.var.session!.account.uuid, text(f, 'current_password'), consoleActor(c.var.session!));
       return show(c, { notice: 'Two-factor sign-in is off.' });
     } catch (e) {
       return show(c, { errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
@@ -99,7 +100,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     adminOnly(c);
     const f = await formOf(c);
     try {
-      const a = await core.accounts.create({ email: text(f, 'email'), name: text(f, 'name'), role: text(f, 'role') as Role, password: text(f, 'password') });
+      const a = await core.accounts.create({ email: text(f, 'email'), name: text(f, 'name'), role: text(f, 'role') as Role, password: text(f, 'password') }, consoleActor(c.var.session!));
       return show(c, { notice: `${a.email} can now sign in as ${a.role}.` });
     } catch (e) {
       return show(c, { errors: { form: 'user', errors: formErrors(e) } }, errorStatus(e));
@@ -129,7 +130,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       adminOnly(c);
       const uuid = c.req.param('uuid');
       if (uuid === c.var.session!.account.uuid) return show(c, { notice: 'You cannot disable yourself.' }, 409);
-      await core.accounts.setDisabled(uuid, action === 'disable');
+      await core.accounts.setDisabled(uuid, action === 'disable', consoleActor(c.var.session!));
       return c.redirect('/settings#users', 303);
     });
   }
@@ -145,7 +146,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       const a = c.var.session!.account;
       // Probe tokens are bound to regions (issue 30): a comma list, validated by the users service.
       const regions = scope === 'probe' ? text(f, 'regions').split(',').map((r) => r.trim()).filter((r) => r !== '') : [];
-      const { token } = await core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name, regions });
+      const { token } = await core.users.createToken({ email: a.email, name: a.name, scope, tokenName: name, regions }, consoleActor(c.var.session!));
       return show(c, { newToken: token });
     } catch (e) {
       return show(c, { errors: { form: 'token', errors: formErrors(e) } }, errorStatus(e));
@@ -163,7 +164,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
 
   app.post('/settings/tokens/:id/revoke', async (c) => {
     adminOnly(c);
-    await core.users.revokeToken(c.req.param('id'));
+    await core.users.revokeToken(c.req.param('id'), consoleActor(c.var.session!));
     return c.redirect('/settings#tokens', 303);
   });
 }

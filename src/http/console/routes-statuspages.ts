@@ -8,6 +8,7 @@ import { editSections } from './page-editor.ts';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
+import { consoleActor } from '../audit-actor.ts';
 
 /** The status page form as the API's JSON body: each named section with the services ticked in it. */
 export function statuspageJson(f: FormValues): Record<string, unknown> {
@@ -51,7 +52,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/statuspages', async (c) => {
     const f = await formOf(c);
     try {
-      const created = await core.statuspages.create(parseWith(StatuspageBody, statuspageJson(f)));
+      const created = await core.statuspages.create(parseWith(StatuspageBody, statuspageJson(f)), consoleActor(c.var.session!));
       return c.redirect(`/statuspages/${created.uuid}`, 303);
     } catch (e) {
       return show(c, f, e);
@@ -65,7 +66,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const p = await found(c.req.param('uuid'));
     if (!p) return c.notFound();
     try {
-      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, { name: p.name, sections: editSections(p.sections, await formOf(c)) }));
+      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, { name: p.name, sections: editSections(p.sections, await formOf(c)) }), consoleActor(c.var.session!));
       return c.redirect(`/statuspages/${p.uuid}`, 303);
     } catch (e) {
       return edit(c, p, e);
@@ -85,7 +86,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
         auto_refresh: f.auto_refresh !== undefined,
         hide_from_search_engines: f.hide_from_search_engines !== undefined,
       };
-      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, body));
+      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, body), consoleActor(c.var.session!));
       return c.redirect(`/statuspages/${p.uuid}`, 303);
     } catch (e) {
       return edit(c, p, e);
@@ -94,7 +95,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/statuspages/:uuid/delete', async (c) => {
     const p = await found(c.req.param('uuid'));
     if (!p) return c.notFound();
-    await core.statuspages.delete(p.uuid);
+    await core.statuspages.delete(p.uuid, consoleActor(c.var.session!));
     return c.redirect('/statuspages', 303);
   });
 }
