@@ -13,6 +13,7 @@ import './alerting/maintenance-gate.ts';
 import './alerting/stepper.ts';
 import './alerting/subscriber-channels.ts';
 import './alerting/outage-alerts.ts';
+import './alerting/integration-channels.ts';
 import { serveStoreHost } from './store/host-server.ts';
 
 serveStoreHost();

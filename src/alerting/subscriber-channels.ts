@@ -4,6 +4,7 @@ import type { Store } from '../store/index.ts';
 import type { ChannelLookup } from './dispatcher.ts';
 import { webhookTargetProblem } from '../domain/subscriber-target.ts';
 import { createChannel } from './channels/index.ts';
+import type { IntegrationChannels } from './integration-channels.ts';
 import { createHttpSender } from './channels/http.ts';
 import { slackPayload } from './channels/slack/index.ts';
 import { teamsPayload } from './channels/teams/index.ts';
@@ -14,7 +15,8 @@ import { publicOnlyConnector } from './public-connector.ts';
 const WEBHOOK_TIMEOUT_S = 10;
 
 /**
- * The outbox's channel lookup: configured channels by name, and `subscriber:<uuid>` rows
+ * The outbox's channel lookup: integrations (`int_…`, or a config.yaml name of an older row), built
+ * from the database when sent (integration-channels.ts), and `subscriber:<uuid>` rows
  * (status-page subscribers) resolved at send time. A subscriber message is sent with the channel
  * code of its kind — email through the configured email channel's SMTP server to the subscriber's
  * address, Slack/Teams to the subscriber's webhook, SMS through the twilio channel to the number —
@@ -27,8 +29,8 @@ const WEBHOOK_TIMEOUT_S = 10;
  * addresses, checked on the resolved address at connect time (DNS rebinding); a refusal fails the
  * row permanently. `allow_private_targets: true` turns both off (labs and tests).
  */
-export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; store: Store; core: Core }): ChannelLookup {
-  const { configured, store, core } = deps;
+export function channelLookup(deps: { integrations: Pick<IntegrationChannels, 'get'>; store: Store; core: Core }): ChannelLookup {
+  const { integrations, store, core } = deps;
   const kinds = ['email', 'slack', 'teams', 'sms'] as const;
   const subscriberChannels = new Map(
     kinds.map((kind) => [kind, { name: `subscribers-${kind}`, send: (m: AlertMessage, uuid: string, d: Delivery) => sendToSubscriber(kind, uuid, m, d) }] as const),
@@ -85,7 +87,7 @@ export function channelLookup(deps: { configured: ReadonlyMap<string, Channel>; 
 
   return {
     get(name: string): Channel | undefined | Promise<Channel> {
-      if (!name.startsWith(SUBSCRIBER_CHANNEL_PREFIX)) return configured.get(name);
+      if (!name.startsWith(SUBSCRIBER_CHANNEL_PREFIX)) return integrations.get(name);
       const uuid = name.slice(SUBSCRIBER_CHANNEL_PREFIX.length);
       return store.async.subscribers.get(uuid).then((s) => {
         const c = subscriberChannels.get(s?.channel ?? 'email')!;

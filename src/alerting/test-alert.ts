@@ -1,9 +1,11 @@
 import type { Clock } from '../lib/clock.ts';
 import { randomBase62 } from '../domain/ids.ts';
 import { renderAlert, type AlertMessage } from '../domain/alert.ts';
-import { followsAcknowledgements, type ChannelConfig } from '../domain/channels/index.ts';
+import { followsAcknowledgements } from '../domain/channels/index.ts';
 import type { ChannelTestAnswer, ChannelTester, ChannelTestResult } from '../core/channels.ts';
 import { ChannelError, type Channel } from './channels/types.ts';
+import { integrationSender } from './integration-channels.ts';
+import { createChannel } from './channels/index.ts';
 
 /**
  * The sample messages of a test delivery at `now`: an alert for a made-up outage of a monitor
@@ -28,30 +30,38 @@ export function sampleMessages(publicUrl: string, now: number): { alert: AlertMe
 }
 
 /**
- * A {@link ChannelTester} over the configured channels: sends the sample alert (and, to channels
- * that track alert state — PagerDuty, Opsgenie — its recovery, so no test incident stays open)
- * and reports each answer. Errors are reported, not thrown.
+ * A {@link ChannelTester}: builds a throwaway sender from the target's plaintext settings, sends the
+ * sample alert (and, to kinds that follow an outage's lifecycle — PagerDuty, Opsgenie — its recovery,
+ * so no test incident stays open), reports each answer and closes the sender. Delivery errors are
+ * reported, not thrown; settings that are not a valid config of the kind are reported the same way.
  */
-export function createChannelTester(deps: { channels: ReadonlyMap<string, Channel>; configs: readonly ChannelConfig[]; publicUrl: string; clock: Clock }): ChannelTester {
-  return async (name) => {
-    const channel = deps.channels.get(name);
-    const config = deps.configs.find((c) => c.name === name);
-    if (!channel || !config) throw new Error(`no channel named "${name}"`);
+export function createChannelTester(deps: { publicUrl: string; clock: Clock }): ChannelTester {
+  return async (target) => {
+    const result: ChannelTestResult = { channel: target.name, type: target.kind, ok: true, answers: [], error: null };
+    let channel: Channel;
+    try {
+      channel = integrationSender(target);
+    } catch (e) {
+      return { ...result, ok: false, error: (e as Error).message };
+    }
     const { alert, recovery } = sampleMessages(deps.publicUrl, deps.clock.now());
-    const result: ChannelTestResult = { channel: name, type: config.type, ok: true, answers: [], error: null };
     const sends: [ChannelTestAnswer['kind'], AlertMessage][] = [['alert', alert]];
-    if (followsAcknowledgements(config.type)) sends.push(['recovery', recovery]);
-    for (const [kind, message] of sends) {
-      try {
-        const answer = await channel.send(message, { deliveryId: `dlv_test${randomBase62(18)}` });
-        result.answers.push({ kind, ...answer });
-      } catch (e) {
-        const answer = e instanceof ChannelError ? e.answer : null;
-        result.answers.push({ kind, status: answer?.status ?? null, body: answer?.body ?? (e as Error).message });
-        result.ok = false;
-        result.error = (e as Error).message;
-        break;
+    if (followsAcknowledgements(target.kind)) sends.push(['recovery', recovery]);
+    try {
+      for (const [kind, message] of sends) {
+        try {
+          const answer = await channel.send(message, { deliveryId: `dlv_test${randomBase62(18)}` });
+          result.answers.push({ kind, ...answer });
+        } catch (e) {
+          const answer = e instanceof ChannelError ? e.answer : null;
+          result.answers.push({ kind, status: answer?.status ?? null, body: answer?.body ?? (e as Error).message });
+          result.ok = false;
+          result.error = (e as Error).message;
+          break;
+        }
       }
+    } finally {
+      await channel.close();
     }
     return result;
   };

@@ -6,8 +6,12 @@ import type { Monitor } from '../domain/monitor.ts';
 import { crossedThreshold } from '../protocols/expiry.ts';
 import { maskUrl } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
+import { integrationOf, policyIn } from './escalation.ts';
 
-/** What certificate expiry notices read of the config. */
+/**
+ * What certificate expiry notices read of the config: `public_url` (policies and integrations are
+ * read from the store in the caller's transaction, issue 32; the other keys are no longer read).
+ */
 export type CertExpiryConfig = Pick<Config, 'escalation_policies' | 'channels' | 'public_url'>;
 
 /**
@@ -26,7 +30,8 @@ export type CertExpiryConfig = Pick<Config, 'escalation_policies' | 'channels' |
  * - expiry alerts are switched off on the monitor (`tls_expiry_days: null`): resolved at the
  *   tracking channels ({@link certExpirySettingsChanged} at once, or here at the next reading).
  *   Deleting the monitor: {@link certExpiryDeleted}.
- * The channels are those of the monitor's policy now (a policy changed in between gets the resolve).
+ * The channels are the integrations of the monitor's policy as stored now (a policy changed in between
+ * gets the resolve).
  * @returns how many outbox rows were queued
  */
 export function certExpiryNotice(store: Store, config: CertExpiryConfig, m: Monitor, daysLeft: number | null, now: number): number {
@@ -41,7 +46,7 @@ export function certExpiryNotice(store: Store, config: CertExpiryConfig, m: Moni
   }
   if (alerted !== null && crossed >= alerted) return 0;
   store.monitors.setTlsAlertedDays(m.id, crossed);
-  const to = recipients(config, m);
+  const to = recipients(store, m);
   if (!to) return 0;
   const when = daysLeft < 0 ? `expired ${-daysLeft} day${daysLeft === -1 ? '' : 's'} ago` : daysLeft === 0 ? 'expires today' : `expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}`;
   const message: AlertMessage = {
@@ -86,7 +91,7 @@ type Ending = 'renewed' | 'replaced' | 'off' | 'deleted';
 
 /** Queues the resolve of `cert:<monitor>:<threshold>`. @returns rows queued */
 function certNoticeEnded(store: Store, config: CertExpiryConfig, m: Monitor, threshold: number, why: Ending, daysLeft: number | null, now: number): number {
-  const to = recipients(config, m);
+  const to = recipients(store, m);
   if (!to) return 0;
   const what = `${m.name} (${maskUrl(m.url)})`;
   const [title, text] =
@@ -112,15 +117,20 @@ function certNoticeEnded(store: Store, config: CertExpiryConfig, m: Monitor, thr
   return channels.length;
 }
 
-/** The first step of the monitor's policy: all its channels and those that track alerts; null without a policy. */
-function recipients(config: CertExpiryConfig, m: Monitor): { all: readonly string[]; tracking: readonly string[]; escalation: AlertMessage['escalation'] } | null {
-  const policy = m.escalationPolicyUuid ? config.escalation_policies.find((p) => p.uuid === m.escalationPolicyUuid) : undefined;
+/**
+ * The first step of the monitor's policy as stored now (read in the caller's transaction): all its
+ * integrations and those whose kind follows alerts' lifecycle; null without a policy.
+ */
+function recipients(store: Store, m: Monitor): { all: readonly string[]; tracking: readonly string[]; escalation: AlertMessage['escalation'] } | null {
+  const policy = policyIn(store, m.escalationPolicyUuid);
   if (!policy) return null;
   const all = sendChannels(policy, 0);
-  const tracking = new Set(config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name));
   return {
     all,
-    tracking: all.filter((c) => tracking.has(c)),
+    tracking: all.filter((c) => {
+      const i = integrationOf(store, c);
+      return i !== undefined && followsAcknowledgements(i.kind);
+    }),
     escalation: { policyUuid: policy.uuid, policyName: policy.name, step: 1, totalSteps: policy.steps.length, repeat: 0 },
   };
 }

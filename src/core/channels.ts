@@ -1,5 +1,8 @@
-import type { Config } from '../config/schema.ts';
+import type { ChannelType } from '../domain/channels/index.ts';
+import { openSettings } from '../domain/integration.ts';
 import { AppError } from '../lib/errors.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import type { Store } from '../store/index.ts';
 
 /** One answer of a provider to a test delivery. */
 export interface ChannelTestAnswer {
@@ -21,31 +24,49 @@ export interface ChannelTestResult {
   error: string | null;
 }
 
-/** Sends a sample alert through one configured channel (implemented by alerting, wired by main). */
-export type ChannelTester = (name: string) => Promise<ChannelTestResult>;
+/**
+ * What the tester sends through: an integration's name and kind, and its settings in plaintext
+ * (secrets opened with the SecretBox by the caller; never logged, never in the result).
+ */
+export interface ChannelTestTarget {
+  name: string;
+  kind: ChannelType;
+  settings: Record<string, unknown>;
+}
 
 /**
- * The configured channels as the console and CLI see them: names and kinds (never their secrets),
- * and a test delivery. The test bypasses the outbox (nothing is stored, nothing is retried): it is
- * a person asking "does this reach us?" and wanting the provider's answer now.
+ * Sends a sample alert through a throwaway sender built from `target` (implemented by alerting:
+ * src/alerting/test-alert.ts; wired by main). Delivery errors are in the result, not thrown.
+ * @throws Error when `target.settings` is not a valid config of its kind
  */
-export function channelsService(deps: { config: Pick<Config, 'channels'>; tester?: ChannelTester | undefined }) {
-  const { config } = deps;
+export type ChannelTester = (target: ChannelTestTarget) => Promise<ChannelTestResult>;
+
+/**
+ * Integrations by name as the console's settings page and `pharos alert test NAME` see them: names
+ * and kinds (never their secrets), and a test delivery through the stored settings. The test bypasses
+ * the outbox (nothing is stored, nothing is retried): it is a person asking "does this reach us?" and
+ * wanting the provider's answer now. (`core.integrations.test(uuid)` is the same by uuid, and records it.)
+ */
+export function channelsService(deps: { store: Store; secrets: SecretBox | undefined; tester?: ChannelTester | undefined }) {
+  const { store } = deps;
   return {
-    /** Name and type of every configured channel, in config order. */
-    list: (): { name: string; type: string }[] => config.channels.map((c) => ({ name: c.name, type: c.type })),
+    /** Name and type of every integration, by name. */
+    list: async (): Promise<{ name: string; type: string }[]> => (await store.async.integrations.list()).map((i) => ({ name: i.name, type: i.kind })),
     /**
-     * Delivers a sample alert through channel `name` and reports the provider's answer.
-     * @throws AppError 404 `channels.not_found` for an unknown name; 503 `channels.unavailable`
-     *   when no sender is wired (a core without alerting)
+     * Delivers a sample alert through the integration named `name` (its stored settings, opened now)
+     * and reports the provider's answer.
+     * @throws (rejects) AppError 404 `channels.not_found` for an unknown name; 503 `channels.unavailable`
+     *   when no sender or no secret key is wired (a core without alerting); `secrets.*` from the box
      */
     async test(name: string): Promise<ChannelTestResult> {
-      if (!config.channels.some((c) => c.name === name)) {
-        const known = config.channels.map((c) => c.name).join(', ') || 'none configured';
+      const found = await store.async.integrations.getByName(name);
+      if (!found) {
+        const known = (await store.async.integrations.list()).map((i) => i.name).join(', ') || 'none configured';
         throw new AppError(404, 'channels.not_found', `No channel named "${name}" (channels: ${known})`);
       }
-      if (!deps.tester) throw new AppError(503, 'channels.unavailable', 'Channel tests need the alerting part of Pharos, which is not running here');
-      return deps.tester(name);
+      if (!deps.tester || !deps.secrets) throw new AppError(503, 'channels.unavailable', 'Channel tests need the alerting part of Pharos, which is not running here');
+      const settings = openSettings(found.settings, (await store.async.integrations.sealedSecrets(found.uuid)) ?? [], (sealed) => deps.secrets!.open(sealed));
+      return deps.tester({ name: found.name, kind: found.kind, settings });
     },
   };
 }

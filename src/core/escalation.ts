@@ -1,7 +1,9 @@
 import type { Config } from '../config/schema.ts';
 import { escalationOfSend, renderAlert } from '../domain/alert.ts';
-import { followsAcknowledgements } from '../domain/channels/index.ts';
-import { sendChannels, sendDueAt } from '../domain/escalation.ts';
+import { followsAcknowledgements, type ChannelType } from '../domain/channels/index.ts';
+import { sendChannels, sendDueAt, type PolicyTiming } from '../domain/escalation.ts';
+import { policyTargets, type EscalationPolicy } from '../domain/escalation-policy.ts';
+import { ID_PREFIX } from '../domain/ids.ts';
 import type { OutageRecord } from '../domain/outage.ts';
 import type { Store } from '../store/index.ts';
 import { outageSubject } from '../domain/outage.ts';
@@ -32,18 +34,39 @@ export interface MemoryGate {
   heldSend?(uuid: string): void;
 }
 
-type Policy = Config['escalation_policies'][number];
+/**
+ * A stored policy (store.escalationPolicies, issue 32) in the terms of the timing maths
+ * (domain/escalation.ts): each step's integration targets are its channels, by uuid (`int_…`: what
+ * outbox rows name from now on). `user` and `schedule` targets are not sent to until the on-call issue.
+ * Repeats: `repeatEveryMinutes` null → none; `repeatCount` caps how many, 0 → no cap (config.yaml's
+ * `repeat_every_minutes`, which repeats until the outage is acknowledged or resolved).
+ */
+export interface TimedPolicy extends PolicyTiming {
+  uuid: string;
+  name: string;
+  steps: Array<{ after_minutes: number; channels: string[] }>;
+}
+
+/** {@link TimedPolicy} of a stored policy. */
+export function timedPolicy(p: EscalationPolicy): TimedPolicy {
+  return {
+    uuid: p.uuid,
+    name: p.name,
+    steps: p.steps.map((s) => ({ after_minutes: s.delayMinutes, channels: policyTargets({ steps: [s] }, 'integration') })),
+    repeat_every_minutes: p.repeatEveryMinutes ?? undefined,
+    repeat_count: p.repeatCount > 0 ? p.repeatCount : undefined,
+  };
+}
 
 /**
  * What escalation bookkeeping needs of the configuration, as plain data (a procedure's argument):
- * the policies, the console's base URL for links, and the channels that track alert state.
+ * the console's base URL for links. Policies and integrations are not in it: they are read from the
+ * store in the procedure's own transaction, at the time of use (issue 32: a change works at once, on
+ * every instance), with {@link policyIn} and {@link integrationOf}.
  */
 export interface EscalationSettings {
-  policies: Policy[];
   /** `public_url` without trailing slashes. */
   baseUrl: string;
-  /** Names of the channels that follow acknowledgements (PagerDuty, Opsgenie). */
-  tracking: string[];
 }
 
 /** The gates' word on outages as a procedure carries it: the uuids the in-memory gates hold now. */
@@ -52,17 +75,48 @@ export interface GateSnapshot {
 }
 
 /** {@link EscalationSettings} of a configuration. */
-export function escalationSettings(config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>): EscalationSettings {
-  return {
-    policies: config.escalation_policies.map((p) => p),
-    baseUrl: config.public_url.replace(/\/+$/, ''),
-    tracking: config.channels.filter((c) => followsAcknowledgements(c.type)).map((c) => c.name),
-  };
+export function escalationSettings(config: Pick<Config, 'public_url'>): EscalationSettings {
+  return { baseUrl: config.public_url.replace(/\/+$/, '') };
 }
 
-/** The policy `uuid` names, or undefined. */
-export function policyIn(s: EscalationSettings, uuid: string | null): Policy | undefined {
-  return uuid ? s.policies.find((p) => p.uuid === uuid) : undefined;
+/** What one transaction has read of policies and integrations (a run opening many outages reads each once). */
+interface TxReads {
+  policies: Map<string, TimedPolicy | null>;
+  integrations: Map<string, { name: string; kind: ChannelType } | null>;
+}
+
+// Keyed by the transaction-scoped store: store.tx makes a new one per transaction (store/tx-scope.ts),
+// so what is kept here lives exactly as long as one procedure run, and a later run reads afresh.
+const readsOf = new WeakMap<Store, TxReads>();
+function txReads(tx: Store): TxReads {
+  let r = readsOf.get(tx);
+  if (!r) readsOf.set(tx, (r = { policies: new Map(), integrations: new Map() }));
+  return r;
+}
+
+/** The stored policy `uuid` names (read once per transaction), or undefined. */
+export function policyIn(tx: Store, uuid: string | null): TimedPolicy | undefined {
+  if (!uuid) return undefined;
+  const reads = txReads(tx).policies;
+  if (!reads.has(uuid)) {
+    const p = tx.escalationPolicies.get(uuid);
+    reads.set(uuid, p ? timedPolicy(p) : null);
+  }
+  return reads.get(uuid) ?? undefined;
+}
+
+/**
+ * The integration an outbox row's `channel` names (read once per transaction): an `int_…` uuid, or a
+ * config.yaml channel name of a row written before issue 32 (found by name among the provisioned
+ * integrations). Undefined when none (deleted).
+ */
+export function integrationOf(tx: Store, channel: string): { name: string; kind: ChannelType } | undefined {
+  const reads = txReads(tx).integrations;
+  if (!reads.has(channel)) {
+    const i = channel.startsWith(ID_PREFIX.integration) ? tx.integrations.get(channel) : tx.integrations.getByName(channel);
+    reads.set(channel, i ? { name: i.name, kind: i.kind } : null);
+  }
+  return reads.get(channel) ?? undefined;
 }
 
 /** True when an ongoing maintenance window covers the outage's monitor at `now` (store-based rule of the maintenance gate). */
@@ -99,7 +153,7 @@ const sourceOf = (s: EscalationSettings, o: OutageRecord) => ({
 });
 
 /** Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. */
-function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, policy: Policy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null): void {
+function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, policy: TimedPolicy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null): void {
   const sent = o.alertedSteps;
   const channels = sendChannels(policy, sent);
   const held = gate.holds(o, now);
@@ -111,7 +165,9 @@ function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord
   const start = o.escalationStartAt ?? now;
   const next = o.acknowledgedAt === null ? sendDueAt(policy, start, sent + 1) : null;
   tx.outages.setEscalation(o.uuid, start, next, sent + 1);
-  const what = `step ${Math.min(sent + 1, policy.steps.length)}${sent >= policy.steps.length ? ' (repeat)' : ''} to ${channels.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
+  // The timeline is read by people: integrations by name (a deleted one by its uuid).
+  const names = channels.map((c) => integrationOf(tx, c)?.name ?? c);
+  const what = `step ${Math.min(sent + 1, policy.steps.length)}${sent >= policy.steps.length ? ' (repeat)' : ''} to ${names.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
   tx.outages.addEvent(o.uuid, { at: now, type, userUuid, message: note ? `${note} (${what})` : what });
 }
 
@@ -124,7 +180,7 @@ function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord
 export function escalationOpened(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, alertsWaitMinutes: number, now: number): boolean {
   tx.outages.addEvent(o.uuid, { at: now, type: 'opened', userUuid: o.reportedBy, message: o.description });
   gate.opened?.(o, now);
-  const policy = policyIn(s, o.escalationPolicyUuid);
+  const policy = policyIn(tx, o.escalationPolicyUuid);
   if (!policy || alertsWaitMinutes < 0) return false;
   const start = now + alertsWaitMinutes * 60_000;
   const first = sendDueAt(policy, start, 0)!;
@@ -140,7 +196,7 @@ export function escalationOpened(tx: Store, s: EscalationSettings, gate: AlertGa
 export function escalationSendDue(tx: Store, s: EscalationSettings, gate: AlertGate, uuid: string, now: number): boolean {
   const o = tx.outages.get(uuid);
   if (!o || o.endAt !== null || o.acknowledgedAt !== null || o.nextAlertAt === null || o.nextAlertAt > now) return false;
-  const policy = policyIn(s, o.escalationPolicyUuid);
+  const policy = policyIn(tx, o.escalationPolicyUuid);
   if (!policy) {
     tx.outages.setEscalation(o.uuid, o.escalationStartAt, null, o.alertedSteps);
     return false;
@@ -156,28 +212,33 @@ export function escalationSendDue(tx: Store, s: EscalationSettings, gate: AlertG
  */
 export function escalationRestart(tx: Store, s: EscalationSettings, uuid: string, startAt: number): void {
   const o = tx.outages.get(uuid);
-  const policy = o && policyIn(s, o.escalationPolicyUuid);
+  const policy = o && policyIn(tx, o.escalationPolicyUuid);
   if (!o || !policy || o.endAt !== null || o.escalationStartAt === null) return;
   tx.outages.setEscalation(uuid, startAt, o.acknowledgedAt === null ? sendDueAt(policy, startAt, 0) : null, 0);
 }
 
 /** Sends the next step of `o` now (POST escalate), in a transaction, after {@link hasNextStepIn}. */
 export function escalationNow(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, now: number, userUuid: string | null, note: string | null): void {
-  send(tx, s, gate, o, policyIn(s, o.escalationPolicyUuid)!, now, 'escalated', userUuid, note);
+  send(tx, s, gate, o, policyIn(tx, o.escalationPolicyUuid)!, now, 'escalated', userUuid, note);
 }
 
-/** True when `o` has a policy with a step not yet sent (repeats do not count). */
-export function hasNextStepIn(s: EscalationSettings, o: OutageRecord): boolean {
-  const policy = policyIn(s, o.escalationPolicyUuid);
+/** True when `o` has a policy with a step not yet sent (repeats do not count); read in `tx`. */
+export function hasNextStepIn(tx: Store, o: OutageRecord): boolean {
+  const policy = policyIn(tx, o.escalationPolicyUuid);
   return policy !== undefined && o.alertedSteps < policy.steps.length;
 }
 
 /**
  * An acknowledged outage (in its acknowledging transaction): an `acknowledge` message to every
- * alerted channel that tracks alert state (PagerDuty, Opsgenie); chat channels get nothing.
+ * alerted integration whose kind follows the outage's lifecycle (PagerDuty, Opsgenie, the webhook's
+ * `outage.acknowledged`; domain/channels `lifecycle`), decided from the stored integration now; chat
+ * kinds get nothing, nor does an integration deleted since.
  */
 export function escalationAcknowledged(tx: Store, s: EscalationSettings, o: OutageRecord, now: number): void {
-  const channels = tx.alerts.alertedChannels(o.uuid).filter((c) => s.tracking.includes(c));
+  const channels = tx.alerts.alertedChannels(o.uuid).filter((c) => {
+    const i = integrationOf(tx, c);
+    return i !== undefined && followsAcknowledgements(i.kind);
+  });
   if (channels.length === 0) return;
   const message = JSON.stringify(renderAlert('acknowledge', sourceOf(s, o), null, linkOf(s, o), now));
   for (const channel of channels) tx.alerts.insert({ outageUuid: o.uuid, channel, kind: 'acknowledge', step: null, message, createdAt: now, dueAt: now });
@@ -205,16 +266,12 @@ export function escalationResolved(tx: Store, s: EscalationSettings, o: OutageRe
  * {@link snapshot} of the in-memory gates in their arguments; the alerting stepper only sets timers for
  * `next_alert_at` and runs the step when one fires.
  */
-export function escalationService(deps: { config: Pick<Config, 'escalation_policies' | 'public_url' | 'channels'>; gate: Pick<MemoryGate, 'holding' | 'heldSend'> }) {
+export function escalationService(deps: { config: Pick<Config, 'public_url'>; gate: Pick<MemoryGate, 'holding' | 'heldSend'> }) {
   const { gate } = deps;
   const settings = escalationSettings(deps.config);
   return {
     /** The configuration part of escalation as plain data (a procedure's argument). */
     settings,
-    /** The policy `uuid` names, or undefined. */
-    policyOf: (uuid: string | null): Policy | undefined => policyIn(settings, uuid),
-    /** True when `o` has a policy with a step not yet sent (repeats do not count). */
-    hasNextStep: (o: OutageRecord): boolean => hasNextStepIn(settings, o),
     /** The in-memory gates' word on the sends of the outages `uuids` now, for a procedure's arguments. */
     snapshot(uuids: readonly string[]): GateSnapshot {
       return { held: uuids.filter((u) => gate.holding(u)) };

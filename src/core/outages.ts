@@ -125,7 +125,7 @@ const unacknowledgeOutage = procedure('outages.unacknowledge', (tx: Store, a: Ac
   if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be unacknowledged');
   if (o.acknowledgedBy !== a.userUuid) throw new AppError(403, 'outages.not_acknowledger', 'Only the user who acknowledged the outage can unacknowledge it');
   tx.outages.setAcknowledged(uuid, null, null);
-  const policy = policyIn(a.esc, o.escalationPolicyUuid);
+  const policy = policyIn(tx, o.escalationPolicyUuid);
   const next = policy && o.escalationStartAt !== null ? resumeAt(policy, o.escalationStartAt, o.alertedSteps, now) : null;
   tx.outages.setEscalation(uuid, o.escalationStartAt, next, o.alertedSteps);
   tx.outages.addEvent(uuid, { at: now, type: 'unacknowledged', userUuid: a.userUuid, message: a.message });
@@ -145,8 +145,8 @@ const escalateOutage = procedure('outages.escalate', (tx: Store, a: ActionArgs &
   const { uuid, now } = a;
   const o = mustGet(tx, uuid);
   if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is resolved; it cannot be escalated');
-  if (!policyIn(a.esc, o.escalationPolicyUuid)) throw conflict('outages.no_policy', 'Outage has no escalation policy');
-  if (!hasNextStepIn(a.esc, o)) throw conflict('outages.no_next_step', 'Every step of the escalation policy was already alerted');
+  if (!policyIn(tx, o.escalationPolicyUuid)) throw conflict('outages.no_policy', 'Outage has no escalation policy');
+  if (!hasNextStepIn(tx, o)) throw conflict('outages.no_next_step', 'Every step of the escalation policy was already alerted');
   if (o.escalationStartAt === null) tx.outages.setEscalation(uuid, now, null, o.alertedSteps);
   const heldByGates: string[] = [];
   escalationNow(tx, a.esc, procedureGate(tx, a.gate, heldByGates), tx.outages.get(uuid)!, now, a.userUuid, a.message);
@@ -188,7 +188,7 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
      */
     async create(input: ManualOutageInput, by: Principal): Promise<OutageRecord> {
       const policyUuid = input.escalationPolicyUuid ?? null;
-      if (policyUuid !== null && !escalation.policyOf(policyUuid)) {
+      if (policyUuid !== null && !(await store.async.escalationPolicies.get(policyUuid))) {
         throw invalid('escalationPolicyUuid', `unknown escalation policy "${policyUuid}" (use a uuid from GET /v1/escalation-policies)`);
       }
       const uuid = newId(ID_PREFIX.outage);

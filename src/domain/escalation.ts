@@ -11,6 +11,8 @@ import { invalid } from '../lib/errors.ts';
 export interface PolicyTiming {
   steps: ReadonlyArray<{ after_minutes: number; channels: readonly string[] }>;
   repeat_every_minutes?: number | undefined;
+  /** At most this many repeats (stored policies' `repeatCount`); absent → no cap. */
+  repeat_count?: number | undefined;
 }
 
 const MIN_MS = 60_000;
@@ -24,6 +26,7 @@ export function sendDueAt(policy: PolicyTiming, startAt: number, sent: number): 
   const n = policy.steps.length;
   if (sent < n) return startAt + policy.steps[sent]!.after_minutes * MIN_MS;
   if (!policy.repeat_every_minutes) return null;
+  if (policy.repeat_count !== undefined && sent - n + 1 > policy.repeat_count) return null;
   return startAt + policy.steps[n - 1]!.after_minutes * MIN_MS + (sent - n + 1) * policy.repeat_every_minutes * MIN_MS;
 }
 

@@ -73,12 +73,14 @@ test('core.channels: list without secrets, test through the running server, 404 
   const p = await startTestPharos({ channels: [{ name: 'hook', type: 'webhook', url: `${rx.url}/core-hook`, headers: { authorization: 'Bearer SECRET' } }] });
   try {
     rx.state.answer = () => 204;
-    assert.deepEqual(p.core.channels.list(), [{ name: 'hook', type: 'webhook' }]);
+    assert.deepEqual(await p.core.channels.list(), [{ name: 'hook', type: 'webhook' }]);
     const result = await p.core.channels.test('hook');
-    assert.deepEqual(result, { channel: 'hook', type: 'webhook', ok: true, answers: [{ kind: 'alert', status: 204, body: '' }], error: null });
-    const sent = JSON.parse(rx.received.filter((r) => r.path === '/core-hook').at(-1)!.body);
-    assert.equal(sent.event, 'outage.alert');
-    assert.match(sent.deliveryId, /^dlv_test/);
+    // The webhook follows an outage's lifecycle (issue 32): its test closes with the recovery, like PagerDuty's.
+    assert.deepEqual(result, { channel: 'hook', type: 'webhook', ok: true, answers: [{ kind: 'alert', status: 204, body: '' }, { kind: 'recovery', status: 204, body: '' }], error: null });
+    const sent = rx.received.filter((r) => r.path === '/core-hook').map((r) => JSON.parse(r.body));
+    assert.deepEqual(sent.map((m) => m.event), ['outage.alert', 'outage.recovery']);
+    assert.equal(rx.received.filter((r) => r.path === '/core-hook')[0]!.headers.authorization, 'Bearer SECRET', 'the stored secret header, opened');
+    assert.match(sent[0].deliveryId, /^dlv_test/);
     assert.equal(p.store.alerts.all().length, 0, 'a test is not an outbox row');
     await assert.rejects(p.core.channels.test('nope'), (e: { status: number; code: string }) => e.status === 404 && e.code === 'channels.not_found');
   } finally {

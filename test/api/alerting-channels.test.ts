@@ -93,12 +93,14 @@ describe('provider channels through the outbox', () => {
     await p.advance(60 * MIN);
     assert.equal(rx.received.length, NAMES.length);
     const rows = p.store.alerts.all();
-    assert.ok(rows.every((r) => r.attempts === 1 && r.failedAt !== null && r.lastError === `${r.channel} ${r.channel}: HTTP 400`), JSON.stringify(rows.map((r) => r.lastError)));
+    // Rows name integrations by uuid (issue 32); errors name the channel.
+    const nameOf = (channel: string) => p.store.integrations.get(channel)!.name;
+    assert.ok(rows.every((r) => r.attempts === 1 && r.failedAt !== null && r.lastError === `${nameOf(r.channel)} ${nameOf(r.channel)}: HTTP 400`), JSON.stringify(rows.map((r) => r.lastError)));
   });
 });
 
 describe('lifecycle channels', () => {
-  test('PagerDuty and Opsgenie: trigger/create, acknowledge, resolve/close with one key; chat channels get no acknowledgement', async () => {
+  test('PagerDuty, Opsgenie and the webhook: trigger/create, acknowledge, resolve/close with one key; chat channels get no acknowledgement', async () => {
     const { p, rx } = await setup();
     rx.state.answer = () => 202;
     const o = await manualOutage(p, 'ep_pager');
@@ -115,15 +117,15 @@ describe('lifecycle channels', () => {
     await p.advance(0);
     assert.deepEqual(pd()[1], { routing_key: 'rk', event_action: 'acknowledge', dedup_key: o.uuid });
     assert.equal(og()[1]!.path, `/opsgenie/v2/alerts/${o.uuid}/acknowledge?identifierType=alias`);
-    assert.equal(rx.delivered('/hook').length, 1, 'the webhook got the alert only');
+    assert.deepEqual(rx.delivered('/hook').map((b) => b.event), ['outage.alert', 'outage.acknowledged'], 'the webhook follows the lifecycle too (issue 32)');
 
     assert.equal((await act(p, o.uuid, 'resolve')).status, 200);
     await p.advance(0);
     assert.deepEqual(pd()[2], { routing_key: 'rk', event_action: 'resolve', dedup_key: o.uuid });
     assert.equal(og()[2]!.path, `/opsgenie/v2/alerts/${o.uuid}/close?identifierType=alias`);
     assert.equal(rx.delivered('/hook').at(-1).event, 'outage.recovery');
-    const kinds = p.store.alerts.forOutage(o.uuid).map((r) => `${r.channel}:${r.kind}`);
-    assert.deepEqual([...kinds].sort(), ['hook:alert', 'hook:recovery', 'opsgenie:acknowledge', 'opsgenie:alert', 'opsgenie:recovery', 'pagerduty:acknowledge', 'pagerduty:alert', 'pagerduty:recovery']);
+    const kinds = p.store.alerts.forOutage(o.uuid).map((r) => `${p.store.integrations.get(r.channel)!.name}:${r.kind}`);
+    assert.deepEqual([...kinds].sort(), ['hook:acknowledge', 'hook:alert', 'hook:recovery', 'opsgenie:acknowledge', 'opsgenie:alert', 'opsgenie:recovery', 'pagerduty:acknowledge', 'pagerduty:alert', 'pagerduty:recovery']);
   });
 });
 

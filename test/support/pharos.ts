@@ -82,6 +82,9 @@ export interface TestPharos extends RunningPharos {
   cleanup(): Promise<void>;
 }
 
+/** The secret key (PHAROS_SECRET_KEY) of every test Pharos unless its config sets `secret_key`: 32 bytes in hex. */
+export const TEST_SECRET_KEY = '7e'.repeat(32);
+
 /**
  * Starts Pharos for a test. `config` is merged over a test default (listen 127.0.0.1:0, temp data dir,
  * the write token above). `logger` defaults to a silent one (tests of the operator's log pass a capturing one).
@@ -94,7 +97,8 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
   if (TEST_DRIVER === 'postgres' && storage.driver === undefined) {
     config = { ...config, storage: { ...storage, driver: 'postgres', postgres_url: (await databaseFor(dataDir)).url } };
   }
-  const cfg = parseConfig({ listen: '127.0.0.1:0', data_dir: dataDir, admin_token: WRITE_TOKEN, ...config });
+  // One key for every test instance: instances sharing a PostgreSQL database must hold the same one (issue 32).
+  const cfg = parseConfig({ listen: '127.0.0.1:0', data_dir: dataDir, admin_token: WRITE_TOKEN, secret_key: TEST_SECRET_KEY, ...config });
   const p = await startPharos({ config: cfg, logger, clock });
   const settle = async () => {
     await p.scheduler.settled();

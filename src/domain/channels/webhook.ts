@@ -33,5 +33,8 @@ export const schema = channelSchema('webhook', {
  * Dotted for nested fields, `*` for every value of a record.
  */
 export const secretFields = ['url', 'secret', 'headers.*'] as const;
-/** Receives acknowledgements? No: a webhook gets alerts and recoveries. */
-export const lifecycle = false;
+/**
+ * Follows the outage's lifecycle: a webhook gets alerts, `outage.acknowledged` when someone
+ * acknowledges (docs/api.md "Webhook payload"), and recoveries; its "send test" sends the recovery too.
+ */
+export const lifecycle = true;

@@ -29,3 +29,12 @@ test('durations read like the hosted service: 1d 5hr 59min 16s, zero units left 
   assert.equal(formatDuration(86_400 + 5 * 3600 + 59 * 60 + 16), '1d 5hr 59min 16s');
   assert.equal(formatDuration(3600 + 16), '1hr 16s');
 });
+
+test('repeat_count caps the repeats of a stored policy; without it they go on (config.yaml repeat_every_minutes)', () => {
+  const steps = [{ after_minutes: 0, channels: ['a'] }, { after_minutes: 10, channels: ['b'] }];
+  const capped = { steps, repeat_every_minutes: 5, repeat_count: 2 };
+  assert.equal(sendDueAt(capped, 0, 2), 15 * 60_000, 'repeat 1');
+  assert.equal(sendDueAt(capped, 0, 3), 20 * 60_000, 'repeat 2');
+  assert.equal(sendDueAt(capped, 0, 4), null, 'no third repeat');
+  assert.equal(sendDueAt({ steps, repeat_every_minutes: 5 }, 0, 40), (10 + 39 * 5) * 60_000);
+});

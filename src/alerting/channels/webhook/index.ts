@@ -57,7 +57,7 @@ export function webhookSignature(secret: string, timestamp: number, rawBody: str
  * A generic webhook channel: each message is one `POST <url>` with the JSON body
  *
  * ```json
- * { "event": "outage.alert" | "outage.recovery" | "pharos.notice", "deliveryId": "dlv_…",
+ * { "event": "outage.alert" | "outage.acknowledged" | "outage.recovery" | "pharos.notice", "deliveryId": "dlv_…",
  *   "title": "DOWN: API (https://api.example.com)", "text": "…",
  *   "outage": { "uuid", "incidentNumber", "description", "severity", "startDate", "endDate",
  *               "durationMs", "monitor": { "uuid", "name", "url", "protocol" } | null } | null,
