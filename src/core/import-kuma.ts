@@ -6,12 +6,11 @@ import { HealthcheckBody, pingUrl, resolveHealthcheckSettings, type Healthcheck,
 import { MonitorBody, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
 import type { MaintenanceBodyInput, MaintenanceWindow } from '../domain/maintenance.ts';
 import { currentCapabilities, mapMaintenanceTimes, mapMonitor, type PharosCapabilities } from '../domain/kuma/map.ts';
-import { kumaPolicy, mapNotification } from '../domain/kuma/notifications.ts';
 import type { KumaData } from '../domain/kuma/types.ts';
 import type { Store } from '../store/index.ts';
-import type { EscalationService } from './escalation.ts';
 import { systemActor } from './audit-log.ts';
 import { createHealthcheck } from './healthcheck-tx.ts';
+import { kumaAlerting, prepareNotifications, type KumaImportItem } from './import-kuma-alerting.ts';
 import { createWindowIn } from './maintenance.ts';
 import { createMonitorIn } from './monitors.ts';
 import type { StatuspagesService } from './statuspages.ts';
@@ -27,7 +26,7 @@ export interface KumaWriters {
 }
 
 /** Who the audit log names for what the import creates. */
-const KUMA_IMPORT = systemActor('kuma-import', 'pharos import kuma');
+export const KUMA_IMPORT = systemActor('kuma-import', 'pharos import kuma');
 
 /** The {@link KumaWriters} of a configuration. */
 export function kumaWriters(config: Pick<Config, 'probe' | 'escalation_policies' | 'channels' | 'public_url'>): KumaWriters {
@@ -39,104 +38,76 @@ export function kumaWriters(config: Pick<Config, 'probe' | 'escalation_policies'
   };
 }
 
-/** One line of the import report. */
-export interface KumaImportItem {
-  kind: 'monitor' | 'healthcheck' | 'statuspage' | 'maintenance' | 'notification';
-  kumaId: number;
-  name: string;
-  /** `created` now, `unchanged` (imported by an earlier run), `skipped` (not mapped: see `reason`). */
-  result: 'created' | 'unchanged' | 'skipped';
-  uuid?: string;
-  reason?: string;
-  /** What changed on the way (rounded interval, dropped header, …). */
-  notes: string[];
-  /** For a push monitor turned healthcheck: its new ping URL. */
-  pingUrl?: string;
-}
+/** One line of the import report (core/import-kuma-alerting.ts). */
+export type { KumaImportItem } from './import-kuma-alerting.ts';
 
-/** What `pharos import kuma` did, and the channels/policies for `config.kuma.yaml`. */
+/** What `pharos import kuma` did: one item per Kuma object (and per policy), in report order. */
 export interface KumaImportReport {
   source: KumaData['source'];
   items: KumaImportItem[];
-  /** The `channels` and `escalation_policies` to merge into config.yaml by hand. */
-  config: { channels: Record<string, unknown>[]; escalation_policies: ReturnType<typeof kumaPolicy>[] };
 }
 
 /** A valid status-page subdomain from a Kuma slug. */
 const subdomainOf = (slug: string) => slug.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '') || 'status';
 
 /**
- * Imports Kuma data in **one transaction**: monitors (and push monitors as healthchecks), status
- * pages with their groups as sections, fixed-time maintenance windows. Idempotent by Kuma ids: a
- * Kuma object imported before (table `kuma_imports`) is left as it is, so a second run with the
- * same input changes nothing. What cannot be mapped is reported per object with the reason, and
- * so is an object the core refuses (its 400 message). Notifications become channel entries and
- * one escalation policy per set of notifications a monitor uses; a monitor gets that policy only
- * when config.yaml already declares it (after `config.kuma.yaml` was merged: run the import again,
- * or set the policy per monitor).
+ * Imports Kuma data in **one transaction** (issue 18; issue 32 point 6): notifications as
+ * integrations (secrets sealed with `seal` before the transaction), one escalation policy per set of
+ * notifications a monitor sends to (one step, at once, to all of them), monitors (push monitors as
+ * healthchecks) linked to their policy, status pages with their groups as sections, fixed-time
+ * maintenance windows. Idempotent by Kuma ids (table `kuma_imports`): a Kuma object imported before
+ * is left as it is, and what an earlier run created is reused, so a second run with the same input
+ * changes nothing — except that an earlier-imported monitor without its policy gets it (once). What
+ * cannot be mapped is reported per object with the reason, and so is an object the core refuses (its
+ * 400 message). Every creation and link has its audit entry (actor `kuma-import`) in the same
+ * transaction.
  *
  * Meant for the CLI, with Pharos stopped: the core's change events have no listeners there.
+ * @param deps.seal seals one secret's JSON text (lib/secret-box.ts `SecretBox.seal`)
  */
 export function importKuma(
-  deps: { store: Store; clock: Clock; publicUrl: string; writers: KumaWriters; statuspages: Pick<StatuspagesService, 'createWithoutPassword'>; escalation: Pick<EscalationService, 'policyOf'> },
+  deps: { store: Store; clock: Clock; publicUrl: string; writers: KumaWriters; statuspages: Pick<StatuspagesService, 'createWithoutPassword'>; seal: (plaintext: string) => string },
   data: KumaData,
-  options: { withSecrets: boolean; capabilities?: PharosCapabilities },
+  options: { capabilities?: PharosCapabilities } = {},
 ): KumaImportReport {
   const { store, clock } = deps;
   const caps = options.capabilities ?? currentCapabilities();
+  const prepared = prepareNotifications(data.notifications, deps.seal);
   const items: KumaImportItem[] = [];
-  const channelOf = new Map<number, string>();
-  const channels: Record<string, unknown>[] = [];
-  for (const n of data.notifications) {
-    const m = mapNotification(n, options.withSecrets);
-    if (m.kind === 'skipped') {
-      items.push({ kind: 'notification', kumaId: n.id, name: n.name, result: 'skipped', reason: m.reason, notes: [] });
-      continue;
-    }
-    channelOf.set(n.id, m.entry.name as string);
-    channels.push(m.entry);
-    items.push({ kind: 'notification', kumaId: n.id, name: n.name, result: 'created', notes: [`channel ${String(m.entry.name)} in config.kuma.yaml`, ...m.notes] });
-  }
-  const policies = new Map<string, ReturnType<typeof kumaPolicy>>();
+  const policyItems: KumaImportItem[] = [];
 
   const run = (tx: Store) => {
     const now = clock.now();
+    const alerting = kumaAlerting(tx, { actor: KUMA_IMPORT, now }, items, policyItems);
+    alerting.integrations(prepared);
+    const monitorItems: KumaImportItem[] = [];
     for (const m of data.monitors) {
+      const kind = m.type === 'push' ? 'healthcheck' : 'monitor';
       const done = tx.kumaImports.uuidOf('monitor', m.id);
       if (done) {
-        items.push({ kind: m.type === 'push' ? 'healthcheck' : 'monitor', kumaId: m.id, name: m.name, result: 'unchanged', uuid: done, notes: [] });
+        const l = alerting.link(kind, done, m.id, m.notificationIds);
+        monitorItems.push({ kind, kumaId: m.id, name: m.name, result: l.linked ? 'linked' : 'unchanged', uuid: done, notes: l.linked ? l.notes : [] });
         continue;
       }
-      const ids = m.notificationIds.filter((id) => channelOf.has(id));
-      const notes: string[] = [];
-      let policyUuid: string | null = null;
-      if (ids.length > 0) {
-        const policy = kumaPolicy(ids, ids.map((id) => channelOf.get(id)!));
-        policies.set(policy.uuid, policy);
-        if (deps.escalation.policyOf(policy.uuid)) policyUuid = policy.uuid;
-        else notes.push(`notifications → policy ${policy.uuid} in config.kuma.yaml (not yet in config.yaml: the monitor has no policy)`);
-      }
-      const mapped = mapMonitor(m, caps, policyUuid);
-      const kind = mapped.kind === 'healthcheck' ? 'healthcheck' : 'monitor';
+      const mapped = mapMonitor(m, caps, null);
       if (mapped.kind === 'skipped') {
-        items.push({ kind, kumaId: m.id, name: m.name, result: 'skipped', reason: mapped.reason, notes });
+        monitorItems.push({ kind, kumaId: m.id, name: m.name, result: 'skipped', reason: mapped.reason, notes: [] });
         continue;
       }
       try {
-        if (mapped.kind === 'healthcheck') {
-          const hc = deps.writers.healthcheck(tx, parsed(HealthcheckBody, mapped.body), now);
-          tx.kumaImports.remember('monitor', m.id, hc.uuid, now);
-          items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: hc.uuid, notes: [...mapped.notes, ...notes], pingUrl: pingUrl(deps.publicUrl, hc.uuid) });
-        } else {
-          const mon = deps.writers.monitor(tx, parsed(MonitorBody, mapped.body), now);
-          tx.kumaImports.remember('monitor', m.id, mon.uuid, now);
-          items.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: mon.uuid, notes: [...mapped.notes, ...notes] });
-        }
+        const created =
+          mapped.kind === 'healthcheck'
+            ? { uuid: deps.writers.healthcheck(tx, parsed(HealthcheckBody, mapped.body), now).uuid, healthcheck: true }
+            : { uuid: deps.writers.monitor(tx, parsed(MonitorBody, mapped.body), now).uuid, healthcheck: false };
+        tx.kumaImports.remember('monitor', m.id, created.uuid, now);
+        const l = alerting.link(kind, created.uuid, m.id, m.notificationIds);
+        monitorItems.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: created.uuid, notes: [...mapped.notes, ...l.notes], ...(created.healthcheck ? { pingUrl: pingUrl(deps.publicUrl, created.uuid) } : {}) });
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        items.push({ kind, kumaId: m.id, name: m.name, result: 'skipped', reason: `refused by Pharos: ${e.message}`, notes });
+        monitorItems.push({ kind, kumaId: m.id, name: m.name, result: 'skipped', reason: `refused by Pharos: ${e.message}`, notes: [] });
       }
     }
+    items.push(...policyItems, ...monitorItems);
 
     const pageUuidOf = new Map<number, string>();
     for (const p of data.statusPages) {
@@ -197,7 +168,7 @@ export function importKuma(
     }
   };
   store.tx(run);
-  return { source: data.source, items, config: { channels, escalation_policies: [...policies.values()] } };
+  return { source: data.source, items };
 }
 
 /**

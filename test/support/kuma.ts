@@ -59,8 +59,9 @@ INSERT INTO knex_migrations(name, batch, migration_time) VALUES ('2024-03-25-000
 `;
 
 /**
- * The fixture both versions get: one monitor of each kind the importer maps or refuses, three
- * notifications, a status page with two groups, and four maintenance windows (one fixed-time).
+ * The fixture both versions get: one monitor of each kind the importer maps or refuses, four
+ * notifications (one of a provider Pharos lacks, a webhook with additional headers), a status page
+ * with two groups, and four maintenance windows (one fixed-time).
  */
 export function seedKuma(db: Database.Database, version: '1.23' | '2.x'): void {
   db.exec(`
@@ -80,8 +81,9 @@ INSERT INTO monitor(id, name, active, user_id, interval, url, type, upside_down)
 INSERT INTO notification(id, name, config, active, user_id, is_default) VALUES
   (1, 'Team Discord', '{"name":"Team Discord","type":"discord","discordWebhookUrl":"https://discord.com/api/webhooks/1/SECRETDISCORD","discordUsername":"Kuma","isDefault":false}', 1, 1, 0),
   (2, 'Pager', '{"name":"Pager","type":"PagerDuty","pagerdutyIntegrationKey":"SECRETPD","pagerdutyIntegrationUrl":"https://events.pagerduty.com/v2/enqueue","pagerdutyPriority":"critical"}', 1, 1, 0),
-  (3, 'Line', '{"name":"Line","type":"line","lineChannelAccessToken":"x"}', 1, 1, 0);
-INSERT INTO monitor_notification(monitor_id, notification_id) VALUES (1, 1), (1, 2), (4, 1), (7, 2), (3, 3);
+  (3, 'Line', '{"name":"Line","type":"line","lineChannelAccessToken":"x"}', 1, 1, 0),
+  (4, 'Ops hook', '{"name":"Ops hook","type":"webhook","webhookURL":"https://hooks.example.com/SECRETHOOK","webhookContentType":"json","webhookAdditionalHeaders":"{\\"Authorization\\":\\"Bearer SECRETHEADER\\",\\"X-Env\\":\\"prod\\"}"}', 1, 1, 0);
+INSERT INTO monitor_notification(monitor_id, notification_id) VALUES (1, 1), (1, 2), (4, 1), (7, 2), (3, 3), (5, 4);
 INSERT INTO status_page(id, slug, title, description, icon, theme) VALUES (1, 'Public_Status', 'Example status', 'All our services', '/icon.svg', 'light');
 INSERT INTO "group"(id, name, public, active, weight, status_page_id) VALUES (1, 'Web', 1, 1, 1, 1), (2, 'Infra', 1, 1, 2, 1);
 INSERT INTO monitor_group(monitor_id, group_id, weight) VALUES (1, 1, 1), (2, 1, 2), (7, 1, 3), (4, 2, 1), (8, 2, 2);
@@ -107,13 +109,30 @@ export function createKumaDb(file: string, version: '1.23' | '2.x'): void {
   }
 }
 
-/** A Kuma 1.x JSON backup (Settings → Backup → Export) of two monitors and one notification. */
-export function kumaBackupJson(): string {
+/**
+ * A Kuma 1.x JSON backup (Settings → Backup → Export) of two monitors and notifications of the
+ * providers Pharos has since issue 32 (field names from Kuma's server/notification-providers/*.js),
+ * one of which (Nextcloud Talk's bot) it cannot carry. The http monitor sends to the ntfy and the
+ * webhook notifications; the webhook posts to `webhookUrl`.
+ */
+export function kumaBackupJson(webhookUrl = 'https://hooks.example.com/in/SECRETHOOK'): string {
+  const notification = (id: number, name: string, config: Record<string, unknown>, active = 1) => ({ id, name, config: JSON.stringify({ name, ...config }), active, userId: 1, isDefault: false });
   return JSON.stringify({
     version: '1.23.16',
-    notificationList: [{ id: 4, name: 'Phone', config: JSON.stringify({ name: 'Phone', type: 'ntfy', ntfyserverurl: 'https://ntfy.example.com', ntfytopic: 'ops', ntfyPriority: 5, ntfyAuthenticationMethod: 'accessToken', ntfyaccesstoken: 'tk_SECRET' }), active: 1, userId: 1, isDefault: false }],
+    notificationList: [
+      notification(4, 'Phone', { type: 'ntfy', ntfyserverurl: 'https://ntfy.example.com', ntfytopic: 'ops', ntfyPriority: 5, ntfyAuthenticationMethod: 'accessToken', ntfyaccesstoken: 'tk_SECRET' }),
+      notification(5, 'Hook', { type: 'webhook', webhookURL: webhookUrl, webhookContentType: 'custom', webhookCustomBody: '{"text":"{{msg}}"}', webhookAdditionalHeaders: '{"Authorization":"Bearer SECRETHEADER","X-Env":"prod"}' }),
+      notification(6, 'Home', { type: 'HomeAssistant', homeAssistantUrl: 'http://ha.lan:8123/', longLivedAccessToken: 'SECRETHA', notificationService: 'mobile_app_pixel' }),
+      notification(7, 'Signal', { type: 'signal', signalURL: 'http://signal.lan:8080/v2/send', signalNumber: '+15550001111', signalRecipients: '+15550002222,+15550003333' }),
+      notification(8, 'PB', { type: 'pushbullet', pushbulletAccessToken: 'o.SECRETPB' }, 0),
+      notification(9, 'Rocket', { type: 'rocket.chat', rocketwebhookURL: 'https://chat.example.com/hooks/a/SECRETRC', rocketchannel: 'ops', rocketusername: 'Kuma', rocketiconemo: ':bell:' }),
+      notification(10, 'Talk', { type: 'nextcloudtalk', host: 'https://cloud.example.com', conversationToken: 'abcd1234', botSecret: 'SECRETBOT' }),
+      notification(11, 'iPhone', { type: 'Bark', barkEndpoint: 'https://api.day.app/SECRETBARK', barkGroup: 'Home', barkSound: 'alarm' }),
+      notification(12, 'Apprise TG', { type: 'apprise', appriseURL: 'tgram://1:SECRETTG/42' }),
+      notification(13, 'Apprise MQTT', { type: 'apprise', appriseURL: 'mqtt://user:SECRETMQ@broker.lan/alerts' }),
+    ],
     monitorList: [
-      { id: 11, name: 'Backup site', url: 'https://b.example.com', method: 'GET', hostname: null, port: null, maxretries: 0, weight: 2000, active: true, type: 'http', interval: 60, retryInterval: 60, keyword: null, invertKeyword: false, ignoreTls: false, upsideDown: false, maxredirects: 10, accepted_statuscodes: ['200-299'], notificationIDList: { '4': true }, headers: null, body: null, timeout: 48 },
+      { id: 11, name: 'Backup site', url: 'https://b.example.com', method: 'GET', hostname: null, port: null, maxretries: 0, weight: 2000, active: true, type: 'http', interval: 60, retryInterval: 60, keyword: null, invertKeyword: false, ignoreTls: false, upsideDown: false, maxredirects: 10, accepted_statuscodes: ['200-299'], notificationIDList: { '4': true, '5': true }, headers: null, body: null, timeout: 48 },
       { id: 12, name: 'Cron', type: 'push', interval: 3600, retryInterval: 60, maxretries: 0, active: true, pushToken: 'tok', accepted_statuscodes: ['200-299'], notificationIDList: {} },
     ],
   });

@@ -1,77 +1,102 @@
-import { ChannelConfig } from '../channels/index.ts';
+import { CHANNEL_KINDS, type ChannelType } from '../channels/index.ts';
+import { expandApprise } from '../channels/apprise.ts';
+import type { IntegrationSettings } from '../integration.ts';
 import type { KumaNotification } from './types.ts';
 
 /**
- * Kuma notifications → Pharos channel entries for `config.kuma.yaml`, pure. Secret fields are
- * written as `${KUMA_<id>_<FIELD>}` placeholders (filled from the environment when the config is
- * loaded) unless secrets are asked for.
+ * Kuma notifications → Pharos integrations (issue 32 point 6), pure. Field names are Kuma's, read
+ * from its providers (louislam/uptime-kuma server/notification-providers/<provider>.js: the
+ * `notification.<field>` each one sends with; `type` is the provider's `name`). The settings come
+ * out in plaintext, validated by the kind's schema with its defaults applied; the importer seals
+ * the secrets (domain/integration.ts `sealSettings`) before anything is stored.
  */
 
-/** What became of one notification. */
-export type NotificationMapping = { kind: 'channel'; entry: Record<string, unknown>; notes: string[] } | { kind: 'skipped'; reason: string };
+/** What one notification becomes: an integration (with what was not carried, as notes), or nothing and why. */
+export type NotificationMapping =
+  | { kind: 'integration'; integration: { kind: ChannelType; enabled: boolean; settings: IntegrationSettings }; notes: string[] }
+  | { kind: 'skipped'; reason: string };
 
-type Field = { from: string; secret?: boolean; as?: (v: string) => unknown };
-type Rule = { type: string; fields: Record<string, Field>; extra?: (c: Record<string, unknown>, notes: string[]) => Record<string, unknown> | string };
+type Field = { from: string; as?: (v: string) => unknown };
+/** `extra` returns more fields, or a string: the reason the notification cannot be imported. */
+type Rule = { kind: ChannelType; fields: Record<string, Field>; extra?: (c: Record<string, unknown>, notes: string[]) => Record<string, unknown> | string };
 
 const int = (v: string) => Number.parseInt(v, 10);
+const trimSlash = (v: string) => v.trim().replace(/\/+$/, '');
+const list = (v: unknown) =>
+  String(v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** Kuma's webhook headers (`webhookAdditionalHeaders`, JSON text of an object) as string values. */
+function webhookHeaders(raw: unknown, notes: string[]): Record<string, string> {
+  if (raw === undefined || raw === null || raw === '') return {};
+  let parsed: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      notes.push('not carried: additional headers (not valid JSON in Kuma)');
+      return {};
+    }
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    notes.push('not carried: additional headers (not a JSON object in Kuma)');
+    return {};
+  }
+  return Object.fromEntries(Object.entries(parsed as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
 
 /** Kuma provider name (`config.type`) → Pharos kind and field mapping. */
 const RULES: Record<string, Rule> = {
-  discord: { type: 'discord', fields: { url: { from: 'discordWebhookUrl', secret: true }, username: { from: 'discordUsername' } } },
+  discord: { kind: 'discord', fields: { url: { from: 'discordWebhookUrl' }, username: { from: 'discordUsername' } } },
   telegram: {
-    type: 'telegram',
-    fields: { bot_token: { from: 'telegramBotToken', secret: true }, chat_id: { from: 'telegramChatID' }, topic_id: { from: 'telegramMessageThreadID', as: int }, api_url: { from: 'telegramServerUrl' } },
+    kind: 'telegram',
+    fields: { bot_token: { from: 'telegramBotToken' }, chat_id: { from: 'telegramChatID' }, topic_id: { from: 'telegramMessageThreadID', as: int }, api_url: { from: 'telegramServerUrl' } },
   },
   ntfy: {
-    type: 'ntfy',
+    kind: 'ntfy',
     fields: { server: { from: 'ntfyserverurl' }, topic: { from: 'ntfytopic' }, priority: { from: 'ntfyPriority', as: int } },
     extra: (c, notes) => {
-      if (c.ntfyAuthenticationMethod === 'usernamePassword') notes.push('ntfy user/password login is not supported: give the channel an access token');
-      return c.ntfyAuthenticationMethod === 'accessToken' && c.ntfyaccesstoken ? { token: { secret: String(c.ntfyaccesstoken), field: 'TOKEN' } } : {};
+      if (c.ntfyAuthenticationMethod === 'usernamePassword') notes.push('not carried: ntfy user/password login (Pharos uses an access token: set token)');
+      return c.ntfyAuthenticationMethod === 'accessToken' && c.ntfyaccesstoken ? { token: String(c.ntfyaccesstoken) } : {};
     },
   },
-  gotify: { type: 'gotify', fields: { server: { from: 'gotifyserverurl' }, token: { from: 'gotifyapplicationToken', secret: true }, priority: { from: 'gotifyPriority', as: int } } },
+  gotify: { kind: 'gotify', fields: { server: { from: 'gotifyserverurl' }, token: { from: 'gotifyapplicationToken' }, priority: { from: 'gotifyPriority', as: int } } },
   pushover: {
-    type: 'pushover',
+    kind: 'pushover',
     fields: {
-      user_key: { from: 'pushoveruserkey', secret: true },
-      app_token: { from: 'pushoverapptoken', secret: true },
+      user_key: { from: 'pushoveruserkey' },
+      app_token: { from: 'pushoverapptoken' },
       priority: { from: 'pushoverpriority', as: (v) => Math.min(1, int(v)) },
       device: { from: 'pushoverdevice' },
       sound: { from: 'pushoversounds' },
     },
   },
-  matrix: { type: 'matrix', fields: { homeserver: { from: 'homeserverUrl' }, room_id: { from: 'internalRoomId' }, access_token: { from: 'accessToken', secret: true } } },
-  mattermost: { type: 'mattermost', fields: { url: { from: 'mattermostWebhookUrl', secret: true }, channel: { from: 'mattermostchannel' }, username: { from: 'mattermostusername' } } },
-  GoogleChat: { type: 'googlechat', fields: { url: { from: 'googleChatWebhookURL', secret: true } } },
-  PagerDuty: {
-    type: 'pagerduty',
-    fields: { routing_key: { from: 'pagerdutyIntegrationKey', secret: true }, api_url: { from: 'pagerdutyIntegrationUrl', as: (v) => v.replace(/\/v2\/enqueue\/?$/, '') } },
-  },
-  Opsgenie: { type: 'opsgenie', fields: { api_key: { from: 'opsgenieApiKey', secret: true }, api_url: { from: 'opsgenieRegion', as: (v) => (v === 'eu' ? 'https://api.eu.opsgenie.com' : 'https://api.opsgenie.com') } } },
-  twilio: {
-    type: 'twilio',
-    fields: { account_sid: { from: 'twilioAccountSID' }, auth_token: { from: 'twilioAuthToken', secret: true }, from: { from: 'twilioFromNumber' }, to: { from: 'twilioToNumber', as: (v) => [v] } },
-  },
-  slack: { type: 'slack', fields: { url: { from: 'slackwebhookURL', secret: true } } },
-  teams: { type: 'teams', fields: { url: { from: 'webhookUrl', secret: true } } },
+  matrix: { kind: 'matrix', fields: { homeserver: { from: 'homeserverUrl' }, room_id: { from: 'internalRoomId' }, access_token: { from: 'accessToken' } } },
+  mattermost: { kind: 'mattermost', fields: { url: { from: 'mattermostWebhookUrl' }, channel: { from: 'mattermostchannel' }, username: { from: 'mattermostusername' } } },
+  GoogleChat: { kind: 'googlechat', fields: { url: { from: 'googleChatWebhookURL' } } },
+  PagerDuty: { kind: 'pagerduty', fields: { routing_key: { from: 'pagerdutyIntegrationKey' }, api_url: { from: 'pagerdutyIntegrationUrl', as: (v) => v.replace(/\/v2\/enqueue\/?$/, '') } } },
+  Opsgenie: { kind: 'opsgenie', fields: { api_key: { from: 'opsgenieApiKey' }, api_url: { from: 'opsgenieRegion', as: (v) => (v === 'eu' ? 'https://api.eu.opsgenie.com' : 'https://api.opsgenie.com') } } },
+  twilio: { kind: 'twilio', fields: { account_sid: { from: 'twilioAccountSID' }, auth_token: { from: 'twilioAuthToken' }, from: { from: 'twilioFromNumber' }, to: { from: 'twilioToNumber', as: (v) => [v] } } },
+  slack: { kind: 'slack', fields: { url: { from: 'slackwebhookURL' } } },
+  teams: { kind: 'teams', fields: { url: { from: 'webhookUrl' } } },
   webhook: {
-    type: 'webhook',
-    fields: { url: { from: 'webhookURL', secret: true } },
+    kind: 'webhook',
+    fields: { url: { from: 'webhookURL' } },
     extra: (c, notes) => {
-      if (c.webhookContentType === 'custom' || c.webhookCustomBody) notes.push("Kuma's custom body template is not imported (Pharos templates are Mustache)");
-      if (c.webhookContentType === 'form-data') notes.push('form-data bodies become JSON');
-      return {};
+      if (c.webhookContentType === 'custom' || c.webhookCustomBody) notes.push("not carried: Kuma's custom body template (Pharos templates are Mustache: set body_template by hand)");
+      if (c.webhookContentType === 'form-data') notes.push('not carried: form-data body (Pharos sends JSON)');
+      if (typeof c.httpMethod === 'string' && c.httpMethod.toLowerCase() !== 'post') notes.push(`not carried: method ${c.httpMethod.toUpperCase()} (Pharos webhooks POST)`);
+      const headers = webhookHeaders(c.webhookAdditionalHeaders, notes);
+      return Object.keys(headers).length > 0 ? { headers } : {};
     },
   },
   smtp: {
-    type: 'email',
+    kind: 'email',
     fields: {},
     extra: (c) => {
-      const to = String(c.smtpTo ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const to = list(c.smtpTo);
       if (!c.smtpHost || to.length === 0) return 'no SMTP host or recipient';
       return {
         from: String(c.smtpFrom ?? `pharos@${String(c.smtpHost)}`),
@@ -81,69 +106,113 @@ const RULES: Record<string, Rule> = {
           port: Number(c.smtpPort ?? 587),
           secure: c.smtpSecure === true || c.smtpSecure === 'secure',
           ...(c.smtpUsername ? { user: String(c.smtpUsername) } : {}),
-          ...(c.smtpPassword ? { password: { secret: String(c.smtpPassword), field: 'SMTP_PASSWORD' } } : {}),
+          ...(c.smtpPassword ? { password: String(c.smtpPassword) } : {}),
         },
       };
     },
   },
-  apprise: {
-    type: 'apprise',
+  // home-assistant.js: POST <homeAssistantUrl>/api/services/notify/<notificationService or "notify">.
+  HomeAssistant: {
+    kind: 'homeassistant',
+    fields: { base_url: { from: 'homeAssistantUrl', as: trimSlash }, token: { from: 'longLivedAccessToken' } },
+    extra: (c) => ({ service: typeof c.notificationService === 'string' && c.notificationService.trim() ? c.notificationService.trim() : 'notify' }),
+  },
+  // signal.js: POST <signalURL> (the full /v2/send URL) with number and comma-separated recipients.
+  signal: {
+    kind: 'signal',
+    fields: { number: { from: 'signalNumber', as: (v) => v.trim() } },
+    extra: (c, notes) => {
+      const url = typeof c.signalURL === 'string' ? trimSlash(c.signalURL) : '';
+      if (!url) return 'no signal-cli REST API URL';
+      const base = url.replace(/\/v2\/send$/, '');
+      if (base === url) notes.push(`the URL ${url} does not end in /v2/send: taken as the API's address`);
+      return { base_url: base, recipients: list(c.signalRecipients).map((r) => r.replace(/\s/g, '')) };
+    },
+  },
+  // pushbullet.js: Access-Token to every device of the account.
+  pushbullet: { kind: 'pushbullet', fields: { access_token: { from: 'pushbulletAccessToken' } } },
+  // rocket-chat.js: the incoming webhook with channel, username and icon_emoji.
+  'rocket.chat': {
+    kind: 'rocketchat',
+    fields: { url: { from: 'rocketwebhookURL' }, alias: { from: 'rocketusername' }, emoji: { from: 'rocketiconemo' } },
+    extra: (c, notes) => {
+      if (c.rocketbutton) notes.push('not carried: the button URL (Pharos links each alert to its console page)');
+      const channel = typeof c.rocketchannel === 'string' ? c.rocketchannel.trim() : '';
+      return channel ? { channel: /^[#@]/.test(channel) ? channel : `#${channel}` } : {};
+    },
+  },
+  // nextcloudtalk.js: the bot API (host, conversationToken, botSecret); Pharos posts as a user.
+  nextcloudtalk: {
+    kind: 'nextcloudtalk',
     fields: {},
-    extra: (c) => (typeof c.appriseURL === 'string' && c.appriseURL ? { apprise: { secret: c.appriseURL, field: 'APPRISE_URL' } } : 'no Apprise URL'),
+    extra: () => "Kuma's Nextcloud Talk posts as a bot (bot secret); Pharos's nextcloudtalk integration posts as a user with an app password: add it by hand",
+  },
+  // bark.js: GET <barkEndpoint>/<title>/<body> where barkEndpoint is <server>/<device key>.
+  Bark: {
+    kind: 'bark',
+    fields: { group: { from: 'barkGroup' }, sound: { from: 'barkSound' } },
+    extra: (c) => {
+      const m = typeof c.barkEndpoint === 'string' ? /^(https?:\/\/.+)\/([^/]+)$/.exec(trimSlash(c.barkEndpoint)) : null;
+      return m ? { server: m[1], device_key: decodeURIComponent(m[2]!) } : 'the Bark endpoint is not <server>/<device key>';
+    },
+  },
+  // apprise.js: runs `apprise -b <msg> <appriseURL>`. A URL Pharos reads itself becomes that kind.
+  apprise: {
+    kind: 'apprise',
+    fields: {},
+    extra: (c, notes) => {
+      const urls = typeof c.appriseURL === 'string' ? c.appriseURL.split(/[\s,]+/).filter(Boolean) : [];
+      if (urls.length === 0) return 'no Apprise URL';
+      const native = urls.length === 1 ? expandApprise(urls[0]!) : { error: 'several URLs' };
+      if ('config' in native) return native.config;
+      notes.push('runs the apprise command line tool (apt install apprise)');
+      return { urls };
+    },
   },
 };
 
-/** The Kuma provider names that map to a Pharos channel. */
+/** The Kuma provider names that map to a Pharos integration. */
 export const KUMA_NOTIFICATION_TYPES = Object.keys(RULES);
 
-/** `kuma-<id>-<name as letters/digits/dashes>`, within the channel-name rule (64 characters). */
-export function kumaChannelName(n: KumaNotification): string {
-  const slug = n.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-  return `kuma-${n.id}${slug ? `-${slug}` : ''}`.slice(0, 64).replace(/[-.]+$/, '');
-}
+/** Longest policy name the import gives (the API's limit for names). */
+const POLICY_NAME_MAX = 100;
 
-/** A secret value marker inside an entry under construction, replaced by {@link finish}. */
-type Secret = { secret: string; field: string };
-const isSecret = (v: unknown): v is Secret => typeof v === 'object' && v !== null && 'secret' in v && 'field' in v;
-
-/** Replaces secret markers by their value or by `${KUMA_<id>_<FIELD>}`. */
-function finish(v: unknown, id: number, withSecrets: boolean): unknown {
-  if (isSecret(v)) return withSecrets ? v.secret : `\${KUMA_${id}_${v.field}}`;
-  if (Array.isArray(v)) return v.map((x) => finish(x, id, withSecrets));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, finish(x, id, withSecrets)]));
-  return v;
+/**
+ * The name of the policy the import makes for one set of notifications: `Kuma: Slack + Email`,
+ * cut to 100 characters (`…` at the end).
+ */
+export function kumaPolicyName(notificationNames: readonly string[]): string {
+  const name = `Kuma: ${notificationNames.join(' + ')}`;
+  return name.length <= POLICY_NAME_MAX ? name : `${name.slice(0, POLICY_NAME_MAX - 1)}…`;
 }
 
 /**
- * Maps one notification. The entry is validated with its real values against the channel schema
- * (a failure skips it with the schema's message); the returned entry holds real secrets only with
- * `withSecrets`.
+ * Maps one notification to an integration, validated with its real values against the kind's
+ * schema (a failure skips it with the schema's message, naming the field). A notification that is
+ * disabled in Kuma becomes a disabled integration. Settings are plaintext: seal them before storing.
  */
-export function mapNotification(n: KumaNotification, withSecrets: boolean): NotificationMapping {
+export function mapNotification(n: KumaNotification): NotificationMapping {
   const kumaType = typeof n.config.type === 'string' ? n.config.type : '';
   const rule = RULES[kumaType];
-  if (!rule) return { kind: 'skipped', reason: `notification type "${kumaType || 'unknown'}" has no Pharos channel` };
+  if (!rule) return { kind: 'skipped', reason: `notification type "${kumaType || 'unknown'}" has no Pharos integration kind` };
   const notes: string[] = [];
-  const entry: Record<string, unknown> = { name: kumaChannelName(n), ...(rule.type === 'apprise' ? {} : { type: rule.type }) };
+  const entry: Record<string, unknown> = { type: rule.kind };
   for (const [key, f] of Object.entries(rule.fields)) {
     const raw = n.config[f.from];
     if (raw === undefined || raw === null || raw === '') continue;
-    const value = f.as ? f.as(String(raw)) : String(raw);
-    entry[key] = f.secret ? { secret: value, field: key.toUpperCase() } : value;
+    entry[key] = f.as ? f.as(String(raw)) : String(raw);
   }
   const extra = rule.extra?.(n.config, notes) ?? {};
   if (typeof extra === 'string') return { kind: 'skipped', reason: extra };
   Object.assign(entry, extra);
-  const parsed = ChannelConfig.safeParse(finish(entry, n.id, true));
+  const kind = entry.type as ChannelType;
+  // The schema's name rule is config.yaml's; an integration keeps the Kuma name (checked by the importer).
+  const parsed = CHANNEL_KINDS[kind].schema.safeParse({ ...entry, name: 'kuma-import' });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { kind: 'skipped', reason: `${issue.path.join('.') || 'entry'}: ${issue.message}` };
+    return { kind: 'skipped', reason: `${issue.path.join('.') || 'settings'}: ${issue.message}` };
   }
-  if (!n.active) notes.push('disabled in Kuma');
-  return { kind: 'channel', entry: finish(entry, n.id, withSecrets) as Record<string, unknown>, notes };
-}
-
-/** An escalation policy for one set of channels: `ep_kuma_<notification ids>`, step 1 at once. */
-export function kumaPolicy(ids: number[], channelNames: string[]): { uuid: string; name: string; steps: { after_minutes: number; channels: string[] }[] } {
-  return { uuid: `ep_kuma_${ids.join('_')}`, name: `Kuma notifications ${ids.join(', ')}`, steps: [{ after_minutes: 0, channels: channelNames }] };
+  const { name: _name, type: _type, ...settings } = parsed.data as Record<string, unknown>;
+  if (!n.active) notes.push('disabled in Kuma: the integration is disabled');
+  return { kind: 'integration', integration: { kind, enabled: n.active, settings }, notes };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mapMaintenanceTimes, mapMonitor, wallTimeToEpoch, type PharosCapabilities } from '../../../src/domain/kuma/map.ts';
-import { kumaChannelName, mapNotification } from '../../../src/domain/kuma/notifications.ts';
+import { kumaPolicyName, mapNotification } from '../../../src/domain/kuma/notifications.ts';
 import { kumaMonitor, parseKumaBackup } from '../../../src/domain/kuma/types.ts';
 
 // Kuma → Pharos mapping rules, including the protocols other work adds (given as capabilities).
@@ -52,7 +52,7 @@ test('fixed-time maintenance reads wall times in its zone, across DST', () => {
   assert.deepEqual(mapMaintenanceTimes({ ...w, strategy: 'cron' }), { kind: 'skipped', reason: 'strategy "cron" (only windows with a fixed start and end are imported)' });
 });
 
-test('notifications: every supported provider maps to a valid channel; secrets become placeholders', () => {
+test('notifications: every supported provider maps to a valid integration with plaintext settings (sealed by the importer)', () => {
   const n = (type: string, config: Record<string, unknown>) => ({ id: 7, name: 'Ops Team!', active: true, isDefault: false, config: { type, ...config } });
   const cases: [string, Record<string, unknown>, string][] = [
     ['telegram', { telegramBotToken: '1:A', telegramChatID: '-100', telegramMessageThreadID: '3' }, 'telegram'],
@@ -68,18 +68,56 @@ test('notifications: every supported provider maps to a valid channel; secrets b
     ['webhook', { webhookURL: 'https://h.example/in', webhookContentType: 'json' }, 'webhook'],
     ['smtp', { smtpHost: 'smtp.example', smtpPort: 465, smtpSecure: 'secure', smtpUsername: 'u', smtpPassword: 'p', smtpFrom: 'a@example.com', smtpTo: 'b@example.com, c@example.com' }, 'email'],
     ['apprise', { appriseURL: 'tgram://1:A/2' }, 'telegram'],
+    ['apprise', { appriseURL: 'mqtt://broker.lan/alerts' }, 'apprise'],
+    ['HomeAssistant', { homeAssistantUrl: 'http://ha.lan:8123/', longLivedAccessToken: 'LLT', notificationService: 'mobile_app_pixel' }, 'homeassistant'],
+    ['signal', { signalURL: 'http://signal.lan:8080/v2/send', signalNumber: '+15550001111', signalRecipients: '+15550002222, +15550003333' }, 'signal'],
+    ['pushbullet', { pushbulletAccessToken: 'o.PB' }, 'pushbullet'],
+    ['rocket.chat', { rocketwebhookURL: 'https://chat.example/hooks/a/b', rocketchannel: '#ops', rocketusername: 'Kuma', rocketiconemo: ':bell:' }, 'rocketchat'],
+    ['Bark', { barkEndpoint: 'https://api.day.app/DEVKEY/', barkGroup: 'Home', barkSound: 'alarm' }, 'bark'],
   ];
   for (const [type, config, expected] of cases) {
-    const m = mapNotification(n(type, config), true);
-    assert.equal(m.kind, 'channel', `${type}: ${m.kind === 'skipped' ? m.reason : ''}`);
-    if (m.kind === 'channel') assert.equal(m.entry.type ?? 'apprise', expected === 'telegram' && type === 'apprise' ? 'apprise' : expected, type);
+    const m = mapNotification(n(type, config));
+    assert.equal(m.kind, 'integration', `${type}: ${m.kind === 'skipped' ? m.reason : ''}`);
+    if (m.kind === 'integration') assert.equal(m.integration.kind, expected, type);
   }
-  const hidden = mapNotification(n('smtp', cases.at(-2)![1]), false);
-  assert.equal(hidden.kind === 'channel' && (hidden.entry.smtp as { password: string }).password, '${KUMA_7_SMTP_PASSWORD}');
-  assert.equal(kumaChannelName(n('x', {})), 'kuma-7-ops-team');
-  const pushover = mapNotification(n('pushover', { pushoveruserkey: 'u', pushoverapptoken: 'a', pushoverpriority: '2' }), true);
-  assert.equal(pushover.kind === 'channel' && pushover.entry.priority, 1, 'emergency priority 2 → 1');
-  assert.deepEqual(mapNotification(n('twilio', { twilioAccountSID: 'bad', twilioAuthToken: 't', twilioFromNumber: '+15550001111', twilioToNumber: '+15550002222' }), true), { kind: 'skipped', reason: 'account_sid: must be an account SID (AC + 32 hex digits)' });
+  const settingsOf = (type: string, config: Record<string, unknown>) => {
+    const m = mapNotification(n(type, config));
+    assert.equal(m.kind, 'integration', m.kind === 'skipped' ? m.reason : '');
+    return m.kind === 'integration' ? m.integration.settings : {};
+  };
+  assert.equal((settingsOf('smtp', cases[11]![1]).smtp as { password: string }).password, 'p', 'plaintext: the importer seals it');
+  assert.equal(settingsOf('pushover', { pushoveruserkey: 'u', pushoverapptoken: 'a', pushoverpriority: '2' }).priority, 1, 'emergency priority 2 → 1');
+  assert.deepEqual(settingsOf('HomeAssistant', cases[14]![1]), { base_url: 'http://ha.lan:8123', token: 'LLT', service: 'mobile_app_pixel', timeout_seconds: 10 });
+  assert.equal(settingsOf('HomeAssistant', { homeAssistantUrl: 'http://ha.lan:8123', longLivedAccessToken: 'LLT' }).service, 'notify', "Kuma's default service");
+  assert.deepEqual(settingsOf('signal', cases[15]![1]), { base_url: 'http://signal.lan:8080', number: '+15550001111', recipients: ['+15550002222', '+15550003333'], timeout_seconds: 10 });
+  assert.deepEqual(settingsOf('pushbullet', cases[16]![1]), { access_token: 'o.PB', api_url: 'https://api.pushbullet.com', timeout_seconds: 10 });
+  assert.deepEqual(settingsOf('rocket.chat', cases[17]![1]), { url: 'https://chat.example/hooks/a/b', channel: '#ops', alias: 'Kuma', emoji: ':bell:', timeout_seconds: 10 });
+  assert.deepEqual(settingsOf('Bark', cases[18]![1]), { server: 'https://api.day.app', device_key: 'DEVKEY', group: 'Home', sound: 'alarm', level: 'timeSensitive', timeout_seconds: 10 });
+  assert.deepEqual(settingsOf('apprise', cases[13]![1]).urls, ['mqtt://broker.lan/alerts']);
+  const hook = mapNotification(n('webhook', { webhookURL: 'https://h.example/in', webhookContentType: 'custom', webhookCustomBody: '{"x":1}', httpMethod: 'get', webhookAdditionalHeaders: '{"Authorization":"Bearer T","X-Env":"prod","X-N":3}' }));
+  assert.equal(hook.kind, 'integration');
+  if (hook.kind === 'integration') {
+    assert.deepEqual(hook.integration.settings.headers, { Authorization: 'Bearer T', 'X-Env': 'prod', 'X-N': '3' }, "Kuma's additional headers come over");
+    assert.deepEqual(hook.notes, [
+      "not carried: Kuma's custom body template (Pharos templates are Mustache: set body_template by hand)",
+      'not carried: method GET (Pharos webhooks POST)',
+    ]);
+  }
+  const badHeaders = mapNotification(n('webhook', { webhookURL: 'https://h.example/in', webhookAdditionalHeaders: '{nope' }));
+  assert.deepEqual(badHeaders.kind === 'integration' && badHeaders.notes, ['not carried: additional headers (not valid JSON in Kuma)']);
+  assert.deepEqual(mapNotification(n('nextcloudtalk', { host: 'https://cloud.example', conversationToken: 'abcd1234', botSecret: 's' })), {
+    kind: 'skipped',
+    reason: "Kuma's Nextcloud Talk posts as a bot (bot secret); Pharos's nextcloudtalk integration posts as a user with an app password: add it by hand",
+  });
+  assert.deepEqual(mapNotification(n('line', {})), { kind: 'skipped', reason: 'notification type "line" has no Pharos integration kind' });
+  assert.deepEqual(mapNotification(n('twilio', { twilioAccountSID: 'bad', twilioAuthToken: 't', twilioFromNumber: '+15550001111', twilioToNumber: '+15550002222' })), { kind: 'skipped', reason: 'account_sid: must be an account SID (AC + 32 hex digits)' });
+  const off = mapNotification({ ...n('pushbullet', { pushbulletAccessToken: 'x' }), active: false });
+  assert.equal(off.kind === 'integration' && off.integration.enabled, false, 'disabled in Kuma → disabled integration');
+});
+
+test('policy names: "Kuma: A + B" from the notification names, within 100 characters', () => {
+  assert.equal(kumaPolicyName(['Slack', 'Email']), 'Kuma: Slack + Email');
+  assert.ok(kumaPolicyName(Array.from({ length: 30 }, (_, i) => `Notification ${i}`)).length <= 100);
 });
 
 test('a JSON backup that is not one is refused with the reason', () => {
