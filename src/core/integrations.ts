@@ -96,11 +96,18 @@ function keepMasked(kind: ChannelType, incoming: IntegrationSettings, stored: In
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** `patch` merged key by key into `base` (nested objects merged too; `null` and arrays replace). */
+/**
+ * `patch` merged key by key into `base` (nested objects merged too; arrays replace; `null` removes the
+ * key, as in a JSON merge patch, RFC 7396: how a client clears an optional field or drops a header).
+ */
 function mergeSettings(base: IntegrationSettings, patch: IntegrationSettings): IntegrationSettings {
   const out: IntegrationSettings = structuredClone(base);
   for (const [k, v] of Object.entries(patch)) {
     if (v === undefined) continue;
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
     out[k] = isObject(v) && isObject(out[k]) ? mergeSettings(out[k], v) : structuredClone(v);
   }
   return out;

@@ -43,6 +43,8 @@ const NAV: Array<[string, string]> = [
   ['/maintenance', 'Maintenance'],
   ['/incidents', 'Incidents'],
   ['/components', 'Components'],
+  ['/integrations', 'Integrations'],
+  ['/escalation-policies', 'Escalation policies'],
   ['/audit-log', 'Audit log'],
   ['/settings', 'Settings'],
 ];

@@ -142,8 +142,12 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
         </table>
       </div>
       <h2>Alert channels and escalation policies</h2>
-      <div class="card">
-        <p class="muted small">Declared in config.yaml.</p>
+      <div class="card" id="alerting">
+        <p>
+          Alerts go to <a href="/integrations">Integrations</a> (add one, send a test) when an{' '}
+          <a href="/escalation-policies">Escalation policy</a> says so.
+        </p>
+        {v.channels.length > 0 ? <p class="muted small">Declared in config.yaml (shown read-only on the Integrations page):</p> : null}
         {v.channelResult ? (
           <p class={v.channelResult.error ? 'alert' : 'notice'} id="channel-result" role="status">
             {v.channelResult.error ? `Test alert to ${v.channelResult.name} failed: ${v.channelResult.error}` : `Test alert delivered to ${v.channelResult.name}.`}
@@ -170,7 +174,6 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
             ))}
           </tbody>
         </table>
-        {v.channels.length === 0 ? <p class="muted">No channel is configured.</p> : null}
         <ul>
           {v.policies.map((p) => (
             <li>

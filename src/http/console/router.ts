@@ -13,13 +13,15 @@ import { monitorRoutes } from './routes-monitors.ts';
 import { healthcheckRoutes } from './routes-healthchecks.ts';
 import { settingsRoutes } from './routes-settings.ts';
 import { auditRoutes } from './routes-audit.ts';
+import { integrationRoutes } from './routes-integrations.ts';
+import { policyRoutes } from './routes-policies.ts';
 import { statuspageRoutes } from './routes-statuspages.ts';
 import { extraRoutes } from './routes-extras.ts';
 import { ssoRoutes } from './routes-sso.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|audit-log$|events$|_console\/)/;
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|audit-log$|events$|_console\/)/;
 
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
@@ -100,6 +102,8 @@ export function consoleRouter(deps: HttpDeps) {
   healthcheckRoutes(app, deps);
   statuspageRoutes(app, deps);
   settingsRoutes(app, deps);
+  integrationRoutes(app, deps);
+  policyRoutes(app, deps);
   auditRoutes(app, deps);
   extraRoutes(app, deps);
   app.onError((err, c) => {
