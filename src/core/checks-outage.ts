@@ -5,6 +5,7 @@ import type { Monitor } from '../domain/monitor.ts';
 import type { Store } from '../store/index.ts';
 import type { StateChange } from './state-changes.ts';
 import { storeJournalBatch } from './checks-flush.ts';
+import { integrationOf } from './escalation.ts';
 
 /**
  * What the checks service does while the database is unreachable (issue 31 point 5): results go to a
@@ -130,7 +131,9 @@ export function recordSentDuringOutage(store: Store, c: StateChange, outageUuid:
   if (!sent || sent.channels.length === 0 || sent.outageUuid !== outageUuid) return;
   const kind = c.down ? 'alert' : 'recovery';
   for (const row of store.alerts.forOutage(outageUuid)) {
-    if (row.kind === kind && row.deliveredAt === null && row.failedAt === null && sent.channels.includes(row.channel)) store.alerts.markDelivered(row.id, sent.at);
+    // The leader sent by config.yaml name (from its memory); rows name the integration by uuid (issue 32).
+    const sentTo = sent.channels.includes(row.channel) || sent.channels.includes(integrationOf(store, row.channel)?.name ?? row.channel);
+    if (row.kind === kind && row.deliveredAt === null && row.failedAt === null && sentTo) store.alerts.markDelivered(row.id, sent.at);
   }
   store.outages.addEvent(outageUuid, { at: sent.at, type: 'alerted', userUuid: null, message: `${kind} sent to ${sent.channels.join(', ')} while the database was unreachable (from the leader's memory)` });
 }

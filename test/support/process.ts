@@ -56,6 +56,12 @@ export interface PharosProcess {
 }
 
 /**
+ * The secret key of spawned instances unless `env` sets PHAROS_SECRET_KEY (the same as
+ * test/support/pharos.ts `TEST_SECRET_KEY`): instances sharing a PostgreSQL database must hold one key (issue 32).
+ */
+const SPAWNED_SECRET_KEY = '7e'.repeat(32);
+
+/**
  * Spawns `node --import tsx src/main.ts serve` with `env` (and no other PHAROS_* variable, from an
  * empty working directory: see {@link PHAROS_FROM_SOURCE}) and waits until /healthz answers.
  * @param env PHAROS_* variables; PHAROS_LISTEN must name a port
@@ -63,7 +69,7 @@ export interface PharosProcess {
 export async function spawnPharos(env: Record<string, string>, args: string[] = ['serve']): Promise<PharosProcess> {
   const child = spawn(process.execPath, [...PHAROS_FROM_SOURCE, ...args], {
     cwd: isolatedCwd(),
-    env: isolatedEnv(env),
+    env: isolatedEnv({ PHAROS_SECRET_KEY: SPAWNED_SECRET_KEY, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
