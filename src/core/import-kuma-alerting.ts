@@ -93,6 +93,13 @@ export function kumaAlerting(tx: Store, stamp: { actor: AuditActor; now: number 
   /** Kuma notification id → the integration it is (created now or by an earlier run), and its Kuma name. */
   const integrationOf = new Map<number, { uuid: string; kumaName: string }>();
   const policies = new Map<string, EscalationPolicy | null>();
+  /** Policies already in the report (each once). */
+  const reported = new Set<string>();
+  const reportUnchanged = (p: EscalationPolicy) => {
+    if (reported.has(p.uuid)) return;
+    reported.add(p.uuid);
+    policyItems.push({ kind: 'policy', kumaId: null, name: p.name, result: 'unchanged', uuid: p.uuid, notes: [] });
+  };
 
   /** Creates (or finds from an earlier run) the integration of each notification. */
   function integrations(prepared: readonly PreparedNotification[]): void {
@@ -135,7 +142,7 @@ export function kumaAlerting(tx: Store, stamp: { actor: AuditActor; now: number 
     let policy: EscalationPolicy | null = null;
     if (done) {
       policy = tx.escalationPolicies.get(done) ?? null;
-      if (policy) policyItems.push({ kind: 'policy', kumaId: null, name: policy.name, result: 'unchanged', uuid: policy.uuid, notes: [] });
+      if (policy) reportUnchanged(policy);
       else policyItems.push({ kind: 'policy', kumaId: null, name: wanted, result: 'skipped', reason: `policy ${done} was deleted in Pharos after an earlier import: not created again`, notes: [] });
     } else {
       const name = freeName(wanted, `Kuma ${ids.join(', ')}`, (x) => tx.escalationPolicies.getByName(x) !== undefined);
@@ -143,6 +150,7 @@ export function kumaAlerting(tx: Store, stamp: { actor: AuditActor; now: number 
       policy = tx.escalationPolicies.insert(newId(ID_PREFIX.escalationPolicy), write, stamp.now);
       tx.kumaImports.remember(marker, 0, policy.uuid, stamp.now);
       recordAudit(tx, stamp, { action: 'create', resourceType: 'escalation_policy', resourceUuid: policy.uuid, resourceName: name, diff: auditDiff(null, policyView(write)) });
+      reported.add(policy.uuid);
       policyItems.push({ kind: 'policy', kumaId: null, name, result: 'created', uuid: policy.uuid, notes: name === wanted ? [] : [`"${wanted}" is taken by another policy`] });
     }
     policies.set(key, policy);
@@ -160,9 +168,14 @@ export function kumaAlerting(tx: Store, stamp: { actor: AuditActor; now: number 
     const ids = [...new Set(notificationIds.filter((id) => integrationOf.has(id)))].sort((a, b) => a - b);
     const target = ids.length === 0 ? undefined : kind === 'monitor' ? tx.monitors.get(uuid) : tx.healthchecks.get(uuid);
     if (!target) return { linked: false, notes };
-    // Looked up (and reported) even when linked before: the report lists every policy the import stands for.
+    const linkedTo = tx.kumaImports.uuidOf('monitor-policy', kumaId);
+    if (linkedTo) {
+      // Linked by an earlier run: reported, never replaced (not even when its notifications changed in Kuma).
+      const earlier = tx.escalationPolicies.get(linkedTo);
+      if (earlier) reportUnchanged(earlier);
+      return { linked: false, notes };
+    }
     const policy = policyFor(ids);
-    if (tx.kumaImports.uuidOf('monitor-policy', kumaId)) return { linked: false, notes };
     if (!policy) return { linked: false, notes: [...notes, 'not alerted: its escalation policy was deleted in Pharos'] };
     if (target.escalationPolicyUuid === policy.uuid) {
       tx.kumaImports.remember('monitor-policy', kumaId, policy.uuid, stamp.now);

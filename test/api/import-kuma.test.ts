@@ -232,7 +232,7 @@ for (const version of ['1.23', '2.x'] as const) {
   });
 }
 
-test('monitors imported earlier without a policy get theirs on the next run; a link a person removed stays removed', { timeout: 120_000 }, async () => {
+test('monitors imported earlier without a policy get theirs on the next run; a link is made once (a person removing it, or new notifications in Kuma, change nothing)', { timeout: 120_000 }, async () => {
   const env = await setup();
   const full = join(env.dir, 'kuma.db');
   createKumaDb(full, '2.x');
@@ -271,12 +271,17 @@ test('monitors imported earlier without a policy get theirs on the next run; a l
     await p.cleanup();
   }
 
+  // Meanwhile in Kuma, Shop API also sends to the webhook: its link stays (made once), no new policy.
+  const kuma = new Database(full);
+  kuma.exec('INSERT INTO monitor_notification(monitor_id, notification_id) VALUES (1, 4)');
+  kuma.close();
   const third = await pharos(env.config, 'import', 'kuma', full);
   assert.equal(third.code, 0, third.stderr);
   assert.match(third.stdout, /: 0 created, 16 unchanged, 0 linked to a policy, 7 not imported/m);
   p = await serve(env.data);
   try {
     assert.equal((await p.store.async.monitors.get(postgresPort.uuid))!.escalationPolicyUuid, null, 'linked once: not linked again');
+    assert.equal((await p.store.async.escalationPolicies.list()).length, 4, 'no policy for the new set of notifications');
   } finally {
     await p.cleanup();
   }
