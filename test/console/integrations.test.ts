@@ -59,6 +59,7 @@ describe('Integrations', () => {
     assert.match(form.html, /<input type="text" name="settings.server" value="https:\/\/ntfy.sh"/, 'the default of the schema');
     assert.match(form.html, /name="settings.priority" value="4"/);
     assert.match(form.html, /Timeout \(seconds\)/);
+    assert.match(form.html, /Priority[\s\S]{0,200}class="muted small help"> Priority of alerts, 1 \(min\) to 5 \(max\)/, "the schema's description as help");
     assert.match(form.html, /Token[\s\S]{0,200}secret[\s\S]{0,200}<input type="password" name="settings.token" value=""/);
     const email = await admin.get('/integrations/new?kind=email');
     assert.match(email.html, /<legend>Smtp|<legend>SMTP/);

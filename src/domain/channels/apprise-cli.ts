@@ -9,11 +9,7 @@ import { channelSchema } from './common.ts';
  * into one of its own kinds without running anything.
  */
 export const schema = channelSchema('apprise', {
-  /**
-   * Apprise URLs (https://github.com/caronc/apprise/wiki), e.g. `tgram://<bot_token>/<chat_id>`;
-   * each notified by one run. They carry tokens and passwords: the whole list is a secret.
-   */
-  urls: z.array(z.string().regex(/^[a-z][a-z0-9+.-]*:\/\/\S+$/i, 'must be an Apprise URL such as tgram://bot_token/chat_id')).min(1).max(50),
+  urls: z.array(z.string().regex(/^[a-z][a-z0-9+.-]*:\/\/\S+$/i, 'must be an Apprise URL such as tgram://bot_token/chat_id')).min(1).max(50).describe('Apprise URLs (https://github.com/caronc/apprise/wiki), e.g. `tgram://<bot_token>/<chat_id>`; each notified by one run. They carry tokens and passwords: the whole list is a secret.'),
 });
 /**
  * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the URL list.

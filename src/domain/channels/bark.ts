@@ -6,21 +6,12 @@ import { apiBase, channelSchema, secret } from './common.ts';
  * (https://github.com/Finb/bark-server/blob/master/docs/API_V2.md): `POST <server>/push`.
  */
 export const schema = channelSchema('bark', {
-  /** The bark-server, default Bark's public one; a self-hosted server works the same. */
-  server: apiBase('https://api.day.app'),
-  /** The device key the Bark app shows (the part after the server in its sample URL). */
-  device_key: secret,
-  /**
-   * Interruption level of alerts: `active` (default sound), `timeSensitive` (breaks through focus
-   * modes), `passive` (silent), `critical` (sounds even when muted); recoveries go out `active`.
-   */
-  level: z.enum(['active', 'timeSensitive', 'passive', 'critical']).default('timeSensitive'),
-  /** Group of the notifications in the app. */
-  group: z.string().min(1).default('Pharos'),
-  /** A sound of the app, e.g. `alarm`, `minuet`. */
-  sound: z.string().regex(/^[\w-]{1,64}$/).optional(),
-  /** An icon URL shown with the notification (iOS 15+). */
-  icon: z.url({ protocol: /^https?$/ }).optional(),
+  server: apiBase('https://api.day.app').describe('The bark-server, default Bark\'s public one; a self-hosted server works the same.'),
+  device_key: secret.describe('The device key the Bark app shows (the part after the server in its sample URL).'),
+  level: z.enum(['active', 'timeSensitive', 'passive', 'critical']).default('timeSensitive').describe('Interruption level of alerts: `active` (default sound), `timeSensitive` (breaks through focus modes), `passive` (silent), `critical` (sounds even when muted); recoveries go out `active`.'),
+  group: z.string().min(1).default('Pharos').describe('Group of the notifications in the app.'),
+  sound: z.string().regex(/^[\w-]{1,64}$/).optional().describe('A sound of the app, e.g. `alarm`, `minuet`.'),
+  icon: z.url({ protocol: /^https?$/ }).optional().describe('An icon URL shown with the notification (iOS 15+).'),
 });
 /**
  * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the device key.

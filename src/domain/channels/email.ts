@@ -10,18 +10,10 @@ export const schema = z.strictObject({
   smtp: z.strictObject({
     host: z.string().min(1),
     port: z.number().int().min(1).max(65535).default(587),
-    /** true: TLS from the first byte (port 465); false: plain, upgraded by STARTTLS when offered. */
-    secure: z.boolean().default(false),
-    /** Refuse to send unless the server offers STARTTLS. */
-    require_tls: z.boolean().default(false),
-    /**
-     * Allow `user`/`password` to be sent over a connection without TLS (a server that offers no
-     * STARTTLS, with `secure: false`). Off by default: with a `user`, Pharos then refuses to send
-     * rather than log in in cleartext (issue #30). Only for a relay on a trusted network.
-     */
-    allow_plaintext_auth: z.boolean().default(false),
-    /** false accepts self-signed server certificates (lab setups only). */
-    tls_reject_unauthorized: z.boolean().default(true),
+    secure: z.boolean().default(false).describe('true: TLS from the first byte (port 465); false: plain, upgraded by STARTTLS when offered.'),
+    require_tls: z.boolean().default(false).describe('Refuse to send unless the server offers STARTTLS.'),
+    allow_plaintext_auth: z.boolean().default(false).describe('Allow `user`/`password` to be sent over a connection without TLS (a server that offers no STARTTLS, with `secure: false`). Off by default: with a `user`, Pharos then refuses to send rather than log in in cleartext (issue #30). Only for a relay on a trusted network.'),
+    tls_reject_unauthorized: z.boolean().default(true).describe('false accepts self-signed server certificates (lab setups only).'),
     user: z.string().optional(),
     password: z.string().optional(),
     timeout_seconds: timeoutSeconds,

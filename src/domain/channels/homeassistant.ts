@@ -7,17 +7,10 @@ import { channelSchema, httpUrl, secret } from './common.ts';
  * `POST <base_url>/api/services/notify/<service>` with a long-lived access token.
  */
 export const schema = channelSchema('homeassistant', {
-  /** Home Assistant's address, e.g. `http://homeassistant.local:8123`. */
-  base_url: httpUrl,
-  /** Long-lived access token (your profile → Security → Long-lived access tokens), sent as `Authorization: Bearer`. */
-  token: secret,
-  /**
-   * The notify service without `notify.`: `mobile_app_<device>` (the companion app), a notify group,
-   * or `persistent_notification` (shown in Home Assistant's own UI).
-   */
-  service: z.string().regex(/^[a-z0-9_]{1,100}$/, 'must be the service name after notify., e.g. mobile_app_pixel_7'),
-  /** Optional `target` of the service call (platforms that address recipients by name). */
-  target: z.array(z.string().min(1)).optional(),
+  base_url: httpUrl.describe('Home Assistant\'s address, e.g. `http://homeassistant.local:8123`.'),
+  token: secret.describe('Long-lived access token (your profile → Security → Long-lived access tokens), sent as `Authorization: Bearer`.'),
+  service: z.string().regex(/^[a-z0-9_]{1,100}$/, 'must be the service name after notify., e.g. mobile_app_pixel_7').describe('The notify service without `notify.`: `mobile_app_<device>` (the companion app), a notify group, or `persistent_notification` (shown in Home Assistant\'s own UI).'),
+  target: z.array(z.string().min(1)).optional().describe('Optional `target` of the service call (platforms that address recipients by name).'),
 });
 /**
  * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the access token.

@@ -29,7 +29,8 @@ import { expandApprise } from './apprise.ts';
  * by every layer) can validate `channels:` from it; the matching senders are the registry in
  * `alerting/channels/index.ts`, whose `satisfies` clause refuses to compile without one per kind
  * listed here. Adding a kind: `domain/channels/<type>.ts`, one line here, a folder
- * `alerting/channels/<type>/` and one line there.
+ * `alerting/channels/<type>/` and one line there. A field's help text is its schema's
+ * `.describe('…')` (the console's integration form shows it under the field's label).
  */
 export const CHANNEL_KINDS = {
   webhook,

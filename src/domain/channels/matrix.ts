@@ -4,8 +4,7 @@ import { channelSchema, httpUrl, secret } from './common.ts';
 /** A Matrix room, through the client-server API of a homeserver (`m.room.message`, `m.text`). */
 export const schema = channelSchema('matrix', {
   homeserver: httpUrl,
-  /** Room id, `!abc:example.org` (the bot's user must have joined it). */
-  room_id: z.string().regex(/^![^:\s]+:\S+$/, 'must be a room id such as !abc:example.org'),
+  room_id: z.string().regex(/^![^:\s]+:\S+$/, 'must be a room id such as !abc:example.org').describe('Room id, `!abc:example.org` (the bot\'s user must have joined it).'),
   access_token: secret,
 });
 /**

@@ -4,8 +4,7 @@ import { channelSchema, httpUrl } from './common.ts';
 /** A Mattermost incoming webhook (`https://chat.example.com/hooks/<key>`), messages as attachments. */
 export const schema = channelSchema('mattermost', {
   url: httpUrl,
-  /** Overrides the webhook's channel (when the webhook allows it). */
-  channel: z.string().min(1).optional(),
+  channel: z.string().min(1).optional().describe('Overrides the webhook\'s channel (when the webhook allows it).'),
   username: z.string().min(1).optional(),
 });
 /**

@@ -5,8 +5,7 @@ import { apiBase, channelSchema, secret } from './common.ts';
  * recovery, all with the outage's uuid as `dedup_key`.
  */
 export const schema = channelSchema('pagerduty', {
-  /** The integration (routing) key of an Events API v2 integration. */
-  routing_key: secret,
+  routing_key: secret.describe('The integration (routing) key of an Events API v2 integration.'),
   api_url: apiBase('https://events.pagerduty.com'),
 });
 /**

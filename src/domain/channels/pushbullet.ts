@@ -6,16 +6,11 @@ import { apiBase, channelSchema, secret } from './common.ts';
  * token, to all of the account's devices or to one device, email address or channel.
  */
 export const schema = channelSchema('pushbullet', {
-  /** Access token (Settings → Account → Create Access Token), sent as `Access-Token`. */
-  access_token: secret,
-  /** Only this device (`iden` from `GET /v2/devices`); default every device of the account. */
-  device_iden: z.string().min(1).optional(),
-  /** Push to this email address (a Pushbullet user, or an email otherwise). */
-  email: z.email().optional(),
-  /** Push to the subscribers of this channel (its tag). */
-  channel_tag: z.string().min(1).optional(),
-  /** API base, overridable for a test receiver. */
-  api_url: apiBase('https://api.pushbullet.com'),
+  access_token: secret.describe('Access token (Settings → Account → Create Access Token), sent as `Access-Token`.'),
+  device_iden: z.string().min(1).optional().describe('Only this device (`iden` from `GET /v2/devices`); default every device of the account.'),
+  email: z.email().optional().describe('Push to this email address (a Pushbullet user, or an email otherwise).'),
+  channel_tag: z.string().min(1).optional().describe('Push to the subscribers of this channel (its tag).'),
+  api_url: apiBase('https://api.pushbullet.com').describe('API base, overridable for a test receiver.'),
 }).refine((c) => [c.device_iden, c.email, c.channel_tag].filter(Boolean).length <= 1, {
   message: 'give at most one of device_iden, email, channel_tag',
   path: ['device_iden'],

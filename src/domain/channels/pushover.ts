@@ -5,10 +5,8 @@ import { apiBase, channelSchema, secret } from './common.ts';
 export const schema = channelSchema('pushover', {
   user_key: secret,
   app_token: secret,
-  /** Only this device of the user; default all. */
-  device: z.string().min(1).optional(),
-  /** Priority of alerts, -2 to 1 (2, emergency, needs receipts Pharos does not poll); recoveries 0. */
-  priority: z.number().int().min(-2).max(1).default(1),
+  device: z.string().min(1).optional().describe('Only this device of the user; default all.'),
+  priority: z.number().int().min(-2).max(1).default(1).describe('Priority of alerts, -2 to 1 (2, emergency, needs receipts Pharos does not poll); recoveries 0.'),
   sound: z.string().min(1).optional(),
   api_url: apiBase('https://api.pushover.net'),
 });

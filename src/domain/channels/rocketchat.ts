@@ -6,14 +6,10 @@ import { channelSchema, httpUrl } from './common.ts';
  * Administration → Integrations → New → Incoming), messages as one attachment.
  */
 export const schema = channelSchema('rocketchat', {
-  /** The webhook URL, `https://chat.example.com/hooks/<id>/<token>` (the token makes it a secret). */
-  url: httpUrl,
-  /** Overrides the webhook's channel: `#channel` or `@user`. */
-  channel: z.string().regex(/^[#@]\S+$/, 'must be #channel or @user').optional(),
-  /** Overrides the shown sender name. */
-  alias: z.string().min(1).optional(),
-  /** Overrides the avatar with an emoji, e.g. `:rotating_light:`. */
-  emoji: z.string().regex(/^:[\w+-]+:$/, 'must be an emoji code such as :bell:').optional(),
+  url: httpUrl.describe('The webhook URL, `https://chat.example.com/hooks/<id>/<token>` (the token makes it a secret).'),
+  channel: z.string().regex(/^[#@]\S+$/, 'must be #channel or @user').optional().describe('Overrides the webhook\'s channel: `#channel` or `@user`.'),
+  alias: z.string().min(1).optional().describe('Overrides the shown sender name.'),
+  emoji: z.string().regex(/^:[\w+-]+:$/, 'must be an emoji code such as :bell:').optional().describe('Overrides the avatar with an emoji, e.g. `:rotating_light:`.'),
 });
 /**
  * Settings paths stored sealed and shown as `***` (issue 32; domain/integration-settings.ts): the webhook URL carries its token.

@@ -4,10 +4,8 @@ import { apiBase, channelSchema, secret } from './common.ts';
 /** A Telegram bot posting with the Bot API's `sendMessage` to one chat (and topic). */
 export const schema = channelSchema('telegram', {
   bot_token: secret,
-  /** Chat id (`-100…` for groups and channels) or `@channelusername`. */
-  chat_id: z.union([z.string().min(1), z.number().int()]).transform(String),
-  /** Forum topic (`message_thread_id`) of a supergroup. */
-  topic_id: z.number().int().min(1).optional(),
+  chat_id: z.union([z.string().min(1), z.number().int()]).transform(String).describe('Chat id (`-100…` for groups and channels) or `@channelusername`.'),
+  topic_id: z.number().int().min(1).optional().describe('Forum topic (`message_thread_id`) of a supergroup.'),
   api_url: apiBase('https://api.telegram.org'),
 });
 /**

@@ -7,8 +7,7 @@ const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.
 export const schema = channelSchema('twilio', {
   account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be an account SID (AC + 32 hex digits)'),
   auth_token: secret,
-  /** Sender number (E.164) or a Messaging Service SID (`MG…`). */
-  from: z.union([E164, z.string().regex(/^MG[0-9a-fA-F]{32}$/)]),
+  from: z.union([E164, z.string().regex(/^MG[0-9a-fA-F]{32}$/)]).describe('Sender number (E.164) or a Messaging Service SID (`MG…`).'),
   to: z.array(E164).min(1),
   api_url: apiBase('https://api.twilio.com'),
 });

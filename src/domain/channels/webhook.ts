@@ -18,14 +18,10 @@ function parses(template: string): boolean {
 /** A JSON POST to any URL, optionally signed with HMAC-SHA256 (header `X-Pharos-Signature`). */
 export const schema = channelSchema('webhook', {
   url: httpUrl,
-  /** HMAC-SHA256 key; when set, requests carry `X-Pharos-Signature: sha256=<hex>` over the raw body. */
-  secret: z.string().min(1).optional(),
-  /** Extra request headers (e.g. an Authorization header, usually from `${ENV}`). */
-  headers: z.record(z.string(), z.string()).default({}),
-  /** Mustache body template replacing the JSON payload (docs/operations.md lists the variables). */
-  body_template: z.string().min(1).refine(parses, 'must be a valid Mustache template (variables and sections only)').optional(),
-  /** Content type of a templated body (default application/json: values escaped as JSON string content). */
-  content_type: z.string().min(1).optional(),
+  secret: z.string().min(1).optional().describe('HMAC-SHA256 key; when set, requests carry `X-Pharos-Signature: sha256=<hex>` over the raw body.'),
+  headers: z.record(z.string(), z.string()).default({}).describe('Extra request headers (e.g. an Authorization header, usually from `${ENV}`).'),
+  body_template: z.string().min(1).refine(parses, 'must be a valid Mustache template (variables and sections only)').optional().describe('Mustache body template replacing the JSON payload (docs/operations.md lists the variables).'),
+  content_type: z.string().min(1).optional().describe('Content type of a templated body (default application/json: values escaped as JSON string content).'),
 });
 
 /**
