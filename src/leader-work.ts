@@ -14,7 +14,7 @@ import { LeaseLostError, type LeaderFence } from './domain/cluster.ts';
 import type { Logger } from './lib/logger.ts';
 import type { Store } from './store/index.ts';
 import { outageJournal } from './store/outage-journal.ts';
-import { directAlerts } from './alerting/outage-alerts.ts';
+import { directAlerts, policyMemory, type PolicyMemory } from './alerting/outage-alerts.ts';
 import { join } from 'node:path';
 
 /** What {@link LeaderWork} needs to build its parts. */
@@ -67,6 +67,8 @@ export class LeaderWork {
   readonly #leaderClock: Clock;
   /** The same for the scheduler, which also runs while its checks are kept alone through a database outage. */
   readonly #checksClock: Clock;
+  /** With several instances: the escalation policies kept for alerts sent through a database outage. */
+  #policies: PolicyMemory | null = null;
 
   constructor(private readonly deps: LeaderWorkDeps) {
     const { core, store, clock, logger, config, leadership } = deps;
@@ -77,7 +79,10 @@ export class LeaderWork {
       core.checks.useFence(fence);
       // Issue 31 point 5: through a database outage the last leader keeps results in a local journal
       // and sends the alerts of what it decides straight to their channels (while the outage is confirmed).
-      const send = directAlerts({ config, channels: deps.channels, logger, metrics: deps.metrics.alerts, now: () => clock.now(), confirmed: () => leadership.outageConfirmed });
+      // Policies live in the database, which cannot be read then: the ones last read are kept for it.
+      this.#policies = policyMemory({ store, clock, logger, warm: (channel) => deps.channels.get(channel) });
+      const policies = this.#policies;
+      const send = directAlerts({ publicUrl: config.public_url, policy: (uuid) => policies.get(uuid), channels: deps.channels, logger, metrics: deps.metrics.alerts, now: () => clock.now(), confirmed: () => leadership.outageConfirmed });
       core.checks.useOutageSupport(outageJournal(join(config.data_dir, 'outage-journal.jsonl')), send);
     }
     this.#scheduler = this.#newScheduler();
@@ -134,6 +139,7 @@ export class LeaderWork {
     this.#unfollow = null;
     this.#end(false);
     this.#dropKeptChecks();
+    await this.#policies?.stop();
     await this.#stopping;
     // The results of the last checks are stored while this instance still holds its lease (pharos.ts
     // stops the cluster, which releases the lease, after this).
@@ -143,6 +149,7 @@ export class LeaderWork {
   #begin(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#policies?.start();
     // The leader before this one may have flipped monitors this instance never heard of (issue 31):
     // their status is read from the store before the first check is judged — after what this instance
     // still holds is written. Not when it renewed its own lease after keeping its checks through a

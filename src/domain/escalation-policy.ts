@@ -29,7 +29,7 @@ export interface EscalationPolicy {
   /** The team it belongs to (a label until teams exist), or null. */
   team: string | null;
   steps: PolicyStep[];
-  /** How many times the last step is sent again after it (0: never). */
+  /** At most this many repeats of the last step, every {@link repeatEveryMinutes} (0: no cap — until acknowledged or resolved; no repeats at all when repeatEveryMinutes is null). */
   repeatCount: number;
   /** Minutes between those repeats (config.yaml's `repeat_every_minutes`), or null. */
   repeatEveryMinutes: number | null;
