@@ -148,7 +148,7 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     latencySince: async (m: Monitor, since: number): Promise<Array<[number, number]>> =>
       (await store.async.pageReads.rollupsSince(m.id, since - (since % HOUR_MS))).map((h): [number, number] => [h.hourStart, h.latencyAvgMs]),
     /** The SQLite library's version (Settings → About). */
-    sqliteVersion: (): Promise<string> => store.async.consoleReads.sqliteVersion(),
+    databaseVersion: (): Promise<{ name: 'SQLite' | 'PostgreSQL'; version: string }> => store.async.consoleReads.databaseVersion(),
     /** Alerts queued for an outage (channel, delivered or failed and why), oldest first. */
     alertsOf: (outageUuid: string) => store.async.alerts.forOutage(outageUuid),
     /** A monitor's newest raw check results, newest first. */

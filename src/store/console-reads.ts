@@ -27,8 +27,8 @@ export function consoleReadsStore(db: Db, lastCheckAts: () => Map<number, number
        JOIN check_rollups_hourly r ON r.monitor_id = m.id AND r.hour_start >= @from AND r.hour_start < @to AND r.checks > 0 GROUP BY m.id`,
   );
   return {
-    /** The SQLite library's version, e.g. `3.50.4`. */
-    sqliteVersion: (): string => version.get()!.v,
+    /** The database and its version: `{ name: 'SQLite', version: '3.50.4' }`, or PostgreSQL's server version. */
+    databaseVersion: (): { name: 'SQLite' | 'PostgreSQL'; version: string } => ({ name: db.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite', version: version.get()!.v }),
     /**
      * Per monitor id: its newest check's time; its checks and failures in the rollups from `since`;
      * its outage time (ms) in [`since30`, `now`].

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { startTestPharos, TEST_DRIVER, type TestPharos } from '../support/pharos.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
 import { setupAdmin, signIn, type ConsoleClient } from '../support/console.ts';
 import { httpReceiver } from '../support/receivers.ts';
@@ -148,7 +148,8 @@ describe('console flows without JavaScript', () => {
     const edited = await admin.post(`/healthchecks/${uuid}`, { name: 'Nightly backup', period_value: '1', period_type: 'days', cron: '', timezone: 'UTC', grace_period_value: '30', grace_period_type: 'minutes' });
     assert.equal(edited.status, 303, edited.html.slice(0, 300));
     assert.match((await admin.get(`/healthchecks/${uuid}`)).html, /every 1 day, grace 30 minutes/);
-    assert.match((await admin.get('/settings')).html, /<dt>SQLite<\/dt><dd>3\.\d+\.\d+<\/dd>/);
+    // The database named as it is: SQLite's library version, or the PostgreSQL server's.
+    assert.match((await admin.get('/settings')).html, TEST_DRIVER === 'postgres' ? /<dt>PostgreSQL<\/dt><dd>1\d\.\d+/ : /<dt>SQLite<\/dt><dd>3\.\d+\.\d+<\/dd>/);
     const bad = await admin.post('/healthchecks', { name: 'x', period_value: '1', period_type: 'days', grace_period_value: '10', grace_period_type: 'seconds' });
     assert.equal(bad.status, 400);
     assert.match(bad.html, /data-error-for="grace_period_value"/);

@@ -21,8 +21,7 @@ export interface SettingsView {
   tokens: TokenInfo[];
   probes: ProbeListing[];
   channels: Array<{ name: string; type: string }>;
-  policies: Array<{ uuid: string; name: string; steps: number }>;
-  about: { version: string; sqlite: string; node: string; dataDir: string; dbBytes: number | null; publicUrl: string };
+  about: { version: string; database: { name: string; version: string }; node: string; dataDir: string; dbBytes: number | null; publicUrl: string };
   /** A token just created: shown this once. */
   newToken?: string | undefined;
   notice?: string | undefined;
@@ -174,21 +173,14 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
             ))}
           </tbody>
         </table>
-        <ul>
-          {v.policies.map((p) => (
-            <li>
-              {p.name} <span class="muted">({p.uuid}, {p.steps} steps)</span>
-            </li>
-          ))}
-        </ul>
       </div>
       <h2>About</h2>
       <div class="card">
         <dl class="props">
           <dt>Version</dt>
           <dd>{v.about.version}</dd>
-          <dt>SQLite</dt>
-          <dd>{v.about.sqlite}</dd>
+          <dt>{v.about.database.name}</dt>
+          <dd>{v.about.database.version}</dd>
           <dt>Node</dt>
           <dd>{v.about.node}</dd>
           <dt>Public URL</dt>
