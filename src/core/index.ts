@@ -10,6 +10,7 @@ import { EventBus } from './events.ts';
 import { healthchecksService } from './healthchecks.ts';
 import { maintenanceService } from './maintenance.ts';
 import { reportsService } from './reports.ts';
+import { badgesService } from './badges.ts';
 import { incidentsService } from './incidents.ts';
 import { statuspagesService } from './statuspages.ts';
 import { monitorsService } from './monitors.ts';
@@ -62,6 +63,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const probes = probesService({ store, clock, bus, logger, config });
   logOperatorEvents({ bus, logger, clock });
   const accounts = accountsService({ store, clock, config, logger });
+  const reports = reportsService({ store, clock });
   return {
     bus,
     /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
@@ -84,7 +86,9 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     outages: outagesService({ store, clock, bus, config, escalation }),
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
     maintenance: maintenanceService({ store, clock, bus, publicUrl: config.public_url }),
-    reports: reportsService({ store, clock }),
+    reports,
+    /** Per-monitor public badges (issue 33 point 8): opt-in, uptime from the reports. */
+    badges: badgesService({ store, clock, reports }),
     incidents: incidentsService({ store, clock, bus, publicUrl: config.public_url }),
     statuspages: statuspagesService({ store, clock, bus }),
     subscribers: subscribersService({ store, clock }),

@@ -50,6 +50,7 @@ export function monitorAuditView(m: Monitor): View {
     alertsWaitMinutes: m.alertsWaitMinutes,
     escalationPolicyUuid: m.escalationPolicyUuid,
     timeoutSeconds: m.timeoutSeconds,
+    publicBadges: m.publicBadges,
     settings: m.settings as unknown as Record<string, unknown>,
   };
 }

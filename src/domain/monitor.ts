@@ -42,6 +42,8 @@ export interface Monitor {
   timeoutSeconds: number;
   /** The protocol's settings (stored as one validated JSON column). */
   settings: ProtocolSettings;
+  /** Its badges (`/badge/monitors/<uuid>/…`, issue 33) are served to anyone; off by default. */
+  publicBadges: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -75,6 +77,7 @@ const COMMON_FIELDS = {
     .optional(),
   timeout: z.number({ error: 'must be an integer from 1 to 60 (seconds)' }).int('must be an integer from 1 to 60 (seconds)').min(1, 'must be an integer from 1 to 60 (seconds)').max(60, 'must be an integer from 1 to 60 (seconds)').optional(),
   escalation_policy: z.string({ error: 'must be a policy uuid or "none"' }).nullable().optional(),
+  public_badges: z.boolean({ error: 'must be a boolean' }).meta({ description: 'serve this monitor\'s badges to anyone (default false)' }).optional(),
 };
 
 /**
@@ -109,6 +112,7 @@ export function monitorDefaults(localRegion: Region): Omit<MonitorSettings, 'nam
     escalationPolicyUuid: null,
     timeoutSeconds: 10,
     settings: { ...PROTOCOL_DEFINITIONS.http.defaults },
+    publicBadges: false,
   };
 }
 
@@ -152,6 +156,7 @@ export function resolveMonitorSettings(
     escalationPolicyUuid,
     timeoutSeconds: body.timeout ?? base.timeoutSeconds,
     settings,
+    publicBadges: body.public_badges ?? base.publicBadges,
   };
   def.validate?.(settings);
   if (s.timeoutSeconds > s.checkFrequencySeconds) {

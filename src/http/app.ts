@@ -27,6 +27,7 @@ import { CONSOLE_PATH, consoleRouter } from './console/router.ts';
 import { consoleSsoSignIn } from './console/routes-sso.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
+import { monitorBadgesRouter } from './badges.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
 import { wellFormedInput } from './well-formed.ts';
 
@@ -121,6 +122,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/docs', docsRouter());
   app.route('/_pharos', pageAssetsRouter());
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
+  app.route('/badge/monitors', monitorBadgesRouter(deps));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));

@@ -19,6 +19,7 @@ interface MonitorRow {
   timeout_s: number;
   settings: string;
   degraded: number;
+  public_badges: number;
   created_at: number;
   updated_at: number;
 }
@@ -40,6 +41,7 @@ const toMonitor = (r: MonitorRow): Monitor => ({
   escalationPolicyUuid: r.escalation_policy_uuid,
   timeoutSeconds: r.timeout_s,
   settings: JSON.parse(r.settings) as Monitor['settings'],
+  publicBadges: r.public_badges === 1,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -56,6 +58,7 @@ const settingsParams = (s: MonitorSettings) => ({
   escalation_policy_uuid: s.escalationPolicyUuid,
   timeout_s: s.timeoutSeconds,
   settings: JSON.stringify(s.settings),
+  public_badges: s.publicBadges ? 1 : 0,
 });
 
 /** Monitor rows. All reads return domain {@link Monitor}s. */
@@ -65,15 +68,15 @@ export function monitorsStore(db: Db) {
   const byId = db.prepare<[number], MonitorRow>('SELECT * FROM monitors WHERE id = ?');
   const insert = db.prepare(
     `INSERT INTO monitors(uuid, name, url, protocol, check_frequency_s, regions, status, paused,
-       port, ssl_expiration_days, alerts_wait_min, escalation_policy_uuid, timeout_s, settings, created_at, updated_at)
+       port, ssl_expiration_days, alerts_wait_min, escalation_policy_uuid, timeout_s, settings, public_badges, created_at, updated_at)
      VALUES (@uuid, @name, @url, @protocol, @check_frequency_s, @regions, 'up', @paused,
-       @port, NULL, @alerts_wait_min, @escalation_policy_uuid, @timeout_s, @settings, @now, @now)`,
+       @port, NULL, @alerts_wait_min, @escalation_policy_uuid, @timeout_s, @settings, @public_badges, @now, @now)`,
   );
   const update = db.prepare(
     `UPDATE monitors SET name=@name, url=@url, protocol=@protocol,
        check_frequency_s=@check_frequency_s, regions=@regions, paused=@paused, port=@port,
        alerts_wait_min=@alerts_wait_min, escalation_policy_uuid=@escalation_policy_uuid,
-       timeout_s=@timeout_s, settings=@settings, updated_at=@now
+       timeout_s=@timeout_s, settings=@settings, public_badges=@public_badges, updated_at=@now
      WHERE uuid=@uuid`,
   );
   const del = db.prepare('DELETE FROM monitors WHERE uuid = ?');

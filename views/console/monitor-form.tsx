@@ -142,6 +142,9 @@ export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols
             ))}
           </select>,
         )}
+        <label class="check">
+          <input type="checkbox" name="public_badges" value="on" checked={v(f, 'public_badges') === 'on'} /> Public badges (anyone may embed this monitor's status, uptime, response time and certificate badges)
+        </label>
         <div class="actions">
           <button type="submit">{props.uuid ? 'Save' : 'Create monitor'}</button>
           <a href={props.uuid ? `/monitors/${props.uuid}` : '/'}>Cancel</a>

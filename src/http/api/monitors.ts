@@ -36,6 +36,7 @@ export const MonitorSchema = z
     request_headers: z.array(z.object({ name: z.string(), value: z.string().openapi({ description: 'always `***` on reads; send `***` back to keep the stored value' }) })).optional(),
     request_body: z.string().nullable().optional(),
     timeout: z.number().int().openapi({ description: 'seconds' }),
+    public_badges: z.boolean().openapi({ description: 'its badges (`/badge/monitors/{uuid}/…`) are served to anyone; false: they answer 404' }),
   })
   .catchall(z.unknown())
   .openapi('Monitor');
@@ -64,6 +65,7 @@ export function toMonitorJson(stored: Monitor, policies: ReadonlyArray<{ uuid: s
     alerts_wait: m.alertsWaitMinutes,
     escalation_policy: policy ? { uuid: policy.uuid, name: policy.name } : null,
     timeout: m.timeoutSeconds,
+    public_badges: m.publicBadges,
     ...protocolFieldsJson(m),
   };
 }

@@ -151,6 +151,7 @@ export function monitorJson(f: FormValues): Record<string, unknown> {
     alerts_wait: numberish(text(f, 'alerts_wait') || '0'),
     timeout: numberish(text(f, 'timeout') || '10'),
     escalation_policy: opt('escalation_policy'),
+    public_badges: text(f, 'public_badges') === 'on',
   };
   for (const field of formOfProtocol(protocol)?.fields ?? []) {
     const key = `${protocol}.${field.name}`;
@@ -177,6 +178,7 @@ export function monitorFormValues(stored: Monitor): FormValues {
     alerts_wait: String(m.alertsWaitMinutes),
     timeout: String(m.timeoutSeconds),
     escalation_policy: m.escalationPolicyUuid ?? '',
+    public_badges: m.publicBadges ? 'on' : '',
   };
   for (const field of formOfProtocol(m.protocol)?.fields ?? []) values[`${m.protocol}.${field.name}`] = fieldText(field, m.settings[field.name]);
   return values;

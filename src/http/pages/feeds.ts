@@ -77,10 +77,14 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     return { body: JSON.stringify(summary), contentType: 'application/json', changesAt: viewChangesAt(view) };
   }));
 
-  app.get('/badge.svg', (c) => cachedPage(c, cache, 'badge', async () => {
-    const { chrome } = c.var;
-    const view = await core.statusView.page(c.var.page);
-    const svg = makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
-    return { body: svg, contentType: 'image/svg+xml; charset=utf-8', changesAt: viewChangesAt(view) };
-  }));
+  // Embeddable: an <img> on another site may load it (issue 33 point 8); every other page route stays same-origin.
+  app.get('/badge.svg', (c) => {
+    c.header('Cross-Origin-Resource-Policy', 'cross-origin');
+    return cachedPage(c, cache, 'badge', async () => {
+      const { chrome } = c.var;
+      const view = await core.statusView.page(c.var.page);
+      const svg = makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
+      return { body: svg, contentType: 'image/svg+xml; charset=utf-8', changesAt: viewChangesAt(view) };
+    });
+  });
 }

@@ -21,6 +21,7 @@ import { sql as probeTokenRegions } from './0019_probe_token_regions.ts';
 import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 import { sql as leaderLease } from './0021_leader_lease.ts';
 import { sql as integrations } from './0022_integrations.ts';
+import { sql as monitorBadges } from './0023_monitor_badges.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 20, name: 'subscriber_proof', sql: subscriberProof },
   { version: 21, name: 'leader_lease', sql: leaderLease },
   { version: 22, name: 'integrations', sql: integrations },
+  { version: 23, name: 'monitor_badges', sql: monitorBadges },
 ];
 
 /**

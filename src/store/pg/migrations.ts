@@ -8,6 +8,7 @@ import { sql as probeTokenRegions } from './0019_probe_token_regions.ts';
 import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 import { sql as leaderLease } from './0021_leader_lease.ts';
 import { sql as integrations } from './0022_integrations.ts';
+import { sql as monitorBadges } from './0023_monitor_badges.ts';
 
 /**
  * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
@@ -23,6 +24,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 20, name: 'subscriber_proof', sql: subscriberProof },
   { version: 21, name: 'leader_lease', sql: leaderLease },
   { version: 22, name: 'integrations', sql: integrations },
+  { version: 23, name: 'monitor_badges', sql: monitorBadges },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
