@@ -131,7 +131,11 @@ describe('console flows without JavaScript', () => {
     const edit = await admin.post(`/monitors/${monitorUuid}`, monitorForm({ name: 'Web renamed', check_frequency: '60' }));
     assert.equal(edit.status, 303);
     assert.equal((await p.core.monitors.get(monitorUuid)).checkFrequencySeconds, 60);
-    assert.equal((await admin.post(`/monitors/${monitorUuid}/delete`, {})).status, 303);
+    const asked = await admin.post(`/monitors/${monitorUuid}/delete`, {});
+    assert.equal(asked.status, 200, 'a delete without its confirmation shows the confirmation page');
+    assert.match(asked.html, /Delete the monitor/);
+    assert.equal((await p.core.monitors.list()).length, 1);
+    assert.equal((await admin.post(`/monitors/${monitorUuid}/delete`, { confirm: 'delete' })).status, 303);
     assert.equal((await p.core.monitors.list()).length, 0);
   });
 

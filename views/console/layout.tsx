@@ -1,6 +1,7 @@
 import type { Child } from 'hono/jsx';
 import type { FormErrors, Shell } from './model.ts';
 import { canWrite } from './model.ts';
+import { DeleteButton } from './delete-button.tsx';
 
 // htmx settings: no inline indicator styles (strict CSP), no eval, and error pages (400 with the
 // form and its messages) are swapped in like any other answer.
@@ -109,7 +110,8 @@ export function Csrf(props: { s: Shell }) {
 
 /**
  * Edit, pause/resume and delete buttons of a monitor or healthcheck page (`base` is its path, e.g.
- * `/monitors/mon_…`); nothing for someone who may not write.
+ * `/monitors/mon_…`); nothing for someone who may not write. Delete asks first (`confirm`: the
+ * question of the dialog; without JavaScript the confirmation page, see delete-button.tsx).
  */
 export function ResourceActions(props: { s: Shell; id: string; base: string; paused: boolean; confirm: string }) {
   const { s, base, paused } = props;
@@ -125,12 +127,7 @@ export function ResourceActions(props: { s: Shell; id: string; base: string; pau
           {paused ? 'Resume' : 'Pause'}
         </button>
       </form>
-      <form method="post" action={`${base}/delete`}>
-        <Csrf s={s} />
-        <button type="submit" class="danger" hx-confirm={props.confirm}>
-          Delete
-        </button>
-      </form>
+      <DeleteButton s={s} base={base} question={props.confirm} />
     </div>
   );
 }

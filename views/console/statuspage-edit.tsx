@@ -4,6 +4,7 @@ import type { FormErrors, Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout } from './layout.tsx';
 import type { ServiceChoice } from './statuspages.tsx';
+import { DeleteButton } from './delete-button.tsx';
 
 /** A small form of one section edit (a button and hidden fields). */
 function Op(props: { s: Shell; uuid: string; label: string; fields: Record<string, string>; cls?: string }) {
@@ -189,12 +190,9 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
         {w ? <button type="submit">Save settings</button> : null}
       </form>
       {w ? (
-        <form method="post" action={`/statuspages/${p.uuid}/delete`}>
-          <Csrf s={s} />
-          <button type="submit" class="danger" hx-confirm="Delete this status page?">
-            Delete page
-          </button>
-        </form>
+        <p class="actions">
+          <DeleteButton s={s} base={`/statuspages/${p.uuid}`} question={`Delete the status page ${p.name}? Its public address stops answering.`} label="Delete page…" />
+        </p>
       ) : null}
     </Layout>
   );

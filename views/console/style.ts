@@ -53,7 +53,7 @@ input[type=text],input[type=email],input[type=password],input[type=number],input
 textarea{min-height:4rem}
 button,.button{display:inline-block;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:#fff;border-radius:6px;padding:.45rem .9rem;text-decoration:none;font-weight:600;min-height:2.5rem}
 button.secondary,.button.secondary{background:transparent;color:var(--accent)}
-button.danger{background:var(--down);border-color:var(--down)}
+button.danger,.button.danger{background:var(--down);border-color:var(--down);color:#fff}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end;margin:.75rem 0}
 .actions form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
 .field-error{color:var(--down);font-weight:400;font-size:.88em}

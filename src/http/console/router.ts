@@ -16,6 +16,7 @@ import { auditRoutes } from './routes-audit.ts';
 import { integrationRoutes } from './routes-integrations.ts';
 import { policyRoutes } from './routes-policies.ts';
 import { statuspageRoutes } from './routes-statuspages.ts';
+import { deleteRoutes } from './routes-delete.ts';
 import { extraRoutes } from './routes-extras.ts';
 import { ssoRoutes } from './routes-sso.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
@@ -101,6 +102,7 @@ export function consoleRouter(deps: HttpDeps) {
   monitorRoutes(app, deps);
   healthcheckRoutes(app, deps);
   statuspageRoutes(app, deps);
+  deleteRoutes(app, deps);
   settingsRoutes(app, deps);
   integrationRoutes(app, deps);
   policyRoutes(app, deps);

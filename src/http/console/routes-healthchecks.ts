@@ -82,10 +82,5 @@ export function healthcheckRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return c.redirect(`/healthchecks/${h.uuid}`, 303);
     });
   }
-  app.post('/healthchecks/:uuid/delete', async (c) => {
-    const h = await found(c.req.param('uuid'));
-    if (!h) return c.notFound();
-    await core.healthchecks.delete(h.uuid, consoleActor(c.var.session!));
-    return c.redirect('/', 303);
-  });
+  // Delete (after its confirmation): routes-delete.ts.
 }

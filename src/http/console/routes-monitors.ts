@@ -81,10 +81,5 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return c.redirect(`/monitors/${m.uuid}`, 303);
     });
   }
-  app.post('/monitors/:uuid/delete', async (c) => {
-    const m = await found(c.req.param('uuid'));
-    if (!m) return c.notFound();
-    await core.monitors.delete(m.uuid, consoleActor(c.var.session!));
-    return c.redirect('/', 303);
-  });
+  // Delete (after its confirmation): routes-delete.ts.
 }

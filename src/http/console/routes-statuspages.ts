@@ -92,10 +92,5 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return edit(c, p, e);
     }
   });
-  app.post('/statuspages/:uuid/delete', async (c) => {
-    const p = await found(c.req.param('uuid'));
-    if (!p) return c.notFound();
-    await core.statuspages.delete(p.uuid, consoleActor(c.var.session!));
-    return c.redirect('/statuspages', 303);
-  });
+  // Delete (after its confirmation): routes-delete.ts.
 }
