@@ -119,7 +119,7 @@ function ServiceRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
           </div>
           <div class="bars-legend">
             <span>{c.t.days_ago_90}</span>
-            <span>{s.uptime === null ? c.t.no_data : fmt(c.t.uptime_90_days, { value: s.uptime.toFixed(2) })}</span>
+            <span data-uptime="90d">{s.uptime === null ? c.t.no_data : fmt(c.t.uptime_90_days, { value: s.uptime.toFixed(2) })}</span>
             <span>{c.t.today}</span>
           </div>
         </>

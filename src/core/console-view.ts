@@ -4,9 +4,10 @@ import type { Monitor } from '../domain/monitor.ts';
 import { redactCredentials } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
 import type { MonitorStats } from '../domain/monitor.ts';
+import type { Interval } from '../domain/report.ts';
+import { UPTIME_WINDOWS, uptimeFigure } from '../domain/uptime.ts';
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /** A line of the console's overview: a monitor or a healthcheck. */
 export interface OverviewRow {
@@ -17,10 +18,11 @@ export interface OverviewRow {
   target: string;
   /** `http`, `port`, `icmp` or `healthcheck`. */
   protocol: string;
-  status: 'up' | 'down' | 'paused' | 'new';
-  /** Percentage of passing checks over the last 24 h (monitors, from the hourly rollups), or null without checks. */
+  /** `pending`: not checked (or pinged) yet; its state is not known, whatever the stored default says. */
+  status: 'up' | 'down' | 'paused' | 'pending';
+  /** Uptime (%) over the last 24 h (src/domain/uptime.ts, the figure every screen and the reports show), or null while pending and for healthchecks. */
   uptime24h: number | null;
-  /** Percentage of the last 30 days (or since creation) outside outages (monitors), or null for healthchecks. */
+  /** Uptime (%) over the last 30 days, as {@link uptime24h}. */
   uptime30d: number | null;
   /** Last check (monitor) or last ping (healthcheck), epoch ms, or null. */
   lastAt: number | null;
@@ -51,9 +53,10 @@ export function sparkline(csv: string): string {
 }
 
 /**
- * The reads behind the console's screens that the API has no single call for. Cost per monitor is
- * two index reads (newest result, 24 hourly rollups), so the overview costs the same with a week or
- * with years of history.
+ * The reads behind the console's screens that the API has no single call for. Cost per monitor:
+ * its newest result, its 24 hourly rollups, and its outages and maintenance windows of the last 30
+ * days (index range reads, the reports' reads), so the overview costs the same with a week or with
+ * years of history. Uptime figures come from src/domain/uptime.ts, as on every other screen.
  */
 export function consoleViewService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
@@ -62,8 +65,12 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     new Set((await store.async.maintenance.list()).flatMap((w) => (w.startAt <= now && now < w.endAt ? w.monitors : [])));
   const windows = () => {
     const now = clock.now();
-    return { since: now - 24 * HOUR_MS, since30: now - 30 * DAY_MS, now };
+    return { since30: now - UPTIME_WINDOWS['30d'], now };
   };
+  /** Outages and maintenance windows of the last 30 days by monitor id (of `monitorId` only when given): what the uptime figures are computed from. */
+  const histories = (w: { since30: number; now: number }, monitorId?: number) =>
+    Promise.all([store.async.maintenance.outagesBetween(w.since30, w.now + 1, monitorId), store.async.maintenance.windowsBetween(w.since30, w.now + 1, monitorId)]);
+  type Histories = Awaited<ReturnType<typeof histories>>;
   // Sparklines of the last 24 complete hours, read once per hour for every monitor: a request pays a map lookup.
   // One read in flight: requests of the same hour share it; a failed read is not kept (the next request reads again).
   let sparks: { hour: number; byId: Promise<Map<number, string>> } = { hour: -1, byId: Promise.resolve(new Map()) };
@@ -81,19 +88,20 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     }
     return sparks.byId;
   };
-  const none: MonitorStats = { lastAt: null, checks: 0, failures: 0, downMs30d: 0 };
-  const monitorRow = (m: Monitor, st: MonitorStats, maintenance: boolean, now: number, sparks: Map<number, string>): OverviewRow => {
-    const { lastAt, checks, failures } = st;
-    const span = now - Math.max(now - 30 * DAY_MS, m.createdAt);
+  const none: MonitorStats = { lastAt: null };
+  const noIntervals: Interval[] = [];
+  const monitorRow = (m: Monitor, st: MonitorStats, maintenance: boolean, now: number, sparks: Map<number, string>, [outages, windows]: Histories): OverviewRow => {
+    const { lastAt } = st;
+    const h = { outages: outages.get(m.id) ?? noIntervals, maintenance: windows.get(m.id) ?? noIntervals, createdAt: m.createdAt, checked: lastAt !== null };
     return {
       kind: 'monitor',
       uuid: m.uuid,
       name: m.name,
       target: redactCredentials(m.url), // database monitors carry a password in the URL
       protocol: m.protocol,
-      status: m.paused ? 'paused' : lastAt === null && m.status === 'up' ? 'new' : m.status,
-      uptime24h: checks > 0 ? (100 * (checks - failures)) / checks : null,
-      uptime30d: span > 0 ? Math.max(0, 100 * (1 - st.downMs30d / span)) : null,
+      status: m.paused ? 'paused' : lastAt === null && m.status === 'up' ? 'pending' : m.status,
+      uptime24h: uptimeFigure('24h', h, now).percent,
+      uptime30d: uptimeFigure('30d', h, now).percent,
       lastAt,
       regions: m.regions,
       maintenance,
@@ -108,7 +116,7 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     name: h.name,
     target: h.cron ? `cron ${h.cron} ${h.timezone}` : `every ${h.periodValue} ${h.periodType}`,
     protocol: 'healthcheck',
-    status: h.paused ? 'paused' : h.status === 'down' ? 'down' : h.lastPingAt === null ? 'new' : 'up',
+    status: h.paused ? 'paused' : h.status === 'down' ? 'down' : h.lastPingAt === null ? 'pending' : 'up',
     uptime24h: null,
     uptime30d: null,
     lastAt: h.lastPingAt,
@@ -120,24 +128,25 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     /** Every monitor and healthcheck, down first, then by name. */
     async overview(): Promise<OverviewRow[]> {
       const w = windows();
-      const [stats, held, monitors, healthchecks, sparks] = await Promise.all([
-        store.async.consoleReads.monitorStats(w.since, w.since30, w.now),
+      const [stats, held, monitors, healthchecks, sparks, hist] = await Promise.all([
+        store.async.consoleReads.monitorStats(),
         inMaintenance(w.now),
         store.async.monitors.list(),
         store.async.healthchecks.list(),
         sparklines(w.now),
+        histories(w),
       ]);
-      const rows = [...monitors.map((m) => monitorRow(m, stats.get(m.id) ?? none, held.has(m.uuid), w.now, sparks)), ...healthchecks.map(healthcheckRow)];
-      const rank = { down: 0, new: 1, up: 2, paused: 3 } as const;
+      const rows = [...monitors.map((m) => monitorRow(m, stats.get(m.id) ?? none, held.has(m.uuid), w.now, sparks, hist)), ...healthchecks.map(healthcheckRow)];
+      const rank = { down: 0, pending: 1, up: 2, paused: 3 } as const;
       // Plain code-unit order of lower-cased names: localeCompare costs ~1 µs a call, 10,000 calls at 1,000 rows.
       const key = new Map(rows.map((r) => [r, r.name.toLowerCase()]));
       return rows.sort((a, b) => rank[a.status] - rank[b.status] || (key.get(a)! < key.get(b)! ? -1 : key.get(a)! > key.get(b)! ? 1 : 0));
     },
-    /** One monitor's overview row (live updates): two index reads. */
+    /** One monitor's overview row (live updates, the monitor page): index reads of that monitor. */
     async monitorRow(m: Monitor): Promise<OverviewRow> {
       const w = windows();
-      const [stats, held, sparks] = await Promise.all([store.async.consoleReads.oneMonitorStats(m.id, w.since, w.since30, w.now), inMaintenance(w.now), sparklines(w.now)]);
-      return monitorRow(m, stats ?? none, held.has(m.uuid), w.now, sparks);
+      const [stats, held, sparks, hist] = await Promise.all([store.async.consoleReads.oneMonitorStats(m.id), inMaintenance(w.now), sparklines(w.now), histories(w, m.id)]);
+      return monitorRow(m, stats, held.has(m.uuid), w.now, sparks, hist);
     },
     healthcheckRow,
     /** A monitor's newest outages (at most `limit`), newest first. */

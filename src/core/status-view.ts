@@ -7,7 +7,6 @@ import {
   DAY_MS,
   dailyUptime,
   overallStatus,
-  uptimeOfDays,
   worstStatus,
   LATENCY_RANGES,
   type DayUptime,
@@ -18,6 +17,7 @@ import {
 import type { PageService, Statuspage } from '../domain/statuspage.ts';
 import type { Store } from '../store/index.ts';
 import { procedure } from '../store/async.ts';
+import { UPTIME_WINDOWS, uptimeFigure } from '../domain/uptime.ts';
 
 /** Days of history a page shows (uptime bars, incident history). */
 export const PAGE_HISTORY_DAYS = 90;
@@ -35,7 +35,7 @@ export interface ServiceView {
   status: ServiceStatus;
   /** 90 daily bars (oldest first), when `show_uptime` and the service has history (not components). */
   days: DayUptime[] | null;
-  /** Uptime over the 90 days in %, with `days`. */
+  /** Uptime (%) over the last 90 days (src/domain/uptime.ts, as the console and the reports), with `days`; null before the first check. */
   uptime: number | null;
   /** Hourly mean response times `[hourStart ms, latency ms]` when `show_response_times` (monitors only). */
   latency: Array<[number, number]> | null;
@@ -81,9 +81,13 @@ const monitorUuidsOf = (page: Statuspage): Set<string> => {
   return out;
 };
 
-const withUptime = (days: DayUptime[], since: number, now: number) => ({ days, uptime: uptimeOfDays(days, since, now) });
-const history = (outages: Interval[], maintenance: Interval[], since: number, now: number, show: boolean) =>
-  show ? withUptime(dailyUptime(outages, maintenance, since, now, PAGE_HISTORY_DAYS), since, now) : { days: null, uptime: null };
+/** The bars and the "90 d" figure (the one uptime function: the figure is the rolling 90 days, as the console's windows). */
+const history = (outages: Interval[], maintenance: Interval[], createdAt: number, now: number, show: boolean, checked: boolean) =>
+  show
+    ? { days: dailyUptime(outages, maintenance, createdAt, now, PAGE_HISTORY_DAYS), uptime: uptimeFigure('90d', { outages, maintenance, createdAt, checked }, now).percent }
+    : { days: null, uptime: null };
+/** Start of what a page reads (outages, maintenance): the first bar's day or the 90-day window's start, whichever is earlier. */
+const readFrom = (now: number) => Math.min(now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS, now - UPTIME_WINDOWS['90d']);
 
 /**
  * Whether monitor `id` has a stored check result (else the page shows it `unknown`), as
@@ -98,7 +102,7 @@ const checkedYet = (tx: Store, id: number, rollups: ReadonlyArray<{ hourStart: n
 /** Maintenance intervals of every monitor over the 90 days: one range read for the whole page. */
 type Windows = Map<number, Interval[]>;
 function service(tx: Store, s: PageService, now: number, range: LatencyRange, windows: Windows): ServiceView | null {
-  const from = now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS;
+  const from = readFrom(now);
   const base = { name: s.name_shown ?? '', description: s.description, nameI18n: s.name_i18n ?? null, descriptionI18n: s.description_i18n ?? null };
   if (s.is_group) {
     const children = s.services.map((c) => service(tx, c, now, range, windows)).filter((c): c is ServiceView => c !== null);
@@ -110,16 +114,17 @@ function service(tx: Store, s: PageService, now: number, range: LatencyRange, wi
     const inMaintenance = maintenance.some((w) => w.startAt <= now && (w.endAt === null || w.endAt > now));
     const rollups = s.show_response_times ? tx.pageReads.rollupsSince(m.id, now - LATENCY_RANGES[range]) : null;
     // Maintenance outranks down: the window is the announced reason (and its alerts are held).
-    const status: ServiceStatus = m.paused ? 'paused' : inMaintenance ? 'maintenance' : m.status === 'down' ? 'major_outage' : !checkedYet(tx, m.id, rollups, now) ? 'unknown' : m.degraded ? 'degraded' : 'operational';
+    const checked = checkedYet(tx, m.id, rollups, now);
+    const status: ServiceStatus = m.paused ? 'paused' : inMaintenance ? 'maintenance' : m.status === 'down' ? 'major_outage' : !checked ? 'unknown' : m.degraded ? 'degraded' : 'operational';
     const outages = s.show_uptime ? tx.pageReads.monitorOutagesSince(m.id, from) : [];
     const latency = rollups ? rollups.map((r): [number, number] => [r.hourStart, Math.round(r.latencyAvgMs)]) : null;
-    return { ...base, name: s.name_shown ?? m.name, kind: 'monitor', status, ...history(outages, maintenance, m.createdAt, now, s.show_uptime), latency, children: [] };
+    return { ...base, name: s.name_shown ?? m.name, kind: 'monitor', status, ...history(outages, maintenance, m.createdAt, now, s.show_uptime, checked), latency, children: [] };
   }
   const hc = tx.healthchecks.get(s.monitor_uuid) ?? tx.healthchecks.getByPublicUuid(s.monitor_uuid);
   if (hc) {
     const status: ServiceStatus = hc.paused ? 'paused' : hc.status === 'down' ? 'major_outage' : hc.lastPingAt === null ? 'unknown' : 'operational';
     const outages = s.show_uptime ? tx.pageReads.healthcheckOutagesSince(hc.id, from) : [];
-    return { ...base, name: s.name_shown ?? hc.name, kind: 'healthcheck', status, ...history(outages, [], hc.createdAt, now, s.show_uptime), latency: null, children: [] };
+    return { ...base, name: s.name_shown ?? hc.name, kind: 'healthcheck', status, ...history(outages, [], hc.createdAt, now, s.show_uptime, hc.lastPingAt !== null), latency: null, children: [] };
   }
   const c = tx.incidents.components.get(s.monitor_uuid);
   if (c) return { ...base, name: s.name_shown ?? c.name, description: s.description ?? c.description, kind: 'component', status: c.status, days: null, uptime: null, latency: null, children: [] };
@@ -135,7 +140,7 @@ const incidentsOf = (tx: Store, page: Statuspage, since: number): Incident[] =>
 /** The page as shown at `now`. */
 const pageViewOf = procedure('statusView.page', (tx: Store, a: { page: Statuspage; range: LatencyRange; now: number }): PageView => {
   const { page, range, now } = a;
-  const intervals = tx.maintenance.windowsBetween(now - (now % DAY_MS) - (PAGE_HISTORY_DAYS - 1) * DAY_MS, now + 1);
+  const intervals = tx.maintenance.windowsBetween(readFrom(now), now + 1);
   const sections = page.sections.map((sec) => ({ name: sec.name, nameI18n: sec.name_i18n ?? null, services: sec.services.map((s) => service(tx, s, now, range, intervals)).filter((s): s is ServiceView => s !== null) }));
   const leaves: ServiceStatus[] = [];
   const collect = (list: ServiceView[]) => list.forEach((s) => (s.kind === 'group' ? collect(s.children) : leaves.push(s.status)));

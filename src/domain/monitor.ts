@@ -184,8 +184,6 @@ export function protocolFieldsJson(m: Pick<Monitor, 'protocol' | 'settings'>): R
 
 /** What the overview shows of one monitor (see {@link consoleReadsStore}'s `monitorStats`). */
 export interface MonitorStats {
+  /** Its newest check, epoch ms, or null before the first (pending). */
   lastAt: number | null;
-  checks: number;
-  failures: number;
-  downMs30d: number;
 }

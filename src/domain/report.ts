@@ -60,10 +60,16 @@ function downtimeMs(outages: readonly Interval[], maintenance: readonly Interval
   return spans.reduce((sum, [a, b]) => sum + lengthOutside(a, b, holes), 0);
 }
 
-/** `sla` = 100 × (1 − downtime / window), rounded down to 2 decimals (integer maths, no float drift). */
-function slaOf(downMs: number, from: number, to: number): number {
-  return Math.floor(((to - from - downMs) * 10_000) / (to - from)) / 100;
+/**
+ * `100 × (1 − downMs / lengthMs)`, rounded down to 2 decimals (integer maths, no float drift): the
+ * percentage of every uptime figure (reports, src/domain/uptime.ts, the status pages' day bars).
+ */
+export function percentUp(downMs: number, lengthMs: number): number {
+  return Math.floor(((lengthMs - downMs) * 10_000) / lengthMs) / 100;
 }
+
+/** `sla` of [from, to) with `downMs` down. */
+const slaOf = (downMs: number, from: number, to: number): number => percentUp(downMs, to - from);
 
 /** Only the SLA of {@link reportFigures} (the list endpoint), without the per-outage details. */
 export function reportSla(outages: readonly Interval[], maintenance: readonly Interval[], from: number, to: number, now: number): number {

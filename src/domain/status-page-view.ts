@@ -1,4 +1,4 @@
-import type { Interval } from './report.ts';
+import { percentUp, type Interval } from './report.ts';
 
 /**
  * What a public status page shows about a service, worst last in {@link STATUS_ORDER}:
@@ -97,8 +97,6 @@ function downSpans(outages: readonly Interval[], maintenance: readonly Interval[
   return out;
 }
 
-/** `100 × (1 − down / length)` rounded down to 2 decimals in integer maths, as reports (CONTRACT.md "Reports"). */
-const slaOf = (downMs: number, length: number) => Math.floor(((length - downMs) * 10_000) / length) / 100;
 
 /**
  * Daily uptime over the last `days` UTC days up to `now` (today last, counted up to `now`), with the
@@ -128,18 +126,7 @@ export function dailyUptime(outages: readonly Interval[], maintenance: readonly 
     while (k < spans.length && spans[k]![1] <= from) k++;
     let down = 0;
     for (let j = k; j < spans.length && spans[j]![0] < to; j++) down += Math.min(spans[j]![1], to) - Math.max(spans[j]![0], from);
-    out.push({ dayStart, uptime: slaOf(down, to - from), downtimeMs: down });
+    out.push({ dayStart, uptime: percentUp(down, to - from), downtimeMs: down });
   }
   return out;
-}
-
-/**
- * Uptime (%) over the days of {@link dailyUptime} (their downtime summed: the days partition the
- * period), or null when no day has data.
- */
-export function uptimeOfDays(days: readonly DayUptime[], since: number, now: number): number | null {
-  const first = days.find((d) => d.uptime !== null);
-  if (!first) return null;
-  const from = Math.max(first.dayStart, since);
-  return slaOf(days.reduce((sum, d) => sum + d.downtimeMs, 0), now - from);
 }

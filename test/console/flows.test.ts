@@ -86,13 +86,13 @@ describe('console flows without JavaScript', () => {
     await p.advance(RECHECK_MS);
     const week = await admin.get(`/monitors/${monitorUuid}?range=7d`);
     assert.match(week.html, /aria-current="page" class="button">7d</);
-    assert.match(week.html, /SLA <b data-sla="">\d+\.\d\d %<\/b> · 1 outages/);
+    assert.match(week.html, /Uptime 7 d \(SLA\) <b data-sla="" data-uptime="7d">\d+\.\d\d %<\/b> · 1 outages/);
     await p.advance(60_000);
     const home = await admin.get('/?status=down');
     assert.match(home.html, new RegExp(`id="row-${monitorUuid}" data-kind="monitor" data-status="down"`));
     const row = new RegExp(`id="row-${monitorUuid}"[^]*?</tr>`).exec(home.html)![0];
     const [day, month] = [...row.matchAll(/>(\d+\.\d\d) %</g)].map((m) => Number(m[1]));
-    assert.ok(day! < 100 && month! < 100, `24 h (checks) and 30 d (outage time) uptime fall: ${day} / ${month}`);
+    assert.ok(day! < 100 && month! < 100, `24 h and 30 d uptime (outage time) fall: ${day} / ${month}`);
     const inbox = await admin.get('/outages');
     outageUuid = /id="outage-([^"]+)" data-state="ongoing"/.exec(inbox.html)?.[1] ?? '';
     assert.ok(outageUuid, 'the ongoing outage is in the inbox');

@@ -27,7 +27,7 @@ function snippets(url: string) {
 export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: string; dueAt: number | null; pings: StoredPing[]; outages: OutageRecord[]; now: number }) {
   const { s, h } = props;
   const sn = snippets(props.pingUrl);
-  const status = h.paused ? 'paused' : h.status === 'down' ? 'down' : h.lastPingAt === null ? 'new' : 'up';
+  const status = h.paused ? 'paused' : h.status === 'down' ? 'down' : h.lastPingAt === null ? 'pending' : 'up';
   return (
     <Layout s={s} title={h.name}>
       <h1>

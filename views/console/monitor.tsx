@@ -1,5 +1,6 @@
 import type { StoredResult } from '../../src/domain/check.ts';
 import type { Monitor } from '../../src/domain/monitor.ts';
+import { formatUptime, UPTIME_WINDOW_LABELS } from '../../src/domain/uptime.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { SettingLine, Shell } from './model.ts';
 import { Layout, ResourceActions, ago, when } from './layout.tsx';
@@ -10,7 +11,7 @@ import { ResponseGraph } from '../graph.tsx';
 /** Check frequency in words: "30 s", "5 min", "1 h". */
 export const freqWords = (s: number) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`);
 
-/** The monitor page's chosen period: the response-time chart and the SLA. */
+/** The monitor page's chosen period: the response-time chart and the uptime (SLA) over it. */
 export const MONITOR_RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type MonitorRange = keyof typeof MONITOR_RANGES;
 
@@ -20,16 +21,17 @@ export interface MonitorPeriod {
   points: Array<[number, number]>;
   from: number;
   to: number;
-  sla: number;
+  /** Uptime (%) over the period (src/domain/uptime.ts), null while pending. */
+  sla: number | null;
   downtime: string;
   mttr: string;
   outages: number;
 }
 
 /** A monitor: its settings, actions, recent checks with the reason of each failure and the region that ran it, and its outages. */
-export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; period: MonitorPeriod; now: number }) {
+export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; pending: boolean; period: MonitorPeriod; now: number }) {
   const { s, m } = props;
-  const status = m.paused ? 'paused' : m.status;
+  const status = m.paused ? 'paused' : props.pending ? 'pending' : m.status;
   return (
     <Layout s={s} title={m.name}>
       <h1>
@@ -67,7 +69,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
             </>
           ))}
           <dt>Uptime 24 h</dt>
-          <dd>{props.uptime24h === null ? '—' : `${props.uptime24h.toFixed(2)} %`}</dd>
+          <dd data-uptime="24h">{formatUptime(props.uptime24h)}</dd>
           <dt>Alerts</dt>
           <dd>
             {m.alertsWaitMinutes < 0 ? 'never' : `after ${m.alertsWaitMinutes} min`} · {props.policy ?? 'no escalation policy'}
@@ -80,7 +82,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
           ) : null}
         </dl>
       </div>
-      <h2>Response time and SLA</h2>
+      <h2>Response time and uptime</h2>
       <div class="card" id="period">
         <nav class="actions" aria-label="Period">
           {(Object.keys(MONITOR_RANGES) as MonitorRange[]).map((r) => (
@@ -93,7 +95,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
           {props.period.points.length > 1 ? <ResponseGraph points={props.period.points} from={props.period.from} to={props.period.to} label={`Response time over ${props.period.range}`} /> : <p class="muted">Not enough checks for a graph yet.</p>}
         </div>
         <p>
-          SLA <b data-sla="">{props.period.sla.toFixed(2)} %</b> · {props.period.outages} outages · downtime {props.period.downtime} · MTTR {props.period.mttr}
+          Uptime {UPTIME_WINDOW_LABELS[props.period.range]} (SLA) <b data-sla="" data-uptime={props.period.range}>{formatUptime(props.period.sla)}</b> · {props.period.outages} outages · downtime {props.period.downtime} · MTTR {props.period.mttr}
         </p>
       </div>
       <h2>Recent checks</h2>

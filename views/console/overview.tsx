@@ -2,6 +2,7 @@ import { raw } from 'hono/html';
 import { escapeToBuffer } from 'hono/utils/html';
 import type { OverviewRow } from '../../src/core/console-view.ts';
 import { PROTOCOLS } from '../../src/domain/monitor.ts';
+import { formatUptime } from '../../src/domain/uptime.ts';
 import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { ago, Layout } from './layout.tsx';
@@ -13,7 +14,8 @@ export interface OverviewFilter {
   q: string;
 }
 
-const pct = (v: number | null) => (v === null ? '—' : `${(Math.floor(v * 100) / 100).toFixed(2)} %`);
+/** A row's uptime figure (src/domain/uptime.ts): "pending" for a monitor not checked yet, "—" for a healthcheck. */
+const pct = (r: OverviewRow, v: number | null) => (r.kind === 'healthcheck' ? '—' : formatUptime(v));
 
 const escape = (v: string) => {
   const buffer: [string] = [''];
@@ -33,7 +35,7 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
     `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"${r.maintenance ? ' data-maintenance=""' : ''}><td><span class="status" data-status="${st}">${st}</span>` +
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
     `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
-    `<td class="hide-sm">${escape(r.protocol)}</td><td class="num">${pct(r.uptime24h)}</td><td class="num hide-sm">${pct(r.uptime30d)}</td>` +
+    `<td class="hide-sm">${escape(r.protocol)}</td><td class="num" data-uptime="24h">${pct(r, r.uptime24h)}</td><td class="num hide-sm" data-uptime="30d">${pct(r, r.uptime30d)}</td>` +
     `<td class="hide-sm spark">${r.sparkline}</td>` +
     `<td class="num hide-sm">${ago(r.lastAt, now)}</td><td class="hide-sm small">${escape(r.regions.join(', '))}</td></tr>`
   );
@@ -52,7 +54,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
     <Layout s={s} title="Overview" refresh live>
       <h1>Overview</h1>
       <div class="counts" id="counts">
-        {(['up', 'down', 'paused', 'new'] as const).map((st) => (
+        {(['up', 'down', 'paused', 'pending'] as const).map((st) => (
           <a href={`/?status=${st}`} data-count={st}>
             <b>{count(st)}</b>
             {st}
@@ -78,7 +80,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
       <form class="filters" method="get" action="/" role="search">
         <input type="search" name="q" value={filter.q} placeholder="Filter by name or URL" aria-label="Text" />
         <select name="status" aria-label="Status">
-          {['', 'up', 'down', 'paused', 'new', 'maintenance'].map((v) => (
+          {['', 'up', 'down', 'paused', 'pending', 'maintenance'].map((v) => (
             <option value={v} selected={filter.status === v}>
               {v || 'any status'}
             </option>
@@ -106,7 +108,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
                 <th>Name</th>
                 <th class="hide-sm">Kind</th>
                 <th>Uptime 24 h</th>
-                <th class="hide-sm">30 d</th>
+                <th class="hide-sm">Uptime 30 d</th>
                 <th class="hide-sm" title="Response time, last 24 h (hourly means, each row scaled to its own range)">Latency 24 h</th>
                 <th class="hide-sm">Last check / ping</th>
                 <th class="hide-sm">Regions</th>

@@ -42,7 +42,7 @@ td.spark{white-space:nowrap;letter-spacing:-.05em;color:var(--accent);line-heigh
 .status{display:inline-block;min-width:4.2rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.8em;font-weight:600;color:#fff;background:var(--paused)}
 .status[data-status=up],.status[data-status=resolved]{background:var(--up)}
 .status[data-status=down],.status[data-status=ongoing]{background:var(--down)}
-.status[data-status=new],.status[data-status=acknowledged],.status[data-status=degraded]{background:var(--warn)}
+.status[data-status=new],.status[data-status=pending],.status[data-status=acknowledged],.status[data-status=degraded]{background:var(--warn)}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;margin-bottom:.75rem}
 .filters input,.filters select{flex:1 1 8rem}
 form.stack{display:grid;gap:.8rem;max-width:40rem}

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MonitorBody } from '../../domain/monitor.ts';
+import { uptimeSpan } from '../../domain/uptime.ts';
 import { maskMonitor } from '../../protocols/secrets.ts';
 import type { HttpDeps } from '../context.ts';
 import { MONITOR_RANGES, MonitorPage, type MonitorRange } from '../../../views/console/monitor.tsx';
@@ -44,19 +45,22 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const policy = (m.escalationPolicyUuid ? await core.escalationPolicies.list() : []).find((p) => p.uuid === m.escalationPolicyUuid)?.name ?? null;
     const q = c.req.query('range');
     const range: MonitorRange = q === '7d' || q === '30d' ? q : '24h';
-    const to = clock.now();
-    const from = to - MONITOR_RANGES[range];
+    const now = clock.now();
+    const from = now - MONITOR_RANGES[range];
+    // The period's figures are the report over the window's span (src/domain/uptime.ts): the same uptime as the overview's.
+    const span = uptimeSpan(range, m.createdAt, now);
     // The page's reads, in parallel; then it renders at once.
     const [row, report, points, checks, outages] = await Promise.all([
       core.consoleView.monitorRow(m),
-      core.reports.report(m.uuid, m.createdAt < to ? Math.max(from, m.createdAt) : from, to),
+      core.reports.report(m.uuid, span.from, span.to),
       core.consoleView.latencySince(m, from),
       core.consoleView.recentChecks(m, 50),
       core.consoleView.monitorOutages(m, 20),
     ]);
-    const period = { range, from, to, points, sla: report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
+    const pending = row.status === 'pending';
+    const period = { range, from, to: now, points, sla: pending ? null : report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
     // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, period, now: to }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now }));
   });
   app.get('/monitors/:uuid/edit', async (c) => {
     const m = await found(c.req.param('uuid'));

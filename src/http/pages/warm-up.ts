@@ -3,7 +3,8 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Core } from '../../core/index.ts';
 import { EventBus } from '../../core/events.ts';
 import type { PageView, ServiceView } from '../../core/status-view.ts';
-import { DAY_MS, dailyUptime, uptimeOfDays } from '../../domain/status-page-view.ts';
+import { DAY_MS, dailyUptime } from '../../domain/status-page-view.ts';
+import { uptimeFigure } from '../../domain/uptime.ts';
 import { DEFAULT_SETTINGS, type PageService, type Statuspage } from '../../domain/statuspage.ts';
 import { StatusPage } from '../../../views/status-page.tsx';
 import { PageRenderCache } from './cache.ts';
@@ -59,7 +60,7 @@ export function warmUpPageRender(clock: Clock): Buffer {
     const days = dailyUptime(i % 7 === 0 ? [outage] : [], [], since, now);
     const hours = Array.from({ length: 24 }, (_, h): [number, number] => [now - now % 3_600_000 - (23 - h) * 3_600_000, 40 + ((h * 7 + i) % 30)]);
     const base = { name: s.name_shown ?? '', description: s.description, nameI18n: s.name_i18n ?? null, descriptionI18n: s.description_i18n ?? null };
-    return { ...base, name: s.name_shown!, kind: 'monitor', status: i === 3 ? 'major_outage' : 'operational', days, uptime: uptimeOfDays(days, since, now), latency: hours, children: [] };
+    return { ...base, name: s.name_shown!, kind: 'monitor', status: i === 3 ? 'major_outage' : 'operational', days, uptime: uptimeFigure('90d', { outages: i % 7 === 0 ? [outage] : [], maintenance: [], createdAt: since, checked: true }, now).percent, latency: hours, children: [] };
   };
   const pageView: PageView = {
     page,

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { reportSla } from '../../../src/domain/report.ts';
-import { uptimeOfDays, dailyUptime, overallStatus, uptimeLevel, worstStatus } from '../../../src/domain/status-page-view.ts';
+import { uptimeFigure } from '../../../src/domain/uptime.ts';
+import { dailyUptime, overallStatus, uptimeLevel, worstStatus } from '../../../src/domain/status-page-view.ts';
 
 const DAY = 86_400_000;
 const H = 3_600_000;
@@ -27,7 +28,7 @@ test('daily uptime: exact per-day figures, outages split at midnight, maintenanc
     ],
   );
   // The whole period: 4 h down of (3 days + 12 h − 12 h) = 72 h → 100 × 68/72 = 94.444… → 94.44
-  assert.equal(uptimeOfDays(days, D0 + 12 * H, now), 94.44);
+  assert.equal(uptimeFigure('90d', { outages, maintenance, createdAt: D0 + 12 * H, checked: true }, now).percent, 94.44, 'the 90 d figure: 4 h down in 72 h');
   assert.equal(reportSla(outages, maintenance, D0 + 12 * H, now, now), 94.44, 'the same as a report over the period');
   assert.equal(dailyUptime([], [], D0, now).length, 90);
 });
