@@ -3,6 +3,7 @@ import type { Monitor } from '../domain/monitor.ts';
 import type { HourRollup } from '../domain/report.ts';
 import type { Store } from '../store/index.ts';
 import type { ReportsService } from './reports.ts';
+import { uptimeSpanOf } from '../domain/uptime.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -28,8 +29,8 @@ export function meanLatencyMs(rollups: readonly HourRollup[]): number | null {
  * The figures of a monitor's public badges (issue 33 point 8, after Uptime Kuma's per-monitor
  * badges). A monitor is only ever answered when it opted in (`public_badges`); an unknown monitor
  * and one that did not are alike (undefined), so a badge URL never tells whether a monitor exists.
- * The uptime figure is the reports' own (core/reports.ts over domain/report.ts: one number, one
- * function), never a second computation.
+ * The uptime figure is the reports' own over the span of domain/uptime.ts (one number, one
+ * function: the console's and the status pages' figure for the same window), never a second computation.
  */
 export function badgesService(deps: { store: Store; clock: Clock; reports: ReportsService }) {
   const { store, clock, reports } = deps;
@@ -60,8 +61,9 @@ export function badgesService(deps: { store: Store; clock: Clock; reports: Repor
       const m = await opted(uuid);
       if (!m) return undefined;
       if (await pending(m)) return null;
-      const now = clock.now();
-      return (await reports.report(m.uuid, now - days * DAY_MS, now)).sla;
+      // The span every screen uses for a window (domain/uptime.ts): never before the monitor existed.
+      const span = uptimeSpanOf(days * DAY_MS, m.createdAt, clock.now());
+      return (await reports.report(m.uuid, span.from, span.to)).sla;
     },
     /**
      * Mean response time (ms) of the checks in the hourly rollups (their grain) of the last `hours`

@@ -62,7 +62,12 @@ export function uptimePercent(outages: readonly Interval[], maintenance: readonl
  * when `createdAt` is not before `now` (a monitor created this very millisecond).
  */
 export function uptimeSpan(window: UptimeWindow, createdAt: number, now: number): { from: number; to: number } {
-  const from = now - UPTIME_WINDOWS[window];
+  return uptimeSpanOf(UPTIME_WINDOWS[window], createdAt, now);
+}
+
+/** {@link uptimeSpan} of a window of any length (`windowMs`, e.g. a badge's `?days=N`). */
+export function uptimeSpanOf(windowMs: number, createdAt: number, now: number): { from: number; to: number } {
+  const from = now - windowMs;
   return { from: createdAt < now ? Math.max(from, createdAt) : from, to: now };
 }
 

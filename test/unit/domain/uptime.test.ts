@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatUptime, uptimeFigure, uptimePercent, uptimeSpan } from '../../../src/domain/uptime.ts';
+import { formatUptime, uptimeFigure, uptimePercent, uptimeSpan, uptimeSpanOf } from '../../../src/domain/uptime.ts';
 
 // A seeded generator: a failing run names its seed and repeats.
 function rng(seed: number) {
@@ -43,6 +43,7 @@ test('labelled windows end now, never start before creation; pending before the 
   const now = 1000 * H;
   assert.deepEqual(uptimeSpan('24h', 0, now), { from: now - 24 * H, to: now });
   assert.deepEqual(uptimeSpan('30d', now - 3 * H, now), { from: now - 3 * H, to: now }, 'a 3-hour-old monitor: its life');
+  assert.deepEqual(uptimeSpanOf(7 * 24 * H, now - 3 * H, now), { from: now - 3 * H, to: now }, 'any length (a badge\'s ?days=7)');
   const h = { outages: [{ startAt: now - 2 * H, endAt: now - H }], maintenance: [], createdAt: now - 4 * H, checked: true };
   const fig = uptimeFigure('24h', h, now);
   assert.deepEqual([fig.label, fig.percent], ['24 h', 75], '1 h down of a 4 h life');
