@@ -4,7 +4,8 @@ import type { StoredPing } from '../../src/domain/ping.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ResourceActions, ago, when } from './layout.tsx';
-import { OutageLine } from './outages.tsx';
+import { OutageTable } from './outages.tsx';
+import { HealthcheckState } from './live-state.tsx';
 
 const unit = (n: number, u: string) => `${n} ${n === 1 ? u.replace(/s$/, '') : u}`;
 
@@ -31,10 +32,7 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
   return (
     <Layout s={s} title={h.name}>
       <h1>
-        {h.name}{' '}
-        <span class="status" data-status={status}>
-          {status}
-        </span>
+        {h.name} <HealthcheckState h={h} status={status} now={props.now} part="badges" />
       </h1>
       <ResourceActions s={s} id="healthcheck-actions" base={`/healthchecks/${h.uuid}`} paused={h.paused} confirm="Delete this healthcheck?" />
       <div class="card">
@@ -50,9 +48,8 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
           <dd>{scheduleWords(h)}</dd>
           <dt>Next ping expected</dt>
           <dd>{h.paused ? 'paused' : when(props.dueAt)}</dd>
-          <dt>Last ping</dt>
-          <dd>{ago(h.lastPingAt, props.now)}</dd>
         </dl>
+        <HealthcheckState h={h} status={status} now={props.now} part="now" />
       </div>
       <h2>How to ping</h2>
       <div class="card">
@@ -106,16 +103,7 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
         {props.pings.length === 0 ? <p class="muted">No ping yet.</p> : null}
       </div>
       <h2>Outages</h2>
-      <div class="card">
-        <table class="rows">
-          <tbody>
-            {props.outages.map((o) => (
-              <OutageLine o={o} now={props.now} />
-            ))}
-          </tbody>
-        </table>
-        {props.outages.length === 0 ? <p class="muted">No outage.</p> : null}
-      </div>
+      <OutageTable id="healthcheck-outages" rows={props.outages} now={props.now} empty="No outage." outages={`of:${h.uuid}`} insert head={false} />
     </Layout>
   );
 }

@@ -4,7 +4,8 @@ import { formatUptime, UPTIME_WINDOW_LABELS } from '../../src/domain/uptime.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { SettingLine, Shell } from './model.ts';
 import { Layout, ResourceActions, ago, when } from './layout.tsx';
-import { OutageLine } from './outages.tsx';
+import { OutageTable } from './outages.tsx';
+import { MonitorBadges, MonitorNow } from './live-state.tsx';
 import { ResponseGraph } from '../graph.tsx';
 
 
@@ -29,26 +30,19 @@ export interface MonitorPeriod {
 }
 
 /** A monitor: its settings, actions, recent checks with the reason of each failure and the region that ran it, and its outages. */
-export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; pending: boolean; period: MonitorPeriod; now: number }) {
+export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; pending: boolean; period: MonitorPeriod; now: number; lastAt: number | null }) {
   const { s, m } = props;
   const status = m.paused ? 'paused' : props.pending ? 'pending' : m.status;
+  const current = props.outages.find((o) => o.endAt === null) ?? null;
   return (
     <Layout s={s} title={m.name}>
       <h1>
-        {m.name}{' '}
-        <span class="status" data-status={status} id="monitor-status">
-          {status}
-        </span>
-        {m.degraded && !m.paused && m.status === 'up' ? (
-          <>
-            {' '}
-            <span class="status" data-status="degraded" id="monitor-degraded">
-              Degraded performance
-            </span>
-          </>
-        ) : null}
+        {m.name} <MonitorBadges m={m} status={status} />
       </h1>
       <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" />
+      <div class="card">
+        <MonitorNow m={m} status={status} lastAt={props.lastAt} current={current} now={props.now} />
+      </div>
       <div class="card">
         <dl class="props">
           <dt>Target</dt>
@@ -134,16 +128,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
         {props.checks.length === 0 ? <p class="muted">No check yet.</p> : null}
       </div>
       <h2>Outages</h2>
-      <div class="card">
-        <table class="rows">
-          <tbody>
-            {props.outages.map((o) => (
-              <OutageLine o={o} now={props.now} />
-            ))}
-          </tbody>
-        </table>
-        {props.outages.length === 0 ? <p class="muted">No outage.</p> : null}
-      </div>
+      <OutageTable id="monitor-outages" rows={props.outages} now={props.now} empty="No outage." outages={`of:${m.uuid}`} insert head={false} />
     </Layout>
   );
 }

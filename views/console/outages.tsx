@@ -8,7 +8,12 @@ import { Csrf, Layout, ago, when } from './layout.tsx';
 const stateOf = (o: OutageRecord) => (o.endAt !== null ? 'resolved' : o.acknowledgedAt !== null ? 'acknowledged' : 'ongoing');
 const subjectOf = (o: OutageRecord) => o.monitor?.name ?? o.healthcheck?.name ?? 'Manual outage';
 
-function duration(ms: number): string {
+/**
+ * A duration in the console's words: `2d 3h 5min`, `4min 12s`, `6s` (seconds shown under an hour).
+ * The live script's `fmtDuration` (src/http/console/live-client.ts) repeats it for ticking cells; a
+ * unit test holds the two equal. @param ms duration in milliseconds (negatives count as 0)
+ */
+export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   const parts: string[] = [];
   const d = Math.floor(s / 86_400), h = Math.floor((s % 86_400) / 3600), m = Math.floor((s % 3600) / 60);
@@ -24,7 +29,7 @@ export function OutageLine(props: { o: OutageRecord; now: number }) {
   const { o } = props;
   const st = stateOf(o);
   return (
-    <tr id={`outage-${o.uuid}`} data-state={st}>
+    <tr id={`outage-${o.uuid}`} data-state={st} data-subject={o.monitor?.uuid ?? o.healthcheck?.uuid}>
       <td>
         <span class="status" data-status={st}>
           {st}
@@ -36,44 +41,69 @@ export function OutageLine(props: { o: OutageRecord; now: number }) {
         </a>
         <div class="muted small">{o.description}</div>
       </td>
-      <td class="num">{duration((o.endAt ?? props.now) - o.startAt)}</td>
-      <td class="num hide-sm">{ago(o.startAt, props.now)}</td>
+      {/* Ticking cells (live script): the elapsed time at render, in ms; an ongoing outage's duration grows. */}
+      <td class="num" data-tick={o.endAt === null ? 'duration' : undefined} data-ms={o.endAt === null ? props.now - o.startAt : undefined}>
+        {duration((o.endAt ?? props.now) - o.startAt)}
+      </td>
+      <td class="num hide-sm" data-tick="ago" data-ms={props.now - o.startAt}>
+        {ago(o.startAt, props.now)}
+      </td>
     </tr>
   );
 }
 
-function Table(props: { id: string; rows: OutageRecord[]; now: number; empty: string }) {
+/**
+ * A table of outage lines. `outages` says which lines the live script puts in it (`open`, `resolved`,
+ * or `of:<monitor or healthcheck uuid>`), `insert` whether it adds new ones (not on older pages); the
+ * empty message is always there, hidden while the table has rows, so the script can show or hide it.
+ */
+export function OutageTable(props: { id: string; rows: OutageRecord[]; now: number; empty: string; outages: string; insert: boolean; head?: boolean }) {
   return (
     <div class="card">
-      <table class="rows" id={props.id}>
-        <thead>
-          <tr>
-            <th>State</th>
-            <th>Outage</th>
-            <th>Duration</th>
-            <th class="hide-sm">Started</th>
-          </tr>
-        </thead>
+      <table class="rows" id={props.id} data-outages={props.outages} data-insert={props.insert ? '' : undefined}>
+        {props.head === false ? null : (
+          <thead>
+            <tr>
+              <th>State</th>
+              <th>Outage</th>
+              <th>Duration</th>
+              <th class="hide-sm">Started</th>
+            </tr>
+          </thead>
+        )}
         <tbody>
           {props.rows.map((o) => (
             <OutageLine o={o} now={props.now} />
           ))}
         </tbody>
       </table>
-      {props.rows.length === 0 ? <p class="muted">{props.empty}</p> : null}
+      <p class="muted" data-empty-for={props.id} hidden={props.rows.length > 0}>
+        {props.empty}
+      </p>
     </div>
   );
 }
 
-/** The outages inbox: ongoing first, then the newest resolved ones. */
+/**
+ * The outages inbox: ongoing first, then the newest resolved ones (live: lines move from Ongoing to
+ * Resolved, new ones are added, durations tick). Ongoing outages are listed on the first page only.
+ */
 export function InboxPage(props: { s: Shell; ongoing: OutageRecord[]; resolved: OutageRecord[]; now: number; page: number; hasNext: boolean }) {
   return (
     <Layout s={props.s} title="Outages" refresh live>
       <h1>Outages</h1>
-      <h2>Ongoing</h2>
-      <Table id="ongoing" rows={props.ongoing} now={props.now} empty="No ongoing outage." />
+      {props.page === 0 ? (
+        <>
+          <h2>Ongoing</h2>
+          <OutageTable id="ongoing" rows={props.ongoing} now={props.now} empty="No ongoing outage." outages="open" insert />
+        </>
+      ) : (
+        <p class="muted">
+          Ongoing outages are on the <a href="/outages">first page</a>.
+        </p>
+      )}
       <h2>Resolved</h2>
-      <Table id="resolved" rows={props.resolved} now={props.now} empty="No resolved outage yet." />
+      <OutageTable id="resolved" rows={props.resolved} now={props.now} empty="No resolved outage yet." outages="resolved" insert={props.page === 0} />
       <p>
         {props.page > 0 ? <a href={`/outages?page=${props.page - 1}`}>Newer</a> : null} {props.hasNext ? <a href={`/outages?page=${props.page + 1}`}>Older</a> : null}
       </p>

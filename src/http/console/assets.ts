@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bundledFile } from '../../lib/sea.ts';
 import { CONSOLE_CSS } from '../../../views/console/style.ts';
+import { LIVE_JS } from './live-client.ts';
 
 /**
  * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
@@ -11,6 +12,7 @@ import { CONSOLE_CSS } from '../../../views/console/style.ts';
  */
 const CONSOLE_JS = `(function () {
   'use strict';
+${LIVE_JS}
   function swapRow(html, tableId) {
     var t = document.createElement('tbody');
     t.innerHTML = html;
@@ -33,7 +35,8 @@ const CONSOLE_JS = `(function () {
     if (!document.querySelector('header.bar') || !window.EventSource) return;
     var es = new EventSource('/events');
     es.addEventListener('row', function (e) { swapRow(e.data, 'overview'); });
-    es.addEventListener('outage', function (e) { swapRow(e.data, 'ongoing'); });
+    es.addEventListener('outage', function (e) { placeOutage(e.data); });
+    es.addEventListener('state', function (e) { swapState(e.data); });
     es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data); if (el) el.remove(); recount(); });
     es.addEventListener('signed-out', function () { es.close(); location.href = '/login'; });
   }
@@ -57,7 +60,7 @@ const CONSOLE_JS = `(function () {
   }
   document.addEventListener('change', function (e) { if (e.target.matches && e.target.matches('select[data-protocol-select]')) protocolFields(); });
   document.addEventListener('htmx:load', protocolFields);
-  function ready() { live(); protocolFields(); }
+  function ready() { live(); protocolFields(); tick(); setInterval(tick, 1000); }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready); else ready();
 })();
 `;

@@ -1,10 +1,14 @@
 import type { Core } from '../../core/index.ts';
 import { OverviewLine } from '../../../views/console/overview.tsx';
 import { OutageLine } from '../../../views/console/outages.tsx';
+import { HealthcheckState, MonitorState } from '../../../views/console/live-state.tsx';
 
-/** One SSE message: event name and its data (a rendered row, or a uuid). */
+/**
+ * One SSE message: event name and its data (a rendered row, or a uuid). `state` carries the live
+ * parts of a monitor's or healthcheck's page (views/console/live-state.tsx), swapped in by id.
+ */
 export interface LiveMessage {
-  event: 'row' | 'outage' | 'remove';
+  event: 'row' | 'outage' | 'remove' | 'state';
   data: string;
 }
 
@@ -99,8 +103,14 @@ export class LiveHub {
   async #monitorRow(uuid: string): Promise<LiveMessage[]> {
     const m = await safe(() => this.#core.monitors.get(uuid));
     if (!m) return [];
-    const row = await safe(() => this.#core.consoleView.monitorRow(m));
-    return row ? [{ event: 'row', data: String(OverviewLine({ row, now: this.#now() })) }] : [];
+    const [row, outages] = await Promise.all([safe(() => this.#core.consoleView.monitorRow(m)), safe(() => this.#core.consoleView.monitorOutages(m, 1))]);
+    if (!row) return [];
+    const now = this.#now();
+    const current = outages?.find((o) => o.endAt === null) ?? null;
+    return [
+      { event: 'row', data: String(OverviewLine({ row, now })) },
+      { event: 'state', data: String(MonitorState({ m, status: row.status, lastAt: row.lastAt, current, now })) },
+    ];
   }
 
   #subscribe(): void {
@@ -115,7 +125,14 @@ export class LiveHub {
         this.#queue(`r:${uuid}`, { kind: 'remove', uuid });
       }),
       // A healthcheck's row is drawn from the event itself: nothing to read.
-      bus.on('healthcheck.changed', ({ healthcheck }) => this.#broadcast([{ event: 'row', data: String(OverviewLine({ row: this.#core.consoleView.healthcheckRow(healthcheck), now: this.#now() })) }])),
+      bus.on('healthcheck.changed', ({ healthcheck }) => {
+        const row = this.#core.consoleView.healthcheckRow(healthcheck);
+        const now = this.#now();
+        this.#broadcast([
+          { event: 'row', data: String(OverviewLine({ row, now })) },
+          { event: 'state', data: String(HealthcheckState({ h: healthcheck, status: row.status, now })) },
+        ]);
+      }),
       bus.on('healthcheck.deleted', ({ uuid }) => this.#broadcast([{ event: 'remove', data: uuid }])),
       bus.on('outage.opened', outage),
       bus.on('outage.resolved', outage),

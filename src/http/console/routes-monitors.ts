@@ -60,7 +60,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const pending = row.status === 'pending';
     const period = { range, from, to: now, points, sla: pending ? null : report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
     // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now, lastAt: row.lastAt }));
   });
   app.get('/monitors/:uuid/edit', async (c) => {
     const m = await found(c.req.param('uuid'));

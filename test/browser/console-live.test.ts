@@ -1,0 +1,168 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../support/browser.ts';
+import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { setupAdmin } from '../support/console.ts';
+import { httpTarget, type HttpTarget } from '../support/targets.ts';
+
+// Issue 33 point 3 in Chromium: every console page that shows state follows the live stream. A
+// local target answers 500, then 200 again; the monitor's page (status, last check, current outage,
+// its outages) and the outages inbox (the line appears under Ongoing, its duration ticks, it moves to
+// Resolved, "No ongoing outage." shows only when nothing is ongoing) follow both transitions without
+// a reload, on a desktop and a 390 px phone. Without JavaScript the same pages are right on reload.
+const EMAIL = 'ada@example.com';
+const PW = 'correct horse battery';
+const RECHECK_MS = 3000;
+let browser: Browser;
+let p: TestPharos;
+const problems: string[] = [];
+before(async () => {
+  browser = await launchBrowser();
+  p = await startTestPharos();
+  await setupAdmin(p, EMAIL, PW);
+});
+after(async () => {
+  await browser.close();
+  await p.cleanup();
+  assert.deepEqual(problems, [], 'no script errors in the browser');
+});
+
+const VIEWPORTS = [
+  { name: 'desktop', options: { viewport: { width: 1366, height: 900 } } },
+  { name: '390 px phone', options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
+] as const;
+
+async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ colorScheme: 'light', ...options });
+  // Counts the stream's `hello` (sent once the stream is registered with the live hub), so the test
+  // changes nothing before the page listens.
+  await ctx.addInitScript(`
+    window.liveHellos = 0;
+    window.EventSource = class extends window.EventSource {
+      constructor(url, init) {
+        super(url, init);
+        this.addEventListener('hello', () => window.liveHellos++);
+      }
+    };
+  `);
+  const tab = await open(ctx, '/login');
+  await tab.fill('input[name=email]', EMAIL);
+  await tab.fill('input[name=password]', PW);
+  await tab.click('button[type=submit]');
+  await tab.waitForURL(`${p.url}/`);
+  await tab.close();
+  return ctx;
+}
+async function open(ctx: BrowserContext, path: string): Promise<Page> {
+  const tab = await ctx.newPage();
+  tab.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${tab.url()}: ${m.text()}`);
+  });
+  tab.on('pageerror', (e) => problems.push(e.message));
+  await tab.goto(p.url + path);
+  return tab;
+}
+/** A page listening to the live stream, marked so a reload would show. */
+async function live(ctx: BrowserContext, path: string): Promise<Page> {
+  const tab = await open(ctx, path);
+  await tab.waitForFunction('window.liveHellos > 0 && window.htmx !== undefined');
+  await tab.evaluate('window.marker = 42');
+  return tab;
+}
+const nextCheck = async (uuid: string) => {
+  const due = p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)!;
+  await p.advance(due - p.clock.now());
+  await p.core.checks.flush();
+};
+
+for (const vp of VIEWPORTS) {
+  describe(`the monitor page and the outages inbox follow a target going down and back (${vp.name})`, () => {
+    let target: HttpTarget;
+    before(async () => {
+      target = await httpTarget(200);
+    });
+    after(() => target.stop());
+
+    test('JavaScript on: both transitions arrive without reload; JavaScript off: right on reload', async () => {
+      const res = await p.api('/v1/monitors', { method: 'POST', json: { name: `Shop ${vp.name}`, url: target.url, check_frequency: 10 } });
+      assert.equal(res.status, 201);
+      const uuid = (await res.json()).uuid as string;
+      await nextCheck(uuid);
+
+      const ctx = await signedIn(vp.options);
+      const monitor = await live(ctx, `/monitors/${uuid}`);
+      const inbox = await live(ctx, '/outages');
+      const noJs = await signedIn({ ...vp.options, javaScriptEnabled: false });
+      const plain = await open(noJs, `/monitors/${uuid}`);
+      const plainInbox = await open(noJs, '/outages');
+      const line = `tr[data-subject="${uuid}"]`;
+
+      assert.equal(await monitor.locator('#monitor-status').innerText(), 'up');
+      assert.equal(await monitor.locator('#monitor-now [data-current-outage]').innerText(), 'none');
+      assert.equal(await monitor.locator('p[data-empty-for=monitor-outages]').isVisible(), true);
+      assert.equal(await inbox.locator(line).count(), 0);
+      assert.equal(await inbox.locator('p[data-empty-for=ongoing]').isVisible(), true);
+      const lastCheck = await monitor.locator('#monitor-now dd[data-tick=ago]').innerText();
+      assert.match(lastCheck, /s ago$/);
+
+      // Down: the failed check and its two confirmations open an outage.
+      target.respond(500);
+      await nextCheck(uuid);
+      await p.advance(RECHECK_MS);
+      await p.advance(RECHECK_MS);
+      await monitor.locator('#monitor-status[data-status=down]').waitFor({ timeout: 10_000 });
+      await monitor.locator('#monitor-now [data-current-outage^=outage_] a').waitFor();
+      assert.match(await monitor.locator('#monitor-now [data-current-outage]').innerText(), /^INC-\d+ for \d+s$/);
+      await monitor.locator(`#monitor-outages ${line}[data-state=ongoing]`).waitFor();
+      assert.equal(await monitor.locator('p[data-empty-for=monitor-outages]').isVisible(), false);
+      await inbox.locator(`#ongoing ${line}[data-state=ongoing]`).waitFor({ timeout: 10_000 });
+      assert.equal(await inbox.locator('p[data-empty-for=ongoing]').isVisible(), false, 'no "No ongoing outage." beside an ongoing line');
+      // The duration keeps counting in the browser (from the time the server rendered it).
+      const cell = inbox.locator(`#ongoing ${line} td[data-tick=duration]`);
+      const first = await cell.innerText();
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      await inbox.waitForFunction(([sel, was]) => (globalThis as any).document.querySelector(sel).textContent !== was, [`#ongoing ${line} td[data-tick=duration]`, first] as const);
+      assert.match(await cell.innerText(), /^\d+s$/);
+      // Without JavaScript: right on reload.
+      await plain.reload();
+      assert.equal(await plain.locator('#monitor-status').innerText(), 'down');
+      assert.match(await plain.locator('#monitor-now [data-current-outage]').innerText(), /^INC-\d+ for /);
+      await plainInbox.reload();
+      assert.equal(await plainInbox.locator(`#ongoing ${line}[data-state=ongoing]`).count(), 1);
+      assert.equal(await plainInbox.locator('p[data-empty-for=ongoing]').isVisible(), false);
+
+      // Back up: the outage resolves.
+      target.respond(200);
+      await nextCheck(uuid);
+      await monitor.locator('#monitor-status[data-status=up]').waitFor({ timeout: 10_000 });
+      await monitor.locator('#monitor-now [data-current-outage=""]').waitFor();
+      assert.equal(await monitor.locator('#monitor-now [data-current-outage]').innerText(), 'none');
+      await monitor.locator(`#monitor-outages ${line}[data-state=resolved]`).waitFor();
+      assert.equal(await monitor.locator(`#monitor-outages ${line}`).count(), 1);
+      await inbox.locator(`#resolved ${line}[data-state=resolved]`).waitFor({ timeout: 10_000 });
+      assert.equal(await inbox.locator(`#ongoing ${line}`).count(), 0, 'the resolved outage left Ongoing');
+      assert.equal(await inbox.locator('p[data-empty-for=ongoing]').isVisible(), true, '"No ongoing outage." once nothing is ongoing');
+      assert.equal(await inbox.locator('p[data-empty-for=resolved]').isVisible(), false);
+      assert.equal(await inbox.locator(`#resolved ${line} td[data-tick=duration]`).count(), 0, 'a resolved duration stands still');
+      for (const tab of [monitor, inbox]) assert.equal(await tab.evaluate('window.marker'), 42, 'no reload: the changes came over the stream');
+      if (vp.name.includes('phone')) {
+        for (const tab of [monitor, inbox]) {
+          const width = (await tab.evaluate('document.documentElement.scrollWidth')) as number;
+          assert.ok(width <= 390, `no sideways scrolling on a phone (${width} px)`);
+        }
+      }
+      await plain.reload();
+      assert.equal(await plain.locator('#monitor-status').innerText(), 'up');
+      assert.equal(await plain.locator('#monitor-now [data-current-outage]').innerText(), 'none');
+      await plainInbox.reload();
+      assert.equal(await plainInbox.locator(`#resolved ${line}[data-state=resolved]`).count(), 1);
+      assert.equal(await plainInbox.locator(`#ongoing ${line}`).count(), 0);
+      assert.equal(await plainInbox.locator('p[data-empty-for=ongoing]').isVisible(), true);
+      await ctx.close();
+      await noJs.close();
+      // The target stops after this test: the monitor goes, so it opens no outage in the next one.
+      assert.equal((await p.api(`/v1/monitors/${uuid}`, { method: 'DELETE' })).ok, true);
+    });
+  });
+}
