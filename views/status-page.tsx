@@ -118,7 +118,9 @@ function ServiceRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
             {barsHtml(c, days)}
           </div>
           <div class="bars-legend">
-            <span>{c.t.days_ago_90}</span>
+            {/* Phones (style.ts, max-width 520px) show the last 30 bars and the second label: 90 bars of 2 px + gaps do not fit a 360 px card. */}
+            <span class="ago-90">{c.t.days_ago_90}</span>
+            <span class="ago-30">{c.t.days_ago_30}</span>
             <span data-uptime="90d">{s.uptime === null ? c.t.no_data : fmt(c.t.uptime_90_days, { value: s.uptime.toFixed(2) })}</span>
             <span>{c.t.today}</span>
           </div>

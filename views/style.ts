@@ -49,7 +49,9 @@ header.top img{display:block;width:auto}
 .bar{flex:1;border-radius:2px;background:var(--none);min-width:2px}
 .bar:hover{opacity:.7}
 .bar.l-ok{background:var(--ok)}.bar.l-minor{background:var(--minor)}.bar.l-partial{background:var(--partial)}.bar.l-major{background:var(--major)}
-.bars-legend{display:flex;justify-content:space-between;color:var(--muted);font-size:.75rem;margin-top:4px}
+.bars-legend{display:flex;justify-content:space-between;gap:0 8px;color:var(--muted);font-size:.75rem;margin-top:4px}
+.bars-legend .ago-30{display:none}
+@media (max-width:520px){.bars>.bar:nth-child(-n+60){display:none}.bars-legend .ago-90{display:none}.bars-legend .ago-30{display:inline}.bars-legend>span{min-width:0}.bars-legend>span[data-uptime]{text-align:center}.svc-head{flex-wrap:wrap}}
 .graph{margin-top:12px}
 .graph svg{display:block;width:100%;height:64px}
 .graph .line{fill:none;stroke:var(--accent);stroke-width:1.5;vector-effect:non-scaling-stroke}

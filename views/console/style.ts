@@ -74,7 +74,8 @@ ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
 .graph .line{fill:none;stroke:var(--accent);stroke-width:1.5;vector-effect:non-scaling-stroke}
 @media (max-width:640px){
  main{padding:.6rem}
- header.bar nav{order:3;flex-basis:100%;flex-wrap:nowrap;overflow-x:auto;white-space:nowrap}
+ header.bar nav{order:3;flex-basis:100%;flex-wrap:wrap;gap:.1rem .8rem}
+ header.bar nav a{padding:.35rem 0}
  header.bar .me{margin-left:auto}
  table.rows thead{display:none}
  table.rows tr{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem;padding:.5rem 0;border-bottom:1px solid var(--line)}

@@ -16,6 +16,7 @@ export const de: UiStrings = {
   status_unknown: 'Noch keine Daten',
   uptime_90_days: '{value} % Verfügbarkeit',
   days_ago_90: 'Vor 90 Tagen',
+  days_ago_30: 'Vor 30 Tagen',
   today: 'Heute',
   no_downtime: 'Keine Ausfälle',
   downtime: 'Ausfallzeit: {duration}',

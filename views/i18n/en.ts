@@ -17,6 +17,7 @@ export const en = {
   status_unknown: 'No data yet',
   uptime_90_days: '{value} % uptime',
   days_ago_90: '90 days ago',
+  days_ago_30: '30 days ago',
   today: 'Today',
   no_downtime: 'No downtime',
   downtime: 'Down for {duration}',

@@ -16,6 +16,7 @@ export const fr: UiStrings = {
   status_unknown: 'Pas encore de données',
   uptime_90_days: '{value} % de disponibilité',
   days_ago_90: 'Il y a 90 jours',
+  days_ago_30: 'Il y a 30 jours',
   today: 'Aujourd’hui',
   no_downtime: 'Aucune interruption',
   downtime: 'Indisponible pendant {duration}',

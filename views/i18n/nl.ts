@@ -16,6 +16,7 @@ export const nl: UiStrings = {
   status_unknown: 'Nog geen gegevens',
   uptime_90_days: '{value}% uptime',
   days_ago_90: '90 dagen geleden',
+  days_ago_30: '30 dagen geleden',
   today: 'Vandaag',
   no_downtime: 'Geen storingen',
   downtime: 'Niet beschikbaar: {duration}',

@@ -16,6 +16,7 @@ export const pl: UiStrings = {
   status_unknown: 'Na razie brak danych',
   uptime_90_days: '{value}% dostępności',
   days_ago_90: '90 dni temu',
+  days_ago_30: '30 dni temu',
   today: 'Dzisiaj',
   no_downtime: 'Brak przestojów',
   downtime: 'Przestój: {duration}',

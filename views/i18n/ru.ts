@@ -16,6 +16,7 @@ export const ru: UiStrings = {
   status_unknown: 'Данных пока нет',
   uptime_90_days: 'Доступность {value} %',
   days_ago_90: '90 дней назад',
+  days_ago_30: '30 дней назад',
   today: 'Сегодня',
   no_downtime: 'Без простоев',
   downtime: 'Простой: {duration}',

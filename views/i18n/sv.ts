@@ -16,6 +16,7 @@ export const sv: UiStrings = {
   status_unknown: 'Inga data ännu',
   uptime_90_days: '{value} % drifttid',
   days_ago_90: 'För 90 dagar sedan',
+  days_ago_30: 'För 30 dagar sedan',
   today: 'I dag',
   no_downtime: 'Inga avbrott',
   downtime: 'Avbrott: {duration}',
