@@ -214,3 +214,19 @@ export const sessionProc = procedure('accounts.session', (tx: Store, a: { idHash
   if (a.now - s.lastSeenAt > a.touchEveryMs) tx.sessions.touchSession(h, a.now);
   return { account, csrf: s.csrf, ref: s.ref };
 });
+
+/**
+ * Ends one session of `userUuid` (`ref`) or all of them (`ref` null: sign out everywhere), with a
+ * `user` update in the audit log listing the open sessions before and after (`sessions: 3 → 0`;
+ * nothing recorded when none ended). @returns sessions ended
+ */
+export const endSessionsProc = procedure('accounts.endSessions', (tx: Store, a: { userUuid: string; ref: string | null; now: number; actor: AuditActor }): number => {
+  const before = tx.sessions.sessionsOf(a.userUuid).length;
+  const ended = a.ref === null ? tx.sessions.deleteSessionsOf(a.userUuid) : tx.sessions.deleteSessionByRef(a.ref, a.userUuid) ? 1 : 0;
+  const account = tx.sessions.account(a.userUuid);
+  if (ended > 0 && account) {
+    const after = tx.sessions.sessionsOf(a.userUuid).length;
+    recordAudit(tx, a, { action: 'update', resourceType: 'user', resourceUuid: account.uuid, resourceName: account.email, diff: before === after ? {} : { sessions: { before, after } } });
+  }
+  return ended;
+});

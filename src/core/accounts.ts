@@ -13,6 +13,7 @@ import {
   clearTotpProc,
   createProc,
   enableTotpProc,
+  endSessionsProc,
   newSession,
   secondFactorProc,
   sessionProc,
@@ -294,10 +295,10 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     logout: (id: string): Promise<void> => store.async.sessions.deleteSession(sha256(id)),
     /** The user's sessions, most recently used first. */
     sessions: async (userUuid: string): Promise<SessionInfo[]> => (await store.async.sessions.sessionsOf(userUuid)).map(({ ref, createdAt, lastSeenAt, userAgent, address }) => ({ ref, createdAt, lastSeenAt, userAgent, address })),
-    /** Ends one of the user's own sessions by its ref. @returns false when none matched */
-    endSession: (userUuid: string, ref: string): Promise<boolean> => store.async.sessions.deleteSessionByRef(ref, userUuid),
-    /** Sign out everywhere. @returns sessions ended */
-    endAllSessions: (userUuid: string): Promise<number> => store.async.sessions.deleteSessionsOf(userUuid),
+    /** Ends one of the user's own sessions by its ref (`actor` recorded in the audit log). @returns false when none matched */
+    endSession: async (userUuid: string, ref: string, actor: AuditActor): Promise<boolean> => (await store.async.tx(endSessionsProc, { userUuid, ref, now: clock.now(), actor })) === 1,
+    /** Sign out everywhere (`actor` recorded in the audit log). @returns sessions ended */
+    endAllSessions: (userUuid: string, actor: AuditActor): Promise<number> => store.async.tx(endSessionsProc, { userUuid, ref: null, now: clock.now(), actor }),
     /** Deletes expired sessions, and sign-in addresses unused for 30 days. @returns sessions deleted */
     async pruneSessions(): Promise<number> {
       await store.async.sessions.pruneSignIns(clock.now() - KNOWN_ADDRESS_MS);

@@ -21,8 +21,12 @@ export function recordAudit(
   tx.auditLog.append({ at: stamp.now, actor: stamp.actor, ...what });
 }
 
-/** The actor of `pharos` CLI commands (`id` `cli`) and of `pharos import kuma` (`kuma-import`). */
-export const systemActor = (id: 'cli' | 'kuma-import' | 'config.yaml', name: string): AuditActor => ({ type: 'system', id, name });
+/**
+ * The actor of `pharos` CLI commands (`id` `cli`), of `pharos import kuma` (`kuma-import`), of
+ * provisioning (`config.yaml`) and of a person's first console single sign-on (`sso`, named by the
+ * OIDC provider's config name or the SAML connection's name).
+ */
+export const systemActor = (id: 'cli' | 'kuma-import' | 'config.yaml' | 'sso', name: string): AuditActor => ({ type: 'system', id, name });
 
 /**
  * Reading the audit log (`GET /v1/audit-log`, the console's Audit log page): pages newest first,

@@ -3,11 +3,14 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, invalid } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
+import type { AuditActor } from '../domain/audit.ts';
+import { invitationAuditDiff, userAuditDiff } from '../domain/audit-views.ts';
 import { emailAllowed } from '../domain/sso-connection.ts';
 import { ROLES, type Account, type Invitation, type Role } from '../domain/user.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { newSession, openSessionIn, type SessionSeed } from './accounts-tx.ts';
+import { recordAudit, systemActor } from './audit-log.ts';
 import type { IdentityService, SignInMethod, VerifiedIdentity } from './identity.ts';
 
 /** Google's issuer: its door is labelled "Google" rather than by the provider's config name. */
@@ -23,9 +26,10 @@ type SignInResult = Extract<ConsoleSsoOutcome, { ok: false }> | { ok: true; pend
 
 /**
  * The transaction of a console single sign-on for a verified, allowed `email` (see `signIn`): the
- * account made or turned into a person on first sign-in, the invitation used up, the session stored.
+ * account made or turned into a person on first sign-in (its audit entry by `actor`, the door), the
+ * invitation used up, the session stored.
  */
-const signInProc = procedure('consoleSso.signIn', (tx: Store, a: { email: string; anyDomain: boolean; seed: SessionSeed; now: number; newUuid: string }): SignInResult => {
+const signInProc = procedure('consoleSso.signIn', (tx: Store, a: { email: string; anyDomain: boolean; seed: SessionSeed; now: number; newUuid: string; actor: AuditActor }): SignInResult => {
   const { email, now } = a;
   const invitation = tx.invitations.get(email);
   let account = tx.sessions.accountByEmail(email);
@@ -42,22 +46,42 @@ const signInProc = procedure('consoleSso.signIn', (tx: Store, a: { email: string
     tx.sessions.setRole(account.uuid, invitation?.role ?? 'viewer');
     created = true;
   }
+  const before = account ?? null;
   const uuid = account?.uuid ?? tx.sessions.accountByEmail(email)!.uuid;
   tx.sessions.markSso(uuid, now);
   if (invitation) tx.invitations.delete(email);
   account = tx.sessions.account(uuid)!;
+  if (created) {
+    // A token-only user turned person is an update: it could not sign in before, it can now.
+    const diff = { ...userAuditDiff(before, account), ...(before ? { person: { before: false, after: true } } : {}), ...(invitation ? { invitation: { before: { role: invitation.role, invitedBy: invitation.invitedBy } } } : {}) };
+    recordAudit(tx, a, { action: before ? 'update' : 'create', resourceType: 'user', resourceUuid: account.uuid, resourceName: account.email, diff });
+  }
   // As a right password opens one: with TOTP on, the session opens nothing until the code is given.
   openSessionIn(tx, account.uuid, a.seed, account.totp, now);
   return { ok: true, pending: account.totp, account, created, invited: invitation !== undefined };
 });
 
-/** Invites `email` (replacing an open invitation's role). @throws AppError 409 `invitations.exists` when it already has an account */
-const inviteProc = procedure('consoleSso.invite', (tx: Store, a: { email: string; role: Role; invitedBy: string; now: number }): Invitation => {
+/**
+ * Invites `email` (replacing an open invitation's role), with its audit entry (resource type `user`
+ * named and identified by the email: an invitation has no other id).
+ * @throws AppError 409 `invitations.exists` when it already has an account
+ */
+const inviteProc = procedure('consoleSso.invite', (tx: Store, a: { email: string; role: Role; invitedBy: string; now: number; actor: AuditActor }): Invitation => {
   const acc = tx.sessions.accountByEmail(a.email);
   if (acc && (acc.hasPassword || acc.ssoAt !== null)) throw new AppError(409, 'invitations.exists', `email: ${a.email} already has an account (change its role instead)`);
+  const before = tx.invitations.get(a.email) ?? null;
   const i: Invitation = { email: a.email, role: a.role, invitedBy: a.invitedBy, createdAt: a.now };
   tx.invitations.put(i);
+  recordAudit(tx, a, { action: before ? 'update' : 'create', resourceType: 'user', resourceUuid: i.email, resourceName: i.email, diff: invitationAuditDiff(before, i) });
   return i;
+});
+
+/** Revokes the invitation of `email`, with its audit entry. @returns false when there was none (nothing recorded) */
+const revokeInvitationProc = procedure('consoleSso.revokeInvitation', (tx: Store, a: { email: string; now: number; actor: AuditActor }): boolean => {
+  const before = tx.invitations.get(a.email);
+  if (!before || !tx.invitations.delete(a.email)) return false;
+  recordAudit(tx, a, { action: 'delete', resourceType: 'user', resourceUuid: before.email, resourceName: before.email, diff: invitationAuditDiff(before, null) });
+  return true;
 });
 
 /**
@@ -80,6 +104,10 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
     if (!/^[^\s@]+@[^\s@]+$/.test(e) || e.length > 254) throw invalid('email', 'must be an email address');
     return e;
   };
+
+  /** Who the audit log names for a person made by the first sign-in through door `m`: the provider's config name, or the connection's name. */
+  const doorActor = async (m: SignInMethod): Promise<AuditActor> =>
+    systemActor('sso', m.type === 'oidc' ? m.provider : ((await identity.connections.find(m.connection))?.name ?? m.connection));
 
   /** The console's working door now, or null (unset, or the SSO connection is gone). */
   const method = async (): Promise<SignInMethod | null> => {
@@ -118,7 +146,7 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
       const anyDomain = cfg.sso_allowed_domains.length === 0;
       if (!anyDomain && !emailAllowed(email, true, cfg.sso_allowed_domains)) return { ok: false, reason: 'domain', email };
       const { id, seed } = newSession(client);
-      const r = await store.async.tx(signInProc, { email, anyDomain, seed, now: clock.now(), newUuid: newId(ID_PREFIX.user) });
+      const r = await store.async.tx(signInProc, { email, anyDomain, seed, now: clock.now(), newUuid: newId(ID_PREFIX.user), actor: await doorActor(m) });
       if (!r.ok) return r;
       if (r.created) logger.info(`console: ${email} signed in through single sign-on for the first time (${r.account.role}${r.invited ? ', invited' : ''})`);
       return { ok: true, id, pending: r.pending, account: r.account, created: r.created };
@@ -128,16 +156,16 @@ export function consoleSsoService(deps: { store: Store; clock: Clock; config: Re
       /** Open invitations, oldest first. */
       list: (): Promise<Invitation[]> => store.async.invitations.list(),
       /**
-       * Invites `email` with `role` (replacing an open invitation's role).
+       * Invites `email` with `role` (replacing an open invitation's role); `actor` is recorded in the audit log.
        * @throws AppError 400 bad email or role; 409 `invitations.exists` when the email already has an account
        */
-      async create(emailRaw: string, role: Role, invitedBy: string): Promise<Invitation> {
+      async create(emailRaw: string, role: Role, invitedBy: string, actor: AuditActor): Promise<Invitation> {
         const email = normEmail(emailRaw);
         if (!(ROLES as readonly string[]).includes(role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`);
-        return store.async.tx(inviteProc, { email, role, invitedBy, now: clock.now() });
+        return store.async.tx(inviteProc, { email, role, invitedBy, now: clock.now(), actor });
       },
-      /** Revokes the invitation of `email`. @returns false when there was none */
-      revoke: (email: string): Promise<boolean> => store.async.invitations.delete(email.trim().toLowerCase()),
+      /** Revokes the invitation of `email`; `actor` is recorded in the audit log. @returns false when there was none */
+      revoke: (email: string, actor: AuditActor): Promise<boolean> => store.async.tx(revokeInvitationProc, { email: email.trim().toLowerCase(), now: clock.now(), actor }),
     },
   };
 }

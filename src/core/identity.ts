@@ -3,10 +3,13 @@ import type { Config, IdentityProviderConfig } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, conflict, invalid, notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
+import type { AuditActor } from '../domain/audit.ts';
+import { ssoConnectionAuditDiff } from '../domain/audit-views.ts';
 import { emailAllowed, type SsoConnection, type SsoConnectionBodyInput, type SsoConnectionFields } from '../domain/sso-connection.ts';
 import type { Statuspage } from '../domain/statuspage.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
+import { recordAudit } from './audit-log.ts';
 import { attemptThrottle } from './sign-in-throttle.ts';
 
 /** How long a sign-in may take from the start to the identity provider's answer, ms. */
@@ -74,17 +77,31 @@ function mustGetIn(tx: Store, uuid: string): SsoConnection {
   return c;
 }
 
-/** Updates a connection (fields left out keep their values). @throws AppError 404 / 400 */
-const updateConnectionProc = procedure('identity.updateConnection', (tx: Store, a: { uuid: string; body: SsoConnectionBodyInput; now: number }): SsoConnection =>
-  tx.ssoConnections.update(a.uuid, fields(a.body, mustGetIn(tx, a.uuid)), a.now),
-);
+/**
+ * Creates a connection, with its audit entry (resource type `settings`, named by the connection).
+ * @throws AppError 400 naming a missing or broken field
+ */
+const createConnectionProc = procedure('identity.createConnection', (tx: Store, a: { uuid: string; body: SsoConnectionBodyInput; now: number; actor: AuditActor }): SsoConnection => {
+  const c = tx.ssoConnections.insert(a.uuid, fields(a.body, null), a.now);
+  recordAudit(tx, a, { action: 'create', resourceType: 'settings', resourceUuid: c.uuid, resourceName: c.name, diff: ssoConnectionAuditDiff(null, c) });
+  return c;
+});
 
-/** Deletes a connection no status page names. @throws AppError 404, 409 `sso_connections.in_use` */
-const deleteConnectionProc = procedure('identity.deleteConnection', (tx: Store, a: { uuid: string }): void => {
-  mustGetIn(tx, a.uuid);
+/** Updates a connection (fields left out keep their values), with its audit entry. @throws AppError 404 / 400 */
+const updateConnectionProc = procedure('identity.updateConnection', (tx: Store, a: { uuid: string; body: SsoConnectionBodyInput; now: number; actor: AuditActor }): SsoConnection => {
+  const before = mustGetIn(tx, a.uuid);
+  const c = tx.ssoConnections.update(a.uuid, fields(a.body, before), a.now);
+  recordAudit(tx, a, { action: 'update', resourceType: 'settings', resourceUuid: c.uuid, resourceName: c.name, diff: ssoConnectionAuditDiff(before, c) });
+  return c;
+});
+
+/** Deletes a connection no status page names, with its audit entry. @throws AppError 404, 409 `sso_connections.in_use` */
+const deleteConnectionProc = procedure('identity.deleteConnection', (tx: Store, a: { uuid: string; now: number; actor: AuditActor }): void => {
+  const before = mustGetIn(tx, a.uuid);
   const pages = tx.ssoConnections.pagesUsing(a.uuid);
   if (pages.length > 0) throw conflict('sso_connections.in_use', `SSO connection is used by status page(s) ${pages.map((p) => `"${p}"`).join(', ')}; change their authentication first`);
   tx.ssoConnections.delete(a.uuid);
+  recordAudit(tx, a, { action: 'delete', resourceType: 'settings', resourceUuid: before.uuid, resourceName: before.name, diff: ssoConnectionAuditDiff(before, null) });
 });
 
 /**
@@ -141,15 +158,15 @@ export function identityService(deps: { store: Store; clock: Clock; config: Read
       get: mustGet,
       /** Undefined for an unknown uuid. */
       find: (uuid: string): Promise<SsoConnection | undefined> => store.async.ssoConnections.get(uuid),
-      /** @throws AppError 400 naming a missing or broken field */
-      create(body: SsoConnectionBodyInput): Promise<SsoConnection> {
-        const f = fields(body, null);
-        return store.async.ssoConnections.insert(newId(ID_PREFIX.sso), f, clock.now());
+      /** `actor` is recorded in the audit log. @throws AppError 400 naming a missing or broken field */
+      create(body: SsoConnectionBodyInput, actor: AuditActor): Promise<SsoConnection> {
+        fields(body, null); // 400 before a transaction is spent on it
+        return store.async.tx(createConnectionProc, { uuid: newId(ID_PREFIX.sso), body, now: clock.now(), actor });
       },
-      /** Fields left out keep their values. @throws AppError 404 / 400 */
-      update: (uuid: string, body: SsoConnectionBodyInput): Promise<SsoConnection> => store.async.tx(updateConnectionProc, { uuid, body, now: clock.now() }),
-      /** @throws AppError 404, 409 `sso_connections.in_use` while a status page names it */
-      delete: (uuid: string): Promise<void> => store.async.tx(deleteConnectionProc, { uuid }),
+      /** Fields left out keep their values; `actor` is recorded in the audit log. @throws AppError 404 / 400 */
+      update: (uuid: string, body: SsoConnectionBodyInput, actor: AuditActor): Promise<SsoConnection> => store.async.tx(updateConnectionProc, { uuid, body, now: clock.now(), actor }),
+      /** `actor` is recorded in the audit log. @throws AppError 404, 409 `sso_connections.in_use` while a status page names it */
+      delete: (uuid: string, actor: AuditActor): Promise<void> => store.async.tx(deleteConnectionProc, { uuid, now: clock.now(), actor }),
     },
 
     /**

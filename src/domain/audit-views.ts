@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { maskMonitor } from '../protocols/secrets.ts';
 import { auditDiff, type AuditDiff } from './audit.ts';
 import type { Healthcheck } from './healthcheck.ts';
 import { MASK } from './integration.ts';
 import type { Monitor } from './monitor.ts';
 import type { Statuspage } from './statuspage.ts';
-import type { Account, TokenInfo } from './user.ts';
+import type { SsoConnection } from './sso-connection.ts';
+import type { Account, Invitation, TokenInfo } from './user.ts';
 
 /**
  * What the audit log (issue 32 point 5) records of each resource family besides integrations and
@@ -94,5 +96,28 @@ export function userAuditDiff(before: Account | null, after: Account | null, pas
 /** The diff of two API tokens' listings (the secret is never part of it: only its hash is stored). */
 export function tokenAuditDiff(before: TokenInfo | null, after: TokenInfo | null): AuditDiff {
   const view = (t: TokenInfo): View => ({ name: t.name, scope: t.scope, regions: t.regions, user: t.user.email, revoked: t.revokedAt !== null });
+  return auditDiff(before && view(before), after && view(after));
+}
+
+/**
+ * The diff of two SAML SSO connections (resource type `settings`). A connection holds no secret (the
+ * IdP's certificate is public; Pharos signs nothing with a key of its own here), but a PEM is long:
+ * the certificate is recorded as its SHA-256 fingerprint (`sha256:<hex>` of the DER), which tells
+ * which certificate was set as well as the PEM would.
+ */
+export function ssoConnectionAuditDiff(before: SsoConnection | null, after: SsoConnection | null): AuditDiff {
+  const view = (c: SsoConnection): View => ({ name: c.name, provider: c.provider, entryPoint: c.entryPoint, issuer: c.issuer, idpCertificate: certificateFingerprint(c.idpCertificate) });
+  return auditDiff(before && view(before), after && view(after));
+}
+
+/** `sha256:<hex>` of a PEM certificate's DER bytes (the base64 between its armour lines). */
+export function certificateFingerprint(pem: string): string {
+  const der = Buffer.from(pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, ''), 'base64');
+  return `sha256:${createHash('sha256').update(der).digest('hex')}`;
+}
+
+/** The diff of two invitations of one email (resource type `user`, named by the email): its role and who invited. */
+export function invitationAuditDiff(before: Invitation | null, after: Invitation | null): AuditDiff {
+  const view = (i: Invitation): View => ({ invitation: { role: i.role, invitedBy: i.invitedBy } });
   return auditDiff(before && view(before), after && view(after));
 }

@@ -64,7 +64,7 @@ test('console, sso_allowed_domains []: an uninvited IdP user is refused and gets
 });
 
 test('console, sso_allowed_domains []: an invited email and a person with an account get in', async () => {
-  await p.core.consoleSso.invitations.create('invited@anywhere.test', 'editor', 'admin@example.com');
+  await p.core.consoleSso.invitations.create('invited@anywhere.test', 'editor', 'admin@example.com', { type: 'system', id: 'test', name: 'test' });
   const invited = await consoleSso('invited');
   assert.equal(invited.status, 303, invited.body.slice(0, 300));
   assert.ok(invited.session);

@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { SsoConnectionBody, type SsoConnection } from '../../domain/sso-connection.ts';
 import { iso } from '../../domain/time.ts';
+import { apiActor } from '../audit-actor.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { spUrls } from '../sso/saml.ts';
@@ -54,7 +55,7 @@ export function ssoConnectionsRouter(deps: Pick<HttpDeps, 'core'>) {
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a SAML SSO connection', request: jsonBody(SsoConnectionBody), responses: { 201: json(SsoConnectionSchema, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(out(await core.identity.connections.create(c.req.valid('json'))), 201),
+    async (c) => c.json(out(await core.identity.connections.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get an SSO connection', request: item, responses: { 200: json(SsoConnectionSchema, 'The connection'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -62,12 +63,12 @@ export function ssoConnectionsRouter(deps: Pick<HttpDeps, 'core'>) {
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update an SSO connection (fields left out keep their values)', request: { ...item, ...jsonBody(SsoConnectionBody) }, responses: { 200: json(SsoConnectionSchema, 'The connection'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(out(await core.identity.connections.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(out(await core.identity.connections.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an SSO connection (409 while a status page uses it)', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND, ...CONFLICT } }),
     async (c) => {
-      await core.identity.connections.delete(c.req.valid('param').uuid);
+      await core.identity.connections.delete(c.req.valid('param').uuid, apiActor(c.var.principal));
       return c.json({ message: 'SSO connection deleted' }, 200);
     },
   );

@@ -85,13 +85,13 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   });
 
   app.post('/settings/sessions/end-all', async (c) => {
-    await core.accounts.endAllSessions(c.var.session!.account.uuid);
+    await core.accounts.endAllSessions(c.var.session!.account.uuid, consoleActor(c.var.session!));
     clearSessionCookie(c, cfg.public_url);
     return c.redirect('/login?signed_out=1', 303);
   });
 
   app.post('/settings/sessions/:ref/end', async (c) => {
-    await core.accounts.endSession(c.var.session!.account.uuid, c.req.param('ref'));
+    await core.accounts.endSession(c.var.session!.account.uuid, c.req.param('ref'), consoleActor(c.var.session!));
     return c.redirect('/settings#sessions', 303);
   });
 
@@ -110,7 +110,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     adminOnly(c);
     const f = await formOf(c);
     try {
-      const i = await core.consoleSso.invitations.create(text(f, 'email'), text(f, 'role') as Role, c.var.session!.account.email);
+      const i = await core.consoleSso.invitations.create(text(f, 'email'), text(f, 'role') as Role, c.var.session!.account.email, consoleActor(c.var.session!));
       return show(c, { notice: `${i.email} is invited: their first single sign-on makes them ${i.role}.` });
     } catch (e) {
       return show(c, { invitations: { sso: await core.consoleSso.label(), list: await core.consoleSso.invitations.list(), errors: formErrors(e) } }, errorStatus(e));
@@ -120,7 +120,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/settings/invitations/revoke', async (c) => {
     adminOnly(c);
     const f = await formOf(c);
-    await core.consoleSso.invitations.revoke(text(f, 'email'));
+    await core.consoleSso.invitations.revoke(text(f, 'email'), consoleActor(c.var.session!));
     return c.redirect('/settings#invitations', 303);
   });
 
