@@ -47,6 +47,7 @@ describe('monitors CRUD', () => {
         request_headers: [],
         request_body: null,
         timeout: 10,
+        public_badges: false,
       },
     );
   });
