@@ -51,6 +51,11 @@ test('the console signs a person in through the SAML connection: button, viewer 
   cl.cookie = `pharos_session=${ok.session}`;
   assert.equal((await cl.get('/outages')).status, 200);
   assert.match((await admin.get('/settings')).html, /<tr data-user="sam@good\.test">[\s\S]*?<td>viewer<\/td>/);
+  // Issue 32 point 5: the person made by the first sign-in is in the audit log, by the connection.
+  const sam = (await p.core.accounts.byEmail('sam@good.test'))!;
+  const [made] = ((await (await p.api(`/v1/audit-log?resource_uuid=${sam.uuid}`)).json()) as { entries: Array<{ action: string; actor: unknown }> }).entries;
+  assert.equal(made?.action, 'create');
+  assert.deepEqual(made?.actor, { type: 'system', id: 'sso', name: 'Corp IdP' });
   const no = await samlSignIn('sam@other.test');
   assert.equal(no.res.status, 403);
   assert.match(no.body, /sam@other\.test may not sign in to this console/);
