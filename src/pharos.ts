@@ -1,6 +1,6 @@
 import { markServing } from './store/sync-trace.ts';
 import { createServer, type RequestListener } from 'node:http';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config/schema.ts';
@@ -25,6 +25,7 @@ import { warmUpWhenPagesExist } from './http/pages/warm-up.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { AppError } from './lib/errors.ts';
+import { listenUrls } from './lib/listen-urls.ts';
 import type { Logger } from './lib/logger.ts';
 import { describeTarget, openStore, watchAvailability } from './store/open.ts';
 import { openSecretBox } from './store/secret-check.ts';
@@ -43,6 +44,8 @@ import { LeaderWork } from './leader-work.ts';
 export interface RunningPharos {
   /** Base URL the server answers on, e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** Every base URL it listens on (each interface's address when `listen` is 0.0.0.0 or ::), loopback first: for the operator's log. */
+  urls: string[];
   port: number;
   core: Core;
   store: Store;
@@ -178,9 +181,13 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // Nobody can sign in yet: only this link (its token stored hashed, spent once used) makes the first admin.
   const setup = await core.accounts.setupToken();
   const setupToken = setup?.token ?? null;
+  // Every address it listens on (issue 33 point 10): public_url is `localhost` by default, no use from another machine.
+  const urls = listenUrls(host, (server.address() as AddressInfo).port, networkInterfaces());
   if (setup) {
     const expires = new Date(setup.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    logger.warn(`no console user yet: open ${config.public_url.replace(/\/$/, '')}/setup/${setup.token} to create the first admin (the link works once and expires at ${expires}; after that restart Pharos for a new one, or run pharos user create)`);
+    const links = [...new Set([config.public_url.replace(/\/$/, ''), ...urls])].map((u) => `${u}/setup/${setup.token}`);
+    const also = links.length > 1 ? ` (or, at an address it listens on: ${links.slice(1).join(', ')})` : '';
+    logger.warn(`no console user yet: open ${links[0]}${also} to create the first admin (the link works once and expires at ${expires}; after that restart Pharos for a new one, or run pharos user create)`, { setup_links: links });
   }
   const revokedAdmin = await core.users.revokedAdminTokenId(config.admin_token);
   if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
@@ -225,6 +232,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   let closing: Promise<void> | null = null;
   return {
     url: `http://${urlHost}:${actualPort}`,
+    urls,
     port: actualPort,
     core,
     store,

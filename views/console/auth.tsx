@@ -46,6 +46,42 @@ export function LoginPage(props: { nonce: string; email?: string; errors?: FormE
   );
 }
 
+/**
+ * `/` and `/login` before anyone can sign in (issue 33 point 10): how to finish setup instead of a
+ * sign-in form that could only answer "Wrong email or password". `here`: the origin this page was
+ * reached at (the link works at any address Pharos listens on, whatever `public_url` says). With
+ * `console.sso` set, `sso` is its button's label: people it allows can sign in already (as viewers).
+ */
+export function SetupNeededPage(props: { nonce: string; here: string; sso?: string | null | undefined; next?: string }) {
+  return (
+    <Bare title="Finish setting up Pharos" nonce={props.nonce}>
+      <h1>Finish setting up Pharos</h1>
+      <div class="card" id="setup-needed">
+        <p>Nobody can sign in yet: the first admin is made through a one-time setup link, or on the server.</p>
+        <ol>
+          <li>
+            Open the setup link from the server's log: the line <code>no console user yet: open …/setup/…</code> (in the terminal running <code>pharos serve</code>, or <code>journalctl -u pharos</code> for the service). It works once, for an hour, at any address Pharos listens on, this one too: <code>{`${props.here}/setup/…`}</code>. Restart Pharos for a new one.
+          </li>
+          <li>
+            Or, on the server: <code>pharos user create --email you@example.com --role admin</code> (it prints a new random password once; from source: <code>npm run pharos -- user create …</code>), then reload this page and sign in.
+          </li>
+        </ol>
+      </div>
+      {props.sso ? (
+        <p class="card">
+          People single sign-on allows can sign in already (as viewers until an admin gives them a role):{' '}
+          <a class="button" id="sso-sign-in" href={`/login/sso?next=${encodeURIComponent(props.next ?? '/')}`}>
+            {`Sign in with ${props.sso}`}
+          </a>
+        </p>
+      ) : null}
+      <p class="muted small">
+        The API reference is at <a href="/docs">/docs</a>. Status pages are public at their own addresses.
+      </p>
+    </Bare>
+  );
+}
+
 /** The second step of signing in with TOTP: the 6-digit code of the app, or a recovery code. */
 export function TotpPage(props: { nonce: string; next: string; error?: string }) {
   return (

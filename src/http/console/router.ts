@@ -7,7 +7,7 @@ import { consoleAssetsRouter } from './assets.ts';
 import { page, SESSION_COOKIE, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { LiveHub } from './live.ts';
 import { consoleBase, csrfOk, isUnsafe, originOk } from './security.ts';
-import { authRoutes } from './routes-auth.ts';
+import { authRoutes, setupNeeded } from './routes-auth.ts';
 import { outageRoutes, overviewRoutes } from './routes-overview.ts';
 import { monitorRoutes } from './routes-monitors.ts';
 import { healthcheckRoutes } from './routes-healthchecks.ts';
@@ -51,7 +51,7 @@ export function consoleRouter(deps: HttpDeps) {
       if (unsafe) return forbidden(c, 'You are signed out. Sign in and try again.');
       if (path === '/events') return c.body(null, 204);
       const q = new URL(c.req.url).search;
-      if (path === '/' && !q) return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label() }));
+      if (path === '/' && !q) return (await setupNeeded(c, core)) ?? page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label() }));
       return c.redirect(`/login?next=${encodeURIComponent(path + q)}`, 303);
     }
     if (unsafe) {

@@ -2,13 +2,23 @@ import type { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
-import { LoginPage, MessagePage, SetupPage, TotpPage } from '../../../views/console/auth.tsx';
+import { LoginPage, MessagePage, SetupNeededPage, SetupPage, TotpPage } from '../../../views/console/auth.tsx';
 import { clientAddress, page, SESSION_COOKIE, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { formErrors, formOf, text } from './forms.ts';
 import { clearSessionCookie, setSessionCookie } from './security.ts';
 
 /** `next` after sign-in: a path inside the console, never another site. */
 export const SAFE_NEXT = /^\/(?![/\\])[A-Za-z0-9/._~?&=%+-]*$/;
+
+/**
+ * Before anyone can sign in (no console user yet): the page saying how to finish setup (issue 33
+ * point 10), with `status`; else null. Shown at `/` and `/login`, and as the answer to a sign-in.
+ */
+export async function setupNeeded(c: ConsoleContext, core: HttpDeps['core'], status: 200 | 401 = 200): Promise<Response | null> {
+  if ((await core.accounts.list()).length > 0) return null;
+  const next = c.req.query('next');
+  return page(c, SetupNeededPage({ nonce: c.var.nonce, here: new URL(c.req.url).origin, sso: await core.consoleSso.label(), next: next && SAFE_NEXT.test(next) ? next : '/' }), status);
+}
 
 /** Sign in, sign out and the first-start setup link. */
 export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -18,6 +28,8 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
 
   app.get('/login', async (c) => {
     if (c.var.session) return c.redirect('/', 303);
+    const first = await setupNeeded(c, core);
+    if (first) return first;
     const next = c.req.query('next');
     return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), next: next && SAFE_NEXT.test(next) ? next : '/', notice: c.req.query('signed_out') ? 'You are signed out.' : undefined }));
   });
@@ -32,7 +44,8 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
         setSessionCookie(c, r.id, publicUrl, core.config.console.session_max_days);
         return c.redirect(r.pending ? `/login/totp?next=${encodeURIComponent(next)}` : next, 303);
       }
-      return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
+      // Nobody to sign in as yet: how to finish setup rather than "Wrong email or password" (the try was throttled and counted all the same).
+      return (await setupNeeded(c, core, 401)) ?? page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), email, next, errors: { message: 'Wrong email or password.', fields: {} } }), 401);
     } catch (e) {
       if (!(e instanceof AppError) || e.status !== 429) throw e;
       return page(c, LoginPage({ nonce: c.var.nonce, sso: await core.consoleSso.label(), email, next, askCode: true, errors: { message: e.message, fields: {} } }), 429);
