@@ -166,3 +166,29 @@ for (const vp of VIEWPORTS) {
     });
   });
 }
+
+describe('the healthcheck page follows its healthcheck going down and back', () => {
+  test('JavaScript on: missed deadline then a ping, without reload', async () => {
+    const res = await p.api('/v1/healthchecks', { method: 'POST', json: { name: 'Nightly', period_value: 1, period_type: 'minutes', grace_period_value: 1, grace_period_type: 'minutes' } });
+    assert.equal(res.status, 201);
+    const { healthcheck } = await res.json();
+    const ping = async () => assert.equal((await fetch(`${p.url}/ping/${new URL(healthcheck.pingUrl).pathname.split('/').pop()}`)).status, 200);
+    await ping();
+    const ctx = await signedIn(VIEWPORTS[1].options);
+    const tab = await live(ctx, `/healthchecks/${healthcheck.uuid}`);
+    assert.equal(await tab.locator('#healthcheck-status').innerText(), 'up');
+    assert.equal(await tab.locator('p[data-empty-for=healthcheck-outages]').isVisible(), true);
+
+    await p.advance(125_000);
+    await tab.locator('#healthcheck-status[data-status=down]').waitFor({ timeout: 10_000 });
+    await tab.locator(`#healthcheck-outages tr[data-subject="${healthcheck.uuid}"][data-state=ongoing]`).waitFor();
+    assert.equal(await tab.locator('p[data-empty-for=healthcheck-outages]').isVisible(), false);
+
+    await ping();
+    await tab.locator('#healthcheck-status[data-status=up]').waitFor({ timeout: 10_000 });
+    await tab.locator(`#healthcheck-outages tr[data-subject="${healthcheck.uuid}"][data-state=resolved]`).waitFor();
+    assert.match(await tab.locator('#healthcheck-now dd[data-tick=ago]').innerText(), /^\d+ s ago$/);
+    assert.equal(await tab.evaluate('window.marker'), 42, 'no reload');
+    await ctx.close();
+  });
+});
