@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import { signIn } from '../support/console.ts';
 
 // Issue 33 point 8: badges an <img> on another site can load (CORP cross-origin on badges only) and
 // per-monitor badges (status, uptime over N days, mean response time over N hours, certificate days),
@@ -126,6 +127,24 @@ describe('badges', () => {
       await p.store.async.monitors.setSslExpiration(opted.id, days);
       assert.equal(await badgeText(await badge(`${opted.uuid}/certificate.svg`)), `certificate: ${text}`);
     }
+  });
+
+  test('the console form opts a monitor in and out (checkbox, unticked by default)', async () => {
+    await p.core.accounts.create({ email: 'ada@example.com', name: 'Ada', role: 'admin', password: 'correct horse battery' }, { type: 'system', id: 'test', name: 'test' });
+    const admin = await signIn(p, 'ada@example.com', 'correct horse battery');
+    const form = { name: 'Console made', protocol: 'http', url: `${target.url}console`, check_frequency: '60', timeout: '5', regions: ['london'], http_method: 'GET', expected_status_code: '2xx', alerts_wait: '0' };
+    const blank = await admin.get('/monitors/new');
+    assert.match(blank.html, /<input type="checkbox" name="public_badges" value="on"\/?>/, 'unticked on a new monitor');
+    const made = await admin.post('/monitors', { ...form, public_badges: 'on' });
+    assert.equal(made.status, 303, made.html.slice(0, 300));
+    const uuid = /\/monitors\/(mon_[0-9A-Za-z]+)/.exec(made.headers.get('location') ?? '')![1]!;
+    assert.equal((await (await p.api(`/v1/monitors/${uuid}`)).json()).public_badges, true);
+    assert.match((await admin.get(`/monitors/${uuid}/edit`)).html, /name="public_badges" value="on" checked/);
+    assert.equal((await badge(`${uuid}/status.svg`)).status, 200);
+    const saved = await admin.post(`/monitors/${uuid}`, form);
+    assert.equal(saved.status, 303, saved.html.slice(0, 300));
+    assert.equal((await (await p.api(`/v1/monitors/${uuid}`)).json()).public_badges, false, 'unticked: opted out');
+    assert.equal((await badge(`${uuid}/status.svg`)).status, 404);
   });
 
   test('pending before the first check, paused while paused', async () => {
