@@ -58,6 +58,7 @@ const text = async (tab: Page, selector: string) => {
 for (const [name, viewport] of [
   ['desktop', { width: 1366, height: 900 }],
   ['phone', { width: 390, height: 844 }],
+  ['small phone', { width: 360, height: 740 }],
 ] as const) {
   for (const javaScriptEnabled of [true, false]) {
     test(`${name}, JavaScript ${javaScriptEnabled ? 'on' : 'off'}: one figure on the overview, the monitor page and the public page; "pending" before the first check`, async () => {
@@ -82,7 +83,9 @@ for (const [name, viewport] of [
         assert.equal(await text(tab, 'dd[data-uptime="24h"]'), 'pending');
 
         await tab.goto(`${p.url}/status/shop`);
-        assert.equal(await text(tab, '[data-uptime="90d"]'), `${expected.replace(' %', '')} % uptime`, 'public page, 90 days');
+        assert.equal(await text(tab, '[data-uptime="90d"]'), `${expected.replace(' %', '')} % uptime (90 days)`, 'public page, 90 days');
+        const [scroll, client] = await tab.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]') as [number, number];
+        assert.ok(scroll <= client, `the labelled figure fits: no sideways scroll (${scroll} > ${client})`);
       } finally {
         await ctx.close();
       }

@@ -83,7 +83,7 @@ test('the same figure for the same window on the overview, the monitor page, the
   assert.match(day24, new RegExp(`Uptime 24 h \\(SLA\\) <b data-sla="" data-uptime="24h">${pct(day).replace('.', '\\.')}<`), 'monitor page, the period figure');
   assert.equal(figure((await admin.get(`/monitors/${uuid}?range=30d`)).html.split('id="period"')[1]!, '30d'), pct(life), 'monitor page, 30 d period');
   const publicHtml = await (await fetch(`${p.url}/status/shop`)).text();
-  assert.equal(figure(publicHtml, '90d'), `${life.toFixed(2)} % uptime`, 'public page, 90 d');
+  assert.equal(figure(publicHtml, '90d'), `${life.toFixed(2)} % uptime (90 days)`, 'public page, 90 d');
   const report = async (from: number) => (await (await p.api(`/v2/reporting/monitor-reports/${uuid}?from=${iso(from)}&to=${iso(now)}`)).json()).sla;
   assert.equal(await report(now - 24 * H), day, 'report, the last 24 h');
   assert.equal(await report(createdAt), life, 'report, since creation');

@@ -14,7 +14,7 @@ export const de: UiStrings = {
   status_maintenance: 'Wartungsarbeiten',
   status_paused: 'Pausiert',
   status_unknown: 'Noch keine Daten',
-  uptime_90_days: '{value} % Verfügbarkeit',
+  uptime_90_days: '{value} % Verfügbarkeit (90 Tage)',
   days_ago_90: 'Vor 90 Tagen',
   days_ago_30: 'Vor 30 Tagen',
   today: 'Heute',

@@ -15,7 +15,7 @@ export const en = {
   status_maintenance: 'Under maintenance',
   status_paused: 'Paused',
   status_unknown: 'No data yet',
-  uptime_90_days: '{value} % uptime',
+  uptime_90_days: '{value} % uptime (90 days)',
   days_ago_90: '90 days ago',
   days_ago_30: '30 days ago',
   today: 'Today',

@@ -14,7 +14,7 @@ export const fr: UiStrings = {
   status_maintenance: 'En maintenance',
   status_paused: 'En pause',
   status_unknown: 'Pas encore de données',
-  uptime_90_days: '{value} % de disponibilité',
+  uptime_90_days: '{value} % de disponibilité (90 jours)',
   days_ago_90: 'Il y a 90 jours',
   days_ago_30: 'Il y a 30 jours',
   today: 'Aujourd’hui',

@@ -14,7 +14,7 @@ export const nl: UiStrings = {
   status_maintenance: 'In onderhoud',
   status_paused: 'Gepauzeerd',
   status_unknown: 'Nog geen gegevens',
-  uptime_90_days: '{value}% uptime',
+  uptime_90_days: '{value}% uptime (90 dagen)',
   days_ago_90: '90 dagen geleden',
   days_ago_30: '30 dagen geleden',
   today: 'Vandaag',

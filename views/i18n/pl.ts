@@ -14,7 +14,7 @@ export const pl: UiStrings = {
   status_maintenance: 'Prace serwisowe',
   status_paused: 'Wstrzymano',
   status_unknown: 'Na razie brak danych',
-  uptime_90_days: '{value}% dostępności',
+  uptime_90_days: '{value}% dostępności (90 dni)',
   days_ago_90: '90 dni temu',
   days_ago_30: '30 dni temu',
   today: 'Dzisiaj',

@@ -14,7 +14,7 @@ export const ru: UiStrings = {
   status_maintenance: 'Технические работы',
   status_paused: 'Приостановлено',
   status_unknown: 'Данных пока нет',
-  uptime_90_days: 'Доступность {value} %',
+  uptime_90_days: 'Доступность {value} % (90 дней)',
   days_ago_90: '90 дней назад',
   days_ago_30: '30 дней назад',
   today: 'Сегодня',

@@ -14,7 +14,7 @@ export const sv: UiStrings = {
   status_maintenance: 'Underhåll',
   status_paused: 'Pausad',
   status_unknown: 'Inga data ännu',
-  uptime_90_days: '{value} % drifttid',
+  uptime_90_days: '{value} % drifttid (90 dagar)',
   days_ago_90: 'För 90 dagar sedan',
   days_ago_30: 'För 30 dagar sedan',
   today: 'I dag',
