@@ -50,9 +50,12 @@ const monitor = async (name: string): Promise<string> => {
   return (await res.json()).uuid;
 };
 const exists = async (uuid: string) => (await p.api(`/v1/monitors/${uuid}`)).status === 200;
-/** The next dialog of `tab`, answered by `answer`. */
-const nextDialog = (tab: Page, answer: (d: Dialog) => Promise<void>) =>
-  new Promise<string>((resolve) => tab.once('dialog', (d) => void answer(d).then(() => resolve(d.message()))));
+/** The next dialog of `tab` (fails when none comes within 5 s), answered by `answer`; its question. */
+const nextDialog = async (tab: Page, answer: (d: Dialog) => Promise<void>): Promise<string> => {
+  const d = await tab.waitForEvent('dialog', { timeout: 5_000 });
+  await answer(d);
+  return d.message();
+};
 
 for (const vp of VIEWPORTS) {
   describe(`delete asks first (${vp.name})`, () => {
@@ -125,5 +128,25 @@ for (const vp of VIEWPORTS) {
     });
   });
 }
+
+test('an escalation policy asks too (JavaScript on): dismissed it stays, accepted it goes', async () => {
+  const hook = await (await p.api('/v1/integrations', { method: 'POST', json: { name: 'hook', type: 'webhook', settings: { url: 'http://127.0.0.1:9/hook' } } })).json();
+  const res = await p.api('/v1/escalation-policies', { method: 'POST', json: { name: 'Night shift', steps: [{ delay_minutes: 0, targets: [{ type: 'integration', uuid: hook.uuid }] }] } });
+  assert.equal(res.status, 201);
+  const policy = await res.json();
+  const tab = await signedIn(VIEWPORTS[0].options);
+  await tab.goto(`${p.url}/escalation-policies/${policy.uuid}`);
+  await tab.waitForFunction('window.htmx !== undefined');
+  const keep = nextDialog(tab, (d) => d.dismiss());
+  await tab.click('#delete-policy button');
+  assert.match(await keep, /Delete the escalation policy Night shift/);
+  assert.equal((await p.api(`/v1/escalation-policies/${policy.uuid}`)).status, 200);
+  const drop = nextDialog(tab, (d) => d.accept());
+  await tab.click('#delete-policy button');
+  await drop;
+  await tab.waitForURL(/\/escalation-policies\?done=deleted/);
+  assert.equal((await p.api(`/v1/escalation-policies/${policy.uuid}`)).status, 404);
+  await tab.context().close();
+});
 
 test('no console errors', () => assert.deepEqual(problems, []));

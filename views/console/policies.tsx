@@ -247,9 +247,10 @@ export function PolicyPage(props: {
             </div>
           </form>
           {p.provisioned ? null : (
-            <form method="post" action={`/escalation-policies/${p.uuid}/delete`} id="delete-policy">
+            // hx-confirm on the form: the boosted request is the form's, and htmx reads the question from it and its ancestors only.
+            <form method="post" action={`/escalation-policies/${p.uuid}/delete`} id="delete-policy" hx-confirm={`Delete the escalation policy ${p.name}?`}>
               <Csrf s={s} />
-              <button type="submit" class="danger" hx-confirm={`Delete the escalation policy ${p.name}?`}>
+              <button type="submit" class="danger">
                 Delete policy
               </button>
             </form>
