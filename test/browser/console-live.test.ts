@@ -118,6 +118,11 @@ for (const vp of VIEWPORTS) {
       assert.equal(await monitor.locator('p[data-empty-for=monitor-outages]').isVisible(), false);
       await inbox.locator(`#ongoing ${line}[data-state=ongoing]`).waitFor({ timeout: 10_000 });
       assert.equal(await inbox.locator('p[data-empty-for=ongoing]').isVisible(), false, 'no "No ongoing outage." beside an ongoing line');
+      // The outage's own page, opened while it is ongoing, follows it too.
+      const outageUuid = await monitor.locator('#monitor-now [data-current-outage]').getAttribute('data-current-outage');
+      const outage = await live(ctx, `/outages/${outageUuid}`);
+      assert.equal(await outage.locator('#outage-state').innerText(), 'ongoing');
+      assert.equal(await outage.locator('#outage-actions').count(), 1);
       // The duration keeps counting in the browser (from the time the server rendered it).
       const cell = inbox.locator(`#ongoing ${line} td[data-tick=duration]`);
       const first = await cell.innerText();
@@ -145,9 +150,12 @@ for (const vp of VIEWPORTS) {
       assert.equal(await inbox.locator('p[data-empty-for=ongoing]').isVisible(), true, '"No ongoing outage." once nothing is ongoing');
       assert.equal(await inbox.locator('p[data-empty-for=resolved]').isVisible(), false);
       assert.equal(await inbox.locator(`#resolved ${line} td[data-tick=duration]`).count(), 0, 'a resolved duration stands still');
-      for (const tab of [monitor, inbox]) assert.equal(await tab.evaluate('window.marker'), 42, 'no reload: the changes came over the stream');
+      await outage.locator('#outage-state[data-status=resolved]').waitFor({ timeout: 10_000 });
+      assert.equal(await outage.locator('#outage-actions').count(), 0, 'a resolved outage offers no actions');
+      assert.match(await outage.locator('#outage-facts').innerText(), /Resolved\s+\d{4}-\d\d-\d\d /);
+      for (const tab of [monitor, inbox, outage]) assert.equal(await tab.evaluate('window.marker'), 42, 'no reload: the changes came over the stream');
       if (vp.name.includes('phone')) {
-        for (const tab of [monitor, inbox]) {
+        for (const tab of [monitor, inbox, outage]) {
           const width = (await tab.evaluate('document.documentElement.scrollWidth')) as number;
           assert.ok(width <= 390, `no sideways scrolling on a phone (${width} px)`);
         }

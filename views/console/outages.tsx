@@ -113,6 +113,73 @@ export function InboxPage(props: { s: Shell; ongoing: OutageRecord[]; resolved: 
 
 const EVENT_WORDS: Record<string, string> = {};
 
+/**
+ * The live parts of an outage's page (issue 33 point 3): the state badge in its heading
+ * (`#outage-badges`) and its facts (`#outage-facts`), each with `data-for` naming the outage. The live
+ * hub sends them as a `state` message whenever the outage changes (src/http/console/live.ts); the
+ * live script swaps them in on that outage's page only. An ongoing duration ticks in the browser.
+ */
+export function OutageState(props: { o: OutageRecord; now: number; part?: 'badges' | 'facts' }) {
+  const { o } = props;
+  const st = stateOf(o);
+  const badges = (
+    <span id="outage-badges" data-for={o.uuid}>
+      <span class="status" data-status={st} id="outage-state">
+        {st}
+      </span>
+    </span>
+  );
+  const facts = (
+    <dl class="props" id="outage-facts" data-for={o.uuid}>
+      <dt>Description</dt>
+      <dd>{o.description}</dd>
+      <dt>Started</dt>
+      <dd>
+        {when(o.startAt)} (<span data-tick="ago" data-ms={props.now - o.startAt}>{ago(o.startAt, props.now)}</span>)
+      </dd>
+      <dt>Resolved</dt>
+      <dd>{when(o.endAt)}</dd>
+      <dt>Duration</dt>
+      <dd data-tick={o.endAt === null ? 'duration' : undefined} data-ms={o.endAt === null ? props.now - o.startAt : undefined}>
+        {duration((o.endAt ?? props.now) - o.startAt)}
+      </dd>
+      <dt>Detected from</dt>
+      <dd>
+        {o.detectedLocation}
+        {o.confirmedLocations ? `, confirmed by ${o.confirmedLocations}` : ''}
+      </dd>
+      <dt>Status code</dt>
+      <dd>{o.statusCode || '—'}</dd>
+      <dt>Acknowledged</dt>
+      <dd>{o.acknowledgedAt ? `${when(o.acknowledgedAt)} by ${o.acknowledgedByUser?.name ?? 'someone'}` : 'no'}</dd>
+      {o.monitor ? (
+        <>
+          <dt>Monitor</dt>
+          <dd>
+            <a href={`/monitors/${o.monitor.uuid}`}>{o.monitor.name}</a>
+          </dd>
+        </>
+      ) : null}
+      {o.healthcheck ? (
+        <>
+          <dt>Healthcheck</dt>
+          <dd>
+            <a href={`/healthchecks/${o.healthcheck.uuid}`}>{o.healthcheck.name}</a>
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+  if (props.part === 'badges') return badges;
+  if (props.part === 'facts') return facts;
+  return (
+    <>
+      {badges}
+      {facts}
+    </>
+  );
+}
+
 /** One outage: what, since when, the actions (acknowledge, unacknowledge, resolve, escalate, each with an optional message) and its timeline. */
 export function OutagePage(props: { s: Shell; o: OutageRecord; timeline: OutageEvent[]; users: Record<string, string>; alerts: AlertRow[]; now: number; error?: string | undefined; canEscalate: boolean }) {
   const { s, o } = props;
@@ -125,10 +192,7 @@ export function OutagePage(props: { s: Shell; o: OutageRecord; timeline: OutageE
   return (
     <Layout s={s} title={`INC-${o.incidentNumber}`}>
       <h1>
-        INC-{o.incidentNumber} · {subjectOf(o)}{' '}
-        <span class="status" data-status={st} id="outage-state">
-          {st}
-        </span>
+        INC-{o.incidentNumber} · {subjectOf(o)} <OutageState o={o} now={props.now} part="badges" />
       </h1>
       {props.error ? (
         <p class="alert" role="alert">
@@ -136,43 +200,7 @@ export function OutagePage(props: { s: Shell; o: OutageRecord; timeline: OutageE
         </p>
       ) : null}
       <div class="card">
-        <dl class="props">
-          <dt>Description</dt>
-          <dd>{o.description}</dd>
-          <dt>Started</dt>
-          <dd>
-            {when(o.startAt)} ({ago(o.startAt, props.now)})
-          </dd>
-          <dt>Resolved</dt>
-          <dd>{when(o.endAt)}</dd>
-          <dt>Duration</dt>
-          <dd>{duration((o.endAt ?? props.now) - o.startAt)}</dd>
-          <dt>Detected from</dt>
-          <dd>
-            {o.detectedLocation}
-            {o.confirmedLocations ? `, confirmed by ${o.confirmedLocations}` : ''}
-          </dd>
-          <dt>Status code</dt>
-          <dd>{o.statusCode || '—'}</dd>
-          <dt>Acknowledged</dt>
-          <dd>{o.acknowledgedAt ? `${when(o.acknowledgedAt)} by ${o.acknowledgedByUser?.name ?? 'someone'}` : 'no'}</dd>
-          {o.monitor ? (
-            <>
-              <dt>Monitor</dt>
-              <dd>
-                <a href={`/monitors/${o.monitor.uuid}`}>{o.monitor.name}</a>
-              </dd>
-            </>
-          ) : null}
-          {o.healthcheck ? (
-            <>
-              <dt>Healthcheck</dt>
-              <dd>
-                <a href={`/healthchecks/${o.healthcheck.uuid}`}>{o.healthcheck.name}</a>
-              </dd>
-            </>
-          ) : null}
-        </dl>
+        <OutageState o={o} now={props.now} part="facts" />
       </div>
       {canWrite(s) && st !== 'resolved' ? (
         <form class="card stack" method="post" action={`/outages/${o.uuid}/act`} id="outage-actions">

@@ -7,7 +7,8 @@
  *   there, else moved (an ongoing outage that resolved leaves Ongoing for Resolved), added on top
  *   only where the table says `data-insert`; each table's empty message shows only while it is empty.
  * - `swapState(html)`: a monitor's or healthcheck's live parts (views/console/live-state.tsx) replace
- *   the elements with the same id and `data-for` (none elsewhere: another monitor's page ignores them).
+ *   the elements with the same id and `data-for` (none elsewhere: another monitor's page ignores them);
+ *   an outage's page hides its actions once the outage is resolved.
  * - `tick()`: every `[data-tick]` cell counts on from its `data-ms` (the elapsed time when the server
  *   rendered it) by the browser's own clock, so no clock skew between server and browser shows;
  *   `fmtDuration`/`fmtAgo` write it as `duration` (views/console/outages.tsx) and `ago`
@@ -78,6 +79,9 @@ export const LIVE_JS = `
       if (!old || old.getAttribute('data-for') !== el.getAttribute('data-for')) return;
       old.replaceWith(el);
       if (window.htmx) window.htmx.process(el);
+      // A resolved outage takes no more actions: its page's form goes with the news.
+      var actions = document.getElementById('outage-actions');
+      if (el.id === 'outage-badges' && actions && el.querySelector('[data-status=resolved]')) actions.remove();
     });
     tick();
   }

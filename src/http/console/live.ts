@@ -1,6 +1,6 @@
 import type { Core } from '../../core/index.ts';
 import { OverviewLine } from '../../../views/console/overview.tsx';
-import { OutageLine } from '../../../views/console/outages.tsx';
+import { OutageLine, OutageState } from '../../../views/console/outages.tsx';
 import { HealthcheckState, MonitorState } from '../../../views/console/live-state.tsx';
 
 /**
@@ -95,7 +95,11 @@ export class LiveHub {
     if (p.kind === 'remove') return [{ event: 'remove', data: p.uuid }];
     if (p.kind === 'monitor') return this.#monitorRow(p.uuid);
     const o = (await safe(() => this.#core.outages.get(p.outage.uuid))) ?? p.outage;
-    const msgs: LiveMessage[] = [{ event: 'outage', data: String(OutageLine({ o, now: this.#now() })) }];
+    const now = this.#now();
+    const msgs: LiveMessage[] = [
+      { event: 'outage', data: String(OutageLine({ o, now })) },
+      { event: 'state', data: String(OutageState({ o, now })) },
+    ];
     if (o.monitor) msgs.push(...(await this.#monitorRow(o.monitor.uuid)));
     return msgs;
   }
