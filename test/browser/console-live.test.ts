@@ -130,6 +130,7 @@ for (const vp of VIEWPORTS) {
       await inbox.waitForFunction(([sel, was]) => (globalThis as any).document.querySelector(sel).textContent !== was, [`#ongoing ${line} td[data-tick=duration]`, first] as const);
       assert.match(await cell.innerText(), /^\d+s$/);
       // Without JavaScript: right on reload.
+      assert.equal(await plain.locator('meta[http-equiv=refresh]').count(), 1, 'without JavaScript the monitor page refreshes itself');
       await plain.reload();
       assert.equal(await plain.locator('#monitor-status').innerText(), 'down');
       assert.match(await plain.locator('#monitor-now [data-current-outage]').innerText(), /^INC-\d+ for /);

@@ -30,7 +30,7 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
   const sn = snippets(props.pingUrl);
   const status = h.paused ? 'paused' : h.status === 'down' ? 'down' : h.lastPingAt === null ? 'pending' : 'up';
   return (
-    <Layout s={s} title={h.name}>
+    <Layout s={s} title={h.name} refresh>
       <h1>
         {h.name} <HealthcheckState h={h} status={status} now={props.now} part="badges" />
       </h1>

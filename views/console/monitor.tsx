@@ -35,7 +35,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
   const status = m.paused ? 'paused' : props.pending ? 'pending' : m.status;
   const current = props.outages.find((o) => o.endAt === null) ?? null;
   return (
-    <Layout s={s} title={m.name}>
+    <Layout s={s} title={m.name} refresh>
       <h1>
         {m.name} <MonitorBadges m={m} status={status} />
       </h1>
