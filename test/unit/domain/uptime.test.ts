@@ -52,3 +52,13 @@ test('labelled windows end now, never start before creation; pending before the 
   const held = uptimeFigure('24h', { ...h, maintenance: [{ startAt: now - 2 * H, endAt: now - 1.5 * H }] }, now);
   assert.equal(held.percent, 87.5, 'maintenance is not downtime: 30 min of 4 h');
 });
+
+test('one number, one function: no percentage of up time is computed outside src/domain/report.ts', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
+  // The shapes an uptime formula takes: ×10,000 then ÷ for 2 decimals, 100 × (1 − …), a share of passing checks.
+  const formula = /\* 10_?000\) \/|100 \* \(1 -|\(checks - failures\)/;
+  const found = [...files('src'), ...files('views')].filter((f) => f !== join('src', 'domain', 'report.ts') && formula.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(found, [], 'compute uptime with src/domain/uptime.ts (uptimePercent, uptimeFigure) or report.ts (percentUp)');
+});
