@@ -37,6 +37,7 @@ ${LIVE_JS}
     es.addEventListener('row', function (e) { swapRow(e.data, 'overview'); });
     es.addEventListener('outage', function (e) { placeOutage(e.data); });
     es.addEventListener('state', function (e) { swapState(e.data); });
+    es.addEventListener('hello', caughtUp);
     es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data); if (el) el.remove(); recount(); });
     es.addEventListener('signed-out', function () { es.close(); location.href = '/login'; });
   }

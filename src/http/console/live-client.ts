@@ -9,6 +9,8 @@
  * - `swapState(html)`: a monitor's or healthcheck's live parts (views/console/live-state.tsx) replace
  *   the elements with the same id and `data-for` (none elsewhere: another monitor's page ignores them);
  *   an outage's page hides its actions once the outage is resolved.
+ * - `caughtUp()` on every `hello`: after a reconnect the page's content is loaded again (what changed
+ *   while the stream was down was never sent), unless something is being typed on the page.
  * - `tick()`: every `[data-tick]` cell counts on from its `data-ms` (the elapsed time when the server
  *   rendered it) by the browser's own clock, so no clock skew between server and browser shows;
  *   `fmtDuration`/`fmtAgo` write it as `duration` (views/console/outages.tsx) and `ago`
@@ -84,5 +86,14 @@ export const LIVE_JS = `
       if (el.id === 'outage-badges' && actions && el.querySelector('[data-status=resolved]')) actions.remove();
     });
     tick();
+  }
+  var hellos = 0;
+  function caughtUp() {
+    if (hellos++ === 0) return;
+    // The stream came back after a drop (EventSource reconnects by itself): changes sent meanwhile
+    // were missed, so a live page loads its content again, unless a person is typing into it.
+    if (!window.htmx || !document.querySelector('#overview, table[data-outages], [data-for]')) return;
+    var typing = Array.prototype.some.call(document.querySelectorAll('main input:not([type=hidden]):not([type=search]), main textarea'), function (i) { return i.value !== '' && i.value !== i.defaultValue; });
+    if (!typing) window.htmx.ajax('GET', location.pathname + location.search, { target: 'main', select: 'main', swap: 'outerHTML' });
   }
 `;
