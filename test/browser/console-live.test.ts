@@ -198,6 +198,11 @@ describe('the healthcheck page follows its healthcheck going down and back', () 
     await tab.locator('#healthcheck-status[data-status=up]').waitFor({ timeout: 10_000 });
     await tab.locator(`#healthcheck-outages tr[data-subject="${healthcheck.uuid}"][data-state=resolved]`).waitFor();
     assert.match(await tab.locator('#healthcheck-now dd[data-tick=ago]').innerText(), /^\d+ s ago$/);
+    // A deleted outage leaves the page too, and "No outage." is back.
+    const outageId = (await tab.locator('#healthcheck-outages tbody tr').getAttribute('id'))!.replace(/^outage-/, '');
+    assert.equal((await p.api(`/v2/outages/${outageId}`, { method: 'DELETE' })).status, 200);
+    await tab.locator('#healthcheck-outages tbody tr').waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await tab.locator('p[data-empty-for=healthcheck-outages]').isVisible(), true);
     assert.equal(await tab.evaluate('window.marker'), 42, 'no reload');
     await ctx.close();
   });

@@ -38,7 +38,7 @@ ${LIVE_JS}
     es.addEventListener('outage', function (e) { placeOutage(e.data); });
     es.addEventListener('state', function (e) { swapState(e.data); });
     es.addEventListener('hello', caughtUp);
-    es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data); if (el) el.remove(); recount(); });
+    es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data) || document.getElementById('outage-' + e.data); if (el) el.remove(); recount(); showEmpty(); });
     es.addEventListener('signed-out', function () { es.close(); location.href = '/login'; });
   }
   document.addEventListener('click', function (e) {

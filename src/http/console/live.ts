@@ -12,7 +12,7 @@ export interface LiveMessage {
   data: string;
 }
 
-/** A change waiting for its rows to be read: a monitor's row, an outage's line (and its monitor's row), a monitor gone. */
+/** A change waiting for its rows to be read: a monitor's row, an outage's line (and its monitor's row), a monitor or an outage gone. */
 type Pending = { kind: 'monitor'; uuid: string } | { kind: 'outage'; outage: OutageLineRecord } | { kind: 'remove'; uuid: string };
 type OutageLineRecord = Parameters<typeof OutageLine>[0]['o'];
 
@@ -143,6 +143,11 @@ export class LiveHub {
       bus.on('outage.acknowledged', outage),
       bus.on('outage.unacknowledged', outage),
       bus.on('outage.escalated', outage),
+      // A deleted outage's line goes (after any read of it queued before the delete).
+      bus.on('outage.deleted', ({ uuid }) => {
+        this.#pending.delete(`o:${uuid}`);
+        this.#queue(`r:${uuid}`, { kind: 'remove', uuid });
+      }),
     ];
   }
 }
