@@ -282,13 +282,13 @@ export class AlertDispatcher {
       if (permanent || attempts >= options.maxAttempts) {
         const at = clock.now();
         await this.#record(row.id, () => store.async.alerts.markFailed(row.id, at, error));
-        logger.error(`alert failed: ${what(row, message)} via "${row.channel}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
+        logger.error(`alert failed: ${what(row, message)} via "${channel.name}" after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, permanent });
         metrics.alertFailed(channel.name);
       } else {
         const delay = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (attempts - 1));
         const at = clock.now() + delay;
         await this.#record(row.id, () => store.async.alerts.markRetry(row.id, at, error));
-        logger.warn(`alert delivery failed: ${what(row, message)} via "${row.channel}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
+        logger.warn(`alert delivery failed: ${what(row, message)} via "${channel.name}", retrying in ${Math.round(delay / 1000)} s: ${error}`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts, retryInMs: delay });
         metrics.alertRetry(channel.name);
       }
       return;
@@ -296,7 +296,7 @@ export class AlertDispatcher {
     const at = clock.now();
     await this.#record(row.id, () => store.async.alerts.markDelivered(row.id, at));
     metrics.alertDelivered(channel.name);
-    logger.info(`alert delivered: ${what(row, message)} via "${row.channel}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
+    logger.info(`alert delivered: ${what(row, message)} via "${channel.name}"`, { alert: row.id, channel: row.channel, outage: row.outageUuid, attempts: row.attempts + 1 });
   }
 }
 

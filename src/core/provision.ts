@@ -123,10 +123,14 @@ export async function provisionFromConfig(
   }
 
   const counts = (c: ProvisionReport['integrations']) => `${c.created} created, ${c.updated} updated, ${c.deleted} deleted${c.kept ? `, ${c.kept} kept (in use)` : ''}`;
-  logger.info(`provisioned from config.yaml: integrations ${counts(report.integrations)}; escalation policies ${counts(report.policies)}${report.errors.length ? `; ${report.errors.length} failed` : ''}`, {
-    integrations: config.channels.length,
-    escalation_policies: config.escalation_policies.length,
-  });
+  // One line when anything was declared or changed (a start without channels or policies says nothing).
+  const touched = (c: ProvisionReport['integrations']) => c.created + c.updated + c.deleted + c.kept;
+  if (config.channels.length + config.escalation_policies.length + touched(report.integrations) + touched(report.policies) + report.errors.length > 0) {
+    logger.info(`provisioned from config.yaml: integrations ${counts(report.integrations)}; escalation policies ${counts(report.policies)}${report.errors.length ? `; ${report.errors.length} failed` : ''}`, {
+      integrations: config.channels.length,
+      escalation_policies: config.escalation_policies.length,
+    });
+  }
   return report;
 }
 

@@ -67,7 +67,8 @@ async function open(ctx: BrowserContext, path: string, base = p.url): Promise<Pa
 /** A page listening to the live stream, marked so a reload would show. */
 async function live(ctx: BrowserContext, path: string, base = p.url): Promise<Page> {
   const tab = await open(ctx, path, base);
-  await tab.waitForFunction('window.liveHellos > 0 && window.htmx !== undefined');
+  // A function, not a string: a string predicate polled in the page is eval'd, which the console's CSP refuses.
+  await tab.waitForFunction(() => (globalThis as any).liveHellos > 0 && (globalThis as any).htmx !== undefined);
   await tab.evaluate('window.marker = 42');
   return tab;
 }

@@ -28,7 +28,7 @@ test('first start logs a one-time setup link; pharos user create / reset-passwor
   const env = { PHAROS_DATA_DIR: dataDir, PHAROS_LISTEN: `127.0.0.1:${await freePort()}`, PHAROS_PUBLIC_URL: 'https://pharos.example.com', PHAROS_ADMIN_TOKEN: '' };
   const proc = await spawnPharos(env);
   try {
-    const link = /open (https:\/\/pharos\.example\.com\/setup\/[0-9A-Za-z]{32}) to create the first admin/.exec(proc.stderr())?.[1];
+    const link = /open (https:\/\/pharos\.example\.com\/setup\/[0-9A-Za-z]{32})\b[^\n]* to create the first admin/.exec(proc.stderr())?.[1];
     assert.ok(link, `the log names the setup link: ${proc.stderr()}`);
     const setup = await fetch(proc.url + new URL(link).pathname);
     assert.equal(setup.status, 200);
