@@ -14,6 +14,13 @@ import { startPostgres, type TestPostgres } from './postgres.ts';
  */
 export const TEST_DRIVER: 'sqlite' | 'postgres' = process.env.PHAROS_TEST_DRIVER === 'postgres' ? 'postgres' : 'sqlite';
 
+/**
+ * The `skip` option of tests whose PostgreSQL is their own whatever PHAROS_TEST_DRIVER says (real
+ * processes on a cluster they start): they run once in CI, in the PostgreSQL matrix (`npm run
+ * test:postgres`), instead of twice with the same servers — as the fault suite does. False there.
+ */
+export const ONCE_IN_POSTGRES_MATRIX: false | string = TEST_DRIVER === 'postgres' ? false : 'runs once, in the PostgreSQL matrix (npm run test:postgres): its PostgreSQL is its own whatever the driver';
+
 let cluster: Promise<TestPostgres> | undefined;
 let databases = 0;
 /** Databases made for a data dir: a test restarting Pharos on the same `data_dir` finds its data again. */
