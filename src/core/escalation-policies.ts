@@ -51,8 +51,8 @@ export interface AttachInput {
   healthchecks: string[];
 }
 
-/** The audit view of a policy: the fields a person sets. */
-const auditView = (p: EscalationPolicyWrite) => ({
+/** The audit view of a policy: the fields a person sets (the diff of every policy's audit entry, API, console and import). */
+export const policyAuditView = (p: EscalationPolicyWrite) => ({
   name: p.name,
   team: p.team,
   steps: p.steps.map((s) => ({ delay_minutes: s.delayMinutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })),
@@ -134,7 +134,7 @@ const createPolicy = procedure('escalationPolicies.create', (tx: Store, a: Stamp
   refuseTakenName(tx, a.write.name, null);
   checkTargets(tx, a.write);
   const p = tx.escalationPolicies.insert(a.uuid, a.write, a.now);
-  append(tx, a, 'create', p, auditDiff(null, auditView(p)));
+  append(tx, a, 'create', p, auditDiff(null, policyAuditView(p)));
   return p;
 });
 
@@ -155,7 +155,7 @@ const updatePolicy = procedure('escalationPolicies.update', (tx: Store, a: Stamp
   );
   refuseTakenName(tx, write.name, a.uuid);
   checkTargets(tx, write);
-  const diff = auditDiff(auditView(current), auditView(write));
+  const diff = auditDiff(policyAuditView(current), policyAuditView(write));
   if (Object.keys(diff).length === 0) return current;
   const p = tx.escalationPolicies.update(a.uuid, write, Math.max(a.now, current.updatedAt + 1))!;
   append(tx, a, 'update', p, diff);
@@ -185,7 +185,7 @@ const deletePolicy = procedure('escalationPolicies.delete', (tx: Store, a: Stamp
     throw conflict('escalation_policies.in_use', `escalation policy "${current.name}" is used by ${shown.join(', ')}: give them another policy first`);
   }
   tx.escalationPolicies.delete(a.uuid);
-  append(tx, a, 'delete', current, auditDiff(auditView(current), null));
+  append(tx, a, 'delete', current, auditDiff(policyAuditView(current), null));
   return current;
 });
 

@@ -7,6 +7,7 @@ import { kumaPolicyName, mapNotification } from '../domain/kuma/notifications.ts
 import type { KumaNotification } from '../domain/kuma/types.ts';
 import type { Store } from '../store/index.ts';
 import { recordAudit } from './audit-log.ts';
+import { policyAuditView } from './escalation-policies.ts';
 
 /**
  * The alerting half of `pharos import kuma` (issue 32 point 6): Kuma notifications become
@@ -75,16 +76,6 @@ function freeName(wanted: string, suffix: string, taken: (name: string) => boole
   }
 }
 
-/** A policy's audit view: the fields a person sets (as core/escalation-policies.ts records them). */
-const policyView = (p: EscalationPolicyWrite) => ({
-  name: p.name,
-  team: p.team,
-  steps: p.steps.map((s) => ({ delay_minutes: s.delayMinutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })),
-  repeat_count: p.repeatCount,
-  repeat_every_minutes: p.repeatEveryMinutes,
-  provisioned: p.provisioned,
-});
-
 /**
  * Writes the integrations, policies and links of one import, inside the import's transaction `tx`.
  * Items are pushed to `items` (notifications) and `policyItems` (policies, reported after them).
@@ -149,7 +140,7 @@ export function kumaAlerting(tx: Store, stamp: { actor: AuditActor; now: number 
       const write: EscalationPolicyWrite = { name, team: null, steps: [{ delayMinutes: 0, targets: ids.map((id) => ({ type: 'integration', uuid: integrationOf.get(id)!.uuid })) }], repeatCount: 0, repeatEveryMinutes: null, provisioned: false };
       policy = tx.escalationPolicies.insert(newId(ID_PREFIX.escalationPolicy), write, stamp.now);
       tx.kumaImports.remember(marker, 0, policy.uuid, stamp.now);
-      recordAudit(tx, stamp, { action: 'create', resourceType: 'escalation_policy', resourceUuid: policy.uuid, resourceName: name, diff: auditDiff(null, policyView(write)) });
+      recordAudit(tx, stamp, { action: 'create', resourceType: 'escalation_policy', resourceUuid: policy.uuid, resourceName: name, diff: auditDiff(null, policyAuditView(write)) });
       reported.add(policy.uuid);
       policyItems.push({ kind: 'policy', kumaId: null, name, result: 'created', uuid: policy.uuid, notes: name === wanted ? [] : [`"${wanted}" is taken by another policy`] });
     }

@@ -39,6 +39,19 @@ async function frozen<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Waits until calls through the host answer again (503 meanwhile) after the database woke up. */
+async function answeringAgain(): Promise<void> {
+  await waitFor('calls to work again after the database woke up', async () => {
+    try {
+      await store.async.invitations.list();
+      return true;
+    } catch (e) {
+      if (isUnavailable(e)) return false;
+      throw e;
+    }
+  });
+}
+
 /** Counts timer ticks of this event loop while `p` is pending. */
 async function ticksWhile(p: Promise<unknown>): Promise<number> {
   let ticks = 0;
@@ -77,15 +90,7 @@ test('while the database is frozen a call is given up at its deadline with 503, 
     // A call queued behind the given-up one is given up too, not run later.
     await assert.rejects(store.async.with({ timeoutMs: 300 }).invitations.put(invitation('late@example.com')), isUnavailable);
   });
-  await waitFor('calls to work again after the database woke up', async () => {
-    try {
-      await store.async.invitations.list();
-      return true;
-    } catch (e) {
-      if (isUnavailable(e)) return false;
-      throw e;
-    }
-  });
+  await answeringAgain();
   assert.equal(store.invitations.get('late@example.com'), undefined, 'a write given up on never ran later');
 });
 
@@ -102,15 +107,7 @@ test('an AbortSignal gives the call up at once: 503, and what it started is aban
     await assert.rejects(inTx, isUnavailable);
     await assert.rejects(queued, isUnavailable);
   });
-  await waitFor('calls to work again', async () => {
-    try {
-      await store.async.invitations.list();
-      return true;
-    } catch (e) {
-      if (isUnavailable(e)) return false;
-      throw e;
-    }
-  });
+  await answeringAgain();
   assert.equal(store.invitations.get('aborted@example.com'), undefined, 'the queued call never ran');
   assert.deepEqual(store.cluster.list(0).map((i) => i.id), [], 'the abandoned transaction did not commit later');
   const admin = server.admin('storehost');
