@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../src/lib/clock.ts';
-import { startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
+import { ONCE_IN_SQLITE_RUN, startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
 import { freePort, spawnAgent, waitFor, type AgentProcess } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
 
@@ -60,7 +60,7 @@ function assertEveryCheckOnce(rs: Array<{ at: number }>, what: string) {
   }
 }
 
-describe('remote agents (real processes)', () => {
+describe('remote agents (real processes)', { skip: ONCE_IN_SQLITE_RUN }, () => {
   test('three regions, three source addresses: a failure seen from one opens nothing; failing for all opens one outage confirmed by two regions', async () => {
     const main = await startMain(`127.0.0.1:${await freePort()}`);
     const token = (await main.core.users.createToken({ email: 'agents@example.com', name: 'agents', scope: 'probe', regions: ['paris', 'tokyo', 'sydney'] }, { type: 'system', id: 'test', name: 'test' })).token;

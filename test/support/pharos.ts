@@ -21,6 +21,13 @@ export const TEST_DRIVER: 'sqlite' | 'postgres' = process.env.PHAROS_TEST_DRIVER
  */
 export const ONCE_IN_POSTGRES_MATRIX: false | string = TEST_DRIVER === 'postgres' ? false : 'runs once, in the PostgreSQL matrix (npm run test:postgres): its PostgreSQL is its own whatever the driver';
 
+/**
+ * The `skip` option of slow real-process tests whose subject is not storage (timers on the real
+ * clock, agent processes, descriptor limits): they run once in CI, in the SQLite run (`npm test`),
+ * not again in the PostgreSQL matrix, whose job is the store. False in the SQLite run.
+ */
+export const ONCE_IN_SQLITE_RUN: false | string = TEST_DRIVER === 'postgres' ? 'runs once, in the SQLite run (npm test): its subject is not the store' : false;
+
 let cluster: Promise<TestPostgres> | undefined;
 let databases = 0;
 /** Databases made for a data dir: a test restarting Pharos on the same `data_dir` finds its data again. */
