@@ -10,7 +10,7 @@ import { statuspageAuditDiff } from '../domain/audit-views.ts';
 import type { AuditActor } from '../domain/audit.ts';
 import { recordAudit } from './audit-log.ts';
 import type { EventBus } from './events.ts';
-import { isServiceUuid } from './references.ts';
+import { serviceUuidOf } from './references.ts';
 
 /** Status pages per list page (CONTRACT.md "Status pages (v2)"). */
 export const STATUSPAGES_PER_PAGE = 20;
@@ -28,7 +28,7 @@ const mustGetIn = (tx: Store, uuid: string): Statuspage => {
 
 /** The body checked as a whole against `current` (null: a new page); references looked up in `tx`. */
 const resolveIn = (tx: Store, body: StatuspagePatchInput, current: Statuspage | null) =>
-  resolveStatuspage(body, current, (u) => isServiceUuid(tx, u), (u) => tx.ssoConnections.get(u) !== undefined);
+  resolveStatuspage(body, current, (u) => serviceUuidOf(tx, u), (u) => tx.ssoConnections.get(u) !== undefined);
 
 /** `wanted` when free (else 409), or a subdomain made from `name` with a number added when taken. */
 function freeSubdomain(tx: Store, wanted: string | undefined, name: string, self: string | null): string {

@@ -202,7 +202,9 @@ type ChildIn = z.infer<typeof ChildService>;
 /**
  * Body → page fields, over `current` (update) or the defaults (create). PUT keeps what it leaves
  * out; `sections`, when given, replace all sections (CONTRACT.md "Status pages").
- * @param knownService true for an existing monitor, healthcheck or component uuid
+ * @param serviceRef the uuid of the existing monitor, healthcheck or component a reference names
+ *   (a uuid, or a monitor's numeric `id` as the Terraform provider sends since March 2026:
+ *   `translateSectionsUUIDsToNumericIDs`), or undefined when it names none. Sections store the uuid.
  * @param knownConnection true for an existing SAML SSO connection uuid (`sso_…`)
  * @throws AppError 400 naming the field (unknown service, SAML without a connection or with an
  *   unknown one, password protection without a password)
@@ -210,7 +212,7 @@ type ChildIn = z.infer<typeof ChildService>;
 export function resolveStatuspage(
   body: StatuspagePatchInput,
   current: Pick<Statuspage, 'name' | 'settings' | 'sections' | 'subdomain' | 'hostname' | 'passwordHash'> | null,
-  knownService: (uuid: string) => boolean,
+  serviceRef: (ref: string) => string | undefined,
   knownConnection: (uuid: string) => boolean = () => false,
 ): { name: string; subdomain: string | undefined; hostname: string | null; settings: PageSettings; sections: PageSection[] } {
   const base = current?.settings ?? DEFAULT_SETTINGS;
@@ -250,12 +252,13 @@ export function resolveStatuspage(
   if (auth.password_protection && !body.password && !current?.passwordHash) throw invalid('password', 'is required when authentication.password_protection is true');
 
   const service = (s: ServiceIn | ChildIn, path: string, nested: boolean): PageService => {
-    const uuid = s.monitor_uuid ?? s.uuid ?? '';
+    const ref = s.monitor_uuid ?? s.uuid ?? '';
     const children = 'services' in s ? (s.services ?? []) : [];
     if (children.length > 0 && !s.is_group) throw invalid(`${path}.services`, 'only a group (is_group: true) has nested services');
     if (nested && s.is_group) throw invalid(`${path}.is_group`, 'groups nest one level: a group holds services, not groups');
-    if (uuid === '' && !s.is_group) throw invalid(`${path}.monitor_uuid`, 'is required: a monitor, healthcheck or component uuid');
-    if (uuid !== '' && !knownService(uuid)) throw invalid(`${path}.${s.monitor_uuid !== undefined ? 'monitor_uuid' : 'uuid'}`, `unknown monitor, healthcheck or component "${uuid}"`);
+    if (ref === '' && !s.is_group) throw invalid(`${path}.monitor_uuid`, 'is required: a monitor, healthcheck or component uuid');
+    const uuid = ref === '' ? '' : serviceRef(ref);
+    if (uuid === undefined) throw invalid(`${path}.${s.monitor_uuid !== undefined ? 'monitor_uuid' : 'uuid'}`, `unknown monitor, healthcheck or component "${ref}"`);
     const shown = s.name_shown ?? null;
     const named = splitText(s.name, lang);
     const desc = splitText(s.description, lang);

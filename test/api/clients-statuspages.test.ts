@@ -102,6 +102,79 @@ describe('status pages (Go StatusPage, Python StatusPage)', () => {
   });
 });
 
+describe('status pages from the Terraform provider (numeric monitor ids in sections)', () => {
+  test('create and update with the provider\'s exact body; read back as the provider does', async () => {
+    const p = await setup();
+    const [api, db, cache] = [await monitor(p, 'API'), await monitor(p, 'Database'), await monitor(p, 'Cache')];
+    // buildMonitorIDMaps (statuspage_id_translation.go): ListMonitors, uuid <-> strconv.Itoa(m.ID).
+    const maps = async () => {
+      const list = (await json(p, '/v1/monitors')).body as Array<{ uuid: string; id: number }>;
+      return { toId: new Map(list.map((m) => [m.uuid, String(m.id)])), toUuid: new Map(list.map((m) => [String(m.id), m.uuid])) };
+    };
+    // translateResponseNumericIDsToUUIDs: a digits-only service uuid becomes the monitor's mon_ uuid.
+    type Svc = { uuid?: string; id?: unknown; is_group: boolean; show_uptime: boolean; show_response_times: boolean; name: Record<string, string>; services?: Svc[] };
+    const readBack = (sp: { sections: Array<{ services: Svc[] }> }, toUuid: Map<string, string>) => {
+      const walk = (list: Svc[]): unknown[] => list.map((s) => ({ uuid: s.uuid && /^\d+$/.test(s.uuid) ? (toUuid.get(s.uuid) ?? s.uuid) : (s.uuid ?? ''), group: s.is_group, up: s.show_uptime, rt: s.show_response_times, services: walk(s.services ?? []) }));
+      return sp.sections.map((sec) => walk(sec.services));
+    };
+    const { toId, toUuid } = await maps();
+    // mapTFToSections + translateSectionsUUIDsToNumericIDs: top level `monitor_uuid` and nested
+    // `uuid` carry numeric ids as strings; a group header has neither.
+    const body = (top: string, nested: string[]) => ({
+      name: 'Terraform page',
+      subdomain: 'tf-page',
+      languages: ['en'],
+      sections: [
+        {
+          name: 'Services',
+          is_split: false,
+          services: [
+            { monitor_uuid: toId.get(top), name_shown: 'Public API', show_uptime: true, show_response_times: false, description: 'REST' },
+            {
+              is_group: true,
+              name_shown: 'Storage',
+              show_uptime: true,
+              show_response_times: true,
+              services: nested.map((u) => ({ uuid: toId.get(u), name: { en: `n-${u}` }, show_uptime: false, show_response_times: true })),
+            },
+          ],
+        },
+      ],
+    });
+    const sent = body(api, [db, cache]);
+    assert.equal(sent.sections[0]!.services[0]!.monitor_uuid, toId.get(api));
+    assert.match(String(sent.sections[0]!.services[0]!.monitor_uuid), /^\d+$/, 'the provider sends digits');
+    const created = await json(p, '/v2/statuspages', 'POST', sent);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assertDecodes(created.body, goWrap.statusPageWrite, 'Go {message, statuspage}');
+    const want = (top: string, nested: string[]) => [
+      [
+        { uuid: top, group: false, up: true, rt: false, services: [] },
+        { uuid: '', group: true, up: true, rt: true, services: nested.map((u) => ({ uuid: u, group: false, up: false, rt: true, services: [] })) },
+      ],
+    ];
+    assert.deepEqual(readBack(created.body.statuspage, toUuid), want(api, [db, cache]), 'create answer: the configured monitors');
+    const uuid = created.body.statuspage.uuid as string;
+    const got = await json(p, `/v2/statuspages/${uuid}`);
+    assertDecodes(got.body, goWrap.statusPageOne, 'Go {statuspage}');
+    assert.deepEqual(readBack(got.body.statuspage, (await maps()).toUuid), want(api, [db, cache]), 'Read: state matches the config, no drift');
+    assert.equal(got.body.statuspage.sections[0].services[0].uuid, api, 'answered as the monitor uuid (the provider keeps a mon_ uuid as it is)');
+
+    // Update with the same translation, monitors swapped.
+    const put = await json(p, `/v2/statuspages/${uuid}`, 'PUT', { sections: body(cache, [api]).sections });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assertDecodes(put.body, goWrap.statusPageWrite, 'Go {message, statuspage}');
+    assert.deepEqual(readBack(put.body.statuspage, toUuid), want(cache, [api]));
+    assert.deepEqual(readBack((await json(p, `/v2/statuspages/${uuid}`)).body.statuspage, toUuid), want(cache, [api]));
+    const html = await (await p.api('/status/tf-page')).text();
+    assert.ok(html.includes('Public API') && html.includes('n-' + api), 'the public page shows the services');
+
+    const unknown = await json(p, `/v2/statuspages/${uuid}`, 'PUT', { sections: [{ name: 'S', services: [{ is_group: true, name_shown: 'G', services: [{ uuid: '999999' }] }] }] });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error, /^sections\.0\.services\.0\.services\.0\.uuid: unknown monitor, healthcheck or component "999999"/);
+  });
+});
+
 describe('subscribers (Go StatusPageSubscriber)', () => {
   test('add (confirmed at once), list by page and type, delete by id', async () => {
     const p = await setup();
