@@ -63,12 +63,18 @@ const audit = (tx: Store, a: { actor: AuditActor; now: number }, action: 'create
   recordAudit(tx, a, { action, resourceType: 'statuspage', resourceUuid: s.uuid, resourceName: s.name, diff: statuspageAuditDiff(before, after) });
 };
 
-/** Stores a new page: checked, subdomain made free, hostname unique; `actor` goes to the audit log. */
-const insertPage = procedure('statuspages.insert', (tx: Store, a: { body: StatuspageBodyInput; passwordHash: string | null; now: number; actor: AuditActor }): Statuspage => {
+/**
+ * Stores a new page: checked, subdomain made free, hostname unique; `actor` goes to the audit log.
+ * With `uuid` (a create that may come twice, such as a console form clicked twice) the page gets
+ * that uuid, and when it exists already it is answered as it is and nothing is written.
+ */
+const insertPage = procedure('statuspages.insert', (tx: Store, a: { body: StatuspageBodyInput; passwordHash: string | null; now: number; actor: AuditActor; uuid?: string }): Statuspage => {
+  const done = a.uuid === undefined ? undefined : tx.statuspages.get(a.uuid);
+  if (done) return done;
   const r = resolveIn(tx, a.body, null);
   const subdomain = freeSubdomain(tx, r.subdomain, r.name, null);
   checkHostname(tx, r.hostname, null);
-  const page = tx.statuspages.insert(newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: a.passwordHash }, a.now);
+  const page = tx.statuspages.insert(a.uuid ?? newId(ID_PREFIX.statuspage), { ...r, subdomain, passwordHash: a.passwordHash }, a.now);
   audit(tx, a, 'create', null, page);
   return page;
 });
@@ -219,14 +225,23 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
       const r = services.size + connections.size === 0 ? { names: new Map<string, string>(), connections: new Map<string, SsoConnection>() } : await store.async.tx(shownOf, { services: [...services], connections: [...connections] });
       return { nameOf: (u) => r.names.get(u), connection: (u) => r.connections.get(u) };
     },
-    /** Every write here records `actor` in the audit log in its own transaction. @throws AppError 400 naming the field, 409 for a taken subdomain or hostname */
-    async create(body: StatuspageBodyInput, actor: AuditActor): Promise<Statuspage> {
+    /**
+     * Every write here records `actor` in the audit log in its own transaction. `uuid` (optional,
+     * `sp_` + 22 base62) makes the create idempotent: a page with that uuid already stored is
+     * answered unchanged (a form posted twice creates one page).
+     * @throws AppError 400 naming the field, 409 for a taken subdomain or hostname
+     */
+    async create(body: StatuspageBodyInput, actor: AuditActor, uuid?: string): Promise<Statuspage> {
       let passwordHash: string | null = null;
+      if (uuid !== undefined) {
+        const done = await store.async.statuspages.get(uuid);
+        if (done) return done;
+      }
       if (body.password) {
         await store.async.tx(checkPage, { uuid: null, body });
         passwordHash = await hashPassword(body.password);
       }
-      return changed(await store.async.tx(insertPage, { body, passwordHash, now: clock.now(), actor }));
+      return changed(await store.async.tx(insertPage, { body, passwordHash, now: clock.now(), actor, ...(uuid === undefined ? {} : { uuid }) }));
     },
     /**
      * Like {@link create} without a password, synchronously, so an importer can create pages inside

@@ -16,8 +16,8 @@ export interface ServiceChoice {
 const val = (f: FormValues, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '');
 const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
 
-/** Status pages: the list with "view page" links, and the create form with sections. */
-export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (p: Statuspage) => string; services: ServiceChoice[]; values: FormValues; errors?: FormErrors | undefined }) {
+/** Status pages: the list with "view page" links, and the create form with sections (`formKey`: the form's idempotency key, 22 base62). */
+export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (p: Statuspage) => string; services: ServiceChoice[]; values: FormValues; formKey: string; errors?: FormErrors | undefined }) {
   const { s, values: f, errors } = props;
   return (
     <Layout s={s} title="Status pages">
@@ -54,8 +54,10 @@ export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (
         <>
           <h2>New status page</h2>
           <FormAlert errors={errors} />
-          <form class="stack card" method="post" action="/statuspages" id="statuspage-form">
+          <form class="stack card" method="post" action="/statuspages" id="statuspage-form" hx-disabled-elt="find button[type=submit]">
             <Csrf s={s} />
+            {/* One key per visit of the form: posted twice (a double click), it creates one page. */}
+            <input type="hidden" name="form_key" value={props.formKey} />
             <label>
               Name
               <input type="text" name="name" value={val(f, 'name')} required />

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { ID_PREFIX, randomBase62 } from '../../domain/ids.ts';
 import type { Hono } from 'hono';
 import { StatuspageBody, type Statuspage } from '../../domain/statuspage.ts';
 import type { HttpDeps } from '../context.ts';
@@ -20,6 +22,20 @@ export function statuspageJson(f: FormValues): Record<string, unknown> {
     if (name) sections.push({ name, services: uuids.map((monitor_uuid) => ({ monitor_uuid })) });
   }
   return { name: text(f, 'name'), ...(text(f, 'subdomain').trim() ? { subdomain: text(f, 'subdomain').trim() } : {}), sections };
+}
+
+const FORM_KEY = /^[0-9A-Za-z]{22}$/;
+
+/**
+ * The uuid a create form's page gets: derived from the signed-in person and the form's key (a
+ * random value rendered into each visit of the form), so the same form posted twice names the same
+ * page and the second post creates nothing. Undefined without a key (a form from before keys).
+ */
+export function formPageUuid(accountUuid: string, formKey: string): string | undefined {
+  if (!FORM_KEY.test(formKey)) return undefined;
+  const digest = createHash('sha256').update(`statuspage-form|${accountUuid}|${formKey}`).digest();
+  const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  return `${ID_PREFIX.statuspage}${Array.from(digest.subarray(0, 22), (b) => ALPHABET[b % 62]).join('')}`;
 }
 
 /** Status pages: list with view links, create with sections (the same schema and use case as /v2/statuspages). Data is loaded with awaits first, then rendered. */
@@ -46,15 +62,20 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const show = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
     const services = await checks();
     const pages = (await core.statuspages.list(0)).statuspages;
-    return page(c, StatuspagesPage({ s: shellOf(c, '/statuspages'), pages, urlOf, services, values, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+    const formKey = FORM_KEY.test(text(values, 'form_key')) ? text(values, 'form_key') : randomBase62(22);
+    return page(c, StatuspagesPage({ s: shellOf(c, '/statuspages'), pages, urlOf, services, values, formKey, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
   };
   app.get('/statuspages', (c) => show(c));
   app.post('/statuspages', async (c) => {
     const f = await formOf(c);
+    const uuid = formPageUuid(c.var.session!.account.uuid, text(f, 'form_key'));
     try {
-      const created = await core.statuspages.create(parseWith(StatuspageBody, statuspageJson(f)), consoleActor(c.var.session!));
+      const created = await core.statuspages.create(parseWith(StatuspageBody, statuspageJson(f)), consoleActor(c.var.session!), uuid);
       return c.redirect(`/statuspages/${created.uuid}`, 303);
     } catch (e) {
+      // Two posts of one form at once: the one that lost the race finds the page the other stored.
+      const won = uuid === undefined ? null : await found(uuid);
+      if (won) return c.redirect(`/statuspages/${won.uuid}`, 303);
       return show(c, f, e);
     }
   });
