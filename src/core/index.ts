@@ -30,6 +30,7 @@ import { logOperatorEvents } from './operator-log.ts';
 import { integrationsService } from './integrations.ts';
 import { escalationPoliciesService } from './escalation-policies.ts';
 import { auditLogService } from './audit-log.ts';
+import { tagsService } from './tags.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 
 /** Deletes expired probe batch ids and agents last seen before `cutoff` (epoch ms); returns rows deleted. */
@@ -124,6 +125,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     escalationPolicies: escalationPoliciesService({ store, clock, bus }),
     /** The audit log (issue 32 point 5): who changed what, read newest first. */
     auditLog: auditLogService({ store }),
+    /** Tags with colours and groups (issue 33 point 5): `/v1/tags`, bulk "add tag", the monitor picker's search. */
+    tags: tagsService({ store, clock, bus }),
   };
 }
 

@@ -53,6 +53,8 @@ export function monitorAuditView(m: Monitor): View {
     escalationPolicyUuid: m.escalationPolicyUuid,
     timeoutSeconds: m.timeoutSeconds,
     publicBadges: m.publicBadges,
+    tags: m.tags.map((t) => (t.value === '' ? t.name : `${t.name}:${t.value}`)),
+    group: m.group,
     settings: m.settings as unknown as Record<string, unknown>,
   };
 }

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   integration: 'int_',
   subscriber: 'sub_',
   probe: 'prb_',
+  tag: 'tag_',
 } as const;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

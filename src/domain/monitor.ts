@@ -3,6 +3,7 @@ import { AppError, invalid } from '../lib/errors.ts';
 import { PROTOCOL_DEFINITIONS, PROTOCOL_FIELDS, PROTOCOLS, protocolDefinition, type Protocol, type ProbeTarget } from '../protocols/index.ts';
 import { resolvePolicyRef } from './escalation.ts';
 import { REGIONS, type Region } from './regions.ts';
+import { GroupName, MonitorTagsField, type MonitorTag, type TagRef } from './tags.ts';
 
 export { PROTOCOLS, type Protocol, type ProbeTarget } from '../protocols/index.ts';
 export { HTTP_METHODS, parseExpectedStatus, statusMatches, type HttpMethod, type StatusRange } from '../protocols/seed.ts';
@@ -44,12 +45,19 @@ export interface Monitor {
   settings: ProtocolSettings;
   /** Its badges (`/badge/monitors/<uuid>/…`, issue 33) are served to anyone; off by default. */
   publicBadges: boolean;
+  /** Its tags (issue 33 point 5), in the order given, with each tag's colour (domain/tags.ts). */
+  tags: MonitorTag[];
+  /** Its group (a plain name used to group rows), or null. */
+  group: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
 /** The settings a client controls: everything of {@link Monitor} but identity, state and timestamps. */
-export type MonitorSettings = Omit<Monitor, 'id' | 'uuid' | 'status' | 'sslExpirationDays' | 'degraded' | 'createdAt' | 'updatedAt'>;
+export type MonitorSettings = Omit<Monitor, 'id' | 'uuid' | 'status' | 'sslExpirationDays' | 'degraded' | 'createdAt' | 'updatedAt' | 'tags'> & {
+  /** Its tags by name and value; a name not yet stored makes a tag of its default colour. */
+  tags: TagRef[];
+};
 
 const oneOf = (values: readonly (string | number)[]) => `must be one of ${values.join(', ')}`;
 
@@ -78,6 +86,8 @@ const COMMON_FIELDS = {
   timeout: z.number({ error: 'must be an integer from 1 to 60 (seconds)' }).int('must be an integer from 1 to 60 (seconds)').min(1, 'must be an integer from 1 to 60 (seconds)').max(60, 'must be an integer from 1 to 60 (seconds)').optional(),
   escalation_policy: z.string({ error: 'must be a policy uuid or "none"' }).nullable().optional(),
   public_badges: z.boolean({ error: 'must be a boolean' }).meta({ description: 'serve this monitor\'s badges to anyone (default false)' }).optional(),
+  tags: MonitorTagsField.meta({ description: 'tags, each "name" or "name:value" (Uptime Kuma\'s `env:prod`); replaces the list; a new name makes a tag (colours: /v1/tags)' }).optional(),
+  group: GroupName.meta({ description: 'the group it belongs to (a plain name); null or "" for none' }).optional(),
 };
 
 /**
@@ -101,7 +111,7 @@ type ProtocolBodyFields = {
 export type MonitorBodyInput = z.infer<typeof MonitorBody>;
 
 /** Defaults of a new monitor (API.md §2.2, CONTRACT.md "Monitors"): an http monitor. */
-export function monitorDefaults(localRegion: Region): Omit<MonitorSettings, 'name' | 'url'> {
+export function monitorDefaults(localRegion: Region): Omit<MonitorSettings, 'name' | 'url' | 'tags'> & { tags: MonitorTag[] } {
   return {
     protocol: 'http',
     checkFrequencySeconds: 30,
@@ -113,6 +123,8 @@ export function monitorDefaults(localRegion: Region): Omit<MonitorSettings, 'nam
     timeoutSeconds: 10,
     settings: { ...PROTOCOL_DEFINITIONS.http.defaults },
     publicBadges: false,
+    tags: [],
+    group: null,
   };
 }
 
@@ -157,6 +169,8 @@ export function resolveMonitorSettings(
     timeoutSeconds: body.timeout ?? base.timeoutSeconds,
     settings,
     publicBadges: body.public_badges ?? base.publicBadges,
+    tags: body.tags ?? base.tags.map((t) => ({ name: t.name, value: t.value })),
+    group: body.group !== undefined ? body.group : base.group,
   };
   def.validate?.(settings);
   if (s.timeoutSeconds > s.checkFrequencySeconds) {

@@ -7,6 +7,7 @@ import { healthchecksRouter } from './api/healthchecks.ts';
 import { escalationPoliciesRouter } from './api/escalation-policies.ts';
 import { integrationsRouter } from './api/integrations.ts';
 import { monitorsRouter } from './api/monitors.ts';
+import { tagsRouter } from './api/tags.ts';
 import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
@@ -91,6 +92,7 @@ export function createApp(deps: HttpDeps) {
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
 
   app.route('/v1/monitors', monitorsRouter(deps));
+  app.route('/v1/tags', tagsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
   app.route('/v1/integrations', integrationsRouter(deps));
   app.route('/v1/healthchecks', healthchecksRouter(deps, 'v1'));

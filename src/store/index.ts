@@ -6,6 +6,7 @@ import { maintenanceStore } from './maintenance.ts';
 import { incidentsStore } from './incidents.ts';
 import { statuspagesStore } from './statuspages.ts';
 import { monitorsStore } from './monitors.ts';
+import { tagsStore } from './tags.ts';
 import { outagesStore } from './outages.ts';
 import { usersStore } from './users.ts';
 import { subscribersStore } from './subscribers.ts';
@@ -52,6 +53,7 @@ function modulesOf(db: Db) {
     escalationPolicies: escalationPoliciesStore(db),
     auditLog: auditLogStore(db),
     secretKey: secretKeyStore(db),
+    tags: tagsStore(db),
   };
 }
 

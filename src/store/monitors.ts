@@ -1,6 +1,8 @@
 import type { Monitor, MonitorSettings, MonitorStatus, Protocol } from '../domain/monitor.ts';
 import type { Region } from '../domain/regions.ts';
 import type { Db } from './db.ts';
+import { tagLinks } from './tags.ts';
+import type { MonitorTag } from '../domain/tags.ts';
 
 interface MonitorRow {
   id: number;
@@ -20,11 +22,12 @@ interface MonitorRow {
   settings: string;
   degraded: number;
   public_badges: number;
+  group_name: string | null;
   created_at: number;
   updated_at: number;
 }
 
-const toMonitor = (r: MonitorRow): Monitor => ({
+const toMonitor = (r: MonitorRow, tags: MonitorTag[]): Monitor => ({
   id: r.id,
   uuid: r.uuid,
   name: r.name,
@@ -42,6 +45,8 @@ const toMonitor = (r: MonitorRow): Monitor => ({
   timeoutSeconds: r.timeout_s,
   settings: JSON.parse(r.settings) as Monitor['settings'],
   publicBadges: r.public_badges === 1,
+  tags,
+  group: r.group_name,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -59,6 +64,7 @@ const settingsParams = (s: MonitorSettings) => ({
   timeout_s: s.timeoutSeconds,
   settings: JSON.stringify(s.settings),
   public_badges: s.publicBadges ? 1 : 0,
+  group_name: s.group,
 });
 
 /** Monitor rows. All reads return domain {@link Monitor}s. */
@@ -68,15 +74,15 @@ export function monitorsStore(db: Db) {
   const byId = db.prepare<[number], MonitorRow>('SELECT * FROM monitors WHERE id = ?');
   const insert = db.prepare(
     `INSERT INTO monitors(uuid, name, url, protocol, check_frequency_s, regions, status, paused,
-       port, ssl_expiration_days, alerts_wait_min, escalation_policy_uuid, timeout_s, settings, public_badges, created_at, updated_at)
+       port, ssl_expiration_days, alerts_wait_min, escalation_policy_uuid, timeout_s, settings, public_badges, group_name, created_at, updated_at)
      VALUES (@uuid, @name, @url, @protocol, @check_frequency_s, @regions, 'up', @paused,
-       @port, NULL, @alerts_wait_min, @escalation_policy_uuid, @timeout_s, @settings, @public_badges, @now, @now)`,
+       @port, NULL, @alerts_wait_min, @escalation_policy_uuid, @timeout_s, @settings, @public_badges, @group_name, @now, @now)`,
   );
   const update = db.prepare(
     `UPDATE monitors SET name=@name, url=@url, protocol=@protocol,
        check_frequency_s=@check_frequency_s, regions=@regions, paused=@paused, port=@port,
        alerts_wait_min=@alerts_wait_min, escalation_policy_uuid=@escalation_policy_uuid,
-       timeout_s=@timeout_s, settings=@settings, public_badges=@public_badges, updated_at=@now
+       timeout_s=@timeout_s, settings=@settings, public_badges=@public_badges, group_name=@group_name, updated_at=@now
      WHERE uuid=@uuid`,
   );
   const del = db.prepare('DELETE FROM monitors WHERE uuid = ?');
@@ -101,25 +107,36 @@ export function monitorsStore(db: Db) {
   const getAlerted = db.prepare<[number], { tls_alerted_days: number | null }>('SELECT tls_alerted_days FROM monitors WHERE id = ?');
   const setAlerted = db.prepare('UPDATE monitors SET tls_alerted_days = ? WHERE id = ?');
 
+  // A monitor's tags (issue 33 point 5) live in monitor_tags: read with its row, replaced with its settings.
+  const links = tagLinks(db);
+  const one = (r: MonitorRow): Monitor => toMonitor(r, links.of(r.id));
+
   return {
-    list: (): Monitor[] => all.all().map(toMonitor),
+    list(): Monitor[] {
+      const tags = links.all();
+      return all.all().map((r) => toMonitor(r, tags.get(r.id) ?? []));
+    },
     get(uuid: string): Monitor | undefined {
       const r = byUuid.get(uuid);
-      return r && toMonitor(r);
+      return r && one(r);
     },
     getById(id: number): Monitor | undefined {
       const r = byId.get(id);
-      return r && toMonitor(r);
+      return r && one(r);
     },
     /** Inserts a new monitor with status `up` (API.md §2.2); returns it as stored. */
     insert(uuid: string, s: MonitorSettings, now: number): Monitor {
       insert.run({ ...settingsParams(s), uuid, now });
-      return toMonitor(byUuid.get(uuid)!);
+      const r = byUuid.get(uuid)!;
+      links.set(r.id, s.tags, now);
+      return one(r);
     },
     /** Replaces the settings of a monitor; returns it as stored, or undefined when unknown. */
     update(uuid: string, s: MonitorSettings, now: number): Monitor | undefined {
       if (update.run({ ...settingsParams(s), uuid, now }).changes === 0) return undefined;
-      return toMonitor(byUuid.get(uuid)!);
+      const r = byUuid.get(uuid)!;
+      links.set(r.id, s.tags, now);
+      return one(r);
     },
     /** Deletes a monitor; its results, rollups, flips and outages go with it (ON DELETE CASCADE). */
     delete: (uuid: string): boolean => del.run(uuid).changes === 1,

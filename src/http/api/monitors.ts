@@ -1,6 +1,7 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { MonitorBody, PROTOCOLS, protocolFieldsJson, type Monitor } from '../../domain/monitor.ts';
 import { maskMonitor } from '../../protocols/secrets.ts';
+import { formatTagRef } from '../../domain/tags.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
@@ -37,6 +38,8 @@ export const MonitorSchema = z
     request_body: z.string().nullable().optional(),
     timeout: z.number().int().openapi({ description: 'seconds' }),
     public_badges: z.boolean().openapi({ description: 'its badges (`/badge/monitors/{uuid}/…`) are served to anyone; false: they answer 404' }),
+    tags: z.array(z.string()).openapi({ description: 'its tags, each "name" or "name:value", in the order given (colours: /v1/tags)', example: ['prod', 'env:eu'] }),
+    group: z.string().nullable().openapi({ description: 'the group it belongs to, or null' }),
   })
   .catchall(z.unknown())
   .openapi('Monitor');
@@ -66,6 +69,8 @@ export function toMonitorJson(stored: Monitor, policies: ReadonlyArray<{ uuid: s
     escalation_policy: policy ? { uuid: policy.uuid, name: policy.name } : null,
     timeout: m.timeoutSeconds,
     public_badges: m.publicBadges,
+    tags: m.tags.map(formatTagRef),
+    group: m.group,
     ...protocolFieldsJson(m),
   };
 }

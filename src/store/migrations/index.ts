@@ -22,6 +22,7 @@ import { sql as subscriberProof } from './0020_subscriber_proof.ts';
 import { sql as leaderLease } from './0021_leader_lease.ts';
 import { sql as integrations } from './0022_integrations.ts';
 import { sql as monitorBadges } from './0023_monitor_badges.ts';
+import { sql as tagsGroups } from './0024_tags_groups.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 21, name: 'leader_lease', sql: leaderLease },
   { version: 22, name: 'integrations', sql: integrations },
   { version: 23, name: 'monitor_badges', sql: monitorBadges },
+  { version: 24, name: 'tags_groups', sql: tagsGroups },
 ];
 
 /**
