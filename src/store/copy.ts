@@ -17,7 +17,7 @@ const BATCH_PARAMS = 20_000;
  * Copies every table of a SQLite store into an empty PostgreSQL store at the same schema version
  * (both opened through openDatabase, so both are migrated to this Pharos's latest), in one
  * transaction on the target, tables in foreign-key order, identity sequences moved past the copied
- * ids; then counts the rows of every table on both sides.
+ * ids and past every id SQLite ever gave (`sqlite_sequence`); then counts the rows of every table on both sides.
  * @returns the per-table counts (equal when this returns)
  * @throws AppError 409 `storage.target_not_empty` naming a table that has rows (nothing is written),
  *   400 `storage.unsupported` for another direction, 500 `storage.count_mismatch` naming the table
@@ -70,7 +70,10 @@ export function copySqliteToPostgres(from: Db, to: Db): TableCount[] {
       }
       flush(rows);
       if (types.get('id') === 'bigint' && cols.includes('id')) {
-        to.prepare(`SELECT setval(pg_get_serial_sequence('"${t}"', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM "${t}"), false)`).get();
+        // Past the highest id SQLite ever gave (sqlite_sequence: AUTOINCREMENT tables, migration 0027),
+        // not only past the rows left: an id deleted before the copy is not given again (issue 35).
+        const given = (lite.prepare("SELECT seq FROM sqlite_sequence WHERE name = ?").get(t) as { seq: number } | undefined)?.seq ?? 0;
+        to.prepare(`SELECT setval(pg_get_serial_sequence('"${t}"', 'id'), greatest((SELECT coalesce(max(id), 0) FROM "${t}"), CAST(? AS bigint)) + 1, false)`).get(given);
       }
     }
   });

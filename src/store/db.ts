@@ -119,11 +119,22 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
   const current = db.pragma('user_version', { simple: true }) as number;
   const applied: number[] = [];
   for (const m of pendingMigrations(current, migrations)) {
-    db.transaction(() => {
-      db.exec(m.sql);
-      m.run?.(sqliteDb(db));
-      db.pragma(`user_version = ${m.version}`);
-    })();
+    // The pragma is a no-op inside a transaction: it is set around it (sqlite.org/foreignkeys.html).
+    const fkWas = m.foreignKeysOff ? (db.pragma('foreign_keys', { simple: true }) as number) : undefined;
+    if (m.foreignKeysOff) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        m.run?.(sqliteDb(db));
+        if (m.foreignKeysOff) {
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new Error(`migration ${m.version} ${m.name}: ${broken.length} foreign key violations, e.g. ${JSON.stringify(broken[0])}`);
+        }
+        db.pragma(`user_version = ${m.version}`);
+      })();
+    } finally {
+      if (fkWas) db.pragma('foreign_keys = ON');
+    }
     applied.push(m.version);
   }
   return applied;

@@ -37,6 +37,9 @@ test('storage copy moves every table from SQLite to an empty PostgreSQL, verifie
   t.after(() => liteOpen && lite.close());
   const monitors = [];
   for (let i = 0; i < 3; i++) monitors.push((await (await lite.api('/v1/monitors', { method: 'POST', json: { name: `m${i}`, url: target.url, check_frequency: 10 } })).json()).uuid);
+  // The newest monitor deleted before the copy: its id is not given again on PostgreSQL (issue 35 point 2).
+  const gone = await (await lite.api('/v1/monitors', { method: 'POST', json: { name: 'gone', url: target.url, paused: true } })).json();
+  assert.equal((await lite.api(`/v1/monitors/${gone.uuid}`, { method: 'DELETE' })).status < 300, true);
   for (let i = 0; i < 5; i++) await lite.advance(10_000);
   const hc = (await (await lite.api('/v1/healthchecks', { method: 'POST', json: { name: 'job', period_value: 1, period_type: 'hours', grace_period_value: 5, grace_period_type: 'minutes' } })).json()).healthcheck;
   for (let i = 0; i < 4; i++) assert.equal((await fetch(`${lite.url}/ping/${hc.uuid}`, { method: 'POST', body: `run ${i}` })).status, 200);
@@ -78,7 +81,7 @@ test('storage copy moves every table from SQLite to an empty PostgreSQL, verifie
     assert.deepEqual((await (await onPg.api('/v2/outages')).json()).outages, before.outages);
     assert.equal(onPg.store.checks.countResults(onPg.store.monitors.get(monitors[0])!.id), before.results);
     const m = await (await onPg.api('/v1/monitors', { method: 'POST', json: { name: 'new', url: target.url } })).json();
-    assert.equal(m.id, Math.max(...before.monitors.map((x: { id: number }) => x.id)) + 1);
+    assert.equal(m.id, gone.id + 1, 'after the highest id SQLite gave, deleted or not');
   } finally {
     await onPg.cleanup();
   }

@@ -23,6 +23,7 @@ import { sql as leaderLease } from './0021_leader_lease.ts';
 import { sql as integrations } from './0022_integrations.ts';
 import { sql as monitorBadges } from './0023_monitor_badges.ts';
 import { sql as tagsGroups } from './0024_tags_groups.ts';
+import { sql as idsNeverRepeat, run as rebuildWithAutoincrement } from './0027_ids_never_repeat.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -32,6 +33,11 @@ export interface Migration {
   sql: string;
   /** A data step after `sql`, in the same transaction (for what SQL alone cannot say, e.g. tables named by data). */
   run?: (db: Db) => void;
+  /**
+   * SQLite: foreign keys off while it runs (a table rebuild: DROP TABLE would cascade), then
+   * `PRAGMA foreign_key_check` before its commit (a violation rolls it back). PostgreSQL ignores it.
+   */
+  foreignKeysOff?: boolean;
 }
 
 /** Every migration, in order. Append only: never edit a released one. */
@@ -60,6 +66,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 22, name: 'integrations', sql: integrations },
   { version: 23, name: 'monitor_badges', sql: monitorBadges },
   { version: 24, name: 'tags_groups', sql: tagsGroups },
+  { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat, run: rebuildWithAutoincrement, foreignKeysOff: true },
 ];
 
 /**

@@ -10,6 +10,7 @@ import { sql as leaderLease } from './0021_leader_lease.ts';
 import { sql as integrations } from './0022_integrations.ts';
 import { sql as monitorBadges } from './0023_monitor_badges.ts';
 import { sql as tagsGroups } from './0024_tags_groups.ts';
+import { sql as idsNeverRepeat } from './0027_ids_never_repeat.ts';
 
 /**
  * PostgreSQL migrations, numbered like the SQLite ones (src/store/migrations/) so one version means
@@ -27,6 +28,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 22, name: 'integrations', sql: integrations },
   { version: 23, name: 'monitor_badges', sql: monitorBadges },
   { version: 24, name: 'tags_groups', sql: tagsGroups },
+  { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
