@@ -1,11 +1,24 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { invalid } from '../../lib/errors.ts';
 import { isHost } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 
-/** Record types a dns monitor may ask for. */
-export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'SRV', 'CAA'] as const;
+/**
+ * Record types a dns monitor may ask for: the hosted service's list (hyperping-go's
+ * `AllowedDNSRecordTypes`). PTR asks for the name of an address: `url` is the address
+ * (`10.0.0.5`, `2001:db8::1`, asked as its in-addr.arpa / ip6.arpa name) or that name itself.
+ */
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'SRV', 'CAA', 'PTR'] as const;
+
+/** The reverse-lookup name of an IP address (`10.0.0.5` → `5.0.0.10.in-addr.arpa`, RFC 1035 §3.5 / RFC 3596 §2.5), or `name` as it is when it is no address. */
+export function ptrName(name: string): string {
+  if (isIP(name) === 4) return `${name.split('.').reverse().join('.')}.in-addr.arpa`;
+  if (isIP(name) !== 6) return name;
+  const nibbles = ipaddr.IPv6.parse(name).toByteArray().flatMap((b) => [b >> 4, b & 15]);
+  return `${nibbles.reverse().map((n) => n.toString(16)).join('.')}.ip6.arpa`;
+}
 
 /** `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port` → `{ip, port}` (c-ares takes addresses, not names), or null. */
 export function parseResolver(s: string): { ip: string; port: number } | null {

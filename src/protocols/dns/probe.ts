@@ -1,7 +1,7 @@
 import { promises as dnsPromises } from 'node:dns';
 import type { CheckOutcome } from '../../domain/check.ts';
 import type { ProbeFactory } from '../types.ts';
-import { parseResolver, type dns } from './index.ts';
+import { parseResolver, ptrName, type dns } from './index.ts';
 
 type Settings = typeof dns.defaults;
 type Resolver = dnsPromises.Resolver;
@@ -27,6 +27,8 @@ async function answers(r: Resolver, name: string, type: Settings['dns_record_typ
       const s = await r.resolveSoa(name);
       return [`${s.nsname} ${s.hostmaster} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minttl}`];
     }
+    case 'PTR':
+      return r.resolvePtr(ptrName(name));
     case 'CAA':
       return (await r.resolveCaa(name)).map((x) => {
         const [tag, value] = Object.entries(x).find(([k]) => k !== 'critical') ?? ['', ''];
