@@ -181,6 +181,9 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
     }
     committed?.();
     announce(out);
+    // The results stored (a replayed agent batch, not claimed, stored nothing), for the console's live heartbeats.
+    const landed = groups.flatMap((g, i) => (out.claimed[i] === false ? [] : g.results.map((r) => ({ monitorId: r.monitorId, at: r.at, ok: r.ok, latencyMs: r.latencyMs, region: r.region }))));
+    if (landed.length > 0) bus.emit('checks.stored', { results: landed });
     return out.claimed;
   };
 

@@ -3,6 +3,7 @@ import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import { redactCredentials } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
+import { HEARTBEAT_COUNT, type Heartbeat, type LandedResult } from '../domain/heartbeat.ts';
 import type { MonitorStats } from '../domain/monitor.ts';
 import type { Interval } from '../domain/report.ts';
 import { UPTIME_WINDOWS, uptimeFigure } from '../domain/uptime.ts';
@@ -31,6 +32,8 @@ export interface OverviewRow {
   maintenance: boolean;
   /** Hourly mean latencies of the last 24 complete hours as a text sparkline (`▁▂▅█` as HTML character references, scaled to its own range), '' without checks or for healthchecks. */
   sparkline: string;
+  /** Heartbeat bars (issue 33 point 2), oldest first: set by the console for the rows it shows (one read per page, {@link ConsoleViewService.heartbeats}), absent otherwise. */
+  beats?: Heartbeat[];
 }
 
 // As character references: the page stays a one-byte string (a single U+2581 in it makes V8 build and encode
@@ -162,6 +165,10 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     alertsOf: (outageUuid: string) => store.async.alerts.forOutage(outageUuid),
     /** A monitor's newest raw check results, newest first. */
     recentChecks: (m: Monitor, limit: number) => store.async.checks.latestResults(m.id, limit),
+    /** Heartbeat bars (issue 33 point 2): the newest {@link HEARTBEAT_COUNT} checks of each monitor named, oldest first, in one store read. @returns uuid → heartbeats */
+    heartbeats: (uuids: string[]): Promise<Map<string, Heartbeat[]>> => store.async.heartbeats.recent(uuids, HEARTBEAT_COUNT, clock.now()),
+    /** Check results that just landed as heartbeats of their monitors' uuids (the live stream), in one store read. */
+    landedBeats: (results: LandedResult[]) => store.async.heartbeats.landed(results, clock.now()),
   };
 }
 

@@ -3,6 +3,7 @@ import type { MaintenanceWindow } from '../domain/maintenance.ts';
 import type { Monitor } from '../domain/monitor.ts';
 import type { Region } from '../domain/regions.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import type { LandedResult } from '../domain/heartbeat.ts';
 
 /** Events the core emits after a commit (house rule 3: commit, then notify). */
 export interface PharosEvents {
@@ -45,6 +46,8 @@ export interface PharosEvents {
   'statuspage.content': { kind: 'incident' | 'component' | 'statuspage'; uuid: string };
   /** A monitor's last check turned slower than its degraded threshold, or fast again (committed). */
   'monitor.degraded': { monitorId: number; degraded: boolean };
+  /** Check results were committed (each flush; local probe and agents' batches): the console's live heartbeat bars (issue 33 point 2). */
+  'checks.stored': { results: LandedResult[] };
   /** Messages were queued in the outbox for status-page subscribers (the dispatcher should wake). */
   'notices.queued': { count: number };
 }

@@ -1,5 +1,6 @@
 import { alertsStore } from './alerts.ts';
 import { checksStore } from './checks.ts';
+import { heartbeatsStore } from './heartbeats.ts';
 import type { Db } from './db.ts';
 import { healthchecksStore } from './healthchecks.ts';
 import { maintenanceStore } from './maintenance.ts';
@@ -47,6 +48,7 @@ function modulesOf(db: Db) {
     kumaImports: kumaImportsStore(db),
     sessions: sessionsStore(db),
     consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
+    heartbeats: heartbeatsStore(db),
     invitations: invitationsStore(db),
     cluster: clusterStore(db),
     integrations: integrationsStore(db),

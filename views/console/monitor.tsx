@@ -7,6 +7,8 @@ import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageTable } from './outages.tsx';
 import { MonitorBadges, MonitorNow } from './live-state.tsx';
 import { ResponseGraph } from '../graph.tsx';
+import { HeartbeatBars } from './heartbeat-bars.tsx';
+import type { Heartbeat } from '../../src/domain/heartbeat.ts';
 
 
 /** Check frequency in words: "30 s", "5 min", "1 h". */
@@ -30,7 +32,7 @@ export interface MonitorPeriod {
 }
 
 /** A monitor: its settings, actions, recent checks with the reason of each failure and the region that ran it, and its outages. */
-export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; pending: boolean; period: MonitorPeriod; now: number; lastAt: number | null }) {
+export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[]; outages: OutageRecord[]; policy: string | null; settings: SettingLine[]; target: string; uptime24h: number | null; pending: boolean; period: MonitorPeriod; now: number; lastAt: number | null; beats?: Heartbeat[] }) {
   const { s, m } = props;
   const status = m.paused ? 'paused' : props.pending ? 'pending' : m.status;
   const current = props.outages.find((o) => o.endAt === null) ?? null;
@@ -42,6 +44,10 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
       <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" />
       <div class="card">
         <MonitorNow m={m} status={status} lastAt={props.lastAt} current={current} now={props.now} />
+      </div>
+      <div class="card" id="heartbeats">
+        <p class="small muted">Last checks, oldest left (times UTC)</p>
+        <HeartbeatBars uuid={m.uuid} beats={props.beats ?? []} big />
       </div>
       <div class="card">
         <dl class="props">

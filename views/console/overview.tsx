@@ -6,6 +6,7 @@ import { formatUptime } from '../../src/domain/uptime.ts';
 import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { ago, Layout } from './layout.tsx';
+import { HEARTBEAT_HEADING_TITLE, heartbeatCellHtml } from './heartbeat-bars.tsx';
 
 /** Overview filters (query string `status`, `protocol`, `q`). */
 export interface OverviewFilter {
@@ -35,6 +36,7 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
     `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"${r.maintenance ? ' data-maintenance=""' : ''}><td><span class="status" data-status="${st}">${st}</span>` +
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
     `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
+    heartbeatCellHtml(r) +
     `<td class="hide-sm">${escape(r.protocol)}</td><td class="num" data-uptime="24h">${pct(r, r.uptime24h)}</td><td class="num hide-sm" data-uptime="30d">${pct(r, r.uptime30d)}</td>` +
     `<td class="hide-sm spark">${r.sparkline}</td>` +
     `<td class="num hide-sm">${ago(r.lastAt, now)}</td><td class="hide-sm small">${escape(r.regions.join(', '))}</td></tr>`
@@ -106,6 +108,7 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
               <tr>
                 <th>Status</th>
                 <th>Name</th>
+                <th title={HEARTBEAT_HEADING_TITLE}>Last checks</th>
                 <th class="hide-sm">Kind</th>
                 <th>Uptime 24 h</th>
                 <th class="hide-sm">Uptime 30 d</th>

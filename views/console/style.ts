@@ -1,4 +1,5 @@
 import { LANGUAGES } from '../../src/domain/localized.ts';
+import { HEARTBEAT_CSS } from './heartbeat-bars.tsx';
 
 /** Language tabs of incident updates: the panel after the checked radio of the same position (no script). */
 const TABS_CSS =
@@ -84,4 +85,5 @@ ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
  dl.props{grid-template-columns:1fr}
 }
 ${TABS_CSS}
+${HEARTBEAT_CSS}
 `;

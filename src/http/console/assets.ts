@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bundledFile } from '../../lib/sea.ts';
 import { CONSOLE_CSS } from '../../../views/console/style.ts';
 import { LIVE_JS } from './live-client.ts';
+import { HEARTBEAT_JS } from './heartbeat-client.ts';
 
 /**
  * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
@@ -13,6 +14,7 @@ import { LIVE_JS } from './live-client.ts';
 const CONSOLE_JS = `(function () {
   'use strict';
 ${LIVE_JS}
+${HEARTBEAT_JS}
   function swapRow(html, tableId) {
     var t = document.createElement('tbody');
     t.innerHTML = html;
@@ -37,6 +39,7 @@ ${LIVE_JS}
     es.addEventListener('row', function (e) { swapRow(e.data, 'overview'); });
     es.addEventListener('outage', function (e) { placeOutage(e.data); });
     es.addEventListener('state', function (e) { swapState(e.data); });
+    es.addEventListener('beats', function (e) { placeBeats(e.data); });
     es.addEventListener('hello', caughtUp);
     es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data) || document.getElementById('outage-' + e.data); if (el) el.remove(); recount(); showEmpty(); });
     es.addEventListener('signed-out', function () { es.close(); location.href = '/login'; });

@@ -2,18 +2,20 @@ import type { Core } from '../../core/index.ts';
 import { OverviewLine } from '../../../views/console/overview.tsx';
 import { OutageLine, OutageState } from '../../../views/console/outages.tsx';
 import { HealthcheckState, MonitorState } from '../../../views/console/live-state.tsx';
+import { liveBeatsHtml } from '../../../views/console/heartbeat-bars.tsx';
+import type { LandedResult } from '../../domain/heartbeat.ts';
 
 /**
  * One SSE message: event name and its data (a rendered row, or a uuid). `state` carries the live
  * parts of a monitor's or healthcheck's page (views/console/live-state.tsx), swapped in by id.
  */
 export interface LiveMessage {
-  event: 'row' | 'outage' | 'remove' | 'state';
+  event: 'row' | 'outage' | 'remove' | 'state' | 'beats';
   data: string;
 }
 
 /** A change waiting for its rows to be read: a monitor's row, an outage's line (and its monitor's row), a monitor or an outage gone. */
-type Pending = { kind: 'monitor'; uuid: string } | { kind: 'outage'; outage: OutageLineRecord } | { kind: 'remove'; uuid: string };
+type Pending = { kind: 'monitor'; uuid: string } | { kind: 'outage'; outage: OutageLineRecord } | { kind: 'remove'; uuid: string } | { kind: 'beats'; results: LandedResult[] };
 type OutageLineRecord = Parameters<typeof OutageLine>[0]['o'];
 
 /**
@@ -93,6 +95,11 @@ export class LiveHub {
 
   async #messagesOf(p: Pending): Promise<LiveMessage[]> {
     if (p.kind === 'remove') return [{ event: 'remove', data: p.uuid }];
+    if (p.kind === 'beats') {
+      // Heartbeat bars (issue 33 point 2): every result of the batch in one message, one store read.
+      const list = await safe(() => this.#core.consoleView.landedBeats(p.results));
+      return list && list.length > 0 ? [{ event: 'beats', data: liveBeatsHtml(list) }] : [];
+    }
     if (p.kind === 'monitor') return this.#monitorRow(p.uuid);
     const o = (await safe(() => this.#core.outages.get(p.outage.uuid))) ?? p.outage;
     const now = this.#now();
@@ -107,8 +114,9 @@ export class LiveHub {
   async #monitorRow(uuid: string): Promise<LiveMessage[]> {
     const m = await safe(() => this.#core.monitors.get(uuid));
     if (!m) return [];
-    const [row, outages] = await Promise.all([safe(() => this.#core.consoleView.monitorRow(m)), safe(() => this.#core.consoleView.monitorOutages(m, 1))]);
+    const [row, outages, beats] = await Promise.all([safe(() => this.#core.consoleView.monitorRow(m)), safe(() => this.#core.consoleView.monitorOutages(m, 1)), safe(() => this.#core.consoleView.heartbeats([m.uuid]))]);
     if (!row) return [];
+    row.beats = beats?.get(m.uuid) ?? [];
     const now = this.#now();
     const current = outages?.find((o) => o.endAt === null) ?? null;
     return [
@@ -138,6 +146,12 @@ export class LiveHub {
         ]);
       }),
       bus.on('healthcheck.deleted', ({ uuid }) => this.#broadcast([{ event: 'remove', data: uuid }])),
+      // Results committed: their bars, batched until the next run (a run takes every batch that waited).
+      bus.on('checks.stored', ({ results }) => {
+        const waiting = this.#pending.get('beats');
+        if (waiting?.kind === 'beats') waiting.results.push(...results);
+        else this.#queue('beats', { kind: 'beats', results: [...results] });
+      }),
       bus.on('outage.opened', outage),
       bus.on('outage.resolved', outage),
       bus.on('outage.acknowledged', outage),

@@ -50,17 +50,18 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     // The period's figures are the report over the window's span (src/domain/uptime.ts): the same uptime as the overview's.
     const span = uptimeSpan(range, m.createdAt, now);
     // The page's reads, in parallel; then it renders at once.
-    const [row, report, points, checks, outages] = await Promise.all([
+    const [row, report, points, checks, outages, beats] = await Promise.all([
       core.consoleView.monitorRow(m),
       core.reports.report(m.uuid, span.from, span.to),
       core.consoleView.latencySince(m, from),
       core.consoleView.recentChecks(m, 50),
       core.consoleView.monitorOutages(m, 20),
+      core.consoleView.heartbeats([m.uuid]),
     ]);
     const pending = row.status === 'pending';
     const period = { range, from, to: now, points, sla: pending ? null : report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
     // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now, lastAt: row.lastAt }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now, lastAt: row.lastAt, beats: beats.get(m.uuid) ?? [] }));
   });
   app.get('/monitors/:uuid/edit', async (c) => {
     const m = await found(c.req.param('uuid'));

@@ -5,6 +5,7 @@ import { filterRows, OverviewPage } from '../../../views/console/overview.tsx';
 import { InboxPage, OutagePage } from '../../../views/console/outages.tsx';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { formOf, text } from './forms.ts';
+import { fillHeartbeats } from './heartbeats.ts';
 
 /** The overview at `/`. */
 export function overviewRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -12,7 +13,9 @@ export function overviewRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.get('/', async (c) => {
     const all = await core.consoleView.overview();
     const filter = { status: c.req.query('status') ?? '', protocol: c.req.query('protocol') ?? '', q: c.req.query('q') ?? '' };
-    return page(c, OverviewPage({ s: shellOf(c, '/'), rows: filterRows(all, filter), all, filter, now: clock.now() }));
+    const rows = filterRows(all, filter);
+    await fillHeartbeats(core, rows);
+    return page(c, OverviewPage({ s: shellOf(c, '/'), rows, all, filter, now: clock.now() }));
   });
 }
 

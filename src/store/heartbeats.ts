@@ -1,0 +1,128 @@
+import { beatState, slowAfterMs, type Heartbeat, type LandedResult } from '../domain/heartbeat.ts';
+import type { Interval } from '../domain/report.ts';
+import type { Db } from './db.ts';
+import type { Statement } from './driver.ts';
+import { maintenanceStore } from './maintenance.ts';
+import { HOUR_MS, ResultHours } from './results-hours.ts';
+
+type Row = { id: number; uuid: string; settings: string; h: number | null };
+
+
+/**
+ * Heartbeats (issue 33 point 2): the newest checks of a page of monitors, read in one call, from the
+ * hourly results tables (migration 0016) newest hour first. Per hour visited, one statement for every
+ * monitor of the page that still wants bars (a window function keeps each monitor's newest `limit`),
+ * so a page of 100 monitors checked every minute costs two or three statements, not one per monitor.
+ */
+export function heartbeatsStore(db: Db) {
+  const lite = db.dialect !== 'postgres';
+  const hours = new ResultHours(db);
+  const maintenance = maintenanceStore(db);
+  const cols = `m.id, m.uuid, m.settings, (SELECT max(r.hour_start) FROM check_rollups_hourly r WHERE r.monitor_id = m.id) AS h FROM monitors m`;
+  const byUuid = db.prepare<[string | string[]], Row>(lite ? `SELECT ${cols} WHERE m.uuid IN (SELECT value FROM json_each(?))` : `SELECT ${cols} WHERE m.uuid = ANY(CAST(? AS text[]))`);
+  const byId = db.prepare<[string | number[]], Omit<Row, 'h'>>(
+    lite ? 'SELECT m.id, m.uuid, m.settings FROM monitors m WHERE m.id IN (SELECT value FROM json_each(?))' : 'SELECT m.id, m.uuid, m.settings FROM monitors m WHERE m.id = ANY(CAST(? AS bigint[]))',
+  );
+  const context = db.prepare<[number], { ok: number; region: string }>('SELECT ok, region FROM check_contexts WHERE id = ?');
+  /** Per hour: each listed monitor's newest `limit` rows of that hour. */
+  const perHour = new Map<number, Statement<[string | number[], number], { monitor_id: number; t: number; ctx: number; latency_ms: number }>>();
+  const newestOf = (hour: number) => {
+    let s = perHour.get(hour);
+    if (!s) {
+      const ids = lite ? 'monitor_id IN (SELECT value FROM json_each(?))' : 'monitor_id = ANY(CAST(? AS bigint[]))';
+      s = db.prepare(
+        `SELECT monitor_id, t, ctx, latency_ms FROM (SELECT monitor_id, t, ctx, latency_ms, row_number() OVER (PARTITION BY monitor_id ORDER BY t DESC) AS rn
+           FROM check_results_h${hour} WHERE ${ids}) x WHERE rn <= ?`,
+      );
+      perHour.set(hour, s);
+    }
+    return s;
+  };
+  const list = (ids: number[]) => (lite ? JSON.stringify(ids) : ids);
+  const windowsOf = (ids: number[], from: number, to: number): Map<number, Interval[]> => (ids.length === 0 ? new Map() : maintenance.windowsBetween(from, to));
+
+  return {
+    /**
+     * The newest `limit` checks of each monitor named (oldest first, as the bars are drawn), with each
+     * check's state (src/domain/heartbeat.ts `beatState`: maintenance windows, failures, the http
+     * degraded threshold). Monitors unknown or never checked get an empty list; results older than the
+     * retention (the hourly tables dropped) are not there.
+     * @param uuids monitor uuids (a page of the overview, or one monitor)
+     * @param now epoch ms (maintenance windows are read up to it)
+     * @returns uuid → heartbeats, oldest first
+     */
+    recent(uuids: string[], limit: number, now: number): Map<string, Heartbeat[]> {
+      const out = new Map<string, Heartbeat[]>();
+      if (uuids.length === 0 || limit <= 0) return out;
+      const mons = byUuid.all(lite ? JSON.stringify(uuids) : uuids);
+      const raw = new Map<number, Array<{ at: number; ctx: number; latencyMs: number }>>();
+      for (const m of mons) {
+        out.set(m.uuid, []);
+        if (m.h !== null) raw.set(m.id, []);
+      }
+      const newest = new Map(mons.filter((m) => m.h !== null).map((m) => [m.id, Number(m.h) / HOUR_MS]));
+      const all = hours.hours();
+      const live = new Set(all);
+      for (const h of perHour.keys()) if (!live.has(h)) perHour.delete(h);
+      for (let i = all.length - 1; i >= 0 && newest.size > 0; i--) {
+        const hour = all[i]!;
+        const want = [...newest].filter(([, top]) => top >= hour).map(([id]) => id);
+        if (want.length === 0) continue;
+        for (const r of newestOf(hour).all(list(want), limit)) raw.get(Number(r.monitor_id))!.push({ at: hour * HOUR_MS + Number(r.t), ctx: Number(r.ctx), latencyMs: Number(r.latency_ms) });
+        for (const id of want) {
+          const got = raw.get(id)!;
+          if (got.length >= limit) newest.delete(id);
+        }
+      }
+      const contexts = new Map<number, { ok: number; region: string }>();
+      const ctx = (id: number) => {
+        let c = contexts.get(id);
+        if (!c) contexts.set(id, (c = context.get(id) ?? { ok: 0, region: '' }));
+        return c;
+      };
+      let oldest = now;
+      for (const list of raw.values()) {
+        // Hours were visited newest first and rows come in no set order within an hour.
+        list.sort((a, b) => b.at - a.at);
+        list.length = Math.min(list.length, limit);
+        if (list.length) oldest = Math.min(oldest, list[list.length - 1]!.at);
+      }
+      const windows = windowsOf([...raw.keys()], oldest, now + 1);
+      for (const m of mons) {
+        const list = raw.get(m.id);
+        if (!list) continue;
+        const slow = slowAfterMs(JSON.parse(m.settings) as Record<string, unknown>);
+        const w = windows.get(m.id) ?? [];
+        out.set(
+          m.uuid,
+          list.reverse().map((r) => {
+            const c = ctx(r.ctx);
+            return { at: r.at, latencyMs: r.latencyMs, region: c.region, state: beatState(c.ok === 1, r.latencyMs, r.at, slow, w) };
+          }),
+        );
+      }
+      return out;
+    },
+    /**
+     * Results that just landed as heartbeats of their monitors (the live stream): the same states as
+     * {@link recent}; results of monitors deleted meanwhile are left out.
+     * @returns in the order given, each with its monitor's uuid
+     */
+    landed(results: LandedResult[], now: number): Array<{ uuid: string; beat: Heartbeat }> {
+      if (results.length === 0) return [];
+      const ids = [...new Set(results.map((r) => r.monitorId))];
+      const mons = new Map(byId.all(list(ids)).map((m) => [Number(m.id), { uuid: m.uuid, slow: slowAfterMs(JSON.parse(m.settings) as Record<string, unknown>) }]));
+      const from = Math.min(...results.map((r) => r.at));
+      const windows = windowsOf(ids, from, now + 1);
+      const out: Array<{ uuid: string; beat: Heartbeat }> = [];
+      for (const r of results) {
+        const m = mons.get(r.monitorId);
+        if (m) out.push({ uuid: m.uuid, beat: { at: r.at, latencyMs: Math.round(r.latencyMs), region: r.region, state: beatState(r.ok, r.latencyMs, r.at, m.slow, windows.get(r.monitorId) ?? []) } });
+      }
+      return out;
+    },
+  };
+}
+
+/** The heartbeats store's interface. */
+export type HeartbeatsStore = ReturnType<typeof heartbeatsStore>;
