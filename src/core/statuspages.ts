@@ -79,15 +79,22 @@ const insertPage = procedure('statuspages.insert', (tx: Store, a: { body: Status
   return page;
 });
 
-/** Merges a patch into the stored page and stores it; `passwordHash` null keeps the stored one. */
+/** Merges a patch into the stored page and stores it; `passwordHash` null keeps the stored one, unless the body's `password` is null (removed). */
 const updatePage = procedure('statuspages.update', (tx: Store, a: { uuid: string; body: StatuspagePatchInput; passwordHash: string | null; now: number; actor: AuditActor }): Statuspage => {
   const current = mustGetIn(tx, a.uuid);
   const r = resolveIn(tx, a.body, current);
   const subdomain = r.subdomain ? freeSubdomain(tx, r.subdomain, r.name, a.uuid) : current.subdomain;
   checkHostname(tx, r.hostname, a.uuid);
-  const page = tx.statuspages.update(a.uuid, { ...r, subdomain, passwordHash: a.passwordHash ?? current.passwordHash }, a.now);
+  const page = tx.statuspages.update(a.uuid, { ...r, subdomain, passwordHash: a.body.password === null ? null : (a.passwordHash ?? current.passwordHash) }, a.now);
   audit(tx, a, 'update', current, page);
   return page;
+});
+
+/** The page as `body` would make it, stored nothing (the console's preview): the same merge and rules as an update; subdomain and password stay as stored. */
+const draftPage = procedure('statuspages.draft', (tx: Store, a: { uuid: string; body: StatuspagePatchInput }): Statuspage => {
+  const current = mustGetIn(tx, a.uuid);
+  const r = resolveIn(tx, a.body, current);
+  return { ...current, name: r.name, hostname: r.hostname, settings: r.settings, sections: r.sections };
 });
 
 /** Deletes a page and records it. @throws AppError 404 */
@@ -264,6 +271,12 @@ export function statuspagesService(deps: { store: Store; clock: Clock; bus?: Eve
       }
       return changed(await store.async.tx(updatePage, { uuid, body, passwordHash, now: clock.now(), actor }));
     },
+    /**
+     * The page `uuid` with `body` merged in as {@link update} would, checked by the same rules, and
+     * not stored (no audit, no event): what the console's preview renders.
+     * @throws AppError 404 / 400 naming the field
+     */
+    draft: (uuid: string, body: StatuspagePatchInput): Promise<Statuspage> => store.async.tx(draftPage, { uuid, body }),
     /** @throws AppError 404 */
     async delete(uuid: string, actor: AuditActor): Promise<void> {
       await store.async.tx(deletePage, { uuid, now: clock.now(), actor });

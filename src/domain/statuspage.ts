@@ -105,7 +105,8 @@ export const StatuspageBody = z.object({
   hide_powered_by: bool.optional(),
   hide_from_search_engines: bool.optional(),
   google_analytics: z.string({ error: 'must be a measurement ID such as G-ABC123' }).regex(/^G-[A-Z0-9]{4,20}$/, 'must be a measurement ID such as G-ABC123').nullable().optional(),
-  password: z.string({ error: 'must be a string' }).min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters').optional(),
+  /** A new password; null removes the stored one (then `password_protection` must be off). */
+  password: z.string({ error: 'must be a string' }).min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters').nullable().optional(),
   subscribe: z
     .object({ enabled: bool.optional(), email: bool.optional(), slack: bool.optional(), teams: bool.optional(), sms: bool.optional() }, { error: 'must be an object of booleans' })
     .optional(),
@@ -249,7 +250,8 @@ export function resolveStatuspage(
   const auth = settings.authentication;
   if (auth.saml_sso && !auth.sso_connection_uuid) throw invalid('authentication.sso_connection_uuid', 'is required when saml_sso is true');
   if (auth.sso_connection_uuid && !knownConnection(auth.sso_connection_uuid)) throw invalid('authentication.sso_connection_uuid', `unknown SSO connection "${auth.sso_connection_uuid}"`);
-  if (auth.password_protection && !body.password && !current?.passwordHash) throw invalid('password', 'is required when authentication.password_protection is true');
+  const hasPassword = body.password === null ? false : Boolean(body.password) || Boolean(current?.passwordHash);
+  if (auth.password_protection && !hasPassword) throw invalid('password', 'is required when authentication.password_protection is true');
 
   const service = (s: ServiceIn | ChildIn, path: string, nested: boolean): PageService => {
     const ref = s.monitor_uuid ?? s.uuid ?? '';

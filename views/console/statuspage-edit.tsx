@@ -1,8 +1,8 @@
 import type { PageService, Statuspage } from '../../src/domain/statuspage.ts';
-import { THEMES } from '../../src/domain/statuspage.ts';
-import type { FormErrors, Shell } from './model.ts';
+import type { FormErrors, FormValues, Shell } from './model.ts';
 import { canWrite } from './model.ts';
-import { Csrf, FieldError, FormAlert, Layout } from './layout.tsx';
+import { Csrf, FormAlert, Layout } from './layout.tsx';
+import { StatuspageSettingsForm, type ConnectionChoice } from './statuspage-settings.tsx';
 import type { ServiceChoice } from './statuspages.tsx';
 import { DeleteButton } from './delete-button.tsx';
 
@@ -18,6 +18,39 @@ function Op(props: { s: Shell; uuid: string; label: string; fields: Record<strin
         {props.label.split(' ')[0]}
       </button>
     </form>
+  );
+}
+
+/** A service's own texts and switches on the page (name shown, description, uptime, response times), folded. */
+function ServiceEdit(props: { s: Shell; uuid: string; section: number; service: number; sv: PageService }) {
+  const { sv } = props;
+  return (
+    <details class="service-edit">
+      <summary class="small">Edit</summary>
+      <form method="post" action={`/statuspages/${props.uuid}/sections`} class="stack">
+        <Csrf s={props.s} />
+        <input type="hidden" name="op" value="edit-service" />
+        <input type="hidden" name="section" value={String(props.section)} />
+        <input type="hidden" name="service" value={String(props.service)} />
+        <label>
+          Name shown <span class="muted small">(empty: its own name)</span>
+          <input type="text" name="name_shown" value={sv.name_shown ?? ''} />
+        </label>
+        <label>
+          Description
+          <input type="text" name="description" value={sv.description ?? ''} />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="show_uptime" checked={sv.show_uptime} /> Show uptime
+        </label>
+        <label class="check">
+          <input type="checkbox" name="show_response_times" checked={sv.show_response_times} /> Show response times
+        </label>
+        <button type="submit" class="secondary">
+          Save service
+        </button>
+      </form>
+    </details>
   );
 }
 
@@ -57,7 +90,7 @@ function GroupChildren(props: { s: Shell; uuid: string; section: number; group: 
 }
 
 /** One status page: settings, and its sections and services ordered with up/down buttons (plain forms). */
-export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: string; services: ServiceChoice[]; errors?: FormErrors | undefined }) {
+export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: string; services: ServiceChoice[]; connections: ConnectionChoice[]; draft?: FormValues | undefined; errors?: FormErrors | undefined }) {
   const { s, page: p, errors } = props;
   const nameOf = new Map(props.services.map((x) => [x.uuid, x.name]));
   const w = canWrite(s);
@@ -78,6 +111,15 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
             <b>{sec.name}</b>
             {w ? (
               <>
+                <form method="post" action={`/statuspages/${p.uuid}/sections`} class="actions">
+                  <Csrf s={s} />
+                  <input type="hidden" name="op" value="rename-section" />
+                  <input type="hidden" name="section" value={String(i)} />
+                  <input type="text" name="name" value={sec.name} aria-label={`New name of section ${sec.name}`} required />
+                  <button type="submit" class="secondary">
+                    Rename
+                  </button>
+                </form>
                 <Op s={s} uuid={p.uuid} label="↑ move section up" fields={{ op: 'move-section', section: String(i), dir: 'up' }} />
                 <Op s={s} uuid={p.uuid} label="↓ move section down" fields={{ op: 'move-section', section: String(i), dir: 'down' }} />
                 <Op s={s} uuid={p.uuid} label="Remove section" fields={{ op: 'remove-section', section: String(i) }} cls="danger" />
@@ -92,6 +134,7 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
                     {sv.name_shown ?? nameOf.get(sv.monitor_uuid) ?? sv.monitor_uuid}
                     {sv.is_group ? <span class="muted small"> (group of {sv.services.length})</span> : null}
                     {sv.is_group ? <GroupChildren s={s} uuid={p.uuid} section={i} group={j} members={sv.services} nameOf={nameOf} services={props.services} w={w} /> : null}
+                    {w ? <ServiceEdit s={s} uuid={p.uuid} section={i} service={j} sv={sv} /> : null}
                   </td>
                   <td>
                     {w ? (
@@ -147,48 +190,16 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
         </form>
       ) : null}
       <h2>Settings</h2>
-      <form class="stack card" method="post" action={`/statuspages/${p.uuid}`}>
-        <Csrf s={s} />
-        <label>
-          Name
-          <input type="text" name="name" value={p.name} required disabled={!w} />
-          <FieldError errors={errors} name="name" />
-        </label>
-        <label>
-          Description
-          <textarea name="description" disabled={!w}>
-            {p.settings.description ?? ''}
-          </textarea>
-          <FieldError errors={errors} name="description" />
-        </label>
-        <label>
-          Website
-          <input type="url" name="website" value={p.settings.website ?? ''} disabled={!w} />
-          <FieldError errors={errors} name="website" />
-        </label>
-        <label>
-          Theme
-          <select name="theme" disabled={!w}>
-            {THEMES.map((t) => (
-              <option value={t} selected={p.settings.theme === t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Accent colour
-          <input type="text" name="accent_color" value={p.settings.accent_color} disabled={!w} />
-          <FieldError errors={errors} name="accent_color" />
-        </label>
-        <label class="check">
-          <input type="checkbox" name="auto_refresh" checked={p.settings.auto_refresh} disabled={!w} /> Refresh the page every minute
-        </label>
-        <label class="check">
-          <input type="checkbox" name="hide_from_search_engines" checked={p.settings.hide_from_search_engines} disabled={!w} /> Hide from search engines
-        </label>
-        {w ? <button type="submit">Save settings</button> : null}
-      </form>
+      <div class="page-editor">
+        <StatuspageSettingsForm s={s} page={p} draft={props.draft} errors={errors} connections={props.connections} w={w} />
+        {w ? (
+          <section class="page-preview" aria-label="Preview">
+            <h3>Preview (not saved)</h3>
+            {/* Sandboxed: the draft's custom look stays inside; the preview answers with the public page's own CSP. */}
+            <iframe name="page-preview" title="Preview of the status page with the unsaved changes" src={`/statuspages/${p.uuid}/preview`} sandbox="" loading="lazy" />
+          </section>
+        ) : null}
+      </div>
       {w ? (
         <p class="actions">
           <DeleteButton s={s} base={`/statuspages/${p.uuid}`} question={`Delete the status page ${p.name}? Its public address stops answering.`} label="Delete page…" />

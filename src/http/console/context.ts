@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import type { ConsoleSession } from '../../core/accounts.ts';
+import { getCookie } from 'hono/cookie';
 import type { Shell } from '../../../views/console/model.ts';
+import { THEME_COOKIE, themeOf } from '../../../views/console/theme.tsx';
 
 /** Hono environment of console routes: the session (null when signed out) and this response's CSP nonce. */
 export interface ConsoleEnv {
@@ -19,7 +21,8 @@ export const newNonce = (): string => randomBytes(16).toString('base64');
 
 /**
  * The console's Content-Security-Policy: scripts only from Pharos itself or nonce'd, styles from
- * Pharos, no inline handlers, no framing (`frame-ancestors 'none'`), forms only to Pharos.
+ * Pharos, no inline handlers, no framing (`frame-ancestors 'none'`), forms only to Pharos; frames
+ * only of Pharos (the status-page preview).
  */
 export function consoleCsp(nonce: string): string {
   return [
@@ -28,6 +31,8 @@ export function consoleCsp(nonce: string): string {
     `style-src 'self'`,
     "img-src 'self' data:",
     "connect-src 'self'",
+    // The status-page editor's preview frame (/statuspages/<uuid>/preview, sandboxed).
+    "frame-src 'self'",
     "form-action 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -37,7 +42,7 @@ export function consoleCsp(nonce: string): string {
 /** What the layout of every signed-in screen needs. */
 export function shellOf(c: ConsoleContext, path: string): Shell {
   const s = c.var.session!;
-  return { nonce: c.var.nonce, csrf: s.csrf, path, user: { name: s.account.name, email: s.account.email, role: s.account.role } };
+  return { nonce: c.var.nonce, csrf: s.csrf, path, user: { name: s.account.name, email: s.account.email, role: s.account.role }, theme: themeOf(getCookie(c, THEME_COOKIE)) };
 }
 
 /** A rendered JSX element as a whole HTML document response. */

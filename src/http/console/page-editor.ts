@@ -1,10 +1,29 @@
-import type { PageSection, PageService } from '../../domain/statuspage.ts';
+import { PAGE_LANGUAGES, type PageSection, type PageService } from '../../domain/statuspage.ts';
+import type { LocalizedText } from '../../domain/localized.ts';
 import type { FormValues } from '../../../views/console/model.ts';
 import { text } from './forms.ts';
 
 /** A section as the API's body takes it back (services keep every field they had). */
-type SectionInput = { name: string; services: Array<PageService | Omit<PageService, 'monitor_uuid'>> };
-type Section = { name: string; services: PageService[] };
+type ServiceInput = Omit<PageService, 'monitor_uuid' | 'services' | 'name_i18n' | 'description_i18n' | 'description'> & {
+  monitor_uuid?: string;
+  name?: LocalizedText;
+  description: string | LocalizedText | null;
+  services: ServiceInput[];
+};
+type SectionInput = { name: string | LocalizedText; services: ServiceInput[] };
+type Section = { name: string; name_i18n?: LocalizedText | null | undefined; services: PageService[] };
+
+/** A stored service as the API's body takes it back: localized texts as their maps (kept as given), a group without a monitor sent without one. */
+const asInput = (sv: PageService): ServiceInput => {
+  const { name_i18n, description_i18n, monitor_uuid, services, ...rest } = sv;
+  return {
+    ...rest,
+    ...(sv.is_group && monitor_uuid === '' ? {} : { monitor_uuid }),
+    ...(name_i18n ? { name: name_i18n } : {}),
+    description: description_i18n ?? sv.description,
+    services: services.map(asInput),
+  };
+};
 
 const swap = <T>(list: T[], i: number, j: number): T[] => {
   if (i < 0 || j < 0 || i >= list.length || j >= list.length) return list;
@@ -15,14 +34,16 @@ const swap = <T>(list: T[], i: number, j: number): T[] => {
 
 /**
  * One edit of a page's sections from a console form (plain buttons, no script): `op` is
- * `add-section` (name), `remove-section`, `move-section` (dir up|down), `add-service` (uuid),
+ * `add-section` (name), `rename-section` (section, name), `remove-section`, `move-section` (dir
+ * up|down), `add-service` (uuid), `edit-service` (section, service, name_shown, description,
+ * show_uptime, show_response_times: a service's own texts and switches),
  * `remove-service` or `move-service` (section, service index, dir), `add-group` (section, name: a
  * service with `is_group` and no monitor), `add-child` (section, group index, uuid) or
  * `remove-child` (section, group index, child index). Out-of-range indexes change nothing; the result is validated by the API's schema and rules when stored.
  * @returns the new sections
  */
 export function editSections(current: readonly PageSection[], f: FormValues): SectionInput[] {
-  let sections: Section[] = current.map((s) => ({ name: s.name, services: [...s.services] }));
+  let sections: Section[] = current.map((s) => ({ name: s.name, name_i18n: s.name_i18n, services: [...s.services] }));
   const si = Number(text(f, 'section'));
   const vi = Number(text(f, 'service'));
   const delta = text(f, 'dir') === 'up' ? -1 : 1;
@@ -32,6 +53,26 @@ export function editSections(current: readonly PageSection[], f: FormValues): Se
   switch (text(f, 'op')) {
     case 'add-section':
       sections.push({ name: text(f, 'name').trim(), services: [] });
+      break;
+    case 'rename-section':
+      if (at) {
+        at.name = text(f, 'name').trim();
+        at.name_i18n = null;
+      }
+      break;
+    case 'edit-service':
+      if (at && at.services[vi]) {
+        const sv = at.services[vi];
+        at.services[vi] = {
+          ...sv,
+          name_shown: text(f, 'name_shown').trim() || null,
+          name_i18n: null,
+          description: text(f, 'description').trim() || null,
+          description_i18n: null,
+          show_uptime: f.show_uptime !== undefined,
+          show_response_times: f.show_response_times !== undefined,
+        };
+      }
       break;
     case 'remove-section':
       sections = sections.filter((_, i) => i !== si);
@@ -59,5 +100,63 @@ export function editSections(current: readonly PageSection[], f: FormValues): Se
       break;
   }
   // A group has no monitor: stored as '', sent without one (the API's schema wants a uuid or nothing).
-  return sections.map((sec) => ({ ...sec, services: sec.services.map((sv) => (sv.is_group && sv.monitor_uuid === '' ? (({ monitor_uuid: _, ...rest }) => rest)(sv) : sv)) }));
+  return sections.map((sec) => ({ name: sec.name_i18n ?? sec.name, services: sec.services.map(asInput) }));
+}
+
+/** Optional text: trimmed, '' → null (the API's "not set"). */
+const orNull = (f: FormValues, name: string): string | null => text(f, name).trim() || null;
+const on = (f: FormValues, name: string): boolean => f[name] !== undefined;
+const many = (f: FormValues, name: string): string[] => {
+  const v = f[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+};
+
+/**
+ * The settings form of a status page as the API's PUT body (`StatuspagePatchBody`, validated by the
+ * caller with that schema): every field the API takes but `sections` (edited by their own buttons,
+ * {@link editSections}). Field names: the API's (`subscribe.email`, `authentication.saml_sso`, …);
+ * `description.<lang>` one text per language (none filled → null); `languages` repeated;
+ * `authentication.google_allowed_domains` separated by commas or spaces; `password` empty keeps the
+ * stored one, `password_remove` removes it (`password: null`). An unticked checkbox is false.
+ */
+export function settingsBody(f: FormValues): Record<string, unknown> {
+  const description: Record<string, string> = {};
+  for (const l of PAGE_LANGUAGES) {
+    const t = text(f, `description.${l}`).trim();
+    if (t) description[l] = t;
+  }
+  const subdomain = text(f, 'subdomain').trim();
+  const password = text(f, 'password');
+  const domains = text(f, 'authentication.google_allowed_domains')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  return {
+    name: text(f, 'name'),
+    ...(subdomain ? { subdomain } : {}),
+    hostname: orNull(f, 'hostname'),
+    website: orNull(f, 'website'),
+    description: Object.keys(description).length ? description : null,
+    languages: many(f, 'languages'),
+    ...(text(f, 'default_language') ? { default_language: text(f, 'default_language') } : {}),
+    theme: text(f, 'theme'),
+    font: text(f, 'font'),
+    accent_color: text(f, 'accent_color').trim(),
+    auto_refresh: on(f, 'auto_refresh'),
+    banner_header: on(f, 'banner_header'),
+    logo: orNull(f, 'logo'),
+    logo_height: text(f, 'logo_height').trim(),
+    favicon: orNull(f, 'favicon'),
+    hide_powered_by: on(f, 'hide_powered_by'),
+    hide_from_search_engines: on(f, 'hide_from_search_engines'),
+    google_analytics: orNull(f, 'google_analytics'),
+    subscribe: { enabled: on(f, 'subscribe.enabled'), email: on(f, 'subscribe.email'), slack: on(f, 'subscribe.slack'), teams: on(f, 'subscribe.teams'), sms: on(f, 'subscribe.sms') },
+    authentication: {
+      password_protection: on(f, 'authentication.password_protection'),
+      google_sso: on(f, 'authentication.google_sso'),
+      saml_sso: on(f, 'authentication.saml_sso'),
+      google_allowed_domains: domains,
+      sso_connection_uuid: orNull(f, 'authentication.sso_connection_uuid'),
+    },
+    ...(on(f, 'password_remove') ? { password: null } : password ? { password } : {}),
+  };
 }

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { ID_PREFIX, randomBase62 } from '../../domain/ids.ts';
 import type { Hono } from 'hono';
-import { StatuspageBody, type Statuspage } from '../../domain/statuspage.ts';
+import { StatuspageBody, StatuspagePatchBody, type Statuspage } from '../../domain/statuspage.ts';
 import type { HttpDeps } from '../context.ts';
 import { SECTION_SLOTS, StatuspagesPage } from '../../../views/console/statuspages.tsx';
 import { StatuspageEditPage } from '../../../views/console/statuspage-edit.tsx';
 import { AppError } from '../../lib/errors.ts';
-import { editSections } from './page-editor.ts';
+import { editSections, settingsBody } from './page-editor.ts';
+import { previewRoutes } from './page-preview.ts';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { pickerModel, pickItems, pickQueryValues } from './picker.ts';
 import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
 import { consoleActor } from '../audit-actor.ts';
 
@@ -55,17 +57,21 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       throw e;
     }
   };
-  const edit = async (c: ConsoleContext, p: Statuspage, e?: unknown) => {
+  const edit = async (c: ConsoleContext, p: Statuspage, e?: unknown, draft?: FormValues) => {
     const services = await choices();
-    return page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+    const connections = (await core.identity.connections.list()).map((x) => ({ uuid: x.uuid, name: x.name }));
+    return page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services, connections, draft, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
   };
   const show = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
     const services = await checks();
     const pages = (await core.statuspages.list(0)).statuspages;
     const formKey = FORM_KEY.test(text(values, 'form_key')) ? text(values, 'form_key') : randomBase62(22);
-    return page(c, StatuspagesPage({ s: shellOf(c, '/statuspages'), pages, urlOf, services, values, formKey, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+    // One searchable picker per section instead of a checkbox per service (issue 33 point 5).
+    const items = await pickItems(core, 'checks');
+    const pickers = Array.from({ length: SECTION_SLOTS }, (_, i) => pickerModel(values, `section_${i}_services`, items));
+    return page(c, StatuspagesPage({ s: shellOf(c, '/statuspages'), pages, urlOf, services, values, formKey, errors: e === undefined ? undefined : formErrors(e), pickers }), e === undefined ? 200 : errorStatus(e));
   };
-  app.get('/statuspages', (c) => show(c));
+  app.get('/statuspages', (c) => show(c, pickQueryValues(c)));
   app.post('/statuspages', async (c) => {
     const f = await formOf(c);
     const uuid = formPageUuid(c.var.session!.account.uuid, text(f, 'form_key'));
@@ -87,7 +93,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const p = await found(c.req.param('uuid'));
     if (!p) return c.notFound();
     try {
-      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, { name: p.name, sections: editSections(p.sections, await formOf(c)) }), consoleActor(c.var.session!));
+      await core.statuspages.update(p.uuid, parseWith(StatuspagePatchBody, { sections: editSections(p.sections, await formOf(c)) }), consoleActor(c.var.session!));
       return c.redirect(`/statuspages/${p.uuid}`, 303);
     } catch (e) {
       return edit(c, p, e);
@@ -98,20 +104,13 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     if (!p) return c.notFound();
     const f = await formOf(c);
     try {
-      const body = {
-        name: text(f, 'name'),
-        description: text(f, 'description').trim() || null,
-        website: text(f, 'website').trim() || null,
-        theme: text(f, 'theme'),
-        accent_color: text(f, 'accent_color').trim(),
-        auto_refresh: f.auto_refresh !== undefined,
-        hide_from_search_engines: f.hide_from_search_engines !== undefined,
-      };
-      await core.statuspages.update(p.uuid, parseWith(StatuspageBody, body), consoleActor(c.var.session!));
+      // The API's PUT schema and use case: one transaction, audit-logged like an API edit.
+      await core.statuspages.update(p.uuid, parseWith(StatuspagePatchBody, settingsBody(f)), consoleActor(c.var.session!));
       return c.redirect(`/statuspages/${p.uuid}`, 303);
     } catch (e) {
-      return edit(c, p, e);
+      return edit(c, p, e, f);
     }
   });
+  previewRoutes(app, deps);
   // Delete (after its confirmation): routes-delete.ts.
 }

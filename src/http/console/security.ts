@@ -16,8 +16,11 @@ export function consoleBase(core: Core): MiddlewareHandler<ConsoleEnv> {
     c.set('nonce', nonce);
     c.set('session', await core.accounts.session(getCookie(c, SESSION_COOKIE)));
     await next();
-    c.header('Content-Security-Policy', consoleCsp(nonce));
-    c.header('X-Frame-Options', 'DENY');
+    // A route that set its own policy keeps it (the status-page preview: the public page's CSP, framable by the console).
+    if (!c.res.headers.has('Content-Security-Policy')) {
+      c.header('Content-Security-Policy', consoleCsp(nonce));
+      c.header('X-Frame-Options', 'DENY');
+    }
     c.header('Cache-Control', 'private, no-store');
     c.header('Referrer-Policy', 'same-origin');
   };
