@@ -13,7 +13,7 @@ import type { Store } from '../store/index.ts';
  * their escalation at `now`. @returns the restarted outages' uuids
  */
 const endWindow = procedure('maintenanceGate.end', (tx: Store, a: { uuid: string; now: number; esc: EscalationSettings }): string[] => {
-  const w = tx.maintenance.get(a.uuid);
+  const w = tx.maintenance.get(a.uuid, a.now);
   if (!w) return [];
   const restarted: string[] = [];
   for (const monitorUuid of w.monitors) {
@@ -33,7 +33,9 @@ const endWindow = procedure('maintenanceGate.end', (tx: Store, a: { uuid: string
  * the store inside each escalation procedure: core/escalation.ts `maintenanceHolds`). One timer per
  * window, at its end (not polled): outages of its monitors that are still ongoing and were never
  * alerted then start their escalation from that moment, so alerts flow again after maintenance.
- * Outages that alerted before the window keep their own schedule.
+ * Outages that alerted before the window keep their own schedule. A recurring window (issue 33 point 6)
+ * has one end timer for its current or next occurrence, set again from a fresh read when it fires; a
+ * window whose ongoing occurrence a change ended ("end now") ends at once.
  * A second timer per `scheduled` window fires `notificationMinutes` before its start and has the
  * core tell the subscribers of its status pages (once; late after a restart that missed it).
  * Store work (the start's read, window ends, notices) runs one piece at a time (store.async, issue
@@ -47,6 +49,8 @@ export class MaintenanceGate {
   #chain: Promise<void> = Promise.resolve();
   /** Bumped by start and stop: queued work of an earlier run is dropped. */
   #generation = 0;
+  /** The occurrence each window was last watched at (by id): one ongoing now that a change ended ("end now") ends at once. */
+  readonly #watched = new Map<number, { startAt: number; endAt: number }>();
 
   constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; changed: (restarted: string[]) => void }) {
     this.#ends = new TimerQueue(deps.clock);
@@ -68,6 +72,7 @@ export class MaintenanceGate {
         seen.add(window.id);
         this.#ends.cancel(window.id);
         this.#notices.cancel(window.id);
+        this.#watched.delete(window.id);
       }),
     );
     this.#enqueue(async () => {
@@ -87,6 +92,7 @@ export class MaintenanceGate {
     this.#unsubscribe.length = 0;
     this.#ends.clear();
     this.#notices.clear();
+    this.#watched.clear();
     this.#generation++;
     await this.settled();
   }
@@ -108,8 +114,18 @@ export class MaintenanceGate {
     });
   }
 
+  /**
+   * Times the end of the window's occurrence as read (the store expands recurring windows: `startAt`/
+   * `endAt` are the ongoing or next occurrence; after it ends the window is read again for the next).
+   */
   #watch(w: MaintenanceWindow): void {
-    this.#ends.schedule(w.id, w.endAt, () => this.#enqueue(() => this.#ended(w.uuid)));
+    const now = this.deps.clock.now();
+    const prev = this.#watched.get(w.id);
+    const wasOngoing = prev !== undefined && prev.startAt <= now && now < prev.endAt;
+    if (wasOngoing && !(w.startAt <= now && now < w.endAt)) this.#enqueue(() => this.#ended(w.uuid));
+    this.#watched.set(w.id, { startAt: w.startAt, endAt: w.endAt });
+    if (w.endAt > now) this.#ends.schedule(w.id, w.endAt, () => this.#enqueue(() => this.#ended(w.uuid, true)));
+    else this.#ends.cancel(w.id);
     if (w.notificationOption === 'scheduled' && w.notifiedAt === null) {
       const at = Math.max(this.deps.clock.now(), w.startAt - w.notificationMinutes * 60_000);
       this.#notices.schedule(w.id, at, () =>
@@ -124,11 +140,17 @@ export class MaintenanceGate {
     } else this.#notices.cancel(w.id);
   }
 
-  async #ended(uuid: string): Promise<void> {
+  /** An occurrence ended: held outages start alerting; `next`: read the window again for its next occurrence (recurring). */
+  async #ended(uuid: string, next = false): Promise<void> {
     const { core, store, clock, logger } = this.deps;
     let restarted: string[];
     try {
       restarted = await store.async.tx(endWindow, { uuid, now: clock.now(), esc: core.escalation.settings });
+      if (next) {
+        const w = await store.async.maintenance.get(uuid, clock.now());
+        if (w?.recurrence) this.#watch(w);
+        else if (w) this.#watched.delete(w.id);
+      }
     } catch (e) {
       logger.error('maintenance window end failed', { window: uuid, error: (e as Error).message });
       return;

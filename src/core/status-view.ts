@@ -68,11 +68,11 @@ export interface HistoryView {
 // Transaction bodies (store/async.ts): the page's reads run in one transaction wherever the store
 // runs (on PostgreSQL, the store host thread), so a page costs the event loop one message.
 
-const windowsOfPage = (tx: Store, page: Statuspage, monitorUuids: Set<string>, since: number): MaintenanceWindow[] =>
+const windowsOfPage = (tx: Store, page: Statuspage, monitorUuids: Set<string>, since: number, now: number): MaintenanceWindow[] =>
   tx.pageReads
     .windowUuidsEndingAfter(since)
-    .map((u) => tx.maintenance.get(u))
-    .filter((w): w is MaintenanceWindow => w !== undefined && (w.statuspages.includes(page.uuid) || w.monitors.some((m) => monitorUuids.has(m))));
+    .map((u) => tx.maintenance.get(u, now))
+    .filter((w): w is MaintenanceWindow => w !== undefined && w.endAt > since && (w.statuspages.includes(page.uuid) || w.monitors.some((m) => monitorUuids.has(m))));
 
 const monitorUuidsOf = (page: Statuspage): Set<string> => {
   const out = new Set<string>();
@@ -145,7 +145,7 @@ const pageViewOf = procedure('statusView.page', (tx: Store, a: { page: Statuspag
   const leaves: ServiceStatus[] = [];
   const collect = (list: ServiceView[]) => list.forEach((s) => (s.kind === 'group' ? collect(s.children) : leaves.push(s.status)));
   sections.forEach((s) => collect(s.services));
-  const windows = windowsOfPage(tx, page, monitorUuidsOf(page), now);
+  const windows = windowsOfPage(tx, page, monitorUuidsOf(page), now, now);
   return {
     page,
     now,
@@ -165,7 +165,7 @@ const historyViewOf = procedure('statusView.history', (tx: Store, a: { page: Sta
     page,
     now,
     incidents: incidentsOf(tx, page, since),
-    maintenance: windowsOfPage(tx, page, monitorUuidsOf(page), since)
+    maintenance: windowsOfPage(tx, page, monitorUuidsOf(page), since, now)
       .filter((w) => w.endAt <= now)
       .reverse(),
   };

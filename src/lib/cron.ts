@@ -49,3 +49,29 @@ export function isIanaTimeZone(name: string): boolean {
     return false;
   }
 }
+
+/**
+ * Every time `expression` matches in `timezone` within [fromMs, toMs) (epoch ms), in order, at most
+ * `max` of them (the rest are left out: callers bound their ranges). DST as {@link nextCronTime}.
+ * @throws Error when the expression is invalid (validate with {@link cronProblem} first)
+ */
+export function cronTimesBetween(expression: string, timezone: string, fromMs: number, toMs: number, max: number): number[] {
+  const cron = new Cron(expression, { ...OPTIONS, timezone });
+  const out: number[] = [];
+  let next = cron.nextRun(new Date(fromMs - 1));
+  while (next && next.getTime() < toMs && out.length < max) {
+    out.push(next.getTime());
+    next = cron.nextRun(next);
+  }
+  return out;
+}
+
+/**
+ * The last time strictly before `beforeMs` (epoch ms) that `expression` matched in `timezone`.
+ * @returns epoch ms, or null when it never matched before
+ * @throws Error when the expression is invalid
+ */
+export function previousCronTime(expression: string, timezone: string, beforeMs: number): number | null {
+  const prev = new Cron(expression, { ...OPTIONS, timezone }).previousRuns(1, new Date(beforeMs))[0];
+  return prev ? prev.getTime() : null;
+}

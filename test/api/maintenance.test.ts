@@ -47,6 +47,8 @@ describe('maintenance windows', () => {
       name: 'DB upgrade',
       start_date: body.start_date,
       end_date: body.end_date,
+      recurrence: null,
+      next_occurrences: [{ start_date: body.start_date, end_date: body.end_date }],
       monitors: [m],
       statuspages: [],
       title: body.title,

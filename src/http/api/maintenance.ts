@@ -1,19 +1,40 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { MaintenanceBody, maintenanceStatus, type MaintenanceWindow } from '../../domain/maintenance.ts';
+import { RECURRENCE_STRATEGIES } from '../../domain/maintenance-recurrence.ts';
 import { iso } from '../../domain/time.ts';
+import { recurrenceBody } from '../../core/maintenance.ts';
+import { apiActor } from '../audit-actor.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
-import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 
 const Localized = z.record(z.string(), z.string()).openapi('LocalizedText');
+
+const Occurrence = z.object({ start_date: z.string(), end_date: z.string() }).openapi('MaintenanceOccurrence');
+
+/** A window's repetition as the API shows it (docs/api.md "Maintenance windows"). */
+const RecurrenceOut = z
+  .object({
+    strategy: z.enum(RECURRENCE_STRATEGIES),
+    start_time: z.string().optional().openapi({ description: 'local time of day HH:MM in `timezone` (daily, weekly, monthly)' }),
+    duration_minutes: z.number().int(),
+    days_of_week: z.array(z.number().int()).openapi({ description: 'weekly: 0 = Sunday … 6 = Saturday' }),
+    days_of_month: z.array(z.union([z.number().int(), z.literal('last')])).openapi({ description: 'monthly: 1–31 or "last"; months without the day skip it' }),
+    cron: z.string().optional().openapi({ description: 'cron strategy: 5 fields, read in `timezone`' }),
+    valid_from: z.string(),
+    valid_until: z.string().nullable(),
+  })
+  .openapi('MaintenanceRecurrence');
 
 /** Maintenance window as the API shows it (API.md §2.7 plus CONTRACT.md's `status` and settings). */
 export const MaintenanceSchema = z
   .object({
     uuid: z.string(),
     name: z.string(),
-    start_date: z.string(),
+    start_date: z.string().openapi({ description: 'one-off: the start; recurring: the ongoing occurrence\'s start, else the next, else the last' }),
     end_date: z.string(),
+    recurrence: RecurrenceOut.nullable().openapi({ description: 'null: a one-off window' }),
+    next_occurrences: z.array(Occurrence).openapi({ description: 'up to 5 occurrences from now on, the ongoing one first' }),
     monitors: z.array(z.string()),
     statuspages: z.array(z.string()),
     title: Localized.nullable(),
@@ -21,7 +42,7 @@ export const MaintenanceSchema = z
     notificationOption: z.enum(['none', 'immediate', 'scheduled']),
     notificationMinutes: z.number().int(),
     status: z.enum(['upcoming', 'ongoing', 'completed']),
-    timezone: z.string().openapi({ description: 'always UTC: dates carry their zone' }),
+    timezone: z.string().openapi({ description: 'IANA zone a recurrence\'s times of day are read in (dates carry their own offset)' }),
     createdAt: z.string(),
   })
   .openapi('MaintenanceWindow');
@@ -37,6 +58,8 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     name: w.name,
     start_date: iso(w.startAt),
     end_date: iso(w.endAt),
+    recurrence: w.recurrence && (recurrenceBody(w.recurrence) as z.infer<typeof RecurrenceOut>),
+    next_occurrences: w.upcoming.map((o) => ({ start_date: iso(o.startAt), end_date: iso(o.endAt) })),
     monitors: [...w.monitors].sort(),
     statuspages: w.statuspages,
     title: w.title,
@@ -44,7 +67,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     notificationOption: w.notificationOption,
     notificationMinutes: w.notificationMinutes,
     status: maintenanceStatus(w, clock.now()),
-    timezone: 'UTC',
+    timezone: w.timezone,
     createdAt: iso(w.createdAt),
   });
   const item = { params: UuidParam };
@@ -55,7 +78,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a maintenance window', request: jsonBody(MaintenanceBody), responses: { 201: json(MaintenanceSchema, 'The created window (with its uuid)'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(out(await core.maintenance.create(c.req.valid('json'))), 201),
+    async (c) => c.json(out(await core.maintenance.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a maintenance window', request: item, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -63,12 +86,23 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a maintenance window (partial: fields left out keep their values; the merged window is validated)', request: { ...item, ...jsonBody(MaintenanceBody.partial()) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(out(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(out(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/{uuid}/end',
+      tags,
+      summary: 'End the ongoing occurrence now (a one-off window ends now; a recurring one keeps its later occurrences); alerts held by it flow again',
+      request: item,
+      responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...NOT_FOUND, ...CONFLICT },
+    }),
+    async (c) => c.json(out(await core.maintenance.endNow(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a maintenance window', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     async (c) => {
-      await core.maintenance.delete(c.req.valid('param').uuid);
+      await core.maintenance.delete(c.req.valid('param').uuid, apiActor(c.var.principal));
       return c.json({ message: 'Maintenance window deleted' }, 200);
     },
   );

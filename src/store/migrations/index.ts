@@ -23,6 +23,7 @@ import { sql as leaderLease } from './0021_leader_lease.ts';
 import { sql as integrations } from './0022_integrations.ts';
 import { sql as monitorBadges } from './0023_monitor_badges.ts';
 import { sql as tagsGroups } from './0024_tags_groups.ts';
+import { sql as maintenanceRecurrence } from './0025_maintenance_recurrence.ts';
 import { sql as idsNeverRepeat, run as rebuildWithAutoincrement } from './0027_ids_never_repeat.ts';
 import type { Db } from '../db.ts';
 
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 22, name: 'integrations', sql: integrations },
   { version: 23, name: 'monitor_badges', sql: monitorBadges },
   { version: 24, name: 'tags_groups', sql: tagsGroups },
+  { version: 25, name: 'maintenance_recurrence', sql: maintenanceRecurrence },
   { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat, run: rebuildWithAutoincrement, foreignKeysOff: true },
 ];
 

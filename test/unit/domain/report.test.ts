@@ -51,7 +51,7 @@ test('an ongoing outage counts up to now; overlapping outages do not push the SL
 
 test('maintenance windows: end after start, monitors must exist, status by time', () => {
   const body = { name: 'DB upgrade', start_date: '2026-05-01T22:00:00Z', end_date: '2026-05-01T23:00:00Z', monitors: ['mon_a'] };
-  const s = resolveMaintenance(body, (m) => m === 'mon_a', () => false);
+  const s = resolveMaintenance(body, (m) => m === 'mon_a', () => false, 0);
   assert.equal(s.endAt - s.startAt, H);
   assert.equal(s.notificationOption, 'none');
   assert.equal(s.notificationMinutes, 60);
@@ -63,9 +63,9 @@ test('maintenance windows: end after start, monitors must exist, status by time'
     }
     return 'none';
   };
-  assert.equal(field(() => resolveMaintenance({ ...body, end_date: body.start_date }, () => true, () => true)), 'end_date');
-  assert.equal(field(() => resolveMaintenance({ ...body, monitors: ['mon_x'] }, () => false, () => true)), 'monitors');
-  assert.equal(field(() => resolveMaintenance({ ...body, statuspages: ['sp_x'] }, () => true, () => false)), 'statuspages');
+  assert.equal(field(() => resolveMaintenance({ ...body, end_date: body.start_date }, () => true, () => true, 0)), 'end_date');
+  assert.equal(field(() => resolveMaintenance({ ...body, monitors: ['mon_x'] }, () => false, () => true, 0)), 'monitors');
+  assert.equal(field(() => resolveMaintenance({ ...body, statuspages: ['sp_x'] }, () => true, () => false, 0)), 'statuspages');
   assert.equal(maintenanceStatus(s, s.startAt - 1), 'upcoming');
   assert.equal(maintenanceStatus(s, s.startAt), 'ongoing');
   assert.equal(maintenanceStatus(s, s.endAt), 'completed');
