@@ -29,6 +29,8 @@ import { resultsService } from './results.ts';
 import { logOperatorEvents } from './operator-log.ts';
 import { integrationsService } from './integrations.ts';
 import { escalationPoliciesService } from './escalation-policies.ts';
+import { onCallService } from './on-call.ts';
+import { onCallFeedsService } from './on-call-feeds.ts';
 import { auditLogService } from './audit-log.ts';
 import { tagsService } from './tags.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
@@ -123,6 +125,10 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     integrations: integrationsService({ store, clock, secrets: deps.secrets, tester: deps.channelTester }),
     /** Escalation policies (issue 32): stored, attached to monitors and healthchecks. */
     escalationPolicies: escalationPoliciesService({ store, clock, bus }),
+    /** On-call schedules (issue 34 point 2): rotations, layers, overrides; who is on call at a time. */
+    onCall: onCallService({ store, clock }),
+    /** iCal feeds of on-call shifts at secret URLs (issue 34 point 2). */
+    onCallFeeds: onCallFeedsService({ store, clock }),
     /** The audit log (issue 32 point 5): who changed what, read newest first. */
     auditLog: auditLogService({ store }),
     /** Tags with colours and groups (issue 33 point 5): `/v1/tags`, bulk "add tag", the monitor picker's search. */

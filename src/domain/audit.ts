@@ -15,7 +15,7 @@ export const AUDIT_ACTOR_TYPES = ['user', 'token', 'system'] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
 /** What it was done to. */
-export const AUDIT_RESOURCE_TYPES = ['monitor', 'healthcheck', 'integration', 'escalation_policy', 'statuspage', 'user', 'token', 'settings', 'tag', 'maintenance_window'] as const;
+export const AUDIT_RESOURCE_TYPES = ['monitor', 'healthcheck', 'integration', 'escalation_policy', 'statuspage', 'user', 'token', 'settings', 'tag', 'maintenance_window', 'on_call_schedule'] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /** The actor of an entry: its id (user uuid, token id, `config.yaml`…) and its name at the time. */

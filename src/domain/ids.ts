@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Identifier prefixes of API.md §2 (plus `ep_` for escalation policies and `int_` for integrations (issue 32), CONTRACT.md "Identifiers").
+ * Identifier prefixes of API.md §2 (plus `ep_` for escalation policies and `int_` for integrations (issue 32), `sched_` for on-call schedules and `ovr_` for their overrides (issue 34), CONTRACT.md "Identifiers").
  */
 export const ID_PREFIX = {
   monitor: 'mon_',
@@ -19,6 +19,8 @@ export const ID_PREFIX = {
   integration: 'int_',
   subscriber: 'sub_',
   probe: 'prb_',
+  onCallSchedule: 'sched_',
+  onCallOverride: 'ovr_',
   tag: 'tag_',
 } as const;
 

@@ -5,6 +5,8 @@ import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { healthchecksRouter } from './api/healthchecks.ts';
 import { escalationPoliciesRouter } from './api/escalation-policies.ts';
+import { onCallSchedulesRouter } from './api/on-call-schedules.ts';
+import { onCallIcalRouter } from './ical.ts';
 import { integrationsRouter } from './api/integrations.ts';
 import { monitorsRouter } from './api/monitors.ts';
 import { tagsRouter } from './api/tags.ts';
@@ -94,6 +96,7 @@ export function createApp(deps: HttpDeps) {
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/tags', tagsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
+  app.route('/v1/on-call-schedules', onCallSchedulesRouter(deps));
   app.route('/v1/integrations', integrationsRouter(deps));
   app.route('/v1/healthchecks', healthchecksRouter(deps, 'v1'));
   app.route('/v2/healthchecks', healthchecksRouter(deps, 'v2'));
@@ -125,6 +128,8 @@ export function createApp(deps: HttpDeps) {
   app.route('/_pharos', pageAssetsRouter());
   app.route('/status/:subdomain', statusPagesRouter(deps, 'path'));
   app.route('/badge/monitors', monitorBadgesRouter(deps));
+  // Anonymous, the token in the path is the secret (issue 34 point 2).
+  app.route('/ical', onCallIcalRouter(deps));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));

@@ -21,6 +21,7 @@ import { invitationsStore } from './invitations.ts';
 import { clusterStore } from './cluster.ts';
 import { integrationsStore } from './integrations.ts';
 import { escalationPoliciesStore } from './escalation-policies.ts';
+import { onCallStore } from './on-call.ts';
 import { auditLogStore } from './audit-log.ts';
 import { secretKeyStore } from './secret-check.ts';
 import { sqliteOf } from './db.ts';
@@ -53,6 +54,7 @@ function modulesOf(db: Db) {
     cluster: clusterStore(db),
     integrations: integrationsStore(db),
     escalationPolicies: escalationPoliciesStore(db),
+    onCall: onCallStore(db),
     auditLog: auditLogStore(db),
     secretKey: secretKeyStore(db),
     tags: tagsStore(db),

@@ -87,6 +87,9 @@ export interface OnCallOverride {
   createdAt: number;
 }
 
+/** What an iCal feed token is for: one schedule, or one person across every schedule. */
+export type FeedKind = 'schedule' | 'user';
+
 /** Longest name, team, layer name; characters. */
 export const SCHEDULE_NAME_MAX = 100;
 /** Longest description, characters. */
