@@ -146,6 +146,11 @@ describe('/v1/on-call-schedules', () => {
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.deepEqual([body.name, body.rotation_start, body.rotation_end], ['Primary', '2026-06-01T13:00:00.000Z', '2026-06-08T13:00:00.000Z']);
     await p.api(`/v1/on-call-schedules/${sched}`, { method: 'PATCH', json: { time_zone: 'Europe/Berlin' } });
+    // What was read may be sent back as it is (read-only fields ignored): nothing changes.
+    const read = await (await p.api(`/v1/on-call-schedules/${sched}`)).json();
+    const put = await p.api(`/v1/on-call-schedules/${sched}`, { method: 'PUT', json: read });
+    assert.equal(put.status, 200);
+    assert.deepEqual(await put.json(), read);
   });
 
   test('writes are in the audit log (resource type on_call_schedule)', async () => {
