@@ -4,6 +4,7 @@ import type { Monitor } from '../domain/monitor.ts';
 import { redactCredentials } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
 import { HEARTBEAT_COUNT, type Heartbeat, type LandedResult } from '../domain/heartbeat.ts';
+import type { OverviewQuery } from '../domain/overview.ts';
 import type { MonitorStats } from '../domain/monitor.ts';
 import type { Interval } from '../domain/report.ts';
 import { UPTIME_WINDOWS, uptimeFigure } from '../domain/uptime.ts';
@@ -145,6 +146,23 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
       const key = new Map(rows.map((r) => [r, r.name.toLowerCase()]));
       return rows.sort((a, b) => rank[a.status] - rank[b.status] || (key.get(a)! < key.get(b)! ? -1 : key.get(a)! > key.get(b)! ? 1 : 0));
     },
+    /**
+     * One page of the overview (issue 33 point 5): filtered, sorted and paged by the store (SQL), so a
+     * page costs its own rows whatever the number of monitors; `counts` by status are over everything.
+     */
+    async overviewPage(f: Omit<OverviewQuery, 'held' | 'since' | 'now'>): Promise<{ rows: OverviewRow[]; total: number; counts: OverviewCounts }> {
+      const w = windows();
+      const [held, sparks] = await Promise.all([inMaintenance(w.now), sparklines(w.now)]);
+      const data = await store.async.overview.page({ ...f, held: [...held], since: w.since30, now: w.now });
+      const rows = data.items.map((it) =>
+        it.kind === 'healthcheck'
+          ? healthcheckRow(it.healthcheck)
+          : monitorRow(it.monitor, { lastAt: it.lastAt }, held.has(it.monitor.uuid), w.now, sparks, [new Map([[it.monitor.id, it.outages]]), new Map([[it.monitor.id, it.windows]])]),
+      );
+      return { rows, total: data.total, counts: data.counts };
+    },
+    /** The overview's counts by status (and monitors in maintenance) over everything: what live updates send after a change. */
+    overviewCounts: async (): Promise<OverviewCounts> => store.async.overview.counts([...(await inMaintenance(clock.now()))]),
     /** One monitor's overview row (live updates, the monitor page): index reads of that monitor. */
     async monitorRow(m: Monitor): Promise<OverviewRow> {
       const w = windows();
@@ -169,8 +187,12 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     heartbeats: (uuids: string[]): Promise<Map<string, Heartbeat[]>> => store.async.heartbeats.recent(uuids, HEARTBEAT_COUNT, clock.now()),
     /** Check results that just landed as heartbeats of their monitors' uuids (the live stream), in one store read. */
     landedBeats: (results: LandedResult[]) => store.async.heartbeats.landed(results, clock.now()),
+    /** A monitor's mean response time per region and `bucketMs` bucket in [`from`, `to`) from its raw checks (the monitor page's 1 h and 24 h charts). */
   };
 }
+
+/** Monitors and healthchecks by the status the overview shows, and monitors in maintenance. */
+export type OverviewCounts = { up: number; down: number; paused: number; pending: number; maintenance: number };
 
 /** The console view service's interface. */
 export type ConsoleViewService = ReturnType<typeof consoleViewService>;

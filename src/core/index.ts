@@ -14,6 +14,7 @@ import { badgesService } from './badges.ts';
 import { incidentsService } from './incidents.ts';
 import { statuspagesService } from './statuspages.ts';
 import { monitorsService } from './monitors.ts';
+import { monitorsBulkService } from './monitors-bulk.ts';
 import { outagesService } from './outages.ts';
 import { usersService } from './users.ts';
 import { accountsService } from './accounts.ts';
@@ -82,6 +83,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     consoleSso: consoleSsoService({ store, clock, config, identity, logger }),
     consoleView: consoleViewService({ store, clock }),
     monitors: monitorsService({ store, clock, bus, config }),
+    /** Bulk pause, resume, delete, attach policy (issue 33 point 5): one transaction per action. */
+    monitorsBulk: monitorsBulkService({ store, clock, bus, config }),
     escalation,
     checks,
     probes,

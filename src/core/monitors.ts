@@ -45,7 +45,7 @@ const createMonitor = procedure('monitors.create', (tx: Store, a: { uuid: string
  * notice when expiry alerts went off. @returns the monitor and how many outbox rows were queued
  * @throws AppError 404 / 400
  */
-const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid: string; body: Partial<MonitorBodyInput>; config: MonitorRules; now: number; actor: AuditActor }) => {
+export const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid: string; body: Partial<MonitorBodyInput>; config: MonitorRules; now: number; actor: AuditActor }) => {
   const current = mustGet(tx, a.uuid);
   // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
   const given = keepSecrets(a.body, current);
@@ -57,7 +57,7 @@ const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid: string
 });
 
 /** Deletes a monitor (history, outages) after queueing the resolve of its certificate notice. @throws AppError 404 */
-const deleteMonitor = procedure('monitors.delete', (tx: Store, a: { uuid: string; config: CertExpiryConfig; now: number; actor: AuditActor }) => {
+export const deleteMonitor = procedure('monitors.delete', (tx: Store, a: { uuid: string; config: CertExpiryConfig; now: number; actor: AuditActor }) => {
   const monitor = mustGet(tx, a.uuid);
   recordAudit(tx, a, { action: 'delete', resourceType: 'monitor', resourceUuid: monitor.uuid, resourceName: monitor.name, diff: monitorAuditDiff(monitor, null) });
   const queued = certExpiryDeleted(tx, a.config, monitor, a.now);

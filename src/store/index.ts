@@ -17,6 +17,7 @@ import { ssoConnectionsStore } from './sso-connections.ts';
 import { kumaImportsStore } from './kuma.ts';
 import { sessionsStore } from './sessions.ts';
 import { consoleReadsStore } from './console-reads.ts';
+import { overviewStore } from './overview.ts';
 import { invitationsStore } from './invitations.ts';
 import { clusterStore } from './cluster.ts';
 import { integrationsStore } from './integrations.ts';
@@ -50,6 +51,7 @@ function modulesOf(db: Db) {
     sessions: sessionsStore(db),
     consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
     heartbeats: heartbeatsStore(db),
+    overview: overviewStore(db, checks.lastCheckAt),
     invitations: invitationsStore(db),
     cluster: clusterStore(db),
     integrations: integrationsStore(db),

@@ -1,19 +1,15 @@
 import { raw } from 'hono/html';
 import { escapeToBuffer } from 'hono/utils/html';
-import type { OverviewRow } from '../../src/core/console-view.ts';
+import type { OverviewCounts, OverviewRow } from '../../src/core/console-view.ts';
 import { PROTOCOLS } from '../../src/domain/monitor.ts';
 import { formatUptime } from '../../src/domain/uptime.ts';
 import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { ago, Layout } from './layout.tsx';
 import { HEARTBEAT_HEADING_TITLE, heartbeatCellHtml } from './heartbeat-bars.tsx';
+import { BulkBar, isPlainFirstPage, overviewHref, Pager, SORT_LABELS, SortHeading, type OverviewFilter } from './overview-list.tsx';
 
-/** Overview filters (query string `status`, `protocol`, `q`). */
-export interface OverviewFilter {
-  status: string;
-  protocol: string;
-  q: string;
-}
+export type { OverviewFilter } from './overview-list.tsx';
 
 /** A row's uptime figure (src/domain/uptime.ts): "pending" for a monitor not checked yet, "—" for a healthcheck. */
 const pct = (r: OverviewRow, v: number | null) => (r.kind === 'healthcheck' ? '—' : formatUptime(v));
@@ -33,7 +29,9 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
   const href = r.kind === 'monitor' ? `/monitors/${r.uuid}` : `/healthchecks/${r.uuid}`;
   const st = escape(r.status);
   return (
-    `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"${r.maintenance ? ' data-maintenance=""' : ''}><td><span class="status" data-status="${st}">${st}</span>` +
+    `<tr id="row-${escape(r.uuid)}" data-kind="${r.kind}" data-status="${st}"${r.maintenance ? ' data-maintenance=""' : ''}>` +
+    (r.kind === 'monitor' ? `<td class="pick"><input type="checkbox" name="uuid" value="${escape(r.uuid)}" form="bulk" aria-label="Select ${escape(r.name)}"></td>` : '<td class="pick"></td>') +
+    `<td><span class="status" data-status="${st}">${st}</span>` +
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
     `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
     heartbeatCellHtml(r) +
@@ -48,25 +46,60 @@ export function OverviewLine(props: { row: OverviewRow; now: number }) {
   return raw(overviewRowHtml(props.row, props.now));
 }
 
-/** The overview: counts, filters and every monitor and healthcheck (live over SSE; meta refresh without JS). */
-export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: OverviewRow[]; filter: OverviewFilter; now: number }) {
-  const { s, rows, all, filter } = props;
-  const count = (st: string) => all.filter((r) => r.status === st).length;
+/** The counts by status over every monitor and healthcheck (`#counts`), each a link to its filter; also sent over SSE after changes. */
+export function OverviewCountsBox(props: { counts: OverviewCounts }) {
+  const { counts } = props;
+  return (
+    <div class="counts" id="counts">
+      {(['up', 'down', 'paused', 'pending'] as const).map((st) => (
+        <a href={`/?status=${st}`} data-count={st}>
+          <b>{counts[st]}</b>
+          {st}
+        </a>
+      ))}
+      <a href="/?status=maintenance" data-count="maintenance">
+        <b>{counts.maintenance}</b>
+        in maintenance
+      </a>
+    </div>
+  );
+}
+
+/** What the overview shows: one page of rows, how many match, the counts, and the bulk bar's choices. */
+export interface OverviewModel {
+  s: Shell;
+  rows: OverviewRow[];
+  /** Rows matching the filter, every page. */
+  total: number;
+  counts: OverviewCounts;
+  filter: OverviewFilter;
+  now: number;
+  /** The line after a bulk action ("Paused 12 monitors."), or null. */
+  flash: string | null;
+  policies: Array<{ uuid: string; name: string }>;
+  /** The bulk bar offers "Add tag". */
+  withTags: boolean;
+  /** Names of every tag and group (the filter's choices). */
+  tags: string[];
+  groups: string[];
+}
+
+/**
+ * The overview (issue 33 point 5): counts, search and filters, one page of monitors and healthcheck
+ * rows sorted and paged by the store, bulk actions for editors (live over SSE; meta refresh without JS).
+ */
+export function OverviewPage(props: OverviewModel) {
+  const { s, rows, filter } = props;
+  const empty = props.counts.up + props.counts.down + props.counts.paused + props.counts.pending === 0;
   return (
     <Layout s={s} title="Overview" refresh live>
       <h1>Overview</h1>
-      <div class="counts" id="counts">
-        {(['up', 'down', 'paused', 'pending'] as const).map((st) => (
-          <a href={`/?status=${st}`} data-count={st}>
-            <b>{count(st)}</b>
-            {st}
-          </a>
-        ))}
-        <a href="/?status=maintenance" data-count="maintenance">
-          <b>{all.filter((r) => r.maintenance).length}</b>
-          in maintenance
-        </a>
-      </div>
+      <OverviewCountsBox counts={props.counts} />
+      {props.flash ? (
+        <p class="flash" id="flash" role="status">
+          {props.flash}
+        </p>
+      ) : null}
       <div class="actions">
         {canWrite(s) ? (
           <>
@@ -79,8 +112,22 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
           </>
         ) : null}
       </div>
-      <form class="filters" method="get" action="/" role="search">
-        <input type="search" name="q" value={filter.q} placeholder="Filter by name or URL" aria-label="Text" />
+      <form class="filters" method="get" action="/" role="search" id="overview-filter" hx-get="/" hx-trigger="submit, change" hx-target="#overview-list" hx-select="#overview-list" hx-swap="outerHTML" hx-push-url="true">
+        <input
+          type="search"
+          name="q"
+          value={filter.q}
+          placeholder="Search name or URL"
+          aria-label="Search name or URL"
+          hx-get="/"
+          hx-include="closest form"
+          hx-trigger="input changed delay:250ms, search"
+          hx-target="#overview-list"
+          hx-select="#overview-list"
+          hx-swap="outerHTML"
+          hx-push-url="true"
+          hx-sync="this:replace"
+        />
         <select name="status" aria-label="Status">
           {['', 'up', 'down', 'paused', 'pending', 'maintenance'].map((v) => (
             <option value={v} selected={filter.status === v}>
@@ -95,19 +142,63 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
             </option>
           ))}
         </select>
+        {props.tags.length > 0 || filter.tag ? (
+          <select name="tag" aria-label="Tag">
+            {['', ...props.tags].map((v) => (
+              <option value={v} selected={filter.tag.toLowerCase() === v.toLowerCase()}>
+                {v || 'any tag'}
+              </option>
+            ))}
+          </select>
+        ) : null}
+        {props.groups.length > 0 || filter.group ? (
+          <select name="group" aria-label="Group">
+            {['', ...props.groups].map((v) => (
+              <option value={v} selected={filter.group === v}>
+                {v || 'any group'}
+              </option>
+            ))}
+          </select>
+        ) : null}
+        <select name="sort" aria-label="Sort by">
+          {(Object.keys(SORT_LABELS) as Array<OverviewFilter['sort']>).map((v) => (
+            <option value={v} selected={filter.sort === v}>
+              sort by {SORT_LABELS[v]}
+            </option>
+          ))}
+        </select>
+        <select name="dir" aria-label="Order">
+          <option value="asc" selected={filter.dir === 'asc'}>
+            ascending
+          </option>
+          <option value="desc" selected={filter.dir === 'desc'}>
+            descending
+          </option>
+        </select>
+        {filter.per !== 50 ? <input type="hidden" name="per" value={String(filter.per)} /> : null}
         <button type="submit" class="secondary">
           Filter
         </button>
       </form>
-      <div class="card">
+      <div class="card" id="overview-list">
+        {canWrite(s) && rows.some((r) => r.kind === 'monitor') ? (
+          <BulkBar s={s} back={overviewHref(filter, { page: filter.page })} pageUuids={rows.filter((r) => r.kind === 'monitor').map((r) => r.uuid)} policies={props.policies} withTags={props.withTags} />
+        ) : null}
         {rows.length === 0 ? (
-          <p class="muted">{all.length === 0 ? 'Nothing is monitored yet.' : 'Nothing matches the filter.'}</p>
+          <p class="muted">{empty ? 'Nothing is monitored yet.' : props.total === 0 ? 'Nothing matches the filter.' : 'Nothing on this page.'}</p>
         ) : (
-          <table class="rows" id="overview">
+          <table class={canWrite(s) ? 'rows bulk' : 'rows'} id="overview" data-insert={isPlainFirstPage(filter) && props.total <= filter.per ? '' : undefined}>
             <thead>
               <tr>
-                <th>Status</th>
-                <th>Name</th>
+                <th class="pick">
+                  <span class="visually-hidden">Select</span>
+                </th>
+                <SortHeading f={filter} by="status">
+                  Status
+                </SortHeading>
+                <SortHeading f={filter} by="name">
+                  Name
+                </SortHeading>
                 <th title={HEARTBEAT_HEADING_TITLE}>Last checks</th>
                 <th class="hide-sm">Kind</th>
                 <th>Uptime 24 h</th>
@@ -120,13 +211,8 @@ export function OverviewPage(props: { s: Shell; rows: OverviewRow[]; all: Overvi
             <tbody>{raw(rows.map((row) => overviewRowHtml(row, props.now)).join(''))}</tbody>
           </table>
         )}
+        <Pager f={filter} total={props.total} shown={rows.length} />
       </div>
     </Layout>
   );
-}
-
-/** Applies the overview filters. */
-export function filterRows(rows: OverviewRow[], f: OverviewFilter): OverviewRow[] {
-  const q = f.q.trim().toLowerCase();
-  return rows.filter((r) => (!f.status || r.status === f.status || (f.status === 'maintenance' && r.maintenance)) && (!f.protocol || r.protocol === f.protocol) && (!q || r.name.toLowerCase().includes(q) || r.target.toLowerCase().includes(q)));
 }

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bundledFile } from '../../lib/sea.ts';
 import { CONSOLE_CSS } from '../../../views/console/style.ts';
 import { LIVE_JS } from './live-client.ts';
+import { OVERVIEW_JS } from './overview-client.ts';
 import { HEARTBEAT_JS } from './heartbeat-client.ts';
 
 /**
@@ -14,6 +15,7 @@ import { HEARTBEAT_JS } from './heartbeat-client.ts';
 const CONSOLE_JS = `(function () {
   'use strict';
 ${LIVE_JS}
+${OVERVIEW_JS}
 ${HEARTBEAT_JS}
   function swapRow(html, tableId) {
     var t = document.createElement('tbody');
@@ -21,24 +23,20 @@ ${HEARTBEAT_JS}
     var row = t.firstElementChild;
     if (!row) return;
     var old = document.getElementById(row.id);
-    if (old) { old.replaceWith(row); }
-    else { var body = document.querySelector('#' + tableId + ' tbody'); if (body) body.prepend(row); }
+    if (old) { keepPicked(old, row); old.replaceWith(row); }
+    // Added only where every row belongs (the overview's plain first page: data-insert), never to another page or filter.
+    else { var body = document.querySelector('#' + tableId + '[data-insert] tbody'); if (body) body.prepend(row); }
     recount();
   }
-  function recount() {
-    if (location.pathname !== '/' || location.search) return;
-    document.querySelectorAll('[data-count]').forEach(function (a) {
-      var st = a.getAttribute('data-count');
-      var sel = st === 'maintenance' ? '#overview tr[data-maintenance]' : '#overview tr[data-status="' + st + '"]';
-      a.querySelector('b').textContent = document.querySelectorAll(sel).length;
-    });
-  }
+  // The counts come from the server ('counts' after each change: the overview shows one page of rows).
+  function recount() {}
   function live() {
     if (!document.querySelector('header.bar') || !window.EventSource) return;
     var es = new EventSource('/events');
     es.addEventListener('row', function (e) { swapRow(e.data, 'overview'); });
     es.addEventListener('outage', function (e) { placeOutage(e.data); });
     es.addEventListener('state', function (e) { swapState(e.data); });
+    es.addEventListener('counts', function (e) { placeCounts(e.data); });
     es.addEventListener('beats', function (e) { placeBeats(e.data); });
     es.addEventListener('hello', caughtUp);
     es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data) || document.getElementById('outage-' + e.data); if (el) el.remove(); recount(); showEmpty(); });

@@ -1,5 +1,5 @@
 import type { Core } from '../../core/index.ts';
-import { OverviewLine } from '../../../views/console/overview.tsx';
+import { OverviewCountsBox, OverviewLine } from '../../../views/console/overview.tsx';
 import { OutageLine, OutageState } from '../../../views/console/outages.tsx';
 import { HealthcheckState, MonitorState } from '../../../views/console/live-state.tsx';
 import { liveBeatsHtml } from '../../../views/console/heartbeat-bars.tsx';
@@ -10,7 +10,7 @@ import type { LandedResult } from '../../domain/heartbeat.ts';
  * parts of a monitor's or healthcheck's page (views/console/live-state.tsx), swapped in by id.
  */
 export interface LiveMessage {
-  event: 'row' | 'outage' | 'remove' | 'state' | 'beats';
+  event: 'row' | 'outage' | 'remove' | 'state' | 'beats' | 'counts';
   data: string;
 }
 
@@ -36,6 +36,8 @@ export class LiveHub {
   #unsubscribe: Array<() => void> = [];
   readonly #pending = new Map<string, Pending>();
   #running: Promise<void> | null = null;
+  /** The overview's counts by status may have changed: the run sends them once after its rows (issue 33 point 5: a paged overview cannot count its own rows). */
+  #countsDue = false;
 
   /** @param onError a run that failed (logged by the caller; the run's changes are dropped) */
   constructor(core: Core, now: () => number, onError: (e: unknown) => void = () => undefined) {
@@ -54,6 +56,7 @@ export class LiveHub {
         for (const u of this.#unsubscribe) u();
         this.#unsubscribe = [];
         this.#pending.clear();
+        this.#countsDue = false;
       }
     };
   }
@@ -76,6 +79,12 @@ export class LiveHub {
   #queue(key: string, p: Pending): void {
     this.#pending.delete(key); // re-inserted last: after a removal queued meanwhile
     this.#pending.set(key, p);
+    if (p.kind !== 'beats') this.#countsDue = true;
+    this.#run();
+  }
+
+  /** Starts a run unless one is in flight. */
+  #run(): void {
     if (!this.#running) {
       this.#running = this.#drain()
         .catch((e: unknown) => this.#onError(e))
@@ -86,10 +95,15 @@ export class LiveHub {
   }
 
   async #drain(): Promise<void> {
-    while (this.#pending.size > 0) {
+    while (this.#pending.size > 0 || this.#countsDue) {
       const batch = [...this.#pending.values()];
       this.#pending.clear();
       for (const p of batch) this.#broadcast(await this.#messagesOf(p));
+      if (this.#pending.size === 0 && this.#countsDue) {
+        this.#countsDue = false;
+        const counts = await safe(() => this.#core.consoleView.overviewCounts());
+        if (counts) this.#broadcast([{ event: 'counts', data: String(OverviewCountsBox({ counts })) }]);
+      }
     }
   }
 
@@ -144,8 +158,14 @@ export class LiveHub {
           { event: 'row', data: String(OverviewLine({ row, now })) },
           { event: 'state', data: String(HealthcheckState({ h: healthcheck, status: row.status, now })) },
         ]);
+        this.#countsDue = true;
+        this.#run();
       }),
-      bus.on('healthcheck.deleted', ({ uuid }) => this.#broadcast([{ event: 'remove', data: uuid }])),
+      bus.on('healthcheck.deleted', ({ uuid }) => {
+        this.#broadcast([{ event: 'remove', data: uuid }]);
+        this.#countsDue = true;
+        this.#run();
+      }),
       // Results committed: their bars, batched until the next run (a run takes every batch that waited).
       bus.on('checks.stored', ({ results }) => {
         const waiting = this.#pending.get('beats');

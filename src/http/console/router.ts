@@ -4,12 +4,14 @@ import { getCookie } from 'hono/cookie';
 import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
 import { consoleAssetsRouter } from './assets.ts';
+import { compressConsole } from './compress.ts';
 import { page, SESSION_COOKIE, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { LiveHub } from './live.ts';
 import { consoleBase, csrfOk, isUnsafe, originOk } from './security.ts';
 import { authRoutes, setupNeeded } from './routes-auth.ts';
 import { outageRoutes, overviewRoutes } from './routes-overview.ts';
 import { monitorRoutes } from './routes-monitors.ts';
+import { bulkRoutes } from './routes-bulk.ts';
 import { healthcheckRoutes } from './routes-healthchecks.ts';
 import { settingsRoutes } from './routes-settings.ts';
 import { auditRoutes } from './routes-audit.ts';
@@ -39,6 +41,7 @@ export function consoleRouter(deps: HttpDeps) {
   const { core } = deps;
   const app = new Hono<ConsoleEnv>();
   const hub = new LiveHub(core, () => deps.clock.now(), (e) => deps.logger.warn('console live updates: a run failed', { error: (e as Error).message }));
+  app.use('*', compressConsole()); // before every route: pages, assets; never /events (text/event-stream)
   app.route('/_console', consoleAssetsRouter());
   app.use('*', consoleBase(core));
   app.use('*', async (c, next) => {
@@ -99,6 +102,7 @@ export function consoleRouter(deps: HttpDeps) {
   ssoRoutes(app, deps);
   overviewRoutes(app, deps);
   outageRoutes(app, deps);
+  bulkRoutes(app, deps); // before monitorRoutes: /monitors/bulk is not a monitor's uuid
   monitorRoutes(app, deps);
   healthcheckRoutes(app, deps);
   statuspageRoutes(app, deps);

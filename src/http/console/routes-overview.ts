@@ -1,21 +1,59 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
-import { filterRows, OverviewPage } from '../../../views/console/overview.tsx';
+import { OverviewPage } from '../../../views/console/overview.tsx';
 import { InboxPage, OutagePage } from '../../../views/console/outages.tsx';
+import { flashOf, MAX_PER_PAGE, PER_PAGE, SORT_LABELS, type OverviewFilter } from '../../../views/console/overview-list.tsx';
+import { canWrite } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { formOf, text } from './forms.ts';
 import { fillHeartbeats } from './heartbeats.ts';
 
-/** The overview at `/`. */
+const STATUSES = ['', 'up', 'down', 'paused', 'pending', 'maintenance'];
+/** Pages past this are not asked for (10,000 × 200 rows). */
+const MAX_PAGE = 10_000;
+
+/** A whole number from `v` within [min, max], else `fallback`. */
+const intIn = (v: string | undefined, min: number, max: number, fallback: number) => {
+  const x = Number(v);
+  return v !== undefined && Number.isInteger(x) && x >= min ? Math.min(x, max) : fallback;
+};
+
+/**
+ * The overview's query string read leniently (a console link, not the API): unknown sorts, statuses
+ * or pages fall back to the defaults; `per` is capped at {@link MAX_PER_PAGE}.
+ */
+export function overviewFilterOf(c: ConsoleContext): OverviewFilter {
+  const q = (k: string) => c.req.query(k);
+  const sort = q('sort') ?? 'status';
+  return {
+    q: (q('q') ?? '').trim().slice(0, 200),
+    status: STATUSES.includes(q('status') ?? '') ? (q('status') ?? '') : '',
+    protocol: (q('protocol') ?? '').slice(0, 40),
+    tag: (q('tag') ?? '').trim().slice(0, 40),
+    group: (q('group') ?? '').trim().slice(0, 100),
+    sort: sort in SORT_LABELS ? (sort as OverviewFilter['sort']) : 'status',
+    dir: q('dir') === 'desc' ? 'desc' : 'asc',
+    page: intIn(q('page'), 1, MAX_PAGE, 1),
+    per: intIn(q('per'), 1, MAX_PER_PAGE, PER_PAGE),
+  };
+}
+
+/** The overview at `/`: one page of rows, filtered, sorted and paged by the store (issue 33 point 5). */
 export function overviewRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
   app.get('/', async (c) => {
-    const all = await core.consoleView.overview();
-    const filter = { status: c.req.query('status') ?? '', protocol: c.req.query('protocol') ?? '', q: c.req.query('q') ?? '' };
-    const rows = filterRows(all, filter);
-    await fillHeartbeats(core, rows);
-    return page(c, OverviewPage({ s: shellOf(c, '/'), rows, all, filter, now: clock.now() }));
+    const filter = overviewFilterOf(c);
+    const s = shellOf(c, '/');
+    const [data, policies, tags, groups] = await Promise.all([
+      core.consoleView.overviewPage({ q: filter.q, status: filter.status, protocol: filter.protocol, tag: filter.tag, group: filter.group, sort: filter.sort, dir: filter.dir, limit: filter.per, offset: (filter.page - 1) * filter.per }),
+      canWrite(s) ? core.escalationPolicies.list() : Promise.resolve([]),
+      core.tags.list(),
+      core.tags.groups(),
+    ]);
+    const flash = flashOf(c.req.query('done') ?? '', Number(c.req.query('n')));
+    await fillHeartbeats(core, data.rows);
+    return page(c, OverviewPage({ s, ...data, filter, now: clock.now(), flash, policies: policies.map((p) => ({ uuid: p.uuid, name: p.name })), withTags: true, tags: tags.map((t) => t.name), groups }));
   });
 }
 
