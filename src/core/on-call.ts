@@ -1,6 +1,6 @@
 import { auditDiff, type AuditActor } from '../domain/audit.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
-import { gaps, onCallWindow, timeline, type Gap, type Shift, type Stretch } from '../domain/on-call/rotation.ts';
+import { LOOK_AHEAD_MS, LOOK_BACK_MS, gaps, onCallWindow, timeline, type Gap, type Shift, type Stretch } from '../domain/on-call/rotation.ts';
 import { checkSchedule, scheduleUsers, type Layer, type OnCallOverride, type OnCallSchedule, type OnCallScheduleWrite } from '../domain/on-call/schedule.ts';
 import type { User } from '../domain/user.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -157,7 +157,7 @@ export function onCallService(deps: { store: Store; clock: Clock }) {
     return s;
   };
   const windowOf = async (s: OnCallSchedule, at: number): Promise<ScheduleView> => {
-    const overrides = await store.async.onCall.overrides(s.uuid, at - 35 * 86_400_000, at + 90 * 86_400_000);
+    const overrides = await store.async.onCall.overrides(s.uuid, at - LOOK_BACK_MS, at + LOOK_AHEAD_MS);
     return { schedule: s, ...onCallWindow(s, overrides, at) };
   };
   return {
