@@ -38,6 +38,13 @@ export function heartbeatsStore(db: Db) {
     }
     return s;
   };
+  /** Per hour: one monitor's rows with `t` (ms into the hour) in [from, to). */
+  const ranged = new Map<number, Statement<[number, number, number], { t: number; ctx: number; latency_ms: number }>>();
+  const rowsOf = (hour: number) => {
+    let s = ranged.get(hour);
+    if (!s) ranged.set(hour, (s = db.prepare(`SELECT t, ctx, latency_ms FROM check_results_h${hour} WHERE monitor_id = ? AND t >= ? AND t < ?`)));
+    return s;
+  };
   const list = (ids: number[]) => (lite ? JSON.stringify(ids) : ids);
   const windowsOf = (ids: number[], from: number, to: number): Map<number, Interval[]> => (ids.length === 0 ? new Map() : maintenance.windowsBetween(from, to));
 
@@ -120,6 +127,41 @@ export function heartbeatsStore(db: Db) {
         if (m) out.push({ uuid: m.uuid, beat: { at: r.at, latencyMs: Math.round(r.latencyMs), region: r.region, state: beatState(r.ok, r.latencyMs, r.at, m.slow, windows.get(r.monitorId) ?? []) } });
       }
       return out;
+    },
+    /**
+     * A monitor's response times in [`from`, `to`) per region (the monitor page's chart, issue 33
+     * point 2), from the raw results: the mean latency of each `bucketMs` bucket that has checks,
+     * failures included (a timeout is a long response). Meant for an hour or a day (the 7 and 30 day
+     * charts read the hourly rollups instead).
+     * @returns one series per region, by name; points `[bucket start ms, mean ms]`, oldest first
+     */
+    latencyByRegion(monitorId: number, from: number, to: number, bucketMs: number): Array<{ region: string; points: Array<[number, number]> }> {
+      const sums = new Map<string, Map<number, [number, number]>>();
+      const contexts = new Map<number, string>();
+      const all = hours.hours();
+      const live = new Set(all);
+      for (const h of ranged.keys()) if (!live.has(h)) ranged.delete(h);
+      for (const hour of all) {
+        if ((hour + 1) * HOUR_MS <= from || hour * HOUR_MS >= to) continue;
+        const base = hour * HOUR_MS;
+        for (const r of rowsOf(hour).all(monitorId, from - base, to - base)) {
+          const ctx = Number(r.ctx);
+          let region = contexts.get(ctx);
+          if (region === undefined) contexts.set(ctx, (region = context.get(ctx)?.region ?? ''));
+          const at = base + Number(r.t);
+          const bucket = from + Math.floor((at - from) / bucketMs) * bucketMs;
+          let byBucket = sums.get(region);
+          if (!byBucket) sums.set(region, (byBucket = new Map()));
+          const s = byBucket.get(bucket);
+          if (s) {
+            s[0] += Number(r.latency_ms);
+            s[1]++;
+          } else byBucket.set(bucket, [Number(r.latency_ms), 1]);
+        }
+      }
+      return [...sums]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([region, byBucket]) => ({ region, points: [...byBucket].sort((a, b) => a[0] - b[0]).map(([t, [sum, n]]): [number, number] => [t, Math.round(sum / n)]) }));
     },
   };
 }

@@ -1,12 +1,12 @@
 import type { StoredResult } from '../../src/domain/check.ts';
 import type { Monitor } from '../../src/domain/monitor.ts';
-import { formatUptime, UPTIME_WINDOW_LABELS } from '../../src/domain/uptime.ts';
+import { formatUptime } from '../../src/domain/uptime.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { SettingLine, Shell } from './model.ts';
 import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageTable } from './outages.tsx';
 import { MonitorBadges, MonitorNow } from './live-state.tsx';
-import { ResponseGraph } from '../graph.tsx';
+import { CHART_RANGES, ResponseChart, type ChartRange, type ChartSeries } from './response-chart.tsx';
 import { HeartbeatBars } from './heartbeat-bars.tsx';
 import type { Heartbeat } from '../../src/domain/heartbeat.ts';
 
@@ -14,14 +14,18 @@ import type { Heartbeat } from '../../src/domain/heartbeat.ts';
 /** Check frequency in words: "30 s", "5 min", "1 h". */
 export const freqWords = (s: number) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`);
 
-/** The monitor page's chosen period: the response-time chart and the uptime (SLA) over it. */
-export const MONITOR_RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
-export type MonitorRange = keyof typeof MONITOR_RANGES;
+/** The monitor page's chosen period: the response-time chart and the uptime (SLA) over it (src/http/console/response-period.ts). */
+export const MONITOR_RANGES = CHART_RANGES;
+export type MonitorRange = ChartRange;
+/** How a period is written next to its figure ("Uptime 1 h"). */
+const RANGE_LABELS: Readonly<Record<MonitorRange, string>> = { '1h': '1 h', '24h': '24 h', '7d': '7 d', '30d': '30 d' };
 
 /** Response times (hourly means from the rollups) and the SLA over the chosen period. */
 export interface MonitorPeriod {
   range: MonitorRange;
-  points: Array<[number, number]>;
+  /** The chart's lines (views/console/response-chart.tsx) and the longest gap a line crosses, ms. */
+  series: ChartSeries[];
+  gapMs: number;
   from: number;
   to: number;
   /** Uptime (%) over the period (src/domain/uptime.ts), null while pending. */
@@ -91,11 +95,11 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
             </a>
           ))}
         </nav>
-        <div class="graph">
-          {props.period.points.length > 1 ? <ResponseGraph points={props.period.points} from={props.period.from} to={props.period.to} label={`Response time over ${props.period.range}`} /> : <p class="muted">Not enough checks for a graph yet.</p>}
+        <div class="chart">
+          <ResponseChart series={props.period.series} from={props.period.from} to={props.period.to} gapMs={props.period.gapMs} label={`Response time over ${RANGE_LABELS[props.period.range]}`} />
         </div>
         <p>
-          Uptime {UPTIME_WINDOW_LABELS[props.period.range]} (SLA) <b data-sla="" data-uptime={props.period.range}>{formatUptime(props.period.sla)}</b> · {props.period.outages} outages · downtime {props.period.downtime} · MTTR {props.period.mttr}
+          Uptime {RANGE_LABELS[props.period.range]} (SLA) <b data-sla="" data-uptime={props.period.range}>{formatUptime(props.period.sla)}</b> · {props.period.outages} outages · downtime {props.period.downtime} · MTTR {props.period.mttr}
         </p>
       </div>
       <h2>Recent checks</h2>

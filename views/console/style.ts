@@ -1,5 +1,6 @@
 import { LANGUAGES } from '../../src/domain/localized.ts';
 import { HEARTBEAT_CSS } from './heartbeat-bars.tsx';
+import { RESPONSE_CHART_CSS } from './response-chart.tsx';
 import { OVERVIEW_LIST_CSS } from './overview-list.tsx';
 
 /** Language tabs of incident updates: the panel after the checked radio of the same position (no script). */
@@ -87,5 +88,6 @@ ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
 }
 ${TABS_CSS}
 ${HEARTBEAT_CSS}
+${RESPONSE_CHART_CSS}
 ${OVERVIEW_LIST_CSS}
 `;

@@ -1,11 +1,13 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MonitorBody } from '../../domain/monitor.ts';
-import { uptimeSpan } from '../../domain/uptime.ts';
+import { uptimeSpanOf } from '../../domain/uptime.ts';
 import { maskMonitor } from '../../protocols/secrets.ts';
 import type { HttpDeps } from '../context.ts';
 import { MONITOR_RANGES, MonitorPage, type MonitorRange } from '../../../views/console/monitor.tsx';
 import { MonitorFormPage } from '../../../views/console/monitor-form.tsx';
+import { chartRangeOf } from '../../../views/console/response-chart.tsx';
+import { chartSeries } from './response-period.ts';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith } from './forms.ts';
@@ -43,23 +45,22 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     const m = await found(c.req.param('uuid'));
     if (!m) return c.notFound();
     const policy = (m.escalationPolicyUuid ? await core.escalationPolicies.list() : []).find((p) => p.uuid === m.escalationPolicyUuid)?.name ?? null;
-    const q = c.req.query('range');
-    const range: MonitorRange = q === '7d' || q === '30d' ? q : '24h';
+    const range: MonitorRange = chartRangeOf(c.req.query('range'));
     const now = clock.now();
     const from = now - MONITOR_RANGES[range];
     // The period's figures are the report over the window's span (src/domain/uptime.ts): the same uptime as the overview's.
-    const span = uptimeSpan(range, m.createdAt, now);
+    const span = uptimeSpanOf(MONITOR_RANGES[range], m.createdAt, now);
     // The page's reads, in parallel; then it renders at once.
-    const [row, report, points, checks, outages, beats] = await Promise.all([
+    const [row, report, chart, checks, outages, beats] = await Promise.all([
       core.consoleView.monitorRow(m),
       core.reports.report(m.uuid, span.from, span.to),
-      core.consoleView.latencySince(m, from),
+      chartSeries(core, m, range, from, now),
       core.consoleView.recentChecks(m, 50),
       core.consoleView.monitorOutages(m, 20),
       core.consoleView.heartbeats([m.uuid]),
     ]);
     const pending = row.status === 'pending';
-    const period = { range, from, to: now, points, sla: pending ? null : report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
+    const period = { range, from, to: now, ...chart, sla: pending ? null : report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
     // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
     return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now, lastAt: row.lastAt, beats: beats.get(m.uuid) ?? [] }));
   });
