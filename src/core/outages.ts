@@ -69,6 +69,14 @@ const readPage = procedure('outages.page', (tx: Store, a: { filter: OutageFilter
   return { outages: items, hasNextPage: (a.page + 1) * OUTAGES_PER_PAGE < total, total, ongoingCount: tx.outages.ongoingCount(), page: a.page, resultsPerPage: OUTAGES_PER_PAGE };
 });
 
+/**
+ * The channels alerted (or due to be) for each of `uuids`: the outbox's `alert` rows, each named as
+ * its integration is now (rows hold the integration's uuid; a deleted one keeps what the row holds).
+ */
+const readAlerted = procedure('outages.alerted', (tx: Store, a: { uuids: string[] }): Record<string, string[]> =>
+  Object.fromEntries(a.uuids.map((u) => [u, [...new Set(tx.alerts.alertedChannels(u).map((c) => tx.integrations.get(c)?.name ?? c))].sort()])),
+);
+
 const readTimeline = procedure('outages.timeline', (tx: Store, a: { uuid: string }): OutageEvent[] => {
   mustGet(tx, a.uuid);
   return tx.outages.events(a.uuid);
@@ -179,6 +187,11 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
       if (!o) throw notFound('outages', 'Outage');
       return o;
     },
+    /**
+     * The channels (integration names) each outage alerted, or is due to alert, read in one
+     * transaction: `alertedChannels` of the hosted service's outages (issue 35 point 6).
+     */
+    alertedChannels: (uuids: string[]): Promise<Record<string, string[]>> => (uuids.length === 0 ? Promise.resolve({}) : store.async.tx(readAlerted, { uuids })),
     /** The outage's timeline, oldest first. @throws (rejects) AppError 404 */
     timeline: (uuid: string): Promise<OutageEvent[]> => store.async.tx(readTimeline, { uuid }),
     /**

@@ -66,6 +66,9 @@ describe('healthchecks API', () => {
       dueDate: iso(t0 + 24 * HOUR),
       createdAt: iso(t0),
       escalationPolicy: null,
+      slug: null,
+      lastLogStartDate: null,
+      lastLogEndDate: null,
     });
     assert.deepEqual(await get(p, hc.publicUuid), got, 'the public uuid finds it too');
     assert.deepEqual(await (await p.api('/v1/healthchecks')).json(), [got]);

@@ -48,6 +48,10 @@ describe('monitors CRUD', () => {
         request_body: null,
         timeout: 10,
         public_badges: false,
+        tags: [],
+        group: null,
+        group_id: null,
+        show_url: false,
       },
     );
   });

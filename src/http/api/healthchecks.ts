@@ -46,6 +46,9 @@ export const HealthcheckSchema = z
     dueDate: z.string().nullable().openapi({ description: 'when the next ping is expected (the grace period runs after it); null while paused' }),
     createdAt: z.string(),
     escalationPolicy: z.object({ uuid: z.string(), name: z.string() }).nullable(),
+    slug: z.null().openapi({ description: 'always null: ping URLs carry the token (the hosted service\'s clients read `slug`)' }),
+    lastLogStartDate: z.string().nullable().openapi({ description: 'date-time of the start signal of a run still going (no success or fail ping since), else null' }),
+    lastLogEndDate: z.string().nullable().openapi({ description: 'date-time of the newest ping when no run is going (the end of the last run), else null' }),
   })
   .openapi('Healthcheck');
 
@@ -88,6 +91,9 @@ export function toHealthcheckJson(hc: Healthcheck, core: Core, policies: Readonl
     dueDate: hc.paused ? null : isoOrNull(dueAt(hc)),
     createdAt: iso(hc.createdAt),
     escalationPolicy: policy ? { uuid: policy.uuid, name: policy.name } : null,
+    slug: null,
+    lastLogStartDate: isoOrNull(hc.lastStartAt),
+    lastLogEndDate: hc.lastStartAt === null ? isoOrNull(hc.lastPingAt) : null,
   };
 }
 

@@ -40,6 +40,8 @@ export const MonitorSchema = z
     public_badges: z.boolean().openapi({ description: 'its badges (`/badge/monitors/{uuid}/…`) are served to anyone; false: they answer 404' }),
     tags: z.array(z.string()).openapi({ description: 'its tags, each "name" or "name:value", in the order given (colours: /v1/tags)', example: ['prod', 'env:eu'] }),
     group: z.string().nullable().openapi({ description: 'the group it belongs to, or null' }),
+    group_id: z.string().nullable().openapi({ description: 'the same as `group` (the hosted service\'s clients read `group_id`; Pharos names groups, it does not number them)' }),
+    show_url: z.boolean().openapi({ description: 'always false: public status pages never show a monitor\'s URL' }),
   })
   .catchall(z.unknown())
   .openapi('Monitor');
@@ -71,6 +73,8 @@ export function toMonitorJson(stored: Monitor, policies: ReadonlyArray<{ uuid: s
     public_badges: m.publicBadges,
     tags: m.tags.map(formatTagRef),
     group: m.group,
+    group_id: m.group,
+    show_url: false,
     ...protocolFieldsJson(m),
   };
 }

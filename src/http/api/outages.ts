@@ -38,6 +38,9 @@ export const OutageSchema = z
     postmortem: z.string().nullable(),
     escalationPolicyUuid: z.string().nullable(),
     outageType: z.enum(['manual', 'automatic']).openapi({ description: 'the hosted service\'s clients read it: manual (reported) or automatic (detected)' }),
+    id: z.number().int().openapi({ description: 'numeric id: the incident number (never given twice)' }),
+    errorHeader: z.null().openapi({ description: 'always null: Pharos keeps no response headers of failed checks' }),
+    alertedChannels: z.array(z.string()).openapi({ description: 'names of the channels (integrations) the outage alerted or is due to alert' }),
   })
   .openapi('Outage');
 
@@ -50,7 +53,11 @@ export function outageStatus(o: Pick<OutageRecord, 'endAt' | 'acknowledgedAt'>):
  * Stored outage → API shape at time `now` (epoch ms); `public_url` builds a healthcheck's ping URL,
  * `policies` (the stored escalation policies, issue 32) name the outage's policy and count its steps.
  */
-export function toOutageJson(o: OutageRecord, now: number, config: { policies: ReadonlyArray<{ uuid: string; name: string; steps: readonly unknown[] }>; public_url: string }): z.infer<typeof OutageSchema> {
+export function toOutageJson(
+  o: OutageRecord,
+  now: number,
+  config: { policies: ReadonlyArray<{ uuid: string; name: string; steps: readonly unknown[] }>; public_url: string; alerted?: Readonly<Record<string, string[]>> },
+): z.infer<typeof OutageSchema> {
   const { policies, public_url: publicUrl } = config;
   const policy = o.escalationPolicyUuid ? policies.find((p) => p.uuid === o.escalationPolicyUuid) : undefined;
   return {
@@ -76,6 +83,9 @@ export function toOutageJson(o: OutageRecord, now: number, config: { policies: R
     postmortem: o.postmortem,
     escalationPolicyUuid: o.escalationPolicyUuid,
     outageType: o.kind === 'manual' ? 'manual' : 'automatic',
+    id: o.incidentNumber,
+    errorHeader: null,
+    alertedChannels: config.alerted?.[o.uuid] ?? [],
   };
 }
 
@@ -102,15 +112,18 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   const { core, clock } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // Policies are read from the store at answer time (issue 32: they are stored objects).
-  const shape = async () => ({ policies: await core.escalationPolicies.list(), public_url: core.config.public_url });
-  const out = async (o: OutageRecord) => toOutageJson(o, clock.now(), await shape());
+  const shape = async (uuids: string[]) => {
+    const [policies, alerted] = await Promise.all([core.escalationPolicies.list(), core.outages.alertedChannels(uuids)]);
+    return { policies, public_url: core.config.public_url, alerted };
+  };
+  const out = async (o: OutageRecord) => toOutageJson(o, clock.now(), await shape([o.uuid]));
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List outages, 20 per page, newest first', request: { query: ListQuery }, responses: { 200: json(ListSchema, 'A page of outages'), ...COMMON_ERRORS, 400: json(z.object({ error: z.string(), message: z.string() }), 'Invalid query') } }),
     async (c) => {
       const q = c.req.valid('query');
       const page = await core.outages.list({ status: q.status, type: q.type, search: q.search }, q.page);
-      const config = await shape();
+      const config = await shape(page.outages.map((o) => o.uuid));
       return c.json({ ...page, outages: page.outages.map((o) => toOutageJson(o, clock.now(), config)) }, 200);
     },
   );

@@ -17,6 +17,7 @@ export const SubscriberSchema = z
     email: z.string().nullable(),
     phone: z.string().nullable(),
     slack_channel: z.string().nullable(),
+    teams_webhook_url: z.string().nullable().openapi({ description: 'a Teams subscriber\'s webhook, shown as its origin only (a credential, like `value`); null for other types' }),
     confirmed: z.boolean(),
     created_at: z.string(),
   })
@@ -40,6 +41,7 @@ export function toSubscriberJson(s: Subscriber, page: Statuspage): z.infer<typeo
     email: s.channel === 'email' ? s.target : null,
     phone: s.channel === 'sms' ? s.target : null,
     slack_channel: null,
+    teams_webhook_url: s.channel === 'teams' ? origin : null,
     confirmed: s.confirmedAt !== null,
     created_at: iso(s.createdAt),
   };

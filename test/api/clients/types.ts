@@ -55,8 +55,8 @@ export const go = {
     lastPing: nullable(date),
     dueDate: nullable(date),
     createdAt: date,
-    lastLogStartDate: optional(str),
-    lastLogEndDate: optional(str),
+    lastLogStartDate: nullable(date), // Go string: null leaves ""
+    lastLogEndDate: nullable(date),
     escalationPolicy: nullable(obj({ uuid: str, name: str, alertedSteps: optional(int), totalSteps: optional(int) })),
   }),
   /** `HealthcheckAction` (pause, resume). */
