@@ -189,7 +189,6 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     landedBeats: (results: LandedResult[]) => store.async.heartbeats.landed(results, clock.now()),
     /** A monitor's mean response time per region and `bucketMs` bucket in [`from`, `to`) from its raw checks (the monitor page's 1 h and 24 h charts). */
     latencyByRegion: (m: Monitor, from: number, to: number, bucketMs: number) => store.async.heartbeats.latencyByRegion(m.id, from, to, bucketMs),
-    /** A monitor's mean response time per region and `bucketMs` bucket in [`from`, `to`) from its raw checks (the monitor page's 1 h and 24 h charts). */
   };
 }
 
