@@ -6,7 +6,7 @@ import { HEARTBEAT_COUNT, type BeatState, type Heartbeat } from '../../src/domai
  * coloured by a one-letter class (`u` up, `g` degraded, `d` down, `m` maintenance), its state,
  * response time and time (UTC) in its `title` (shown on hover without script). The row is one
  * `role="img"` with a summary label ("Last 50 checks: 48 up, 2 down"). Built as strings: the overview
- * draws a page of rows of them (no per-bar style, ~45 bytes a bar before compression).
+ * draws a page of rows of them (no per-bar style, ~70 bytes a bar before compression).
  *
  * The container carries `data-beats="<monitor uuid>"`, `data-last` (epoch ms of its newest bar) and
  * `data-max`; the console script (heartbeat-client.ts) appends what the live stream sends and drops
