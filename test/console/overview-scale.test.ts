@@ -225,3 +225,18 @@ describe('bulk actions (one transaction each, audited, editors only, plain form 
     assert.equal((await auditOf(uuids[601]!)).filter((e) => e.action === 'delete').length, 1);
   });
 });
+
+describe('clone a monitor', () => {
+  test('"Clone" opens the new-monitor form prefilled, named "… (copy)"; nothing is saved until it is submitted', async () => {
+    const m = p.store.monitors.get(uuids[700]!)!;
+    const pageHtml = (await admin.get(`/monitors/${m.uuid}`)).html;
+    assert.match(pageHtml, new RegExp(`<a class="button secondary" href="/monitors/new\\?clone=${m.uuid}" id="clone">Clone</a>`));
+    const before = p.store.monitors.list().length;
+    const form = await admin.get(`/monitors/new?clone=${m.uuid}`);
+    assert.equal(form.status, 200);
+    assert.match(form.html, /name="name"[^>]*value="svc-0700 \(copy\)"|value="svc-0700 \(copy\)"[^>]*name="name"/);
+    assert.match(form.html, /value="https:\/\/host-700\.example\.com\/health"/);
+    assert.match(form.html, /<form[^>]*action="\/monitors"/);
+    assert.equal(p.store.monitors.list().length, before, 'nothing saved');
+  });
+});

@@ -111,9 +111,10 @@ export function Csrf(props: { s: Shell }) {
 /**
  * Edit, pause/resume and delete buttons of a monitor or healthcheck page (`base` is its path, e.g.
  * `/monitors/mon_…`); nothing for someone who may not write. Delete asks first (`confirm`: the
- * question of the dialog; without JavaScript the confirmation page, see delete-button.tsx).
+ * question of the dialog; without JavaScript the confirmation page, see delete-button.tsx). `clone`:
+ * the address of a new-resource form prefilled from this one (a "Clone" link; nothing is saved until submitted).
  */
-export function ResourceActions(props: { s: Shell; id: string; base: string; paused: boolean; confirm: string }) {
+export function ResourceActions(props: { s: Shell; id: string; base: string; paused: boolean; confirm: string; clone?: string }) {
   const { s, base, paused } = props;
   if (!canWrite(s)) return null;
   return (
@@ -121,6 +122,11 @@ export function ResourceActions(props: { s: Shell; id: string; base: string; pau
       <a class="button" href={`${base}/edit`}>
         Edit
       </a>
+      {props.clone ? (
+        <a class="button secondary" href={props.clone} id="clone">
+          Clone
+        </a>
+      ) : null}
       <form method="post" action={`${base}/${paused ? 'resume' : 'pause'}`}>
         <Csrf s={s} />
         <button type="submit" class="secondary">

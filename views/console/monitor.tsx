@@ -45,7 +45,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
       <h1>
         {m.name} <MonitorBadges m={m} status={status} />
       </h1>
-      <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" />
+      <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" clone={`/monitors/new?clone=${m.uuid}`} />
       <div class="card">
         <MonitorNow m={m} status={status} lastAt={props.lastAt} current={current} now={props.now} />
       </div>

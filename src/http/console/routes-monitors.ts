@@ -30,7 +30,17 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   };
 
-  app.get('/monitors/new', (c) => form(c, newMonitorFormValues()));
+  // Clone (issue 33 point 5): the new-monitor form prefilled from another monitor, named "… (copy)";
+  // nothing is saved until it is submitted. Secrets are not copied (the form shows them masked, and a
+  // new monitor has nothing to keep a masked secret from): their fields come empty, to be typed again.
+  app.get('/monitors/new', async (c) => {
+    const from = c.req.query('clone');
+    const m = from ? await found(from) : null;
+    if (!m) return form(c, newMonitorFormValues());
+    const values = monitorFormValues(m);
+    for (const [k, v] of Object.entries(values)) if (v === '***') values[k] = '';
+    return form(c, { ...values, name: `${m.name} (copy)`.slice(0, 255) });
+  });
   app.post('/monitors', async (c) => {
     const f = await formOf(c);
     try {
