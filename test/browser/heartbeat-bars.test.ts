@@ -132,3 +132,45 @@ for (const vp of VIEWPORTS) {
     });
   });
 }
+
+describe('the response-time chart is readable on a desktop and a 390 px phone, with and without JavaScript', () => {
+  let uuid: string;
+  before(async () => {
+    const res = await p.api('/v1/monitors', { method: 'POST', json: { name: 'Charted', url: 'http://127.0.0.1:9/', check_frequency: 60, paused: true } });
+    const m = await res.json();
+    uuid = m.uuid;
+    const now = p.clock.now();
+    const results = [];
+    for (let at = now - 60 * 60_000 + 1; at < now; at += 60_000) {
+      for (const [region, ms] of [['london', 120], ['frankfurt', 260]] as const) results.push({ monitorId: m.id, at: region === 'london' ? at : at + 500, ok: true, latencyMs: ms, statusCode: 200, reason: null, region, probe: 'local' });
+    }
+    p.store.tx(() => p.store.checks.insertResults(results));
+  });
+
+  for (const vp of VIEWPORTS) {
+    for (const js of [true, false]) {
+      test(`${vp.name}, JavaScript ${js ? 'on' : 'off'}: labelled axes that do not overlap, a legend per region, range links`, async () => {
+        const ctx = await signedIn({ ...vp.options, javaScriptEnabled: js });
+        const tab = await open(ctx, `/monitors/${uuid}?range=1h`);
+        const chart = tab.locator('#period .rchart svg');
+        assert.equal(await chart.isVisible(), true);
+        await noOverflow(tab, vp.width);
+        for (const axis of ['x', 'y']) {
+          const boxes = await tab.locator(`#period .axis.${axis} text`).evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom, height: r.height })));
+          assert.ok(boxes.length >= 3, `${axis}: at least 3 labelled ticks`);
+          for (const b of boxes) assert.ok(b.height >= 9, `${axis}: tick labels at least 9 px tall (${b.height})`);
+          for (let i = 1; i < boxes.length; i++) {
+            const [a, b] = [boxes[i - 1]!, boxes[i]!];
+            assert.ok(a.right <= b.left || a.bottom <= b.top || b.bottom <= a.top, `${axis}: tick labels do not overlap`);
+          }
+        }
+        assert.deepEqual(await tab.locator('#period ul.legend li').allInnerTexts(), ['frankfurt', 'london', 'times UTC']);
+        await tab.locator('#period a', { hasText: '7d' }).click();
+        await tab.waitForURL(`${p.url}/monitors/${uuid}?range=7d`);
+        await tab.locator('#period a[aria-current=page]', { hasText: '7d' }).waitFor();
+        assert.match((await tab.locator('#period').innerText()).replace(/\s+/g, ' '), /Uptime 7 d \(SLA\)/);
+        await ctx.close();
+      });
+    }
+  }
+});
