@@ -5,6 +5,8 @@ import type { MaintenanceWindow } from '../../src/domain/maintenance.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, when } from './layout.tsx';
+import { RecurrenceFields, WindowRow } from './maintenance.tsx';
+import { IncidentActions } from './incidents.tsx';
 
 const val = (f: FormValues, name: string, d = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : d);
 const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
@@ -31,38 +33,30 @@ function Ticks(props: { name: string; choices: Choice[]; f: FormValues; legend: 
   );
 }
 
-/** Maintenance windows: the list (status by time) and the create form. */
-export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[]; monitors: Choice[]; now: number; values: FormValues; errors?: FormErrors | undefined }) {
-  const { s, values: f, errors } = props;
-  const state = (w: MaintenanceWindow) => (props.now < w.startAt ? 'upcoming' : props.now < w.endAt ? 'ongoing' : 'completed');
+/**
+ * Maintenance windows: the list (state by occurrence, next occurrences, Edit, End now: maintenance.tsx
+ * `WindowRow`) and the create form; with `editing`, only the same form filled in for that window.
+ */
+export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[]; monitors: Choice[]; now: number; values: FormValues; errors?: FormErrors | undefined; editing?: MaintenanceWindow | undefined }) {
+  const { s, values: f, errors, editing } = props;
   return (
-    <Layout s={s} title="Maintenance">
-      <h1>Maintenance windows</h1>
+    <Layout s={s} title={editing ? `Edit ${editing.name}` : 'Maintenance'}>
+      <h1>{editing ? `Edit maintenance window ${editing.name}` : 'Maintenance windows'}</h1>
+      {editing ? null : (
       <div class="card">
         <table class="rows" id="maintenance">
           <tbody>
             {props.windows.map((w) => (
-              <tr>
-                <td>
-                  <span class="status" data-status={state(w) === 'ongoing' ? 'new' : 'paused'}>
-                    {state(w)}
-                  </span>
-                </td>
-                <td>
-                  {w.name}
-                  <div class="muted small">
-                    {when(w.startAt)} – {when(w.endAt)} · {w.monitors.length} monitors
-                  </div>
-                </td>
-              </tr>
+              <WindowRow s={s} w={w} now={props.now} />
             ))}
           </tbody>
         </table>
         {props.windows.length === 0 ? <p class="muted">No maintenance window.</p> : null}
       </div>
+      )}
       {canWrite(s) ? (
-        <form class="stack card" method="post" action="/maintenance">
-          <h2>New window</h2>
+        <form class="stack card" method="post" action={editing ? `/maintenance/${editing.uuid}` : '/maintenance'} data-recurrence>
+          <h2>{editing ? 'Window' : 'New window'}</h2>
           <Csrf s={s} />
           <FormAlert errors={errors} />
           <label>
@@ -70,18 +64,19 @@ export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[];
             <input type="text" name="name" value={val(f, 'name')} required />
             <FieldError errors={errors} name="name" />
           </label>
-          <label>
-            Starts (UTC)
-            <input type="datetime-local" name="start_date" value={val(f, 'start_date')} required />
+          <RecurrenceFields f={f} errors={errors} />
+          <label data-strategies="once">
+            Starts (once, in the time zone above)
+            <input type="datetime-local" name="start_date" value={val(f, 'start_date')} />
             <FieldError errors={errors} name="start_date" />
           </label>
-          <label>
-            Ends (UTC)
-            <input type="datetime-local" name="end_date" value={val(f, 'end_date')} required />
+          <label data-strategies="once">
+            Ends (once, in the time zone above)
+            <input type="datetime-local" name="end_date" value={val(f, 'end_date')} />
             <FieldError errors={errors} name="end_date" />
           </label>
           <Ticks name="monitors" legend="Monitors" choices={props.monitors} f={f} errors={errors} />
-          <button type="submit">Schedule</button>
+          <button type="submit">{editing ? 'Save' : 'Schedule'}</button>
         </form>
       ) : null}
     </Layout>
@@ -122,6 +117,7 @@ export function IncidentsPage(props: { s: Shell; incidents: Incident[]; statuspa
           <h2>
             {firstText(i.title)} <span class="muted small">({i.type})</span>
           </h2>
+          <IncidentActions s={s} i={i} />
           <ol class="timeline">
             {i.updates.map((u) => (
               <li>

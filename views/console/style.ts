@@ -2,6 +2,7 @@ import { LANGUAGES } from '../../src/domain/localized.ts';
 import { HEARTBEAT_CSS } from './heartbeat-bars.tsx';
 import { RESPONSE_CHART_CSS } from './response-chart.tsx';
 import { OVERVIEW_LIST_CSS } from './overview-list.tsx';
+import { MAINTENANCE_CSS } from './maintenance.tsx';
 
 /** Language tabs of incident updates: the panel after the checked radio of the same position (no script). */
 const TABS_CSS =
@@ -90,4 +91,5 @@ ${TABS_CSS}
 ${HEARTBEAT_CSS}
 ${RESPONSE_CHART_CSS}
 ${OVERVIEW_LIST_CSS}
+${MAINTENANCE_CSS}
 `;

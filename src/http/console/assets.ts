@@ -4,6 +4,7 @@ import { CONSOLE_CSS } from '../../../views/console/style.ts';
 import { LIVE_JS } from './live-client.ts';
 import { OVERVIEW_JS } from './overview-client.ts';
 import { HEARTBEAT_JS } from './heartbeat-client.ts';
+import { MAINTENANCE_JS } from './maintenance-client.ts';
 
 /**
  * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
@@ -17,6 +18,7 @@ const CONSOLE_JS = `(function () {
 ${LIVE_JS}
 ${OVERVIEW_JS}
 ${HEARTBEAT_JS}
+${MAINTENANCE_JS}
   function swapRow(html, tableId) {
     var t = document.createElement('tbody');
     t.innerHTML = html;

@@ -1,19 +1,20 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
-import { MaintenanceBody } from '../../domain/maintenance.ts';
+import type { MaintenanceWindow } from '../../domain/maintenance.ts';
 import { ComponentBody, IncidentBody, IncidentUpdateBody } from '../../domain/incident.ts';
 import type { HttpDeps } from '../context.ts';
 import { ComponentsPage, IncidentsPage, MaintenancePage } from '../../../views/console/extras.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
+import { maintenanceBodyOf, maintenanceRoutes } from './routes-maintenance.ts';
+import { incidentRoutes } from './routes-incidents.ts';
+import { consoleActor } from '../audit-actor.ts';
 
 const many = (f: FormValues, name: string): string[] => {
   const v = f[name];
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 };
-/** `2026-05-01T22:00` from a datetime-local field (UTC) → ISO with Z; anything else as typed (the schema names the rule). */
-const utc = (s: string) => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(s) ? `${s}:00Z` : s);
 
 /** Maintenance windows, incidents and components: lists and create forms over the API's schemas and use cases. */
 export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -21,20 +22,21 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const errs = (e: unknown) => (e === undefined ? undefined : formErrors(e));
   const status = (e: unknown) => (e === undefined ? 200 : errorStatus(e));
 
-  const maintenance = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
+  const maintenance = async (c: ConsoleContext, values: FormValues = {}, e?: unknown, editing?: MaintenanceWindow) => {
     const [windows, monitors] = await Promise.all([core.maintenance.list(), core.monitors.list()]);
-    return page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows, monitors: monitors.map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e) }), status(e));
+    return page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows, monitors: monitors.map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e), editing }), status(e));
   };
   app.get('/maintenance', (c) => maintenance(c));
   app.post('/maintenance', async (c) => {
     const f = await formOf(c);
     try {
-      await core.maintenance.create(parseWith(MaintenanceBody, { name: text(f, 'name'), start_date: utc(text(f, 'start_date')), end_date: utc(text(f, 'end_date')), monitors: many(f, 'monitors') }));
+      await core.maintenance.create(maintenanceBodyOf(f), consoleActor(c.var.session!));
       return c.redirect('/maintenance', 303);
     } catch (e) {
       return maintenance(c, f, e);
     }
   });
+  maintenanceRoutes(app, deps, maintenance);
 
   const incidents = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
     const [list, pages] = await Promise.all([core.incidents.list(), core.statuspages.list(0)]);
@@ -59,6 +61,7 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     }
   });
 
+  incidentRoutes(app, deps);
   app.post('/incidents/:uuid/updates', async (c) => {
     const f = await formOf(c);
     try {
