@@ -210,7 +210,7 @@ describe('preview', () => {
     assert.match(bad.html, /accent_color<\/b>: must be a hex colour/);
     // The editor frames it sandboxed; the console's CSP allows framing only itself.
     const edit = await admin.get(`/statuspages/${u}`);
-    assert.match(edit.html, new RegExp(`<iframe name="page-preview"[^>]*src="/statuspages/${u}/preview" sandbox=""`));
+    assert.match(edit.html, new RegExp(`<iframe name="page-preview"[^>]*src="/statuspages/${u}/preview" sandbox="allow-same-origin"`));
     assert.match(edit.headers.get('content-security-policy') ?? '', /frame-src 'self'/);
     assert.equal(edit.headers.get('x-frame-options'), 'DENY');
     assert.match(edit.html, new RegExp(`formaction="/statuspages/${u}/preview" formtarget="_blank"`), 'without JavaScript a Preview button opens it');

@@ -195,8 +195,9 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
         {w ? (
           <section class="page-preview" aria-label="Preview">
             <h3>Preview (not saved)</h3>
-            {/* Sandboxed: the draft's custom look stays inside; the preview answers with the public page's own CSP. */}
-            <iframe name="page-preview" title="Preview of the status page with the unsaved changes" src={`/statuspages/${p.uuid}/preview`} sandbox="" loading="lazy" />
+            {/* Sandboxed without scripts, forms or popups: the draft's look stays inside; the preview answers with the public page's own CSP.
+                allow-same-origin only so its stylesheet and fonts load (they are same-origin resources). */}
+            <iframe name="page-preview" title="Preview of the status page with the unsaved changes" src={`/statuspages/${p.uuid}/preview`} sandbox="allow-same-origin" />
           </section>
         ) : null}
       </div>

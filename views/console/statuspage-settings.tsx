@@ -164,3 +164,16 @@ export function StatuspageSettingsForm(props: SettingsProps) {
     </form>
   );
 }
+
+/** The editor's layout: settings and the preview side by side on wide screens (the preview stays in view), one above the other on a phone. */
+export const PAGE_EDITOR_CSS = `
+.page-editor{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
+.page-editor fieldset{min-width:0;border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem .75rem}
+.page-editor fieldset.inline{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.page-editor fieldset.inline legend{width:100%}
+.page-preview h3{font-size:1rem;margin:0 0 .4rem}
+.page-preview iframe{display:block;width:100%;height:70vh;min-height:26rem;border:1px solid var(--line);border-radius:8px;background:#fff}
+@media (min-width:1000px){.page-editor{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.page-preview{position:sticky;top:.5rem;align-self:start}}
+.service-edit summary{cursor:pointer;color:var(--accent)}
+.service-edit form{margin:.4rem 0}
+`;

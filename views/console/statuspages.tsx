@@ -54,7 +54,7 @@ export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (
         <>
           <h2>New status page</h2>
           <FormAlert errors={errors} />
-          <form class="stack card" method="post" action="/statuspages" id="statuspage-form" hx-disabled-elt="find button[type=submit]">
+          <form class="stack card" method="post" action="/statuspages" id="statuspage-form" hx-disabled-elt="#statuspage-create">
             <Csrf s={s} />
             {/* One key per visit of the form: posted twice (a double click), it creates one page. */}
             <input type="hidden" name="form_key" value={props.formKey} />
@@ -85,7 +85,9 @@ export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (
             ))}
             <FieldError errors={errors} name="sections" />
             <div class="actions">
-              <button type="submit">Create status page</button>
+              <button type="submit" id="statuspage-create">
+                Create status page
+              </button>
             </div>
           </form>
         </>

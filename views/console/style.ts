@@ -3,6 +3,7 @@ import { HEARTBEAT_CSS } from './heartbeat-bars.tsx';
 import { RESPONSE_CHART_CSS } from './response-chart.tsx';
 import { OVERVIEW_LIST_CSS } from './overview-list.tsx';
 import { MAINTENANCE_CSS } from './maintenance.tsx';
+import { PAGE_EDITOR_CSS } from './statuspage-settings.tsx';
 
 /** Language tabs of incident updates: the panel after the checked radio of the same position (no script). */
 const TABS_CSS =
@@ -92,4 +93,5 @@ ${HEARTBEAT_CSS}
 ${RESPONSE_CHART_CSS}
 ${OVERVIEW_LIST_CSS}
 ${MAINTENANCE_CSS}
+${PAGE_EDITOR_CSS}
 `;

@@ -5,6 +5,7 @@ import { LIVE_JS } from './live-client.ts';
 import { OVERVIEW_JS } from './overview-client.ts';
 import { HEARTBEAT_JS } from './heartbeat-client.ts';
 import { MAINTENANCE_JS } from './maintenance-client.ts';
+import { PREVIEW_JS } from './page-preview-client.ts';
 
 /**
  * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
@@ -19,6 +20,7 @@ ${LIVE_JS}
 ${OVERVIEW_JS}
 ${HEARTBEAT_JS}
 ${MAINTENANCE_JS}
+${PREVIEW_JS}
   function swapRow(html, tableId) {
     var t = document.createElement('tbody');
     t.innerHTML = html;

@@ -1,0 +1,126 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../support/browser.ts';
+import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { setupAdmin } from '../support/console.ts';
+
+// Issue 33 point 7 in Chromium: the status-page editor's preview shows the unsaved draft — with
+// JavaScript the sandboxed frame follows typing, without it the Preview button opens the draft in a
+// new tab — and nothing is saved until Save. "Create" double-clicked makes one page. Desktop and a
+// 390 px phone (no sideways scrolling, the form usable).
+const EMAIL = 'ada@example.com';
+const PW = 'correct horse battery';
+let browser: Browser;
+let p: TestPharos;
+const problems: string[] = [];
+before(async () => {
+  browser = await launchBrowser();
+  p = await startTestPharos();
+  await setupAdmin(p, EMAIL, PW);
+});
+after(async () => {
+  await browser.close();
+  await p.cleanup();
+});
+
+const VIEWPORTS = [
+  { name: 'desktop', options: { viewport: { width: 1366, height: 900 } } },
+  { name: '390 px phone', options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
+] as const;
+
+async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<Page> {
+  const ctx = await browser.newContext({ colorScheme: 'light', ...options });
+  const tab = await ctx.newPage();
+  tab.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${tab.url()}: ${m.text()}`);
+  });
+  tab.on('pageerror', (e) => problems.push(e.message));
+  await tab.goto(`${p.url}/login`);
+  await tab.fill('input[name=email]', EMAIL);
+  await tab.fill('input[name=password]', PW);
+  await tab.click('button[type=submit]');
+  await tab.waitForURL(`${p.url}/`);
+  return tab;
+}
+const newPage = async (name: string, subdomain: string): Promise<string> => {
+  const res = await p.api('/v2/statuspages', { method: 'POST', json: { name, subdomain, description: 'Saved description' } });
+  assert.equal(res.status, 201);
+  return (await res.json()).uuid;
+};
+const stored = async (uuid: string) => (await (await p.api(`/v2/statuspages/${uuid}`)).json()).statuspage;
+/** No sideways scrolling: the document is no wider than the viewport. */
+const fits = async (tab: Page) => {
+  const { scroll, width } = await tab.evaluate(() => {
+    const w = globalThis as any;
+    return { scroll: w.document.documentElement.scrollWidth as number, width: w.innerWidth as number };
+  });
+  assert.ok(scroll <= width, `the page scrolls sideways: ${scroll} > ${width}`);
+};
+
+for (const vp of VIEWPORTS) {
+  const slug = vp.name === 'desktop' ? 'desk' : 'phone';
+  describe(`status-page editor preview (${vp.name})`, () => {
+    test('JavaScript on: the preview frame follows typing; nothing is saved until Save', async () => {
+      const uuid = await newPage(`Live ${vp.name}`, `live-${slug}`);
+      const tab = await signedIn(vp.options);
+      await tab.goto(`${p.url}/statuspages/${uuid}`);
+      const frame = tab.frameLocator('iframe[name="page-preview"]');
+      await frame.getByText('Saved description').waitFor();
+      await fits(tab);
+      await tab.fill('#page-settings textarea[name="description.en"]', 'Typed, not saved yet');
+      await frame.getByText('Typed, not saved yet').waitFor();
+      await tab.fill('#page-settings input[name=accent_color]', '#aa0000');
+      // The draft's look applies inside the frame (its stylesheet loaded), not to the console.
+      await tab.waitForFunction(() => {
+        const w = globalThis as any;
+        const doc = w.document.querySelector('iframe[name="page-preview"]')?.contentDocument;
+        return !!doc?.body && w.getComputedStyle(doc.documentElement).getPropertyValue('--accent').trim() === '#aa0000' && w.getComputedStyle(doc.body).margin === '0px';
+      });
+      assert.notEqual(await tab.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).getPropertyValue('--accent').trim()), '#aa0000');
+      assert.equal((await stored(uuid)).settings.description.en, 'Saved description', 'the preview saved nothing');
+      // Sandboxed: no script, form or popup runs in the frame.
+      assert.deepEqual(await tab.evaluate(() => [...(globalThis as any).document.querySelector('iframe[name="page-preview"]').sandbox] as string[]), ['allow-same-origin']);
+      await tab.click('#page-settings button:text-is("Save settings")');
+      await tab.waitForURL(`${p.url}/statuspages/${uuid}`);
+      await tab.locator('#page-settings textarea[name="description.en"]', { hasText: 'Typed, not saved yet' }).waitFor();
+      assert.equal((await stored(uuid)).settings.description.en, 'Typed, not saved yet');
+      assert.equal((await stored(uuid)).settings.accent_color, '#aa0000');
+      await tab.context().close();
+    });
+
+    test('JavaScript off: the Preview button opens the draft in a new tab; Save saves', async () => {
+      const uuid = await newPage(`Plain ${vp.name}`, `plain-${slug}`);
+      const tab = await signedIn({ ...vp.options, javaScriptEnabled: false });
+      await tab.goto(`${p.url}/statuspages/${uuid}`);
+      await fits(tab);
+      await tab.fill('#page-settings input[name=name]', `Draft ${vp.name}`);
+      const [preview] = await Promise.all([tab.context().waitForEvent('page'), tab.click('#page-settings button[data-preview-button]')]);
+      await preview.getByText(`Draft ${vp.name}`).first().waitFor();
+      assert.equal((await stored(uuid)).name, `Plain ${vp.name}`, 'the preview saved nothing');
+      await preview.close();
+      await tab.click('#page-settings button:text-is("Save settings")');
+      await tab.waitForURL(`${p.url}/statuspages/${uuid}`);
+      assert.equal((await stored(uuid)).name, `Draft ${vp.name}`);
+      await tab.context().close();
+    });
+
+    test('"Create status page" double-clicked creates one page (JavaScript on)', async () => {
+      const tab = await signedIn(vp.options);
+      await tab.goto(`${p.url}/statuspages`);
+      await fits(tab);
+      await tab.fill('#statuspage-form input[name=name]', `Double ${slug}`);
+      await tab.dblclick('#statuspage-create');
+      await tab.locator('h1', { hasText: `Double ${slug}` }).waitFor();
+      const list = await (await p.api(`/v2/statuspages?search=Double ${slug}`)).json();
+      assert.equal(list.total, 1);
+      await tab.context().close();
+    });
+  });
+}
+
+describe('no script errors or CSP refusals', () => {
+  test('none seen on any page above', () => {
+    assert.deepEqual(problems, []);
+  });
+});
