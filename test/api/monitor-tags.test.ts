@@ -119,10 +119,10 @@ describe('/v1/tags', () => {
   });
 
   test('the OpenAPI document shows /v1/tags and the monitor fields', async () => {
-    const doc = await (await fetch(`${p.url}/openapi.json`)).json();
+    const doc = (await (await fetch(`${p.url}/openapi.json`)).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
     assert.ok(doc.paths['/v1/tags'] && doc.paths['/v1/tags/{uuid}']);
-    assert.ok(doc.components.schemas.Monitor.properties.tags);
-    assert.ok(doc.components.schemas.Monitor.properties.group);
+    assert.ok(doc.components.schemas.Monitor?.properties?.tags);
+    assert.ok(doc.components.schemas.Monitor?.properties?.group);
     assert.ok(doc.components.schemas.Tag);
   });
 });

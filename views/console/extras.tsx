@@ -5,6 +5,7 @@ import type { MaintenanceWindow } from '../../src/domain/maintenance.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, when } from './layout.tsx';
+import { Picker, type PickerModel } from './picker.tsx';
 import { RecurrenceFields, WindowRow } from './maintenance.tsx';
 import { IncidentActions } from './incidents.tsx';
 
@@ -37,7 +38,7 @@ function Ticks(props: { name: string; choices: Choice[]; f: FormValues; legend: 
  * Maintenance windows: the list (state by occurrence, next occurrences, Edit, End now: maintenance.tsx
  * `WindowRow`) and the create form; with `editing`, only the same form filled in for that window.
  */
-export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[]; monitors: Choice[]; now: number; values: FormValues; errors?: FormErrors | undefined; editing?: MaintenanceWindow | undefined }) {
+export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[]; monitors: Choice[]; now: number; values: FormValues; errors?: FormErrors | undefined; editing?: MaintenanceWindow | undefined; monitorPicker?: PickerModel }) {
   const { s, values: f, errors, editing } = props;
   return (
     <Layout s={s} title={editing ? `Edit ${editing.name}` : 'Maintenance'}>
@@ -75,7 +76,7 @@ export function MaintenancePage(props: { s: Shell; windows: MaintenanceWindow[];
             <input type="datetime-local" name="end_date" value={val(f, 'end_date')} />
             <FieldError errors={errors} name="end_date" />
           </label>
-          <Ticks name="monitors" legend="Monitors" choices={props.monitors} f={f} errors={errors} />
+          {props.monitorPicker ? <Picker p={props.monitorPicker} legend="Monitors" source="monitors" errors={errors} /> : <Ticks name="monitors" legend="Monitors" choices={props.monitors} f={f} errors={errors} />}
           <button type="submit">{editing ? 'Save' : 'Schedule'}</button>
         </form>
       ) : null}

@@ -56,7 +56,7 @@ function ProtocolInput(props: { p: string; field: ProtocolFieldForm; f: FormValu
  * fieldset is on the page (only the chosen protocol's fields are read); console.js shows only the
  * chosen one.
  */
-export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string }) {
+export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[] }) {
   const { s, values: f, errors } = props;
   const chosen = v(f, 'protocol', 'http');
   const regions = Array.isArray(f.regions) ? f.regions : typeof f.regions === 'string' ? [f.regions] : [props.localRegion];
@@ -74,6 +74,13 @@ export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols
       <form class="stack card" method="post" action={props.uuid ? `/monitors/${props.uuid}` : '/monitors'} id="monitor-form">
         <Csrf s={s} />
         {field('name', 'Name', <input type="text" name="name" value={v(f, 'name')} required />)}
+        {field('tags', 'Tags (comma-separated; "name" or "name:value", e.g. prod, env:eu)', <input type="text" name="tags" value={v(f, 'tags')} placeholder="prod, env:eu" />)}
+        {field('group', 'Group (optional; rows are grouped by it)', <input type="text" name="group" value={v(f, 'group')} list="monitor-groups" />)}
+        <datalist id="monitor-groups">
+          {(props.groups ?? []).map((g) => (
+            <option value={g} />
+          ))}
+        </datalist>
         {field(
           'protocol',
           'Kind',

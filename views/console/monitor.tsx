@@ -6,6 +6,7 @@ import type { SettingLine, Shell } from './model.ts';
 import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageTable } from './outages.tsx';
 import { MonitorBadges, MonitorNow } from './live-state.tsx';
+import { TagChips } from './tags.tsx';
 import { CHART_RANGES, ResponseChart, type ChartRange, type ChartSeries } from './response-chart.tsx';
 import { HeartbeatBars } from './heartbeat-bars.tsx';
 import type { Heartbeat } from '../../src/domain/heartbeat.ts';
@@ -45,6 +46,11 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
       <h1>
         {m.name} <MonitorBadges m={m} status={status} />
       </h1>
+      {m.tags.length > 0 || m.group ? (
+        <div class="tagline" id="monitor-tags">
+          {m.group ? <span class="group-name">Group: {m.group}</span> : null} <TagChips tags={m.tags} />
+        </div>
+      ) : null}
       <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" clone={`/monitors/new?clone=${m.uuid}`} />
       <div class="card">
         <MonitorNow m={m} status={status} lastAt={props.lastAt} current={current} now={props.now} />

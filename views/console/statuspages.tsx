@@ -2,6 +2,7 @@ import type { Statuspage } from '../../src/domain/statuspage.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout } from './layout.tsx';
+import { Picker, type PickerModel } from './picker.tsx';
 
 /** Section slots of the create form (plain HTML, no JavaScript needed). */
 export const SECTION_SLOTS = 3;
@@ -17,7 +18,7 @@ const val = (f: FormValues, name: string): string => (typeof f[name] === 'string
 const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
 
 /** Status pages: the list with "view page" links, and the create form with sections (`formKey`: the form's idempotency key, 22 base62). */
-export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (p: Statuspage) => string; services: ServiceChoice[]; values: FormValues; formKey: string; errors?: FormErrors | undefined }) {
+export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (p: Statuspage) => string; services: ServiceChoice[]; values: FormValues; formKey: string; errors?: FormErrors | undefined; pickers?: PickerModel[] }) {
   const { s, values: f, errors } = props;
   return (
     <Layout s={s} title="Status pages">
@@ -75,12 +76,16 @@ export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (
                   Section name (leave empty to skip)
                   <input type="text" name={`section_${i}_name`} value={val(f, `section_${i}_name`)} />
                 </label>
-                {props.services.map((sv) => (
-                  <label class="check">
-                    <input type="checkbox" name={`section_${i}_services`} value={sv.uuid} checked={list(f, `section_${i}_services`).includes(sv.uuid)} /> {sv.name}{' '}
-                    <span class="muted small">({sv.kind})</span>
-                  </label>
-                ))}
+                {props.pickers?.[i] ? (
+                  <Picker p={props.pickers[i]} legend={`Services of section ${i + 1}`} source="checks" />
+                ) : (
+                  props.services.map((sv) => (
+                    <label class="check">
+                      <input type="checkbox" name={`section_${i}_services`} value={sv.uuid} checked={list(f, `section_${i}_services`).includes(sv.uuid)} /> {sv.name}{' '}
+                      <span class="muted small">({sv.kind})</span>
+                    </label>
+                  ))
+                )}
               </fieldset>
             ))}
             <FieldError errors={errors} name="sections" />

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bundledFile } from '../../lib/sea.ts';
 import { CONSOLE_CSS } from '../../../views/console/style.ts';
 import { LIVE_JS } from './live-client.ts';
+import { PICKER_JS } from './picker-client.ts';
 import { OVERVIEW_JS } from './overview-client.ts';
 import { HEARTBEAT_JS } from './heartbeat-client.ts';
 import { MAINTENANCE_JS } from './maintenance-client.ts';
@@ -17,6 +18,7 @@ import { PREVIEW_JS } from './page-preview-client.ts';
 const CONSOLE_JS = `(function () {
   'use strict';
 ${LIVE_JS}
+${PICKER_JS}
 ${OVERVIEW_JS}
 ${HEARTBEAT_JS}
 ${MAINTENANCE_JS}

@@ -152,6 +152,9 @@ export function monitorJson(f: FormValues): Record<string, unknown> {
     timeout: numberish(text(f, 'timeout') || '10'),
     escalation_policy: opt('escalation_policy'),
     public_badges: text(f, 'public_badges') === 'on',
+    // Tags and group (issue 33 point 5): only when the form has the fields (left out: kept as stored).
+    ...(f.tags !== undefined ? { tags: text(f, 'tags').split(',').map((t) => t.trim()).filter((t) => t !== '') } : {}),
+    ...(f.group !== undefined ? { group: text(f, 'group').trim() } : {}),
   };
   for (const field of formOfProtocol(protocol)?.fields ?? []) {
     const key = `${protocol}.${field.name}`;
@@ -179,6 +182,8 @@ export function monitorFormValues(stored: Monitor): FormValues {
     timeout: String(m.timeoutSeconds),
     escalation_policy: m.escalationPolicyUuid ?? '',
     public_badges: m.publicBadges ? 'on' : '',
+    tags: m.tags.map((t) => (t.value === '' ? t.name : `${t.name}:${t.value}`)).join(', '),
+    group: m.group ?? '',
   };
   for (const field of formOfProtocol(m.protocol)?.fields ?? []) values[`${m.protocol}.${field.name}`] = fieldText(field, m.settings[field.name]);
   return values;

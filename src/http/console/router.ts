@@ -21,6 +21,7 @@ import { statuspageRoutes } from './routes-statuspages.ts';
 import { deleteRoutes } from './routes-delete.ts';
 import { extraRoutes } from './routes-extras.ts';
 import { ssoRoutes } from './routes-sso.ts';
+import { pickerRoutes } from './picker.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
@@ -100,6 +101,7 @@ export function consoleRouter(deps: HttpDeps) {
 
   authRoutes(app, deps);
   ssoRoutes(app, deps);
+  pickerRoutes(app, deps); // before /monitors/:uuid
   overviewRoutes(app, deps);
   outageRoutes(app, deps);
   bulkRoutes(app, deps); // before monitorRoutes: /monitors/bulk is not a monitor's uuid

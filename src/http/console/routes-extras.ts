@@ -6,6 +6,7 @@ import type { HttpDeps } from '../context.ts';
 import { ComponentsPage, IncidentsPage, MaintenancePage } from '../../../views/console/extras.tsx';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
+import { pickerModel, pickQueryValues } from './picker.ts';
 import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
 import { maintenanceBodyOf, maintenanceRoutes } from './routes-maintenance.ts';
 import { incidentRoutes } from './routes-incidents.ts';
@@ -24,9 +25,11 @@ export function extraRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
 
   const maintenance = async (c: ConsoleContext, values: FormValues = {}, e?: unknown, editing?: MaintenanceWindow) => {
     const [windows, monitors] = await Promise.all([core.maintenance.list(), core.monitors.list()]);
-    return page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows, monitors: monitors.map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e), editing }), status(e));
+    // A searchable picker instead of a checkbox per monitor (issue 33 point 5).
+    const monitorPicker = pickerModel(values, 'monitors', monitors.map((m) => ({ uuid: m.uuid, name: m.name, kind: m.protocol, tags: m.tags })));
+    return page(c, MaintenancePage({ s: shellOf(c, '/maintenance'), windows, monitors: monitors.map((m) => ({ uuid: m.uuid, name: m.name })), now: clock.now(), values, errors: errs(e), monitorPicker, editing }), status(e));
   };
-  app.get('/maintenance', (c) => maintenance(c));
+  app.get('/maintenance', (c) => maintenance(c, pickQueryValues(c)));
   app.post('/maintenance', async (c) => {
     const f = await formOf(c);
     try {

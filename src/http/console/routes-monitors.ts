@@ -20,7 +20,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   // Stored policies (issue 32), read before the page renders.
   const policies = async () => (await core.escalationPolicies.list()).map((p) => ({ uuid: p.uuid, name: p.name }));
   const form = async (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
-    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region }), e === undefined ? 200 : errorStatus(e));
+    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
   const found = async (uuid: string) => {
     try {
       return await core.monitors.get(uuid);
