@@ -5,6 +5,7 @@ import { launchBrowser } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import type { CheckResult } from '../../src/domain/check.ts';
 
 // Issue 33 point 2 in Chromium: heartbeat bars on the overview and the monitor page follow each
 // check live. A local target the test controls answers 200, then 500: both pages gain a red bar
@@ -140,7 +141,7 @@ describe('the response-time chart is readable on a desktop and a 390 px phone, w
     const m = await res.json();
     uuid = m.uuid;
     const now = p.clock.now();
-    const results = [];
+    const results: CheckResult[] = [];
     for (let at = now - 60 * 60_000 + 1; at < now; at += 60_000) {
       for (const [region, ms] of [['london', 120], ['frankfurt', 260]] as const) results.push({ monitorId: m.id, at: region === 'london' ? at : at + 500, ok: true, latencyMs: ms, statusCode: 200, reason: null, region, probe: 'local' });
     }

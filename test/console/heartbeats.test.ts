@@ -37,9 +37,9 @@ before(async () => {
 after(() => p.cleanup());
 
 const barsOf = (html: string, uuid: string) => {
-  const m = new RegExp(`<span class="hb( big)?" data-beats="${uuid}" data-last="(\\d+)" data-max="50" role="img" aria-label="([^"]*)">((?:<i [^>]*></i>)*)</span>`).exec(html);
+  const m = new RegExp(`<span class="hb( big)?" data-beats="${uuid}" data-last="(\\d+)" data-max="50" role="group" aria-label="([^"]*)">((?:<i [^>]*></i>)*)</span>`).exec(html);
   if (!m) return null;
-  const bars = [...m[4]!.matchAll(/<i class="(\w)" title="([^"]*)"><\/i>/g)].map((b) => ({ cls: b[1]!, title: b[2]! }));
+  const bars = [...m[4]!.matchAll(/<i class="(\w)" role="img" title="([^"]*)"><\/i>/g)].map((b) => ({ cls: b[1]!, title: b[2]! }));
   return { big: m[1] === ' big', last: Number(m[2]), label: m[3]!, bars };
 };
 

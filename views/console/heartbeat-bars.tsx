@@ -4,8 +4,9 @@ import { HEARTBEAT_COUNT, type BeatState, type Heartbeat } from '../../src/domai
 /**
  * Heartbeat bars (issue 33 point 2, Uptime Kuma's row of the newest checks): one `<i>` per check,
  * coloured by a one-letter class (`u` up, `g` degraded, `d` down, `m` maintenance), its state,
- * response time and time (UTC) in its `title` (shown on hover without script). The row is one
- * `role="img"` with a summary label ("Last 50 checks: 48 up, 2 down"). Built as strings: the overview
+ * response time and time (UTC) in its `title` (shown on hover without script; a `role="img"`,
+ * so the title is also its accessible name). The row is a `role="group"` with a summary label
+ * ("Last 50 checks: 48 up, 2 down"). Built as strings: the overview
  * draws a page of rows of them (no per-bar style, ~70 bytes a bar before compression).
  *
  * The container carries `data-beats="<monitor uuid>"`, `data-last` (epoch ms of its newest bar) and
@@ -19,9 +20,9 @@ const ORDER: readonly BeatState[] = ['up', 'degraded', 'down', 'maintenance'];
 /** `11-27 10:05:03` (UTC): a bar's time, short (the row's label says UTC). */
 const stamp = (at: number) => new Date(at).toISOString().slice(5, 19).replace('T', ' ');
 
-/** One bar: `<i class="d" title="down · 123 ms · 11-27 10:05:03 UTC · london"></i>`. Region names are config names (`[a-z0-9-]`), escaped anyway. */
+/** One bar: `<i class="d" role="img" title="down · 123 ms · 11-27 10:05:03 UTC · london"></i>` (its title is its accessible name). Region names are config names (`[a-z0-9-]`), escaped anyway. */
 export function beatHtml(b: Heartbeat): string {
-  return `<i class="${CLASS[b.state]}" title="${b.state} · ${Math.round(b.latencyMs)} ms · ${stamp(b.at)} UTC · ${esc(b.region)}"></i>`;
+  return `<i class="${CLASS[b.state]}" role="img" title="${b.state} · ${Math.round(b.latencyMs)} ms · ${stamp(b.at)} UTC · ${esc(b.region)}"></i>`;
 }
 
 /** The row's accessible summary: `"Last 3 checks: 2 up, 1 down"`, or `"No check yet"`. The console script writes the same (heartbeat-client.ts). */
@@ -41,7 +42,7 @@ export function heartbeatBarsHtml(uuid: string, beats: readonly Heartbeat[], big
   const last = beats.length ? beats[beats.length - 1]!.at : 0;
   let bars = '';
   for (const b of beats) bars += beatHtml(b);
-  return `<span class="hb${big ? ' big' : ''}" data-beats="${esc(uuid)}" data-last="${last}" data-max="${HEARTBEAT_COUNT}" role="img" aria-label="${beatsLabel(beats)}">${bars}</span>`;
+  return `<span class="hb${big ? ' big' : ''}" data-beats="${esc(uuid)}" data-last="${last}" data-max="${HEARTBEAT_COUNT}" role="group" aria-label="${beatsLabel(beats)}">${bars}</span>`;
 }
 
 /** The overview's column heading's hint. */

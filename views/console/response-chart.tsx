@@ -61,7 +61,8 @@ export function ResponseChart(props: { series: ChartSeries[]; from: number; to: 
   const summary = series.map((s) => `${s.name}: mean ${mean(s.points)} ms, highest ${Math.max(0, ...s.points.map((p) => p[1]))} ms`).join('; ');
   return (
     <div class="rchart">
-      <div class="rchart-box">
+      {/* Scrolls sideways on a narrow phone: focusable so it can be scrolled from the keyboard. */}
+      <div class="rchart-box" tabindex={0} role="region" aria-label={`${props.label}, chart`}>
         <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${props.label} (${summary})`}>
           <g class="grid">
             {yTicks.map((v) => (
