@@ -76,9 +76,6 @@ ol.timeline{list-style:none;padding:0;margin:0}
 ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
 .auth{max-width:24rem;margin:8vh auto}
 .qr svg{width:200px;height:200px;display:block;background:#fff}
-.graph svg{width:100%;height:80px;display:block}
-.graph .area{fill:var(--accent);opacity:.15}
-.graph .line{fill:none;stroke:var(--accent);stroke-width:1.5;vector-effect:non-scaling-stroke}
 @media (max-width:640px){
  main{padding:.6rem}
  header.bar nav{order:3;flex-basis:100%;flex-wrap:wrap;gap:.1rem .8rem}
