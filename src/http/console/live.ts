@@ -169,7 +169,8 @@ export class LiveHub {
       // Results committed: their bars, batched until the next run (a run takes every batch that waited).
       bus.on('checks.stored', ({ results }) => {
         const waiting = this.#pending.get('beats');
-        if (waiting?.kind === 'beats') waiting.results.push(...results);
+        // A loop, not push(...results): a storm's batch can be longer than the arguments a call takes.
+        if (waiting?.kind === 'beats') for (const r of results) waiting.results.push(r);
         else this.#queue('beats', { kind: 'beats', results: [...results] });
       }),
       bus.on('outage.opened', outage),
