@@ -130,7 +130,8 @@ export function heartbeatsStore(db: Db) {
       if (results.length === 0) return [];
       const ids = [...new Set(results.map((r) => r.monitorId))];
       const mons = new Map(byId.all(list(ids)).map((m) => [Number(m.id), { uuid: m.uuid, slow: slowAfterMs(JSON.parse(m.settings) as Record<string, unknown>) }]));
-      const from = Math.min(...results.map((r) => r.at));
+      let from = Infinity; // a loop, not Math.min(...): a storm's batch can exceed the arguments a call takes
+      for (const r of results) if (r.at < from) from = r.at;
       const windows = windowsOf(ids, from, now + 1);
       const out: Array<{ uuid: string; beat: Heartbeat }> = [];
       for (const r of results) {
