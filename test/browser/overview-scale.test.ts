@@ -62,13 +62,13 @@ describe('the paged overview in Chromium', () => {
   ] as const) {
     test(`search as you type replaces the list only, without reload (${vp.name})`, async () => {
       const tab = await signedIn(vp.options);
-      await tab.waitForFunction(() => (window as unknown as { htmx?: unknown }).htmx !== undefined);
+      await tab.waitForFunction(() => (globalThis as unknown as { htmx?: unknown }).htmx !== undefined);
       assert.equal((await names(tab)).length, 50, 'one page of 50');
-      await tab.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+      await tab.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 42));
       await tab.locator('input[name=q]').pressSequentially('gamma-1', { delay: 30 });
-      await tab.waitForFunction(() => document.querySelectorAll('#overview tbody tr').length === 10);
+      await tab.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('#overview tbody tr').length === 10);
       assert.deepEqual(await names(tab), Array.from({ length: 10 }, (_, i) => `gamma-1${i}`));
-      assert.equal(await tab.evaluate(() => (window as unknown as { marker: number }).marker), 42, 'no reload');
+      assert.equal(await tab.evaluate(() => (globalThis as unknown as { marker: number }).marker), 42, 'no reload');
       await tab.waitForURL(/[?&]q=gamma-1/);
       assert.equal(await tab.locator('input[name=q]').inputValue(), 'gamma-1', 'the field keeps what was typed');
       await tab.context().close();
@@ -78,7 +78,7 @@ describe('the paged overview in Chromium', () => {
   test('JavaScript on: "select all on this page" and Pause pauses the page and says so', async () => {
     const tab = await signedIn({ viewport: { width: 1366, height: 900 } });
     await tab.goto(`${p.url}/?q=beta-0`);
-    await tab.waitForFunction(() => (window as unknown as { htmx?: unknown }).htmx !== undefined);
+    await tab.waitForFunction(() => (globalThis as unknown as { htmx?: unknown }).htmx !== undefined);
     await tab.check('[data-select-page]');
     assert.equal(await tab.locator('input[name=uuid]:checked').count(), 10, 'every row ticked');
     await tab.selectOption('select[name=action]', 'pause');
@@ -110,8 +110,8 @@ describe('the paged overview in Chromium', () => {
   test('live: a changed row on the page is replaced, one of another page is not added, the counts follow', async () => {
     const tab = await signedIn({ viewport: { width: 1366, height: 900 } });
     await tab.goto(`${p.url}/?q=alpha-0`);
-    await tab.waitForFunction(() => (window as unknown as { htmx?: unknown }).htmx !== undefined);
-    await tab.evaluate(() => ((window as unknown as { marker: number }).marker = 7));
+    await tab.waitForFunction(() => (globalThis as unknown as { htmx?: unknown }).htmx !== undefined);
+    await tab.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 7));
     const before = Number(await tab.locator('[data-count=paused] b').innerText());
     // Off the page first (alpha-15 is not in "alpha-0"), then on it: the hub sends them in this order.
     const rename = (name: string, to: string) => p.api(`/v1/monitors/${uuidOf.get(name)}`, { method: 'PUT', json: { name: to, url: `https://${name}.example.com/` } });
@@ -121,7 +121,7 @@ describe('the paged overview in Chromium', () => {
     await tab.locator('[data-count=paused] b', { hasText: String(before + 1) }).waitFor();
     assert.equal(await tab.locator(`#row-${uuidOf.get('alpha-15')}`).count(), 0, 'a row of another filter is not added');
     assert.equal(await tab.locator('#overview tbody tr').count(), 10);
-    assert.equal(await tab.evaluate(() => (window as unknown as { marker: number }).marker), 7, 'no reload');
+    assert.equal(await tab.evaluate(() => (globalThis as unknown as { marker: number }).marker), 7, 'no reload');
     await tab.context().close();
   });
 });
