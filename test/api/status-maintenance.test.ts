@@ -41,3 +41,29 @@ test('a down monitor inside an ongoing maintenance window shows "Under maintenan
   await p.advance(31 * MIN);
   assert.equal((await page()).api, 'major_outage', 'down again once the window is over');
 });
+
+test('a recurring window (issue 33 point 6): the page announces its next occurrence, shows "Under maintenance" during it, and down again after, with the next day\'s announced', async () => {
+  const f = await statusFixture();
+  cleanups.push(() => f.close());
+  const { p } = f;
+  const page = async () => {
+    const html = await (await fetch(`${p.url}/status/acme`)).text();
+    return { html, api: new RegExp('data-service="API"[\\s\\S]*?data-status="([a-z_]+)"').exec(html)?.[1] };
+  };
+  const start = new Date(p.clock.now() + 5 * MIN);
+  const hhmm = start.toISOString().slice(11, 16);
+  const w = await p.api('/v1/maintenance-windows', { method: 'POST', json: { name: 'nightly backup', monitors: [f.ids.api], recurrence: { strategy: 'daily', start_time: hhmm, duration_minutes: 10 } } });
+  assert.equal(w.status, 201);
+  const occurrence = Date.parse(`${start.toISOString().slice(0, 16)}:00Z`);
+  await p.advance(MIN_RENDER_INTERVAL_MS);
+  const before = await page();
+  assert.equal(before.api, 'major_outage');
+  assert.match(before.html, /nightly backup/, 'the upcoming occurrence is announced');
+
+  await p.advance(occurrence + MIN - p.clock.now());
+  assert.equal((await page()).api, 'maintenance', 'during the occurrence (the page renders again when it starts)');
+  await p.advance(10 * MIN);
+  const after = await page();
+  assert.equal(after.api, 'major_outage', 'down again once the occurrence is over');
+  assert.match(after.html, /nightly backup/, "tomorrow's occurrence is announced");
+});
