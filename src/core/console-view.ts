@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Healthcheck } from '../domain/healthcheck.ts';
 import type { Monitor } from '../domain/monitor.ts';
+import type { MonitorTag } from '../domain/tags.ts';
 import { redactCredentials } from '../protocols/target.ts';
 import type { Store } from '../store/index.ts';
 import { HEARTBEAT_COUNT, type Heartbeat, type LandedResult } from '../domain/heartbeat.ts';
@@ -33,6 +34,8 @@ export interface OverviewRow {
   maintenance: boolean;
   /** Hourly mean latencies of the last 24 complete hours as a text sparkline (`▁▂▅█` as HTML character references, scaled to its own range), '' without checks or for healthchecks. */
   sparkline: string;
+  /** A monitor's tags with their colours (issue 33 point 5), in its order; absent for healthchecks. */
+  tags?: MonitorTag[];
   /** Heartbeat bars (issue 33 point 2), oldest first: set by the console for the rows it shows (one read per page, {@link ConsoleViewService.heartbeats}), absent otherwise. */
   beats?: Heartbeat[];
 }
@@ -110,6 +113,7 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
       regions: m.regions,
       maintenance,
       sparkline: sparks.get(m.id) ?? '',
+      tags: m.tags,
     };
   };
   /** The outages of `uuids` in that order, those deleted since left out (one read each, in parallel). */

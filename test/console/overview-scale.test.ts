@@ -207,6 +207,11 @@ describe('bulk actions (one transaction each, audited, editors only, plain form 
     assert.equal(res.headers.get('location'), '/?done=tag&n=3');
     const tagged = await admin.get('/?tag=team');
     assert.deepEqual(namesOf(tagged.html).sort(), [name(501), name(502), name(503)]);
+    // Each row shows its chips in the tag's colour (a class; the colours' stylesheet is linked once).
+    const color = (await p.core.tags.list()).find((t) => t.name === 'Team')!.color;
+    assert.match(tagged.html, new RegExp(`<ul class="tags" aria-label="Tags"><li class="tag tagc-${color.slice(1)}" data-tag="Team:ops">Team: ops</li></ul>`));
+    assert.match(tagged.html, new RegExp(`<link rel="stylesheet" href="/_console/tag-colors.css\\?c=[0-9a-f.]*${color.slice(1)}`));
+    assert.match(tagged.html, /<select name="tag" aria-label="Tag">/);
     assert.equal((await admin.post('/monitors/bulk', { uuid: [uuids[501]!], action: 'tag', tag: ':x', back: '/' })).status, 400);
   });
 

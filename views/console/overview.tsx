@@ -7,6 +7,8 @@ import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { ago, Layout } from './layout.tsx';
 import { HEARTBEAT_HEADING_TITLE, heartbeatCellHtml } from './heartbeat-bars.tsx';
+import { tagClass, TagStyles } from './tags.tsx';
+import { formatTagRef, type MonitorTag } from '../../src/domain/tags.ts';
 import { BulkBar, isPlainFirstPage, overviewHref, Pager, SORT_LABELS, SortHeading, type OverviewFilter } from './overview-list.tsx';
 
 export type { OverviewFilter } from './overview-list.tsx';
@@ -33,12 +35,20 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
     (r.kind === 'monitor' ? `<td class="pick"><input type="checkbox" name="uuid" value="${escape(r.uuid)}" form="bulk" aria-label="Select ${escape(r.name)}"></td>` : '<td class="pick"></td>') +
     `<td><span class="status" data-status="${st}">${st}</span>` +
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
-    `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div></td>` +
+    `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div>${chipsHtml(r.tags)}</td>` +
     heartbeatCellHtml(r) +
     `<td class="hide-sm">${escape(r.protocol)}</td><td class="num" data-uptime="24h">${pct(r, r.uptime24h)}</td><td class="num hide-sm" data-uptime="30d">${pct(r, r.uptime30d)}</td>` +
     `<td class="hide-sm spark">${r.sparkline}</td>` +
     `<td class="num hide-sm">${ago(r.lastAt, now)}</td><td class="hide-sm small">${escape(r.regions.join(', '))}</td></tr>`
   );
+}
+
+/** A row's tag chips as HTML (views/console/tags.tsx's `TagChips`, as a string like the row; colours from the page's TagStyles link). */
+function chipsHtml(tags: readonly MonitorTag[] | undefined): string {
+  if (!tags || tags.length === 0) return '';
+  let out = '<ul class="tags" aria-label="Tags">';
+  for (const t of tags) out += `<li class="${escape(tagClass(t.color))}" data-tag="${escape(formatTagRef(t))}">${escape(t.value === '' ? t.name : `${t.name}: ${t.value}`)}</li>`;
+  return `${out}</ul>`;
 }
 
 /** One line of the overview (see {@link overviewRowHtml}). */
@@ -81,6 +91,8 @@ export interface OverviewModel {
   withTags: boolean;
   /** Names of every tag and group (the filter's choices). */
   tags: string[];
+  /** Colours (`#rrggbb`) of every tag: the chips' stylesheet. */
+  tagColors: string[];
   groups: string[];
 }
 
@@ -184,6 +196,7 @@ export function OverviewPage(props: OverviewModel) {
         {canWrite(s) && rows.some((r) => r.kind === 'monitor') ? (
           <BulkBar s={s} back={overviewHref(filter, { page: filter.page })} pageUuids={rows.filter((r) => r.kind === 'monitor').map((r) => r.uuid)} policies={props.policies} withTags={props.withTags} />
         ) : null}
+        {props.tagColors.length > 0 ? <TagStyles colors={props.tagColors} /> : null}
         {rows.length === 0 ? (
           <p class="muted">{empty ? 'Nothing is monitored yet.' : props.total === 0 ? 'Nothing matches the filter.' : 'Nothing on this page.'}</p>
         ) : (

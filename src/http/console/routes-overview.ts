@@ -53,7 +53,7 @@ export function overviewRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     ]);
     const flash = flashOf(c.req.query('done') ?? '', Number(c.req.query('n')));
     await fillHeartbeats(core, data.rows);
-    return page(c, OverviewPage({ s, ...data, filter, now: clock.now(), flash, policies: policies.map((p) => ({ uuid: p.uuid, name: p.name })), withTags: true, tags: tags.map((t) => t.name), groups }));
+    return page(c, OverviewPage({ s, ...data, filter, now: clock.now(), flash, policies: policies.map((p) => ({ uuid: p.uuid, name: p.name })), withTags: true, tags: tags.map((t) => t.name), tagColors: tags.map((t) => t.color), groups }));
   });
 }
 
