@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
@@ -162,3 +164,22 @@ for (const vp of VIEWPORTS) {
     });
   }
 }
+
+describe('axe-core on the maintenance and incident pages', () => {
+  test('list, edit forms and the delete confirmation: no serious or critical violation', async () => {
+    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const w = await p.core.maintenance.create({ name: 'Axe window', monitors: [], timezone: 'Europe/Berlin', recurrence: { strategy: 'weekly', start_time: '02:00', duration_minutes: 60, days_of_week: [0] } });
+    const i = await p.core.incidents.create({ title: { en: 'Axe incident', de: 'Axe' }, type: 'incident', updates: [{ text: { en: 'Looking' }, type: 'investigating' }] });
+    const ctx = await signedIn({ viewport: { width: 1366, height: 900 } });
+    const found: string[] = [];
+    for (const path of ['/maintenance', `/maintenance/${w.uuid}`, '/incidents', `/incidents/${i.uuid}`, `/incidents/${i.uuid}/delete`]) {
+      const tab = await open(ctx, path);
+      await tab.evaluate(axe);
+      const violations = (await tab.evaluate(() => (globalThis as unknown as { axe: { run(o: object): Promise<{ violations: unknown[] }> } }).axe.run({ resultTypes: ['violations'] }).then((r) => r.violations))) as Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>;
+      for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') found.push(`${path}: ${v.id} on ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(' | ')}`);
+      await tab.close();
+    }
+    await ctx.close();
+    assert.deepEqual(found, []);
+  });
+});
