@@ -16,6 +16,7 @@ import type { FloodGuard } from './alerting/flood-guard.ts';
 import type { MaintenanceGate } from './alerting/maintenance-gate.ts';
 import { channelLookup } from './alerting/subscriber-channels.ts';
 import { createChannelTester } from './alerting/test-alert.ts';
+import { createPersonSender } from './alerting/person-sender.ts';
 import { createApp } from './http/app.ts';
 import { clientErrorHandler } from './http/errors.ts';
 import { pingHandler } from './http/ping.ts';
@@ -114,7 +115,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   };
   if (looseMode) logger.warn(`secret key file ${source} can be read by other users: chmod 600 it`, { secret_key: source });
   const channelTester = createChannelTester({ publicUrl: config.public_url, clock });
-  const core = createCore({ store, clock, logger, config, channelTester, secrets });
+  const core = createCore({ store, clock, logger, config, channelTester, secrets, personSender: createPersonSender({ clock }) });
   // Senders built from the stored integrations when an alert is sent (a change works at once, issue 32).
   const channels = integrationChannels({ store, box: secrets, logger });
   // config.yaml's channels and escalation policies become provisioned integrations and policies
@@ -197,6 +198,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   if (revokedAdmin) logger.warn(`PHAROS_ADMIN_TOKEN was revoked (${revokedAdmin}) and stays revoked: unset it or set a new secret`, { token_id: revokedAdmin });
   // Every instance plans probes (agents poll any of them); the leader's scheduler takes the local share.
   await core.probes.start();
+  // Delayed page steps stored before a restart are sent when due (issue 34 point 1).
+  await core.people.resume();
   // Where the other instances reach this one (agent requests are forwarded to the leader).
   const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;
   instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;
@@ -265,6 +268,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
         core.probes.stop();
+        core.people.stop();
         stopRelay();
         await work.stop();
         await cluster.stop();

@@ -32,6 +32,8 @@ import { integrationsService } from './integrations.ts';
 import { escalationPoliciesService } from './escalation-policies.ts';
 import { onCallService } from './on-call.ts';
 import { onCallFeedsService } from './on-call-feeds.ts';
+import { peopleService } from './people.ts';
+import type { PersonSender } from './people-pages.ts';
 import { auditLogService } from './audit-log.ts';
 import { tagsService } from './tags.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
@@ -47,7 +49,7 @@ const pruneContexts = procedure('prune.contexts', (tx, _a: object) => tx.checks.
  * Wires the core's use cases over one store, clock and event bus. `secrets` seals and opens integration
  * secrets (store/secret-check.ts `openSecretBox`); without it integration writes answer 503.
  */
-export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester; secrets?: SecretBox }) {
+export function createCore(deps: { store: Store; clock: Clock; logger: Logger; config: Readonly<Config>; channelTester?: ChannelTester; secrets?: SecretBox; personSender?: PersonSender }) {
   const { store, clock, logger, config } = deps;
   const bus = new EventBus((err, event) => logger.error('event listener failed', { event, error: (err as Error).message }));
   // In-memory alert gates (the flood guard) register here; none holds alerts yet. Maintenance windows
@@ -68,6 +70,11 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   logOperatorEvents({ bus, logger, clock });
   const accounts = accountsService({ store, clock, config, logger });
   const reports = reportsService({ store, clock });
+  const people = peopleService({ store, clock, logger, secrets: deps.secrets, sender: deps.personSender });
+  // An acknowledged or resolved outage pages nobody further (issue 34 point 1): its delayed steps are dropped.
+  for (const event of ['outage.acknowledged', 'outage.resolved'] as const) {
+    bus.on(event, ({ outage }) => void people.cancelPages(outage.uuid).catch((e: unknown) => logger.error(`cancelling the pages of ${outage.uuid} failed: ${(e as Error).message}`)));
+  }
   return {
     bus,
     /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
@@ -132,6 +139,11 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     onCall: onCallService({ store, clock }),
     /** iCal feeds of on-call shifts at secret URLs (issue 34 point 2). */
     onCallFeeds: onCallFeedsService({ store, clock }),
+    /**
+     * Team members, contact methods, notification rules and paging (issue 34 point 1):
+     * `people.page(userUuid, page)` and `people.cancelPages(outageUuid)` (core/people-pages.ts).
+     */
+    people,
     /** The audit log (issue 32 point 5): who changed what, read newest first. */
     auditLog: auditLogService({ store }),
     /** Tags with colours and groups (issue 33 point 5): `/v1/tags`, bulk "add tag", the monitor picker's search. */

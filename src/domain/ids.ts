@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   onCallSchedule: 'sched_',
   onCallOverride: 'ovr_',
   tag: 'tag_',
+  /** A person's contact method (issue 34 point 1). */
+  contactMethod: 'cm_',
 } as const;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -10,6 +10,7 @@ import { onCallIcalRouter } from './ical.ts';
 import { integrationsRouter } from './api/integrations.ts';
 import { monitorsRouter } from './api/monitors.ts';
 import { tagsRouter } from './api/tags.ts';
+import { meRouter, teamMembersRouter } from './api/people.ts';
 import { maintenanceRouter } from './api/maintenance.ts';
 import { reportsRouter } from './api/reports.ts';
 import { componentsRouter, incidentsRouter } from './api/incidents.ts';
@@ -97,6 +98,8 @@ export function createApp(deps: HttpDeps) {
   app.route('/v1/tags', tagsRouter(deps));
   app.route('/v1/escalation-policies', escalationPoliciesRouter(deps));
   app.route('/v1/on-call-schedules', onCallSchedulesRouter(deps));
+  app.route('/v1/team-members', teamMembersRouter(deps));
+  app.route('/v1/me', meRouter(deps));
   app.route('/v1/integrations', integrationsRouter(deps));
   app.route('/v1/healthchecks', healthchecksRouter(deps, 'v1'));
   app.route('/v2/healthchecks', healthchecksRouter(deps, 'v2'));

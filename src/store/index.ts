@@ -23,6 +23,7 @@ import { clusterStore } from './cluster.ts';
 import { integrationsStore } from './integrations.ts';
 import { escalationPoliciesStore } from './escalation-policies.ts';
 import { onCallStore } from './on-call.ts';
+import { peopleStore } from './people.ts';
 import { auditLogStore } from './audit-log.ts';
 import { secretKeyStore } from './secret-check.ts';
 import { sqliteOf } from './db.ts';
@@ -57,6 +58,7 @@ function modulesOf(db: Db) {
     integrations: integrationsStore(db),
     escalationPolicies: escalationPoliciesStore(db),
     onCall: onCallStore(db),
+    people: peopleStore(db),
     auditLog: auditLogStore(db),
     secretKey: secretKeyStore(db),
     tags: tagsStore(db),

@@ -12,6 +12,7 @@ import { sql as monitorBadges } from './0023_monitor_badges.ts';
 import { sql as tagsGroups } from './0024_tags_groups.ts';
 import { sql as maintenanceRecurrence } from './0025_maintenance_recurrence.ts';
 import { sql as idsNeverRepeat } from './0027_ids_never_repeat.ts';
+import { sql as people } from './0028_people.ts';
 import { sql as onCall } from './0026_on_call.ts';
 
 /**
@@ -33,6 +34,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 25, name: 'maintenance_recurrence', sql: maintenanceRecurrence },
   { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat },
   { version: 26, name: 'on_call', sql: onCall },
+  { version: 28, name: 'people', sql: people },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */

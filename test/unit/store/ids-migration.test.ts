@@ -33,7 +33,8 @@ test('ids_never_repeat keeps rows, indexes and foreign keys, and ids no longer r
   const schema = schemaOf();
   const refs = referring();
   const monitorsBefore = db.prepare('SELECT * FROM monitors ORDER BY id').all();
-  migrate(db.sqlite);
+  // Up to 0027 only: later migrations may add tables with foreign keys of their own (0028: contact methods).
+  migrate(db.sqlite, MIGRATIONS.slice(0, at + 1));
 
   assert.deepEqual(db.prepare('SELECT * FROM monitors ORDER BY id').all(), monitorsBefore, 'every monitor, every column');
   assert.deepEqual(db.prepare('SELECT id, uuid, statuspage_id FROM subscribers').all(), [{ id: 9, uuid: 'sub_a', statuspage_id: 3 }]);
