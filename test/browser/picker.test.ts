@@ -115,6 +115,52 @@ describe('status-page form: a picker per section, not a checkbox per monitor', (
   });
 });
 
+describe('status-page editor: a picker per "add" form, not a select of every service', () => {
+  let editUrl = '';
+  before(async () => {
+    const pay = ((await (await p.api('/v1/monitors')).json()) as Array<{ name: string; uuid: string }>).find((m) => m.name === 'payments-api')!.uuid;
+    const res = await p.api('/v2/statuspages', { method: 'POST', json: { name: 'Editor page', subdomain: 'editor-page', sections: [{ name: 'Core', services: [{ monitor_uuid: pay }] }] } });
+    assert.equal(res.status, 201, JSON.stringify(await res.clone().json()));
+    editUrl = `${p.url}/statuspages/${(await res.json()).uuid}`;
+  });
+  const small = async (tab: Page) => {
+    assert.ok((await checkboxes(tab)) < 100, `${await checkboxes(tab)} checkboxes`);
+    assert.ok((await tab.locator('option').count()) < 100, `${await tab.locator('option').count()} options`);
+  };
+
+  test('JavaScript on, desktop: typed, added to the section, shown', async () => {
+    problems.length = 0;
+    const tab = await signedIn(VIEWPORTS[0].options);
+    await tab.goto(editUrl);
+    await small(tab);
+    const picker = tab.locator('#pick-s0');
+    await picker.locator('input[type=search]').pressSequentially('svc-0042');
+    await picker.locator('[data-pick]', { hasText: 'svc-0042' }).click();
+    await picker.locator('[data-picker-chips] input:checked').waitFor();
+    assert.deepEqual(problems, []);
+    await tab.locator('form', { has: picker }).locator('button:text-is("Add")').click();
+    await tab.locator('[data-service="svc-0042"]').waitFor();
+    await tab.context().close();
+  });
+
+  test('JavaScript off, phone: a group is made, its picker searches by GET, the match is ticked and added to the group', async () => {
+    const tab = await signedIn({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    await tab.goto(editUrl);
+    await tab.fill('input[name=name][placeholder="New group"]', 'Backends');
+    await tab.click('button:text-is("Add group")');
+    await tab.locator('[data-service="Backends"]').waitFor();
+    await small(tab);
+    const groupPicker = tab.locator('[data-service="Backends"] [data-picker]');
+    await groupPicker.locator('input[type=search]').fill('svc-0043');
+    await groupPicker.locator('button[data-picker-go]').click();
+    await tab.waitForURL(/pick_q_s0g\d+=svc-0043/);
+    await tab.locator('[data-service="Backends"] [data-picker-results] label', { hasText: 'svc-0043' }).locator('input').check();
+    await tab.locator('[data-service="Backends"] button:text-is("Add to group")').click();
+    await tab.locator('[data-child="svc-0043"]').waitFor();
+    await tab.context().close();
+  });
+});
+
 describe('maintenance form: a picker, not 2,000 checkboxes', () => {
   type Win = { name: string; monitors: string[] };
   const windows = async (): Promise<Win[]> => {

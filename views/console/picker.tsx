@@ -36,6 +36,8 @@ export interface PickerModel {
   matches: PickItem[] | null;
   /** More than the matches shown matched. */
   more: boolean;
+  /** Tells this picker from others of the same field on a page (its id, `pick_q_<key>`, `pick=<key>`); default `field`. */
+  key?: string;
 }
 
 /** The picker's layout (in console.css). */
@@ -48,9 +50,10 @@ export const PICKER_CSS =
   '.picker .picker-results button{width:100%;text-align:left;font-weight:400;min-height:2.2rem}';
 
 /** A searchable picker of `p.field` under `legend`; `source` names the candidates (`/monitors/pick?source=`). */
-export function Picker(props: { p: PickerModel; legend: string; source: 'monitors' | 'checks'; errors?: FormErrors | undefined }) {
+export function Picker(props: { p: PickerModel; legend: string; source: 'monitors' | 'checks' | 'services'; errors?: FormErrors | undefined; searchAction?: string }) {
   const { p } = props;
-  const id = `pick-${p.field}`;
+  const key = p.key ?? p.field;
+  const id = `pick-${key}`;
   return (
     <fieldset class="picker" data-picker={props.source} data-field={p.field} id={id}>
       <legend>{props.legend}</legend>
@@ -71,9 +74,9 @@ export function Picker(props: { p: PickerModel; legend: string; source: 'monitor
       <div class="picker-search">
         <label>
           Find by name or tag
-          <input type="search" name={`pick_q_${p.field}`} value={p.query} autocomplete="off" data-picker-q="" aria-controls={`${id}-results`} />
+          <input type="search" name={`pick_q_${key}`} value={p.query} autocomplete="off" data-picker-q="" aria-controls={`${id}-results`} />
         </label>
-        <button type="submit" class="secondary" formmethod="get" formnovalidate name="pick" value={p.field} data-picker-go="">
+        <button type="submit" class="secondary" formmethod="get" formaction={props.searchAction} formnovalidate name="pick" value={key} data-picker-go="">
           Search
         </button>
       </div>

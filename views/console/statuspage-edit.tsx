@@ -5,6 +5,7 @@ import { Csrf, FormAlert, Layout } from './layout.tsx';
 import { StatuspageSettingsForm, type ConnectionChoice } from './statuspage-settings.tsx';
 import type { ServiceChoice } from './statuspages.tsx';
 import { DeleteButton } from './delete-button.tsx';
+import { Picker, type PickerModel } from './picker.tsx';
 
 /** A small form of one section edit (a button and hidden fields). */
 function Op(props: { s: Shell; uuid: string; label: string; fields: Record<string, string>; cls?: string }) {
@@ -55,7 +56,7 @@ function ServiceEdit(props: { s: Shell; uuid: string; section: number; service: 
 }
 
 /** The services of a group (one level deep), each removable, and a picker to add one. */
-function GroupChildren(props: { s: Shell; uuid: string; section: number; group: number; members: PageService[]; nameOf: Map<string, string>; services: ServiceChoice[]; w: boolean }) {
+function GroupChildren(props: { s: Shell; uuid: string; section: number; group: number; members: PageService[]; nameOf: Map<string, string>; services: ServiceChoice[]; w: boolean; picker?: PickerModel | undefined }) {
   const at = { section: String(props.section), service: String(props.group) };
   return (
     <ul class="group" data-group-children="">
@@ -72,13 +73,17 @@ function GroupChildren(props: { s: Shell; uuid: string; section: number; group: 
             <input type="hidden" name="op" value="add-child" />
             <input type="hidden" name="section" value={at.section} />
             <input type="hidden" name="service" value={at.service} />
-            <select name="uuid" aria-label="Service to add to the group">
-              {props.services.map((x) => (
-                <option value={x.uuid}>
-                  {x.name} ({x.kind})
-                </option>
-              ))}
-            </select>
+            {props.picker ? (
+              <Picker p={props.picker} legend="Services to add to the group" source="services" searchAction={`/statuspages/${props.uuid}`} />
+            ) : (
+              <select name="uuid" aria-label="Service to add to the group">
+                {props.services.map((x) => (
+                  <option value={x.uuid}>
+                    {x.name} ({x.kind})
+                  </option>
+                ))}
+              </select>
+            )}
             <button type="submit" class="secondary">
               Add to group
             </button>
@@ -90,7 +95,7 @@ function GroupChildren(props: { s: Shell; uuid: string; section: number; group: 
 }
 
 /** One status page: settings, and its sections and services ordered with up/down buttons (plain forms). */
-export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: string; services: ServiceChoice[]; connections: ConnectionChoice[]; draft?: FormValues | undefined; errors?: FormErrors | undefined }) {
+export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: string; services: ServiceChoice[]; connections: ConnectionChoice[]; draft?: FormValues | undefined; errors?: FormErrors | undefined; pickers?: Map<string, PickerModel> }) {
   const { s, page: p, errors } = props;
   const nameOf = new Map(props.services.map((x) => [x.uuid, x.name]));
   const w = canWrite(s);
@@ -133,7 +138,7 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
                   <td>
                     {sv.name_shown ?? nameOf.get(sv.monitor_uuid) ?? sv.monitor_uuid}
                     {sv.is_group ? <span class="muted small"> (group of {sv.services.length})</span> : null}
-                    {sv.is_group ? <GroupChildren s={s} uuid={p.uuid} section={i} group={j} members={sv.services} nameOf={nameOf} services={props.services} w={w} /> : null}
+                    {sv.is_group ? <GroupChildren s={s} uuid={p.uuid} section={i} group={j} members={sv.services} nameOf={nameOf} services={props.services} w={w} picker={props.pickers?.get(`s${i}g${j}`)} /> : null}
                     {w ? <ServiceEdit s={s} uuid={p.uuid} section={i} service={j} sv={sv} /> : null}
                   </td>
                   <td>
@@ -154,13 +159,17 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
               <Csrf s={s} />
               <input type="hidden" name="op" value="add-service" />
               <input type="hidden" name="section" value={String(i)} />
-              <select name="uuid" aria-label="Service to add">
-                {props.services.map((x) => (
-                  <option value={x.uuid}>
-                    {x.name} ({x.kind})
-                  </option>
-                ))}
-              </select>
+              {props.pickers?.get(`s${i}`) ? (
+                <Picker p={props.pickers.get(`s${i}`)!} legend="Services to add" source="services" searchAction={`/statuspages/${p.uuid}`} />
+              ) : (
+                <select name="uuid" aria-label="Service to add">
+                  {props.services.map((x) => (
+                    <option value={x.uuid}>
+                      {x.name} ({x.kind})
+                    </option>
+                  ))}
+                </select>
+              )}
               <button type="submit" class="secondary">
                 Add
               </button>

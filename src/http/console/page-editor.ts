@@ -35,10 +35,10 @@ const swap = <T>(list: T[], i: number, j: number): T[] => {
 /**
  * One edit of a page's sections from a console form (plain buttons, no script): `op` is
  * `add-section` (name), `rename-section` (section, name), `remove-section`, `move-section` (dir
- * up|down), `add-service` (uuid), `edit-service` (section, service, name_shown, description,
+ * up|down), `add-service` (uuid, repeated: each is added, in order), `edit-service` (section, service, name_shown, description,
  * show_uptime, show_response_times: a service's own texts and switches),
  * `remove-service` or `move-service` (section, service index, dir), `add-group` (section, name: a
- * service with `is_group` and no monitor), `add-child` (section, group index, uuid) or
+ * service with `is_group` and no monitor), `add-child` (section, group index, uuid, repeated) or
  * `remove-child` (section, group index, child index). Out-of-range indexes change nothing; the result is validated by the API's schema and rules when stored.
  * @returns the new sections
  */
@@ -81,13 +81,14 @@ export function editSections(current: readonly PageSection[], f: FormValues): Se
       sections = swap(sections, si, si + delta);
       break;
     case 'add-service':
-      if (at) at.services.push(fresh(text(f, 'uuid')));
+      // Every uuid the picker posts (views/console/picker.tsx), in order.
+      if (at) for (const uuid of many(f, 'uuid')) at.services.push(fresh(uuid));
       break;
     case 'add-group':
       if (at) at.services.push({ ...fresh(''), name_shown: text(f, 'name').trim(), is_group: true });
       break;
     case 'add-child':
-      if (at && group?.is_group) at.services[vi] = { ...group, services: [...group.services, fresh(text(f, 'uuid'))] };
+      if (at && group?.is_group) at.services[vi] = { ...group, services: [...group.services, ...many(f, 'uuid').map(fresh)] };
       break;
     case 'remove-child':
       if (at && group?.is_group) at.services[vi] = { ...group, services: group.services.filter((_, i) => i !== Number(text(f, 'child'))) };

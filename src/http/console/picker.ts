@@ -10,14 +10,15 @@ import type { ConsoleContext, ConsoleEnv } from './context.ts';
 /** Most matches a picker shows at once (JavaScript on and off). */
 export const PICK_LIMIT = 20;
 
-/** What a picker chooses from: monitors only (maintenance), or monitors and healthchecks (status pages). */
-export type PickSource = 'monitors' | 'checks';
+/** What a picker chooses from: monitors only (maintenance), monitors and healthchecks (status-page create form), or those and components (status-page editor). */
+export type PickSource = 'monitors' | 'checks' | 'services';
 
 /** The candidates of `source`, monitors with their tags, by name. */
 export async function pickItems(core: Core, source: PickSource): Promise<PickItem[]> {
   const monitors = (await core.monitors.list()).map((m): PickItem => ({ uuid: m.uuid, name: m.name, kind: m.protocol, tags: m.tags }));
-  const hcs = source === 'checks' ? (await core.healthchecks.list()).map((h): PickItem => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck', tags: [] })) : [];
-  return [...monitors, ...hcs];
+  const hcs = source !== 'monitors' ? (await core.healthchecks.list()).map((h): PickItem => ({ uuid: h.uuid, name: h.name, kind: 'healthcheck', tags: [] })) : [];
+  const components = source === 'services' ? (await core.incidents.components.list()).map((x): PickItem => ({ uuid: x.uuid, name: x.name, kind: 'component', tags: [] })) : [];
+  return [...monitors, ...hcs, ...components];
 }
 
 /**
@@ -42,15 +43,19 @@ const many = (f: FormValues, name: string): string[] => {
 /**
  * One picker's state from the form values (posted, or submitted by GET with JavaScript off): the
  * chosen uuids of `field` (an unknown one is kept, shown by its uuid, so nothing is dropped
- * silently), and the matches of `pick_q_<field>`.
+ * silently), and the matches of `pick_q_<field>`. With `key` (several pickers of one field on a
+ * page, each in its own form: the status-page editor), only the picker whose Search was pressed
+ * (`pick=<key>`) takes the values; the others start empty.
  */
-export function pickerModel(values: FormValues, field: string, items: readonly PickItem[]): PickerModel {
+export function pickerModel(values: FormValues, field: string, items: readonly PickItem[], key?: string): PickerModel {
+  if (key !== undefined && values.pick !== key) return { field, key, selected: [], query: '', matches: null, more: false };
   const byUuid = new Map(items.map((it) => [it.uuid, it]));
   const chosen = [...new Set(many(values, field))];
   const selected = chosen.map((u) => byUuid.get(u) ?? { uuid: u, name: u, kind: 'unknown', tags: [] });
-  const q = typeof values[`pick_q_${field}`] === 'string' ? (values[`pick_q_${field}`] as string) : '';
+  const qName = `pick_q_${key ?? field}`;
+  const q = typeof values[qName] === 'string' ? (values[qName] as string) : '';
   const found = q.trim() === '' ? null : pickMatches(items, q, new Set(chosen));
-  return { field, selected, query: q, matches: found?.items ?? null, more: found?.more ?? false };
+  return { field, ...(key !== undefined ? { key } : {}), selected, query: q, matches: found?.items ?? null, more: found?.more ?? false };
 }
 
 /**
@@ -66,7 +71,7 @@ export function pickQueryValues(c: ConsoleContext): FormValues {
 }
 
 /**
- * The picker's routes: `GET /monitors/pick?source=monitors|checks&q=…` answers JSON
+ * The picker's routes: `GET /monitors/pick?source=monitors|checks|services&q=…` answers JSON
  * `{items: [{uuid, name, kind, tags: ["name" | "name:value"]}], more}` (at most {@link PICK_LIMIT}),
  * for picker-client.ts; `GET /_console/tag-colors.css?c=rrggbb.rrggbb` the chips' colours
  * (views/console/tags.tsx). Registered before the monitor routes (`/monitors/:uuid`).
@@ -74,7 +79,8 @@ export function pickQueryValues(c: ConsoleContext): FormValues {
 export function pickerRoutes(app: Hono<ConsoleEnv>, deps: Pick<HttpDeps, 'core'>): void {
   const { core } = deps;
   app.get('/monitors/pick', async (c) => {
-    const source: PickSource = c.req.query('source') === 'checks' ? 'checks' : 'monitors';
+    const asked = c.req.query('source');
+    const source: PickSource = asked === 'checks' || asked === 'services' ? asked : 'monitors';
     const found = pickMatches(await pickItems(core, source), (c.req.query('q') ?? '').slice(0, 200));
     return c.json({ items: found.items.map((it) => ({ uuid: it.uuid, name: it.name, kind: it.kind, tags: it.tags.map(formatTagRef) })), more: found.more });
   });

@@ -11,6 +11,7 @@ import { previewRoutes } from './page-preview.ts';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { pickerModel, pickItems, pickQueryValues } from './picker.ts';
+import type { PickerModel } from '../../../views/console/picker.tsx';
 import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
 import { consoleActor } from '../audit-actor.ts';
 
@@ -57,10 +58,17 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       throw e;
     }
   };
-  const edit = async (c: ConsoleContext, p: Statuspage, e?: unknown, draft?: FormValues) => {
+  const edit = async (c: ConsoleContext, p: Statuspage, e?: unknown, draft?: FormValues, pickValues: FormValues = {}) => {
     const services = await choices();
+    // A searchable picker per "add" form (each section, each group) instead of a select of every service (issue 33 point 5).
+    const items = await pickItems(core, 'services');
+    const pickers = new Map<string, PickerModel>();
+    p.sections.forEach((sec, i) => {
+      pickers.set(`s${i}`, pickerModel(pickValues, 'uuid', items, `s${i}`));
+      sec.services.forEach((sv, j) => sv.is_group && pickers.set(`s${i}g${j}`, pickerModel(pickValues, 'uuid', items, `s${i}g${j}`)));
+    });
     const connections = (await core.identity.connections.list()).map((x) => ({ uuid: x.uuid, name: x.name }));
-    return page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services, connections, draft, errors: e === undefined ? undefined : formErrors(e) }), e === undefined ? 200 : errorStatus(e));
+    return page(c, StatuspageEditPage({ s: shellOf(c, '/statuspages'), page: p, url: urlOf(p), services, connections, draft, errors: e === undefined ? undefined : formErrors(e), pickers }), e === undefined ? 200 : errorStatus(e));
   };
   const show = async (c: ConsoleContext, values: FormValues = {}, e?: unknown) => {
     const services = await checks();
@@ -87,7 +95,7 @@ export function statuspageRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   });
   app.get('/statuspages/:uuid', async (c) => {
     const p = await found(c.req.param('uuid'));
-    return p ? edit(c, p) : c.notFound();
+    return p ? edit(c, p, undefined, undefined, pickQueryValues(c)) : c.notFound();
   });
   app.post('/statuspages/:uuid/sections', async (c) => {
     const p = await found(c.req.param('uuid'));
