@@ -116,8 +116,8 @@ export function nextOccurrences(w: WindowTimes, now: number, n: number): Occurre
   if (!r) return occurrencesBetween(w, now, Number.MAX_SAFE_INTEGER);
   const out: Occurrence[] = [];
   let from = now;
-  // Widening steps: a daily window finds 5 occurrences in a week, a yearly cron needs years.
-  for (const stepMs of [8 * 86_400_000, 63 * 86_400_000, 400 * 86_400_000, 5 * 366 * 86_400_000]) {
+  // Widening steps: a cron every minute finds 5 in a day, a daily window in a week, a yearly one needs years.
+  for (const stepMs of [86_400_000, 8 * 86_400_000, 63 * 86_400_000, 400 * 86_400_000, 5 * 366 * 86_400_000]) {
     const to = from + stepMs;
     for (const o of occurrencesBetween(w, from, to)) if (!out.some((p) => p.startAt === o.startAt)) out.push(o);
     if (out.length >= n || (r.validUntil !== null && to >= r.validUntil)) break;

@@ -40,7 +40,9 @@ const timesOf = (r: { start_at: number; end_at: number; recurrence: string | nul
  */
 const toWindow = (r: Row, now: number): MaintenanceWindow => {
   const t = timesOf(r);
-  const at = occurrenceAt(t, now);
+  const upcoming = nextOccurrences(t, now, UPCOMING);
+  // The ongoing or next occurrence is the first upcoming one; only a window with none left looks back.
+  const at = upcoming[0] ?? occurrenceAt(t, now);
   return {
   id: r.id,
   uuid: r.uuid,
@@ -50,7 +52,7 @@ const toWindow = (r: Row, now: number): MaintenanceWindow => {
   recurrence: t.recurrence,
   timezone: r.timezone,
   cuts: t.cuts as number[],
-  upcoming: nextOccurrences(t, now, UPCOMING),
+  upcoming,
   monitors: r.monitors ? r.monitors.split(',') : [],
   statuspages: JSON.parse(r.statuspages) as string[],
   title: r.title === null ? null : (JSON.parse(r.title) as MaintenanceWindow['title']),
@@ -122,8 +124,17 @@ export function maintenanceStore(db: Db) {
   };
 
   /** Occurrences of each window row overlapping [from, to), by monitor (one-off rows as they are, cut by "end now"). */
-  const occurrencesByMonitor = (rows: TimesRow[], from: number, to: number) =>
-    byMonitor(rows.flatMap((r) => occurrencesBetween(timesOf(r), from, to).map((o) => ({ monitor_id: r.monitor_id, start_at: o.startAt, end_at: o.endAt }))));
+  const occurrencesByMonitor = (rows: TimesRow[], from: number, to: number) => {
+    // A window covering many monitors is one row per monitor: expand each window once.
+    const expanded = new Map<string, Array<{ startAt: number; endAt: number }>>();
+    const of = (r: TimesRow) => {
+      const key = `${r.start_at}|${r.end_at}|${r.recurrence ?? ''}|${r.timezone}|${r.cuts}`;
+      let list = expanded.get(key);
+      if (!list) expanded.set(key, (list = occurrencesBetween(timesOf(r), from, to)));
+      return list;
+    };
+    return byMonitor(rows.flatMap((r) => of(r).map((o) => ({ monitor_id: r.monitor_id, start_at: o.startAt, end_at: o.endAt }))));
+  };
 
   const params = (uuid: string, s: MaintenanceSettings, now: number) => ({
     uuid,
