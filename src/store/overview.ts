@@ -46,11 +46,17 @@ export function overviewStore(db: Db, lastCheckAt: (monitorId: number) => number
   const rows = rowsSql(lite);
   // Names in plain code-point order on both databases (PostgreSQL's default collation ignores punctuation).
   const name = lite ? 'lower(name)' : 'lower(name) COLLATE "C"';
-  const counts = db.prepare<[{ held: unknown }], { st: string; n: number; maint: number }>(`SELECT st, count(*) AS n, sum(maint) AS maint FROM (${rows}) x GROUP BY st`);
-  const statements = new Map<string, ReturnType<typeof db.prepare<[Record<string, unknown>], { kind: 'monitor' | 'healthcheck'; uuid: string; total: number }>>>();
-  const pageOf = (q: OverviewQuery) => {
+  type Stmt<R> = ReturnType<typeof db.prepare<[Record<string, unknown>], R>>;
+  const statements = new Map<string, Stmt<unknown>>();
+  const prepared = <R>(sql: string): Stmt<R> => {
+    let st = statements.get(sql);
+    if (!st) statements.set(sql, (st = db.prepare(sql)));
+    return st as Stmt<R>;
+  };
+  /** The filter of `q` as SQL over the rows relation, with its parameters. */
+  const filterOf = (q: Pick<OverviewQuery, 'q' | 'status' | 'protocol' | 'tag' | 'group' | 'held'>) => {
     const where: string[] = [];
-    const params: Record<string, unknown> = { held: lite ? JSON.stringify(q.held) : q.held, limit: q.limit, offset: q.offset };
+    const params: Record<string, unknown> = { held: lite ? JSON.stringify(q.held) : q.held };
     if (q.q) {
       where.push("(name LIKE @q ESCAPE '\\' OR url LIKE @q ESCAPE '\\')");
       params.q = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -72,38 +78,45 @@ export function overviewStore(db: Db, lastCheckAt: (monitorId: number) => number
       where.push('grp = @group');
       params.group = q.group;
     }
+    return { sql: where.length ? where.join(' AND ') : '', params };
+  };
+  /** Counts by status over everything and, in the same pass, how many rows match the filter. */
+  const tally = (q: Pick<OverviewQuery, 'q' | 'status' | 'protocol' | 'tag' | 'group' | 'held'>) => {
+    const f = filterOf(q);
+    const matching = f.sql ? `sum(CASE WHEN ${f.sql} THEN 1 ELSE 0 END)` : 'count(*)';
+    const c = { up: 0, down: 0, paused: 0, pending: 0, maintenance: 0 };
+    let total = 0;
+    for (const r of prepared<{ st: string; n: number; maint: number; matching: number }>(`SELECT st, count(*) AS n, sum(maint) AS maint, ${matching} AS matching FROM (${rows}) x GROUP BY st`).all(f.params)) {
+      if (r.st in c) c[r.st as 'up'] = Number(r.n);
+      c.maintenance += Number(r.maint ?? 0);
+      total += Number(r.matching ?? 0);
+    }
+    return { counts: c, total };
+  };
+  const pageOf = (q: OverviewQuery) => {
+    const f = filterOf(q);
     const d = q.dir === 'desc' ? 'DESC' : 'ASC';
     const order = {
       status: `${RANK} ${d}, ${name} ${d}, id ${d}`,
       name: `${name} ${d}, kind ${d}, id ${d}`,
       changed: `changed ${d}, kind ${d}, id ${d}`,
-      response: `(rt IS NULL), rt ${d}, ${name} ASC, id ASC`,
+      // One expression (the subquery read once a row), monitors without a response time last either way.
+      response: `coalesce(rt, ${q.dir === 'desc' ? '-1' : '9000000000000000'}) ${d}, ${name} ASC, id ASC`,
     }[q.sort];
-    const sql = `SELECT kind, uuid, count(*) OVER () AS total FROM (${rows}) x ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
-    let st = statements.get(sql);
-    if (!st) statements.set(sql, (st = db.prepare(sql)));
-    return { rows: st.all(params), params };
-  };
-  const countsOf = (held: string[]): OverviewPageData['counts'] => {
-    const c = { up: 0, down: 0, paused: 0, pending: 0, maintenance: 0 };
-    for (const r of counts.all({ held: lite ? JSON.stringify(held) : held })) {
-      if (r.st in c) c[r.st as 'up'] = Number(r.n);
-      c.maintenance += Number(r.maint ?? 0);
-    }
-    return c;
+    const sql = `SELECT kind, uuid FROM (${rows}) x ${f.sql ? `WHERE ${f.sql}` : ''} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
+    return prepared<{ kind: 'monitor' | 'healthcheck'; uuid: string }>(sql).all({ ...f.params, limit: q.limit, offset: q.offset });
   };
   return {
     /** Monitors and healthchecks by overview status, and monitors among `held` (uuids in maintenance). */
-    counts: countsOf,
+    counts: (held: string[]): OverviewPageData['counts'] => tally({ q: '', status: '', protocol: '', tag: '', group: '', held }).counts,
     /**
-     * One page of the overview (see {@link OverviewQuery}). A page past the end has no items and the
-     * true `total`. Rows deleted between the two reads are left out.
+     * One page of the overview (see {@link OverviewQuery}) with the counts and the filter's total (one
+     * grouped pass). A page past the end has no items and the true `total`. Rows deleted between the
+     * reads are left out.
      */
     page(q: OverviewQuery): OverviewPageData {
-      const { rows: keys } = pageOf(q);
-      let total = keys[0]?.total ?? 0;
-      if (keys.length === 0 && q.offset > 0) total = pageOf({ ...q, offset: 0, limit: 1 }).rows[0]?.total ?? 0;
-      const c = countsOf(q.held);
+      const keys = pageOf(q);
+      const { counts: c, total } = tally(q);
       const items: OverviewPageData['items'] = [];
       // Outages and windows of the range for every monitor at once: two range reads whose cost follows
       // what happened in the range, where one read per row would be 2 × 50 round trips on PostgreSQL.
@@ -126,7 +139,7 @@ export function overviewStore(db: Db, lastCheckAt: (monitorId: number) => number
           windows: windows.get(m.id) ?? [],
         });
       }
-      return { items, total: Number(total), counts: c };
+      return { items, total, counts: c };
     },
   };
 }
