@@ -50,6 +50,9 @@ describe('console: maintenance windows', () => {
     assert.match(edit.html, /<option value="weekly" selected="">/);
     assert.match(edit.html, /name="days_of_week" value="0" checked=""/);
     assert.match(edit.html, new RegExp(`action="/maintenance/${w.uuid}"`));
+    // The monitor picker's search without JavaScript: the form comes back by GET with what was typed.
+    const searched = await admin.get(`/maintenance/${w.uuid}?pick=monitors&name=Patch+night+2&timezone=Europe%2FBerlin&strategy=weekly&days_of_week=0&monitors=${mon}`);
+    assert.match(searched.html, /name="name" value="Patch night 2"/);
     const saved = await admin.post(`/maintenance/${w.uuid}`, { name: 'Patch night', timezone: 'Europe/Berlin', strategy: 'weekly', days_of_week: ['0', '3'], start_time: '02:00', duration_minutes: '90', monitors: [mon] });
     assert.equal(saved.status, 303);
     const after = await p.core.maintenance.get(w.uuid);

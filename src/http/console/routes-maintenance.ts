@@ -7,6 +7,7 @@ import type { FormValues } from '../../../views/console/model.ts';
 import { consoleActor } from '../audit-actor.ts';
 import type { ConsoleContext, ConsoleEnv } from './context.ts';
 import { formOf, numberish, parseWith, text } from './forms.ts';
+import { pickQueryValues } from './picker.ts';
 
 const many = (f: FormValues, name: string): string[] => {
   const v = f[name];
@@ -111,7 +112,10 @@ export function maintenanceRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps, screen:
   };
   app.get('/maintenance/:uuid', async (c) => {
     const w = await found(c.req.param('uuid'));
-    return w ? screen(c, windowValues(w), undefined, w) : c.notFound();
+    if (!w) return c.notFound();
+    // The monitor picker's search without JavaScript submits the form by GET: keep what was typed.
+    const typed = pickQueryValues(c);
+    return screen(c, Object.keys(typed).length ? typed : windowValues(w), undefined, w);
   });
   app.post('/maintenance/:uuid', async (c) => {
     const w = await found(c.req.param('uuid'));
