@@ -33,6 +33,7 @@ import type { AppEnv, HttpDeps } from './context.ts';
 import { docsRouter } from './docs.ts';
 import { monitorBadgesRouter } from './badges.ts';
 import { errorBody, errorHandler, validationHook } from './errors.ts';
+import { hostedValidationStatus } from './api/hosted-status.ts';
 import { wellFormedInput } from './well-formed.ts';
 
 /** Request bodies above this are refused with 413 (CONTRACT.md "Errors and validation"). */
@@ -93,6 +94,8 @@ export function createApp(deps: HttpDeps) {
   const pageHost = (host: string | undefined) => (host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '').endsWith(`.${domain.toLowerCase()}`);
   app.use('*', async (c, next) => (CONSOLE_PATH.test(c.req.path) && !pageHost(c.req.header('host')) ? consoleApp.fetch(c.req.raw, c.env) : next()));
   for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, auth);
+  // api.compatibility: hosted: refused fields answer 422 as the hosted service does (docs/api.md "Clients").
+  if (core.config.api.compatibility === 'hosted') for (const v of ['/v1/*', '/v2/*', '/v3/*']) app.use(v, hostedValidationStatus());
 
   app.route('/v1/monitors', monitorsRouter(deps));
   app.route('/v1/tags', tagsRouter(deps));

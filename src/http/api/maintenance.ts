@@ -73,8 +73,21 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   const item = { params: UuidParam };
 
   app.openapi(
-    createRoute({ method: 'get', path: '/', tags, summary: 'List maintenance windows', responses: { 200: json(z.array(MaintenanceSchema), 'All windows'), ...COMMON_ERRORS } }),
-    async (c) => c.json((await core.maintenance.list()).map(out), 200),
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags,
+      summary: 'List maintenance windows: an array; with api.compatibility: hosted, {maintenanceWindows, hasNextPage, total} (all on page 0)',
+      request: { query: z.object({ page: z.string().optional().openapi({ description: 'api.compatibility: hosted only: 0 holds every window, later pages none' }) }) },
+      responses: { 200: json(z.union([z.array(MaintenanceSchema), z.object({ maintenanceWindows: z.array(MaintenanceSchema), hasNextPage: z.boolean(), total: z.number() })]), 'All windows'), ...COMMON_ERRORS },
+    }),
+    async (c) => {
+      const all = (await core.maintenance.list()).map(out);
+      if (core.config.api.compatibility !== 'hosted') return c.json(all, 200);
+      // The hosted service's list (maintenance_list.yaml); hyperping-go's ListMaintenance asks ?page=N until hasNextPage is false.
+      const first = (c.req.valid('query').page ?? '0') === '0';
+      return c.json({ maintenanceWindows: first ? all : [], hasNextPage: false, total: all.length }, 200);
+    },
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a maintenance window', request: jsonBody(MaintenanceBody), responses: { 201: json(MaintenanceSchema, 'The created window (with its uuid)'), ...COMMON_ERRORS, ...BODY_ERRORS } }),

@@ -121,9 +121,17 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
     async (c) => c.json(await out(await core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   app.openapi(
-    createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a monitor with its history and outages', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
+    createRoute({
+      method: 'delete',
+      path: '/{uuid}',
+      tags,
+      summary: 'Delete a monitor with its history and outages',
+      request: { params: UuidParam },
+      responses: { 200: json(MessageSchema, 'Deleted'), 204: { description: 'Deleted (api.compatibility: hosted, as the hosted service answers): no body' }, ...COMMON_ERRORS, ...NOT_FOUND },
+    }),
     async (c) => {
       await core.monitors.delete(c.req.valid('param').uuid, apiActor(c.var.principal));
+      if (core.config.api.compatibility === 'hosted') return c.body(null, 204);
       return c.json({ message: 'Monitor deleted' }, 200);
     },
   );

@@ -142,8 +142,18 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     },
   );
   app.openapi(
-    createRoute({ method: 'post', path: '/', tags, summary: 'Report a manual outage', request: jsonBody(CreateBody), responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json({ message: 'Outage created', outage: await out(await core.outages.create(c.req.valid('json'), c.get('principal'))) }, 200),
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags,
+      summary: 'Report a manual outage (200; 201 with api.compatibility: hosted, as the hosted service answers)',
+      request: jsonBody(CreateBody),
+      responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), 201: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created (api.compatibility: hosted)'), ...COMMON_ERRORS, ...BODY_ERRORS },
+    }),
+    async (c) => {
+      const body = { message: 'Outage created', outage: await out(await core.outages.create(c.req.valid('json'), c.get('principal'))) };
+      return core.config.api.compatibility === 'hosted' ? c.json(body, 201) : c.json(body, 200);
+    },
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete an outage', request: { params: UuidParam }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
