@@ -47,6 +47,7 @@ const NAV: Array<[string, string]> = [
   ['/integrations', 'Integrations'],
   ['/escalation-policies', 'Escalation policies'],
   ['/audit-log', 'Audit log'],
+  ['/profile', 'Profile'],
   ['/settings', 'Settings'],
 ];
 

@@ -1,6 +1,7 @@
 import { LANGUAGES } from '../../src/domain/localized.ts';
 import { HEARTBEAT_CSS } from './heartbeat-bars.tsx';
 import { TAGS_CSS } from './tags.tsx';
+import { PROFILE_CSS } from './profile.tsx';
 import { PICKER_CSS } from './picker.tsx';
 import { RESPONSE_CHART_CSS } from './response-chart.tsx';
 import { OVERVIEW_LIST_CSS } from './overview-list.tsx';
@@ -90,6 +91,7 @@ ol.timeline li{border-left:2px solid var(--line);padding:.2rem 0 .6rem .8rem}
 ${TABS_CSS}
 ${HEARTBEAT_CSS}
 ${TAGS_CSS}
+${PROFILE_CSS}
 ${PICKER_CSS}
 ${RESPONSE_CHART_CSS}
 ${OVERVIEW_LIST_CSS}

@@ -14,6 +14,7 @@ import { monitorRoutes } from './routes-monitors.ts';
 import { bulkRoutes } from './routes-bulk.ts';
 import { healthcheckRoutes } from './routes-healthchecks.ts';
 import { settingsRoutes } from './routes-settings.ts';
+import { profileRoutes } from './routes-profile.ts';
 import { auditRoutes } from './routes-audit.ts';
 import { integrationRoutes } from './routes-integrations.ts';
 import { policyRoutes } from './routes-policies.ts';
@@ -25,12 +26,12 @@ import { pickerRoutes } from './picker.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|audit-log$|events$|_console\/)/;
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|profile(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|audit-log$|events$|_console\/)/;
 
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
 /** State-changing routes a viewer may still use: about their own session and password only. */
-const SELF_SERVICE = /^\/(?:logout$|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
+const SELF_SERVICE = /^\/(?:logout$|profile(?:\/|$)|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
 
 /**
  * The web console (issue 16) at `/` for signed-in people: thin routes (parse → core use cases →
@@ -110,6 +111,7 @@ export function consoleRouter(deps: HttpDeps) {
   statuspageRoutes(app, deps);
   deleteRoutes(app, deps);
   settingsRoutes(app, deps);
+  profileRoutes(app, deps);
   integrationRoutes(app, deps);
   policyRoutes(app, deps);
   auditRoutes(app, deps);
