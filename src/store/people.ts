@@ -69,7 +69,7 @@ export function peopleStore(db: Db) {
     `SELECT id, outage_uuid AS "outageUuid", user_uuid AS "userUuid", method_uuid AS "methodUuid", delay_minutes AS "delayMinutes", due_at AS "dueAt", page
        FROM pending_pages WHERE due_at <= ? AND (claimed_at IS NULL OR claimed_at < ?) ORDER BY due_at, id`,
   );
-  const claim = db.prepare('UPDATE pending_pages SET claimed_at = ? WHERE id = ?');
+  const claim = db.prepare('UPDATE pending_pages SET claimed_at = ? WHERE id = ? AND (claimed_at IS NULL OR claimed_at < ?)');
   const deletePending = db.prepare('DELETE FROM pending_pages WHERE id = ?');
   const cancel = db.prepare('DELETE FROM pending_pages WHERE outage_uuid = ?');
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(due_at) AS at FROM pending_pages WHERE claimed_at IS NULL');
@@ -127,12 +127,13 @@ export function peopleStore(db: Db) {
     },
     /**
      * Claims the steps due at `now` (claimed ones older than `staleBefore` again: an instance that
-     * stopped while sending them), marking them claimed at `now`.
+     * stopped while sending them), marking them claimed at `now`; returns only the rows this call claimed.
      */
     claimDue(now: number, staleBefore: number): PendingPage[] {
       const rows = due.all(now, staleBefore).map((r) => ({ ...r, id: Number(r.id), dueAt: Number(r.dueAt), delayMinutes: Number(r.delayMinutes) }));
-      for (const r of rows) claim.run(now, r.id);
-      return rows;
+      // Each row is claimed by one update that checks the claim again: of two instances reading the same
+      // due rows (PostgreSQL, READ COMMITTED), only the one whose update changed the row sends it.
+      return rows.filter((r) => claim.run(now, r.id, staleBefore).changes === 1);
     },
     /** Deletes a step (sent). */
     deletePending: (id: number): void => void deletePending.run(id),
