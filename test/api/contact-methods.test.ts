@@ -1,7 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpReceiver } from '../support/receivers.ts';
-import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { rmSync } from 'node:fs';
+import { startTestPharos, tempDir, type TestPharos } from '../support/pharos.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 
 // Team members and contact methods (issue 34 point 1) over HTTP, on the store under test: a local HTTP
 // receiver stands in for Twilio (Messages and Calls), the codes are read from what it received, and
@@ -162,5 +164,38 @@ describe('team members and contact methods', () => {
   test('the OpenAPI document has the routes', async () => {
     const doc = (await (await fetch(`${p.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     for (const path of ['/v1/team-members', '/v1/team-members/{uuid}/contact-methods', '/v1/me/contact-methods/{method}/verify', '/v1/me/notification-rules']) assert.ok(doc.paths[path], path);
+  });
+});
+
+describe('pending page steps across a restart', () => {
+  test('a delayed step stored before a restart is sent when due by the next start', async () => {
+    const dataDir = tempDir();
+    const clock = new ManualClock();
+    const config = { data_dir: dataDir, channels: [{ name: 'twilio-account', type: 'twilio', account_sid: SID, auth_token: 'tw-secret-token', from: '+15550001111', to: ['+15550009999'], api_url: twilio.url }] };
+    let first: TestPharos | null = await startTestPharos(config, clock);
+    let second: TestPharos | null = null;
+    try {
+      const user = (await (await first.api('/v1/me')).json()).uuid;
+      const to = '+15559990000';
+      const made = await (await first.api('/v1/me/contact-methods', { method: 'POST', json: { kind: 'sms', address: to } })).json();
+      assert.equal((await first.api(`/v1/me/contact-methods/${made.uuid}/verify`, { method: 'POST', json: { code: lastCode(MESSAGES, to) } })).status, 200);
+      assert.equal((await first.api('/v1/me/notification-rules', { method: 'PUT', json: { rules: [{ method_uuid: made.uuid, delay_minutes: 5 }] } })).status, 200);
+      const r = await first.core.people.page(user, { outageUuid: 'outage_restart', title: 'DOWN: Restarted', text: 'still down' });
+      assert.deepEqual(r.tried, []);
+      assert.equal(r.reached, false);
+      assert.equal(r.scheduled.length, 1);
+      await first.close();
+      first = null;
+      const before = sent(MESSAGES, to).length;
+      second = await startTestPharos(config, clock);
+      await second.advance(5 * 60_000);
+      await second.core.people.settled();
+      assert.equal(sent(MESSAGES, to).length, before + 1, 'the step was sent by the new start');
+      assert.match(sent(MESSAGES, to).at(-1)!.Body!, /DOWN: Restarted/);
+    } finally {
+      await first?.close();
+      await second?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
