@@ -70,6 +70,9 @@ export function Layout(props: { c: Chrome; title: string; children?: Child; refr
         ) : null}
       </head>
       <body>
+        <a class="skip" href="#main">
+          {t.skip_to_content}
+        </a>
         <div class="wrap">
           <header class="top">
             <a class="brand" href={href(c, '/')}>
@@ -84,8 +87,10 @@ export function Layout(props: { c: Chrome; title: string; children?: Child; refr
               ) : null}
             </nav>
           </header>
-          {s.description ? <p class="desc">{localize(s.description_i18n, c.lang) || s.description}</p> : null}
-          {props.children}
+          <main id="main">
+            {s.description ? <p class="desc">{localize(s.description_i18n, c.lang) || s.description}</p> : null}
+            {props.children}
+          </main>
           <footer>
             {s.languages.length > 1 ? (
               <nav class="langs" aria-label={t.language}>

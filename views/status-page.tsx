@@ -5,7 +5,7 @@ import { localize } from '../src/domain/localized.ts';
 import type { MaintenanceWindow } from '../src/domain/maintenance.ts';
 import { LATENCY_RANGES, uptimeLevel, type DayUptime, type LatencyRange } from '../src/domain/status-page-view.ts';
 import type { PageView, ServiceView } from '../src/core/status-view.ts';
-import { formatDate, formatDateTime, formatDuration } from './format.ts';
+import { formatDate, formatDateTime, formatDuration, pluralCategory } from './format.ts';
 import { ResponseGraph } from './graph.tsx';
 import { fmt, type UiKey } from './i18n/index.ts';
 import { Card, href, Layout, type Chrome } from './layout.tsx';
@@ -147,7 +147,7 @@ function GroupRow(props: { c: Chrome; s: ServiceView; range: LatencyRange }) {
         <div class="svc-head">
           <div>
             <div class="svc-name">{localize(s.nameI18n, c.lang) || s.name}</div>
-            <div class="svc-desc">{s.description ? localize(s.descriptionI18n, c.lang) || s.description : fmt(c.t.services_count, { count: s.children.length })}</div>
+            <div class="svc-desc">{s.description ? localize(s.descriptionI18n, c.lang) || s.description : fmt(pluralCategory(s.children.length, c.lang) === 'one' ? c.t.services_count_one : c.t.services_count, { count: s.children.length })}</div>
           </div>
           <StatusLabel c={c} status={s.status} />
         </div>

@@ -173,11 +173,14 @@ export function isWatched(hc: Pick<Healthcheck, 'paused' | 'status'>): boolean {
   return !hc.paused && hc.status === 'up';
 }
 
-/** Human text for the outage of a missed deadline, e.g. `No ping within 10 seconds + 1 minutes grace …`. */
+/** `1 minute`, `2 minutes`: a count of a period unit (`minutes`, `hours`…) in English grammar. */
+const units = (n: number, unit: string) => `${n} ${n === 1 ? unit.replace(/s$/, '') : unit}`;
+
+/** Human text for the outage of a missed deadline, e.g. `No ping within 10 seconds + 1 minute grace …`. */
 export function lateDescription(hc: Healthcheck): string {
-  const every = hc.cron !== null ? `cron "${hc.cron}" (${hc.timezone})` : `${hc.periodValue} ${hc.periodType}`;
+  const every = hc.cron !== null ? `cron "${hc.cron}" (${hc.timezone})` : units(hc.periodValue!, hc.periodType!);
   const last = hc.lastPingAt !== null ? `last ping ${new Date(hc.lastPingAt).toISOString()}` : 'no ping yet';
-  return `No ping within ${every} + ${hc.graceValue} ${hc.graceType} grace (${last})`;
+  return `No ping within ${every} + ${units(hc.graceValue, hc.graceType)} grace (${last})`;
 }
 
 /** `<public_url>/ping/<tok_uuid>` (CONTRACT.md "Process, configuration, CLI": `{ping_base_url}` is `<public_url>/ping`). */

@@ -69,6 +69,7 @@ describe('healthchecks API', () => {
       slug: null,
       lastLogStartDate: null,
       lastLogEndDate: null,
+      lastDowntime: null,
     });
     assert.deepEqual(await get(p, hc.publicUuid), got, 'the public uuid finds it too');
     assert.deepEqual(await (await p.api('/v1/healthchecks')).json(), [got]);
@@ -262,7 +263,7 @@ describe('deadlines (manual clock)', () => {
     assert.equal(outage.isResolved, false);
     assert.equal(outage.protocol, 'healthcheck');
     assert.deepEqual(outage.monitor, { uuid: hc.uuid, name: 'backup', url: hc.pingUrl, protocol: 'healthcheck' });
-    assert.match(outage.description, /No ping within 1 hours \+ 5 minutes grace \(no ping yet\)/);
+    assert.match(outage.description, /No ping within 1 hour \+ 5 minutes grace \(no ping yet\)/);
 
     await p.advance(10 * MIN);
     const pingAt = p.clock.now();

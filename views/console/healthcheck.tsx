@@ -6,8 +6,9 @@ import type { FormErrors, FormValues, Shell } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageTable } from './outages.tsx';
 import { HealthcheckState } from './live-state.tsx';
+import { plural } from '../format.ts';
 
-const unit = (n: number, u: string) => `${n} ${n === 1 ? u.replace(/s$/, '') : u}`;
+const unit = (n: number, u: string) => plural(n, u.replace(/s$/, ''), u);
 
 /** The schedule in words, e.g. "cron 0 2 * * * (Europe/Berlin), grace 10 minutes" or "every 1 day, grace 5 minutes". */
 export function scheduleWords(h: Healthcheck): string {
@@ -54,17 +55,17 @@ export function HealthcheckPage(props: { s: Shell; h: Healthcheck; pingUrl: stri
       <h2>How to ping</h2>
       <div class="card">
         <p>A crontab line (curl -fsS fails quietly, reports errors):</p>
-        <pre>
+        <pre tabindex={0}>
           <code>{sn.crontab}</code>
         </pre>
         <p>
           Signal the start, then the exit code (<code>/$?</code>: 0 is success, anything else a failure):
         </p>
-        <pre>
+        <pre tabindex={0}>
           <code>{sn.wrapper}</code>
         </pre>
         <p>A systemd service run by a timer:</p>
-        <pre>
+        <pre tabindex={0}>
           <code>{sn.systemd}</code>
         </pre>
       </div>
@@ -127,8 +128,8 @@ const val = (f: FormValues, name: string, fallback = ''): string => (typeof f[na
 /** Create form of a healthcheck: simple period or cron + time zone, and the grace period. */
 export function HealthcheckFormPage(props: { s: Shell; values: FormValues; errors?: FormErrors | undefined; policies: Array<{ uuid: string; name: string }>; uuid?: string }) {
   const { s, values: f, errors } = props;
-  const units = (name: string, dflt: string) => (
-    <select name={name}>
+  const units = (name: string, dflt: string, label: string) => (
+    <select name={name} aria-label={label}>
       {PERIOD_UNITS.map((u) => (
         <option value={u} selected={val(f, name, dflt) === u}>
           {u}
@@ -149,7 +150,7 @@ export function HealthcheckFormPage(props: { s: Shell; values: FormValues; error
         </label>
         <fieldset>
           <legend>Expected every (simple mode)</legend>
-          <input type="number" name="period_value" value={val(f, 'period_value', '1')} aria-label="Period" /> {units('period_type', 'days')}
+          <input type="number" name="period_value" value={val(f, 'period_value', '1')} aria-label="Period" /> {units('period_type', 'days', 'Period unit')}
           <FieldError errors={errors} name="period_value" />
         </fieldset>
         <fieldset>
@@ -167,7 +168,7 @@ export function HealthcheckFormPage(props: { s: Shell; values: FormValues; error
         </fieldset>
         <fieldset>
           <legend>Grace period</legend>
-          <input type="number" name="grace_period_value" value={val(f, 'grace_period_value', '10')} aria-label="Grace period" /> {units('grace_period_type', 'minutes')}
+          <input type="number" name="grace_period_value" value={val(f, 'grace_period_value', '10')} aria-label="Grace period" /> {units('grace_period_type', 'minutes', 'Grace period unit')}
           <FieldError errors={errors} name="grace_period_value" />
         </fieldset>
         <label>

@@ -2,6 +2,7 @@ import type { Child } from 'hono/jsx';
 import type { FormErrors, Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { DeleteButton } from './delete-button.tsx';
+import { ThemeToggle } from './theme.tsx';
 
 // htmx settings: no inline indicator styles (strict CSP), no eval, and error pages (400 with the
 // form and its messages) are swapped in like any other answer.
@@ -60,9 +61,12 @@ export function Layout(props: { s: Shell; title: string; children?: Child; refre
   const { s } = props;
   const current = (href: string) => (href === '/' ? s.path === '/' : s.path.startsWith(href)) ? 'page' : undefined;
   return (
-    <html lang="en">
+    <html lang="en" data-theme={s.theme === 'light' || s.theme === 'dark' ? s.theme : undefined}>
       <Head title={props.title} refresh={props.refresh ?? false} nonce={s.nonce} />
       <body hx-boost="true" hx-headers={JSON.stringify({ 'X-CSRF-Token': s.csrf })} data-live={props.live ? '/events' : undefined}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="bar">
           <a class="brand" href="/">
             Pharos
@@ -75,6 +79,7 @@ export function Layout(props: { s: Shell; title: string; children?: Child; refre
             ))}
           </nav>
           <div class="me">
+            <ThemeToggle s={s} />
             <span title={s.user.email}>
               {s.user.name} · {s.user.role}
             </span>
@@ -86,7 +91,7 @@ export function Layout(props: { s: Shell; title: string; children?: Child; refre
             </form>
           </div>
         </header>
-        <main>{props.children}</main>
+        <main id="main">{props.children}</main>
       </body>
     </html>
   );
@@ -98,7 +103,10 @@ export function Bare(props: { title: string; nonce: string; children?: Child }) 
     <html lang="en">
       <Head title={props.title} nonce={props.nonce} />
       <body>
-        <main class="auth">{props.children}</main>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <main id="main" class="auth">{props.children}</main>
       </body>
     </html>
   );

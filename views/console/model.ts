@@ -1,4 +1,5 @@
 import type { Role } from '../../src/domain/user.ts';
+import type { Theme } from './theme.tsx';
 
 /** What every signed-in screen gets: the CSP nonce, the CSRF token of its forms, the current path and the person. */
 export interface Shell {
@@ -7,6 +8,8 @@ export interface Shell {
   /** Path of the screen (marks the current nav item). */
   path: string;
   user: { name: string; email: string; role: Role };
+  /** The theme chosen in the bar (cookie `pharos_theme`); absent or `auto`: the browser's preference. */
+  theme?: Theme;
 }
 
 /** Problems of a form: per field (shown beside it) and the whole message of the API. */

@@ -1,6 +1,7 @@
 import type { StoredResult } from '../../src/domain/check.ts';
 import type { Monitor } from '../../src/domain/monitor.ts';
 import { formatUptime } from '../../src/domain/uptime.ts';
+import { plural } from '../format.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { SettingLine, Shell } from './model.ts';
 import { Layout, ResourceActions, ago, when } from './layout.tsx';
@@ -87,7 +88,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
           {m.sslExpirationDays !== null ? (
             <>
               <dt>Certificate</dt>
-              <dd>expires in {m.sslExpirationDays} days</dd>
+              <dd>expires in {plural(m.sslExpirationDays, 'day')}</dd>
             </>
           ) : null}
         </dl>
@@ -105,7 +106,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
           <ResponseChart series={props.period.series} from={props.period.from} to={props.period.to} gapMs={props.period.gapMs} label={`Response time over ${RANGE_LABELS[props.period.range]}`} />
         </div>
         <p>
-          Uptime {RANGE_LABELS[props.period.range]} (SLA) <b data-sla="" data-uptime={props.period.range}>{formatUptime(props.period.sla)}</b> · {props.period.outages} outages · downtime {props.period.downtime} · MTTR {props.period.mttr}
+          Uptime {RANGE_LABELS[props.period.range]} (SLA) <b data-sla="" data-uptime={props.period.range}>{formatUptime(props.period.sla)}</b> · {plural(props.period.outages, 'outage')} · downtime {props.period.downtime} · MTTR {props.period.mttr}
         </p>
       </div>
       <h2>Recent checks</h2>

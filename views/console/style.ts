@@ -1,5 +1,6 @@
 import { LANGUAGES } from '../../src/domain/localized.ts';
 import { HEARTBEAT_CSS } from './heartbeat-bars.tsx';
+import { THEME_CSS } from './theme.tsx';
 import { TAGS_CSS } from './tags.tsx';
 import { PROFILE_CSS } from './profile.tsx';
 import { PICKER_CSS } from './picker.tsx';
@@ -19,11 +20,11 @@ const TABS_CSS =
 
 /**
  * The console's one stylesheet (served at /_console/console.css): system fonts, light and dark by
- * prefers-color-scheme, readable from a 360 px phone up. No inline styles anywhere (strict CSP).
+ * prefers-color-scheme or the person's choice (theme.tsx), readable from a 360 px phone up. No inline styles anywhere (strict CSP).
  */
 export const CONSOLE_CSS = `
 :root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--muted:#5d6672;--line:#dde1e6;--accent:#2563eb;--up:#16804a;--down:#c62828;--warn:#a86200;--paused:#6b7280;--chip:#eef1f4}
-@media (prefers-color-scheme:dark){:root{--bg:#0f1217;--card:#181c23;--fg:#e6e9ee;--muted:#9aa4b1;--line:#2a313b;--accent:#6ea0ff;--up:#3fbf7f;--down:#ff6b6b;--warn:#f0a848;--paused:#8b94a1;--chip:#232a33}}
+${THEME_CSS}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 a{color:var(--accent)}
@@ -47,7 +48,7 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 td.spark{white-space:nowrap;letter-spacing:-.05em;color:var(--accent);line-height:1}
 .muted{color:var(--muted)}
 .small{font-size:.85em}
-.status{display:inline-block;min-width:4.2rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.8em;font-weight:600;color:#fff;background:var(--paused)}
+.status{display:inline-block;min-width:4.2rem;text-align:center;border-radius:999px;padding:.05rem .5rem;font-size:.8em;font-weight:600;color:var(--on-accent);background:var(--paused)}
 .status[data-status=up],.status[data-status=resolved]{background:var(--up)}
 .status[data-status=down],.status[data-status=ongoing]{background:var(--down)}
 .status[data-status=new],.status[data-status=pending],.status[data-status=acknowledged],.status[data-status=degraded]{background:var(--warn)}
@@ -59,9 +60,9 @@ label.check{display:flex;gap:.5rem;align-items:center;font-weight:400}
 input,select,textarea,button{font:inherit;color:inherit}
 input[type=text],input[type=email],input[type=password],input[type=number],input[type=url],input:not([type]),select,textarea{width:100%;padding:.45rem .55rem;border:1px solid var(--line);border-radius:6px;background:var(--bg)}
 textarea{min-height:4rem}
-button,.button{display:inline-block;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:#fff;border-radius:6px;padding:.45rem .9rem;text-decoration:none;font-weight:600;min-height:2.5rem}
+button,.button{display:inline-block;cursor:pointer;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent);border-radius:6px;padding:.45rem .9rem;text-decoration:none;font-weight:600;min-height:2.5rem}
 button.secondary,.button.secondary{background:transparent;color:var(--accent)}
-button.danger,.button.danger{background:var(--down);border-color:var(--down);color:#fff}
+button.danger,.button.danger{background:var(--down);border-color:var(--down);color:var(--on-accent)}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end;margin:.75rem 0}
 .actions form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
 .field-error{color:var(--down);font-weight:400;font-size:.88em}

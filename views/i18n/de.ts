@@ -38,6 +38,7 @@ export const de: UiStrings = {
   no_incidents: 'Keine Störungen in den letzten 90 Tagen.',
   completed_maintenance: 'Abgeschlossene Wartungsarbeiten',
   current_status: 'Aktueller Status',
+  skip_to_content: 'Zum Inhalt springen',
   subscribe: 'Updates abonnieren',
   channel_email: 'E-Mail',
   channel_slack: 'Slack',
@@ -74,5 +75,6 @@ export const de: UiStrings = {
   updated_at: 'Aktualisiert: {time}',
   visit_website: 'Website besuchen',
   not_found: 'Hier gibt es keine Statusseite.',
+  services_count_one: '{count} Dienst',
   services_count: '{count} Dienste',
 };

@@ -39,6 +39,7 @@ export const en = {
   no_incidents: 'No incidents in the past 90 days.',
   completed_maintenance: 'Completed maintenance',
   current_status: 'Current status',
+  skip_to_content: 'Skip to content',
   subscribe: 'Subscribe to updates',
   channel_email: 'Email',
   channel_slack: 'Slack',
@@ -75,6 +76,7 @@ export const en = {
   updated_at: 'Updated {time}',
   visit_website: 'Visit website',
   not_found: 'There is no status page here.',
+  services_count_one: '{count} service',
   services_count: '{count} services',
 } as const;
 

@@ -38,6 +38,7 @@ export const fr: UiStrings = {
   no_incidents: 'Aucun incident au cours des 90 derniers jours.',
   completed_maintenance: 'Maintenances terminées',
   current_status: 'État actuel',
+  skip_to_content: 'Aller au contenu',
   subscribe: 'S’abonner aux mises à jour',
   channel_email: 'E-mail',
   channel_slack: 'Slack',
@@ -74,5 +75,6 @@ export const fr: UiStrings = {
   updated_at: 'Mis à jour : {time}',
   visit_website: 'Visiter le site web',
   not_found: 'Il n’y a pas de page de statut ici.',
+  services_count_one: '{count} service',
   services_count: '{count} services',
 };

@@ -38,6 +38,7 @@ export const nl: UiStrings = {
   no_incidents: 'Geen incidenten in de afgelopen 90 dagen.',
   completed_maintenance: 'Afgerond onderhoud',
   current_status: 'Huidige status',
+  skip_to_content: 'Naar inhoud springen',
   subscribe: 'Abonneren op updates',
   channel_email: 'E-mail',
   channel_slack: 'Slack',
@@ -74,5 +75,6 @@ export const nl: UiStrings = {
   updated_at: 'Bijgewerkt: {time}',
   visit_website: 'Website bezoeken',
   not_found: 'Er is hier geen statuspagina.',
+  services_count_one: '{count} dienst',
   services_count: '{count} diensten',
 };

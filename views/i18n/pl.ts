@@ -38,6 +38,7 @@ export const pl: UiStrings = {
   no_incidents: 'Brak incydentów w ciągu ostatnich 90 dni.',
   completed_maintenance: 'Zakończone prace serwisowe',
   current_status: 'Aktualny status',
+  skip_to_content: 'Przejdź do treści',
   subscribe: 'Subskrybuj aktualizacje',
   channel_email: 'E-mail',
   channel_slack: 'Slack',
@@ -74,5 +75,6 @@ export const pl: UiStrings = {
   updated_at: 'Zaktualizowano: {time}',
   visit_website: 'Odwiedź stronę',
   not_found: 'Nie ma tu strony statusu.',
+  services_count_one: 'Liczba usług: {count}',
   services_count: 'Liczba usług: {count}',
 };

@@ -38,6 +38,7 @@ export const ru: UiStrings = {
   no_incidents: 'За последние 90 дней инцидентов не было.',
   completed_maintenance: 'Завершённые технические работы',
   current_status: 'Текущий статус',
+  skip_to_content: 'Перейти к содержимому',
   subscribe: 'Подписаться на обновления',
   channel_email: 'Эл. почта',
   channel_slack: 'Slack',
@@ -74,5 +75,6 @@ export const ru: UiStrings = {
   updated_at: 'Обновлено: {time}',
   visit_website: 'Перейти на сайт',
   not_found: 'Здесь нет страницы статуса.',
+  services_count_one: 'Сервисов: {count}',
   services_count: 'Сервисов: {count}',
 };

@@ -38,6 +38,7 @@ export const sv: UiStrings = {
   no_incidents: 'Inga incidenter de senaste 90 dagarna.',
   completed_maintenance: 'Slutfört underhåll',
   current_status: 'Aktuell status',
+  skip_to_content: 'Hoppa till innehållet',
   subscribe: 'Prenumerera på uppdateringar',
   channel_email: 'E-post',
   channel_slack: 'Slack',
@@ -74,5 +75,6 @@ export const sv: UiStrings = {
   updated_at: 'Uppdaterad: {time}',
   visit_website: 'Besök webbplatsen',
   not_found: 'Det finns ingen statussida här.',
+  services_count_one: '{count} tjänst',
   services_count: '{count} tjänster',
 };

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import type { ConsoleSession } from '../../core/accounts.ts';
+import { getCookie } from 'hono/cookie';
 import type { Shell } from '../../../views/console/model.ts';
+import { THEME_COOKIE, themeOf } from '../../../views/console/theme.tsx';
 
 /** Hono environment of console routes: the session (null when signed out) and this response's CSP nonce. */
 export interface ConsoleEnv {
@@ -40,7 +42,7 @@ export function consoleCsp(nonce: string): string {
 /** What the layout of every signed-in screen needs. */
 export function shellOf(c: ConsoleContext, path: string): Shell {
   const s = c.var.session!;
-  return { nonce: c.var.nonce, csrf: s.csrf, path, user: { name: s.account.name, email: s.account.email, role: s.account.role } };
+  return { nonce: c.var.nonce, csrf: s.csrf, path, user: { name: s.account.name, email: s.account.email, role: s.account.role }, theme: themeOf(getCookie(c, THEME_COOKIE)) };
 }
 
 /** A rendered JSX element as a whole HTML document response. */

@@ -22,16 +22,17 @@ import { statuspageRoutes } from './routes-statuspages.ts';
 import { deleteRoutes } from './routes-delete.ts';
 import { extraRoutes } from './routes-extras.ts';
 import { ssoRoutes } from './routes-sso.ts';
+import { themeRoutes } from './routes-theme.ts';
 import { pickerRoutes } from './picker.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|profile(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|audit-log$|events$|_console\/)/;
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|profile(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|audit-log$|events$|theme$|_console\/)/;
 
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
 /** State-changing routes a viewer may still use: about their own session and password only. */
-const SELF_SERVICE = /^\/(?:logout$|profile(?:\/|$)|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
+const SELF_SERVICE = /^\/(?:logout$|theme$|profile(?:\/|$)|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
 
 /**
  * The web console (issue 16) at `/` for signed-in people: thin routes (parse → core use cases →
@@ -116,6 +117,7 @@ export function consoleRouter(deps: HttpDeps) {
   policyRoutes(app, deps);
   auditRoutes(app, deps);
   extraRoutes(app, deps);
+  themeRoutes(app);
   app.onError((err, c) => {
     if (err instanceof AppError && err.status < 500) {
       const status = ([400, 403, 404, 409, 429] as const).find((x) => x === err.status) ?? 400;

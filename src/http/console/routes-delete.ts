@@ -8,13 +8,13 @@ import { CONFIRM_FIELD, CONFIRM_VALUE } from '../../../views/console/delete-butt
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { formOf, text } from './forms.ts';
 import { consoleActor } from '../audit-actor.ts';
+import { plural } from '../../../views/format.ts';
 
 /** Outages counted for the confirmation page at most (more are shown as "N+"). */
 const OUTAGES_COUNTED = 100;
 /** Status pages read for "shown on" at most (pages of 20). */
 const STATUSPAGE_PAGES_READ = 10;
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 /**

@@ -9,6 +9,7 @@ import { IncidentEditPage, incidentField, incidentValues } from '../../../views/
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith, text } from './forms.ts';
+import { plural } from '../../../views/format.ts';
 
 const many = (f: FormValues, name: string): string[] => {
   const v = f[name];
@@ -79,7 +80,7 @@ export function incidentRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     kind: 'incident',
     name: i.title.en ?? Object.values(i.title)[0] ?? i.uuid,
     base: `/incidents/${i.uuid}`,
-    losses: [`its ${i.updates.length === 1 ? '1 update' : `${i.updates.length} updates`}`, 'its place on the status pages that show it (their history too)'],
+    losses: [`its ${plural(i.updates.length, 'update')}`, 'its place on the status pages that show it (their history too)'],
     pauseInstead: false,
     section: '/incidents',
   });

@@ -7,6 +7,7 @@ import type { FormErrors, FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formOf, numberish, text } from './forms.ts';
 import { consoleActor } from '../audit-actor.ts';
+import { plural } from '../../../views/format.ts';
 
 /** Flash messages after a redirect, by the `done` code of the URL. */
 const DONE: Record<string, string> = { created: 'Escalation policy created.', saved: 'Saved.', deleted: 'Escalation policy deleted.' };
@@ -188,6 +189,5 @@ export function policyRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
 function attachedNotice(c: ConsoleContext): string | undefined {
   const m = /^(\d{1,6})\.(\d{1,6})$/.exec(c.req.query('attached') ?? '');
   if (!m) return undefined;
-  const plural = (n: string, w: string) => `${n} ${w}${n === '1' ? '' : 's'}`;
-  return `Attached to ${plural(m[1]!, 'monitor')} and ${plural(m[2]!, 'healthcheck')}.`;
+  return `Attached to ${plural(Number(m[1]), 'monitor')} and ${plural(Number(m[2]), 'healthcheck')}.`;
 }

@@ -4,6 +4,7 @@ import type { Statuspage } from '../../domain/statuspage.ts';
 import type { Chrome } from '../../../views/layout.tsx';
 import { UI_STRINGS, type PageLanguage } from '../../../views/i18n/index.ts';
 import { fontFaceCss, fontStack } from './fonts.ts';
+import { readableOn, textOn } from '../../lib/contrast.ts';
 
 /** Hono environment of a public status page's routes: the page and the visitor's chrome. */
 export interface PageEnv {
@@ -32,7 +33,10 @@ function pageCss(page: Statuspage): string {
   const key = `${s.font}|${s.accent_color}`;
   let css = cssMemo.get(key);
   if (css === undefined) {
-    css = `${fontFaceCss(s.font, '/_pharos/fonts/')}:root{--accent:${s.accent_color};--font:${fontStack(s.font)}}`;
+    // Links and button labels stay readable whatever accent is chosen (WCAG AA, issue 33 point 11):
+    // links in the accent mixed toward black (light) or white (dark) as far as needed.
+    const dark = readableOn(s.accent_color, ['#0f1217', '#171b22']);
+    css = `${fontFaceCss(s.font, '/_pharos/fonts/')}:root{--accent:${s.accent_color};--link:${readableOn(s.accent_color, ['#ffffff', '#f6f7f9'])};--on-accent:${textOn(s.accent_color)};--font:${fontStack(s.font)}}[data-theme=dark]{--link:${dark}}@media (prefers-color-scheme:dark){[data-theme=system]{--link:${dark}}}`;
     if (cssMemo.size >= 256) cssMemo.clear();
     cssMemo.set(key, css);
   }
