@@ -199,3 +199,63 @@ describe('pending page steps across a restart', () => {
     }
   });
 });
+
+describe('every kind of contact method', () => {
+  test('email, ntfy, Pushover and Telegram codes go out through the provider integrations with the person’s address', async () => {
+    const { smtpReceiver } = await import('../support/receivers.ts');
+    const hooks = await httpReceiver();
+    const smtp = await smtpReceiver();
+    const base = hooks.url;
+    const q = await startTestPharos({
+      channels: [
+        { name: 'mail', type: 'email', from: 'pharos@example.com', to: ['ops@example.com'], smtp: { host: '127.0.0.1', port: smtp.port } },
+        { name: 'ntfy', type: 'ntfy', server: `${base}/ntfy`, topic: 'team-alerts' },
+        { name: 'pushover', type: 'pushover', user_key: 'uTeamKey', app_token: 'aAppToken', api_url: `${base}/pushover` },
+        { name: 'telegram', type: 'telegram', bot_token: '1:BOT', chat_id: '42', api_url: `${base}/telegram` },
+      ],
+    });
+    try {
+      const add = async (kind: string, address: string) => {
+        const res = await q.api('/v1/me/contact-methods', { method: 'POST', json: { kind, address } });
+        const body = await res.json();
+        assert.equal(res.status, 201, body.message);
+        assert.equal(body.code_sent, true, `${kind}: ${body.code_error}`);
+        return body.uuid as string;
+      };
+      const verifies = async (uuid: string, text: string) => {
+        const code = /code: (\d{6})/.exec(text)?.[1];
+        assert.ok(code, text.slice(0, 300));
+        assert.equal((await q.api(`/v1/me/contact-methods/${uuid}/verify`, { method: 'POST', json: { code } })).status, 200);
+      };
+      const email = await add('email', 'ada@example.org');
+      assert.deepEqual(smtp.mails.at(-1)!.to, ['ada@example.org']);
+      await verifies(email, smtp.mails.at(-1)!.raw.replace(/=\r?\n/g, ''));
+
+      const ntfy = await add('ntfy', 'ada-pager-7f3');
+      const ntfyReq = hooks.received.at(-1)!;
+      assert.equal(JSON.parse(ntfyReq.body).topic, 'ada-pager-7f3');
+      await verifies(ntfy, ntfyReq.body);
+
+      const pushover = await add('pushover', 'uAdaKey01234567890123456789012');
+      const poReq = hooks.received.at(-1)!;
+      assert.ok(poReq.path.startsWith('/pushover'));
+      assert.match(poReq.body, /uAdaKey01234567890123456789012/);
+      assert.doesNotMatch(poReq.body, /uTeamKey/);
+      await verifies(pushover, poReq.body);
+
+      const telegram = await add('telegram', '-100123456');
+      const tgReq = hooks.received.at(-1)!;
+      assert.equal(JSON.parse(tgReq.body).chat_id, '-100123456');
+      await verifies(telegram, tgReq.body);
+
+      const listed = await (await q.api('/v1/me/contact-methods')).json();
+      assert.deepEqual(listed.map((m: { kind: string; verified: boolean }) => [m.kind, m.verified]), [['email', true], ['ntfy', true], ['pushover', true], ['telegram', true]]);
+      const paged = await q.core.people.page((await (await q.api('/v1/me')).json()).uuid, { outageUuid: 'outage_all', title: 'DOWN: all', text: 'everything' });
+      assert.deepEqual(paged.tried.map((t) => [t.kind, t.ok]), [['email', true], ['ntfy', true], ['pushover', true], ['telegram', true]]);
+    } finally {
+      await q.cleanup();
+      await hooks.close();
+      await smtp.close();
+    }
+  });
+});
