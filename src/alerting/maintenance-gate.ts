@@ -43,6 +43,7 @@ const endWindow = procedure('maintenanceGate.end', (tx: Store, a: { uuid: string
  */
 export class MaintenanceGate {
   readonly #ends: TimerQueue;
+  readonly #starts: TimerQueue;
   readonly #notices: TimerQueue;
   readonly #unsubscribe: Array<() => void> = [];
   /** The store work in flight and queued behind it (one at a time). */
@@ -54,6 +55,7 @@ export class MaintenanceGate {
 
   constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; changed: (restarted: string[]) => void }) {
     this.#ends = new TimerQueue(deps.clock);
+    this.#starts = new TimerQueue(deps.clock);
     this.#notices = new TimerQueue(deps.clock);
   }
 
@@ -71,6 +73,7 @@ export class MaintenanceGate {
       core.bus.on('maintenance.deleted', ({ window }) => {
         seen.add(window.id);
         this.#ends.cancel(window.id);
+        this.#starts.cancel(window.id);
         this.#notices.cancel(window.id);
         this.#watched.delete(window.id);
       }),
@@ -91,6 +94,7 @@ export class MaintenanceGate {
     for (const u of this.#unsubscribe) u();
     this.#unsubscribe.length = 0;
     this.#ends.clear();
+    this.#starts.clear();
     this.#notices.clear();
     this.#watched.clear();
     this.#generation++;
@@ -126,6 +130,9 @@ export class MaintenanceGate {
     this.#watched.set(w.id, { startAt: w.startAt, endAt: w.endAt });
     if (w.endAt > now) this.#ends.schedule(w.id, w.endAt, () => this.#enqueue(() => this.#ended(w.uuid, true)));
     else this.#ends.cancel(w.id);
+    // At an occurrence's start, `maintenance.changed` tells the screens that show "in maintenance" (the console's live rows).
+    if (w.startAt > now) this.#starts.schedule(w.id, w.startAt, () => this.#enqueue(() => this.#started(w.uuid)));
+    else this.#starts.cancel(w.id);
     if (w.notificationOption === 'scheduled' && w.notifiedAt === null) {
       const at = Math.max(this.deps.clock.now(), w.startAt - w.notificationMinutes * 60_000);
       this.#notices.schedule(w.id, at, () =>
@@ -140,7 +147,22 @@ export class MaintenanceGate {
     } else this.#notices.cancel(w.id);
   }
 
-  /** An occurrence ended: held outages start alerting; `next`: read the window again for its next occurrence (recurring). */
+  /** An occurrence started: the window as read now goes out as `maintenance.changed`. */
+  async #started(uuid: string): Promise<void> {
+    const { core, store, clock, logger } = this.deps;
+    try {
+      const w = await store.async.maintenance.get(uuid, clock.now());
+      if (w) core.bus.emit('maintenance.changed', { window: w });
+    } catch (e) {
+      logger.error('maintenance window start: reading it failed', { window: uuid, error: (e as Error).message });
+    }
+  }
+
+  /**
+   * An occurrence ended: held outages start alerting; `next` (its end timer): the window read again
+   * goes out as `maintenance.changed` (the screens' "in maintenance", and the gate's timers for a
+   * recurring window's next occurrence).
+   */
   async #ended(uuid: string, next = false): Promise<void> {
     const { core, store, clock, logger } = this.deps;
     let restarted: string[];
@@ -148,8 +170,7 @@ export class MaintenanceGate {
       restarted = await store.async.tx(endWindow, { uuid, now: clock.now(), esc: core.escalation.settings });
       if (next) {
         const w = await store.async.maintenance.get(uuid, clock.now());
-        if (w?.recurrence) this.#watch(w);
-        else if (w) this.#watched.delete(w.id);
+        if (w) core.bus.emit('maintenance.changed', { window: w });
       }
     } catch (e) {
       logger.error('maintenance window end failed', { window: uuid, error: (e as Error).message });

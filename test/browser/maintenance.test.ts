@@ -183,3 +183,34 @@ describe('axe-core on the maintenance and incident pages', () => {
     assert.deepEqual(found, []);
   });
 });
+
+describe('the live overview follows occurrences', () => {
+  for (const vp of VIEWPORTS) {
+    test(`${vp.name}: a recurring occurrence starting marks the row "in maintenance" without a reload; End now clears it`, async () => {
+      const res = await p.api('/v1/monitors', { method: 'POST', json: { name: `Live ${vp.name}`, url: 'http://127.0.0.1:9/', check_frequency: 300 } });
+      const mon = (await res.json()).uuid as string;
+      const start = new Date(p.clock.now() + 2 * 60_000);
+      const w = await p.core.maintenance.create({ name: `Live window ${vp.name}`, monitors: [mon], recurrence: { strategy: 'daily', start_time: start.toISOString().slice(11, 16), duration_minutes: 30 } });
+      const ctx = await signedIn(vp.options);
+      // Counts the stream's `hello` (sent once the stream is registered), so the clock moves only once the page listens.
+      await ctx.addInitScript(`
+        window.liveHellos = 0;
+        window.EventSource = class extends window.EventSource {
+          constructor(url, init) { super(url, init); this.addEventListener('hello', () => window.liveHellos++); }
+        };
+      `);
+      const tab = await open(ctx, `/?q=${encodeURIComponent(`Live ${vp.name}`)}`);
+      await tab.waitForFunction(() => (globalThis as any).liveHellos > 0);
+      await tab.evaluate('window.marker = 42');
+      const row = tab.locator(`#row-${mon}`);
+      await row.waitFor();
+      assert.equal(await row.getAttribute('data-maintenance'), null, 'not yet');
+      await p.advance(w.startAt + 1 - p.clock.now());
+      await tab.locator(`#row-${mon}[data-maintenance]`).waitFor();
+      await p.core.maintenance.endNow(w.uuid);
+      await tab.locator(`#row-${mon}:not([data-maintenance])`).waitFor();
+      assert.equal(await tab.evaluate('window.marker'), 42, 'no reload');
+      await ctx.close();
+    });
+  }
+});

@@ -173,6 +173,9 @@ export class LiveHub {
         if (waiting?.kind === 'beats') for (const r of results) waiting.results.push(r);
         else this.#queue('beats', { kind: 'beats', results: [...results] });
       }),
+      // A window changed, deleted, or one of its occurrences started or ended (MaintenanceGate): its monitors' rows say "in maintenance" or not.
+      bus.on('maintenance.changed', ({ window }) => window.monitors.forEach(monitor)),
+      bus.on('maintenance.deleted', ({ window }) => window.monitors.forEach(monitor)),
       bus.on('outage.opened', outage),
       bus.on('outage.resolved', outage),
       bus.on('outage.acknowledged', outage),
