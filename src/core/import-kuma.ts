@@ -7,6 +7,8 @@ import { MonitorBody, type Monitor, type MonitorBodyInput } from '../domain/moni
 import type { MaintenanceBodyInput, MaintenanceWindow } from '../domain/maintenance.ts';
 import { currentCapabilities, mapMaintenanceTimes, mapMonitor, type PharosCapabilities } from '../domain/kuma/map.ts';
 import type { KumaData } from '../domain/kuma/types.ts';
+import { ID_PREFIX, newId } from '../domain/ids.ts';
+import { TagName } from '../domain/tags.ts';
 import type { Store } from '../store/index.ts';
 import { systemActor } from './audit-log.ts';
 import { createHealthcheck } from './healthcheck-tx.ts';
@@ -81,6 +83,13 @@ export function importKuma(
     const alerting = kumaAlerting(tx, { actor: KUMA_IMPORT, now }, items, policyItems);
     alerting.integrations(prepared);
     const monitorItems: KumaImportItem[] = [];
+    // Kuma's tag colours (issue 33 point 5): a tag not stored yet is made with its Kuma colour first.
+    for (const t of data.monitors.flatMap((m) => m.tags)) {
+      const color = /^#[0-9a-fA-F]{6}$/.test(t.color) ? t.color.toLowerCase() : null;
+      if (color && TagName.safeParse(t.name).success && !tx.tags.byName(t.name.trim())) tx.tags.insert(newId(ID_PREFIX.tag), t.name.trim(), color, now);
+    }
+    // Kuma's group monitors become groups: a child's group is its parent's name.
+    const groupOf = new Map(data.monitors.filter((m) => m.type === 'group').map((m) => [m.id, m.name.trim().slice(0, 100)]));
     for (const m of data.monitors) {
       const kind = m.type === 'push' ? 'healthcheck' : 'monitor';
       const done = tx.kumaImports.uuidOf('monitor', m.id);
@@ -90,6 +99,8 @@ export function importKuma(
         continue;
       }
       const mapped = mapMonitor(m, caps, null);
+      const group = m.parentId === null ? undefined : groupOf.get(m.parentId);
+      if (mapped.kind === 'monitor' && group) (mapped.body as Record<string, unknown>).group = group;
       if (mapped.kind === 'skipped') {
         monitorItems.push({ kind, kumaId: m.id, name: m.name, result: 'skipped', reason: mapped.reason, notes: [] });
         continue;

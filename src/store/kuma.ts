@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { kumaMonitor, kumaNotification, type KumaData, type KumaMaintenance, type KumaStatusPage } from '../domain/kuma/types.ts';
+import { kumaMonitor, kumaNotification, type KumaData, type KumaTag, type KumaMaintenance, type KumaStatusPage } from '../domain/kuma/types.ts';
 import type { Db } from './db.ts';
 
 /**
@@ -18,7 +18,14 @@ export function readKumaDb(file: string, nativeBinding?: object): KumaData {
     const links = kuma.prepare('SELECT monitor_id, notification_id FROM monitor_notification ORDER BY notification_id').all() as { monitor_id: number; notification_id: number }[];
     const byMonitor = new Map<number, number[]>();
     for (const l of links) byMonitor.set(l.monitor_id, [...(byMonitor.get(l.monitor_id) ?? []), l.notification_id]);
-    const monitors = (kuma.prepare('SELECT * FROM monitor ORDER BY id').all() as Record<string, unknown>[]).map((r) => kumaMonitor(r, byMonitor.get(r.id as number) ?? []));
+    // Tags (issue 33 point 5): Kuma's `tag` (name, color) and `monitor_tag` (monitor_id, tag_id, value).
+    const tagsOf = new Map<number, KumaTag[]>();
+    if (tables.has('tag') && tables.has('monitor_tag')) {
+      for (const t of kuma.prepare('SELECT mt.monitor_id, t.name, t.color, mt.value FROM monitor_tag mt JOIN tag t ON t.id = mt.tag_id ORDER BY mt.id').all() as { monitor_id: number; name: string; color: string | null; value: string | null }[]) {
+        tagsOf.set(t.monitor_id, [...(tagsOf.get(t.monitor_id) ?? []), { name: t.name, color: t.color ?? '', value: t.value ?? '' }]);
+      }
+    }
+    const monitors = (kuma.prepare('SELECT * FROM monitor ORDER BY id').all() as Record<string, unknown>[]).map((r) => kumaMonitor(r, byMonitor.get(r.id as number) ?? [], tagsOf.get(r.id as number) ?? []));
     const notifications = (kuma.prepare('SELECT * FROM notification ORDER BY id').all() as Record<string, unknown>[]).map(kumaNotification);
 
     const statusPages: KumaStatusPage[] = [];

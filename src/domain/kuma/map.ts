@@ -1,6 +1,7 @@
 import { MIN_GRACE_S, type HealthcheckBodyInput } from '../healthcheck.ts';
 import { ALERTS_WAIT_MIN, CHECK_FREQUENCIES_S, HTTP_METHODS, MonitorBody, PROTOCOLS, type MonitorBodyInput } from '../monitor.ts';
 import type { KumaMaintenance, KumaMonitor } from './types.ts';
+import { MAX_TAGS_PER_MONITOR, formatTagRef, parseTagRef } from '../tags.ts';
 
 /**
  * Kuma → Pharos mapping rules, pure. Each result carries `notes`: what changed on the way (an
@@ -52,6 +53,24 @@ function common(m: KumaMonitor, notes: string[]): Partial<MonitorBodyInput> {
     const t = Math.min(60, Math.max(1, Math.round(m.timeoutSeconds)));
     if (t !== m.timeoutSeconds) notes.push(`timeout ${m.timeoutSeconds} s → ${t} s`);
     out.timeout = t;
+  }
+  const tags = kumaTagRefs(m, notes);
+  // The body is parsed again by the importer (MonitorBody): tags go in as the API writes them.
+  if (tags.length > 0) (out as Record<string, unknown>).tags = tags;
+  return out;
+}
+
+/**
+ * Kuma's tags as the API's `name` / `name:value` strings (issue 33 point 5); a tag Pharos refuses
+ * (a `:` or `,` in its name, …) is left out with a note, and so is any beyond the 20th.
+ */
+export function kumaTagRefs(m: Pick<KumaMonitor, 'tags'>, notes: string[]): string[] {
+  const out: string[] = [];
+  for (const t of m.tags) {
+    const ref = parseTagRef(t.value === '' ? t.name : `${t.name}:${t.value}`);
+    if ('error' in ref || t.name.includes(':')) notes.push(`tag "${t.name}" left out: ${'error' in ref ? ref.error : 'a tag name cannot hold ":"'}`);
+    else if (out.length >= MAX_TAGS_PER_MONITOR) notes.push(`tag "${t.name}" left out: at most ${MAX_TAGS_PER_MONITOR} tags`);
+    else out.push(formatTagRef(ref));
   }
   return out;
 }

@@ -46,6 +46,26 @@ export interface KumaMonitor {
   databaseConnectionString: string | null;
   /** Notifications (ids) this monitor sends to. */
   notificationIds: number[];
+  /** Its tags (Kuma's `tag` and `monitor_tag`, or a backup's `tags`): name, colour as Kuma keeps it, value (`''`: none). */
+  tags: KumaTag[];
+  /** The group monitor (`type` `group`) it is in, or null (Kuma's `parent`). */
+  parentId: number | null;
+}
+
+/** A tag on a Kuma monitor. */
+export interface KumaTag {
+  name: string;
+  color: string;
+  value: string;
+}
+
+/** Tags of a backup's monitor (`tags: [{name, color, value}]`, Kuma's `toJSON`); anything else → none. */
+export function kumaTags(v: unknown): KumaTag[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((t) => {
+    const x = t as { name?: unknown; color?: unknown; value?: unknown };
+    return typeof x?.name === 'string' ? [{ name: x.name, color: typeof x.color === 'string' ? x.color : '', value: typeof x.value === 'string' ? x.value : '' }] : [];
+  });
 }
 
 /** One Kuma notification: its `config` JSON holds `type` and the provider's fields. */
@@ -115,7 +135,7 @@ export function statusCodes(v: unknown): string[] {
  * A monitor from a row of Kuma's `monitor` table (snake_case columns) or a monitor of a JSON
  * backup (Kuma's `toJSON`, camelCase with a few snake_case fields): both spellings are read.
  */
-export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[]): KumaMonitor {
+export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[], tags: KumaTag[] = kumaTags(r.tags)): KumaMonitor {
   const pick = (...keys: string[]) => keys.map((k) => r[k]).find((v) => v !== undefined);
   return {
     id: num(r.id, 0),
@@ -147,6 +167,8 @@ export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[
     jsonPathOperator: str(pick('json_path_operator', 'jsonPathOperator')),
     databaseConnectionString: str(pick('database_connection_string', 'databaseConnectionString')),
     notificationIds,
+    tags,
+    parentId: r.parent == null ? null : num(r.parent, 0) || null,
   };
 }
 
