@@ -54,6 +54,14 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
   };
   bus.on('outage.opened', ({ outage }) => void followRemote(outage.monitorId));
   bus.on('outage.resolved', ({ outage }) => void followRemote(outage.monitorId));
+  // A person resolved a monitor's outage while its check still fails (issue 33 point 11): the
+  // monitor stays down, and its next confirmed failure opens a new outage instead of nothing. A
+  // resolve by a passing check has set the state up before its event, so this leaves it alone.
+  bus.on('outage.resolved', ({ outage }) => {
+    if (outage.kind !== 'monitor' || outage.monitorId === null || !probes.monitor(outage.monitorId)) return;
+    const s = staged?.states.get(outage.monitorId) ?? states.get(outage.monitorId) ?? { status: 'down' as const, round: null };
+    if (s.status === 'down' && !s.reopen) states.set(outage.monitorId, { ...s, reopen: true });
+  });
 
   const rules = (monitor: Monitor, locations: readonly string[]): ConfirmationRules => ({
     locations,

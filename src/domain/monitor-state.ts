@@ -27,6 +27,12 @@ export interface ConfirmationRound {
 export interface MonitorRuntimeState {
   status: MonitorStatus;
   round: ConfirmationRound | null;
+  /**
+   * Down, but its outage was resolved by a person while the check still failed (issue 33 point 11):
+   * failures are confirmed again as from up, and a confirmed failure opens a new outage (`down`);
+   * a passing check still sets it up.
+   */
+  reopen?: boolean;
 }
 
 /**
@@ -97,7 +103,14 @@ export function applyCheck(
     expired = state.status === 'up' ? round.failures.length : 0;
     round = null;
   }
-  if (state.status === 'down') return recovery({ status: 'down', round }, check, rules, single ? 1 : needed);
+  if (state.status === 'down' && state.reopen && !check.outcome.ok) {
+    const judged = applyCheck({ status: 'up', round }, check, rules);
+    return judged.decision.kind === 'down' ? judged : { state: { status: 'down', round: judged.state.round, reopen: true }, decision: judged.decision };
+  }
+  if (state.status === 'down') {
+    const judged = recovery({ status: 'down', round }, check, rules, single ? 1 : needed);
+    return state.reopen && judged.state.status === 'down' ? { state: { ...judged.state, reopen: true }, decision: judged.decision } : judged;
+  }
   const failure: ObservedFailure = { at: check.at, region: check.region, outcome: check.outcome };
 
   if (single) {

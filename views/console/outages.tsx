@@ -214,6 +214,11 @@ export function OutagePage(props: { s: Shell; o: OutageRecord; timeline: OutageE
             {act('resolve', 'Resolve', 'secondary')}
             {props.canEscalate ? act('escalate', 'Escalate', 'danger') : null}
           </div>
+          {o.kind === 'monitor' ? (
+            <p class="muted small" id="resolve-hint">
+              The check still fails: Resolve closes this outage, and a new outage opens at the next failed confirmation (a passing check sets the monitor up).
+            </p>
+          ) : null}
         </form>
       ) : null}
       <h2>Timeline</h2>

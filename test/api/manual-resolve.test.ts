@@ -1,0 +1,56 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestPharos, type TestPharos } from '../support/pharos.ts';
+import { httpTarget, type HttpTarget } from '../support/targets.ts';
+import { setupAdmin } from '../support/console.ts';
+
+// Issue 33 point 11: a person resolves a monitor's outage while its check still fails. Before, the
+// monitor stayed "down" with no outage for as long as the target failed (no new outage, no alert).
+// Now the next failed confirmation opens a new outage; a passing check sets it up (nothing to resolve).
+const MIN = 60_000;
+let p: TestPharos;
+let target: HttpTarget;
+before(async () => {
+  p = await startTestPharos();
+  target = await httpTarget(503);
+});
+after(async () => {
+  await p.cleanup();
+  await target.stop();
+});
+
+const ongoing = async (monitor: string) => ((await (await p.api('/v2/outages?status=ongoing')).json()).outages as Array<{ uuid: string; monitor?: { uuid: string } | null }>).filter((o) => o.monitor?.uuid === monitor);
+const status = async (monitor: string) => (await (await p.api(`/v1/monitors/${monitor}`)).json()).status as string;
+
+test('resolved by hand while still failing: the next failed confirmation opens a new outage; a pass then sets it up', async () => {
+  const mon = (await (await p.api('/v1/monitors', { method: 'POST', json: { name: 'Shop', url: `${target.url}/shop`, check_frequency: 60 } })).json()).uuid as string;
+  await p.advance(2 * MIN);
+  const [first] = await ongoing(mon);
+  assert.ok(first, 'the failing check opened an outage');
+  assert.equal(await status(mon), 'down');
+
+  const res = await p.api(`/v2/outages/${first.uuid}/resolve`, { method: 'POST', json: { message: 'looked fine to me' } });
+  assert.equal(res.status, 200);
+  assert.deepEqual(await ongoing(mon), []);
+
+  await p.advance(2 * MIN);
+  const again = await ongoing(mon);
+  assert.equal(again.length, 1, 'the check still fails: a new outage opened at the next failed confirmation');
+  assert.notEqual(again[0]!.uuid, first.uuid);
+  assert.equal(await status(mon), 'down');
+
+  // The console's resolve control says what will happen; resolved there, then the target recovers:
+  // up, and no outage is left open or opened.
+  const admin = await setupAdmin(p);
+  const page = await admin.get(`/outages/${again[0]!.uuid}`);
+  assert.match(page.html, /id="resolve-hint"[^>]*>\s*The check still fails: Resolve closes this outage, and a new outage opens at the next failed confirmation/);
+  const act = await admin.post(`/outages/${again[0]!.uuid}/act`, { action: 'resolve' });
+  assert.equal(act.status, 303);
+  assert.deepEqual(await ongoing(mon), []);
+  target.respond(200);
+  await p.advance(2 * MIN);
+  assert.equal(await status(mon), 'up');
+  assert.deepEqual(await ongoing(mon), []);
+  const all = (await (await p.api('/v2/outages')).json()).outages.filter((o: { monitor?: { uuid: string } | null }) => o.monitor?.uuid === mon);
+  assert.equal(all.length, 2);
+});
