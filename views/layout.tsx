@@ -44,7 +44,8 @@ export function Card(props: { title: string; children?: Child }) {
 /**
  * The HTML document around every public page: head (robots, refresh, favicon, styles, Google
  * Analytics only when set), the header with logo or name, website link and language switcher,
- * and the footer ("Powered by Pharos" unless hidden).
+ * and the footer (the page's footer text, "Powered by Pharos" unless hidden). The page's custom CSS
+ * (validated: no `</style`) follows its own styles in a nonce'd `<style>`.
  */
 export function Layout(props: { c: Chrome; title: string; children?: Child; refresh?: boolean; links?: Child; path?: string; query?: Record<string, string> }) {
   const { c } = props;
@@ -63,6 +64,7 @@ export function Layout(props: { c: Chrome; title: string; children?: Child; refr
         <link rel="icon" href={s.favicon ?? '/_pharos/favicon.svg'} />
         <link rel="stylesheet" href="/_pharos/status.css" />
         <style nonce={c.nonce} dangerouslySetInnerHTML={{ __html: c.pageCss }} />
+        {s.custom_css ? <style nonce={c.nonce} data-custom-css="" dangerouslySetInnerHTML={{ __html: s.custom_css }} /> : null}
         <link rel="alternate" type="application/atom+xml" href={pathOf(c, '/feed.atom')} title={page.name} />
         {ga ? <script async src={`https://www.googletagmanager.com/gtag/js?id=${ga}`} nonce={c.nonce} /> : null}
         {ga ? (
@@ -103,6 +105,7 @@ export function Layout(props: { c: Chrome; title: string; children?: Child; refr
             ) : (
               <span />
             )}
+            {s.footer_text ? <span class="footer-text">{localize(s.footer_text_i18n, c.lang) || s.footer_text}</span> : null}
             {s.hide_powered_by ? null : <span class="powered">{t.powered_by}</span>}
           </footer>
         </div>

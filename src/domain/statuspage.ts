@@ -9,6 +9,9 @@ export const THEMES = ['light', 'dark', 'system'] as const;
 /** Fonts (API.md §2.9); each is served from the binary, never a CDN. */
 export const FONTS = ['system-ui', 'Lato', 'Manrope', 'Inter', 'Open Sans', 'Montserrat', 'Poppins', 'Roboto', 'Raleway', 'Nunito', 'Merriweather', 'DM Sans', 'Work Sans'] as const;
 
+/** The most characters of a page's custom CSS (`custom_css`). */
+export const CUSTOM_CSS_MAX_CHARS = 20_000;
+
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
 const bool = z.boolean({ error: 'must be a boolean' });
 const httpUrl = z
@@ -104,6 +107,15 @@ export const StatuspageBody = z.object({
   favicon: httpUrl.nullable().optional(),
   hide_powered_by: bool.optional(),
   hide_from_search_engines: bool.optional(),
+  /** CSS added after the page's own styles (in a nonce'd `<style>`; the page's CSP still holds: no outside stylesheets or fonts). */
+  custom_css: z
+    .string({ error: 'must be a string of CSS' })
+    .max(CUSTOM_CSS_MAX_CHARS, `must be at most ${CUSTOM_CSS_MAX_CHARS} characters`)
+    .refine((css) => !/<\/style/i.test(css), 'must not contain "</style"')
+    .nullable()
+    .optional(),
+  /** A line of text in the footer (a string, or a localized map like `description`). */
+  footer_text: textOrMap(500).nullable().optional(),
   google_analytics: z.string({ error: 'must be a measurement ID such as G-ABC123' }).regex(/^G-[A-Z0-9]{4,20}$/, 'must be a measurement ID such as G-ABC123').nullable().optional(),
   /** A new password; null removes the stored one (then `password_protection` must be off). */
   password: z.string({ error: 'must be a string' }).min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters').nullable().optional(),
@@ -152,6 +164,11 @@ export interface PageSettings {
   hide_powered_by: boolean;
   hide_from_search_engines: boolean;
   google_analytics: string | null;
+  /** Absent on pages stored before it existed (read as null). */
+  custom_css?: string | null;
+  /** Footer line (first language); `footer_text_i18n` the localized map it was given as. Absent on older pages. */
+  footer_text?: string | null;
+  footer_text_i18n?: LocalizedText | null;
   subscribe: { enabled: boolean; email: boolean; slack: boolean; teams: boolean; sms: boolean };
   authentication: { password_protection: boolean; google_sso: boolean; saml_sso: boolean; google_allowed_domains: string[]; sso_connection_uuid: string | null };
 }
@@ -187,6 +204,8 @@ export const DEFAULT_SETTINGS: PageSettings = {
   hide_powered_by: false,
   hide_from_search_engines: false,
   google_analytics: null,
+  custom_css: null,
+  footer_text: null,
   subscribe: { enabled: true, email: true, slack: false, teams: false, sms: false },
   authentication: { password_protection: false, google_sso: false, saml_sso: false, google_allowed_domains: [], sso_connection_uuid: null },
 };
@@ -225,6 +244,7 @@ export function resolveStatuspage(
   if (body.default_language) languages = [body.default_language, ...languages.filter((l) => l !== body.default_language)];
   const lang = languages[0] ?? 'en';
   const description = body.description === undefined ? { text: base.description, i18n: base.description_i18n ?? null } : splitText(body.description, lang);
+  const footer = body.footer_text === undefined ? { text: base.footer_text ?? null, i18n: base.footer_text_i18n ?? null } : splitText(body.footer_text, lang);
   const settings: PageSettings = {
     website: pick('website', body.website, true),
     description: description.text,
@@ -241,6 +261,9 @@ export function resolveStatuspage(
     hide_powered_by: pick('hide_powered_by', body.hide_powered_by),
     hide_from_search_engines: pick('hide_from_search_engines', body.hide_from_search_engines),
     google_analytics: pick('google_analytics', body.google_analytics, true),
+    custom_css: body.custom_css === undefined ? (base.custom_css ?? null) : body.custom_css || null,
+    footer_text: footer.text,
+    footer_text_i18n: footer.i18n,
     subscribe: { ...base.subscribe, ...(body.subscribe ?? {}) },
     authentication: {
       ...base.authentication,

@@ -71,13 +71,19 @@ for (const vp of VIEWPORTS) {
       await tab.fill('#page-settings textarea[name="description.en"]', 'Typed, not saved yet');
       await frame.getByText('Typed, not saved yet').waitFor();
       await tab.fill('#page-settings input[name=accent_color]', '#aa0000');
+      await tab.fill('#page-settings textarea[name=custom_css]', 'body { background: rgb(1, 2, 3) }');
       // The draft's look applies inside the frame (its stylesheet loaded), not to the console.
       await tab.waitForFunction(() => {
         const w = globalThis as any;
         const doc = w.document.querySelector('iframe[name="page-preview"]')?.contentDocument;
-        return !!doc?.body && w.getComputedStyle(doc.documentElement).getPropertyValue('--accent').trim() === '#aa0000' && w.getComputedStyle(doc.body).margin === '0px';
+        return !!doc?.body && w.getComputedStyle(doc.documentElement).getPropertyValue('--accent').trim() === '#aa0000' && w.getComputedStyle(doc.body).backgroundColor === 'rgb(1, 2, 3)';
       });
-      assert.notEqual(await tab.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).getPropertyValue('--accent').trim()), '#aa0000');
+      const consoleLook = await tab.evaluate(() => {
+        const w = globalThis as any;
+        return [w.getComputedStyle(w.document.documentElement).getPropertyValue('--accent').trim(), w.getComputedStyle(w.document.body).backgroundColor];
+      });
+      assert.notEqual(consoleLook[0], '#aa0000', "the draft's accent stays in the frame");
+      assert.notEqual(consoleLook[1], 'rgb(1, 2, 3)', "the draft's custom CSS stays in the frame");
       assert.equal((await stored(uuid)).settings.description.en, 'Saved description', 'the preview saved nothing');
       // Sandboxed: no script, form or popup runs in the frame.
       assert.deepEqual(await tab.evaluate(() => [...(globalThis as any).document.querySelector('iframe[name="page-preview"]').sandbox] as string[]), ['allow-same-origin']);

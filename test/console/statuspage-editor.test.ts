@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin, signIn, type ConsoleClient } from '../support/console.ts';
 import { samlKeys } from '../support/idp.ts';
+import { CUSTOM_CSS_MAX_CHARS } from '../../src/domain/statuspage.ts';
 
 // Issue 33 point 7: the status-page editor of the console sets everything the API can (the same
 // zod schemas, errors next to the field), "Add" clicked twice creates one page, and a preview shows
@@ -69,6 +70,9 @@ const fullForm = (conn: string): Record<string, string | string[]> => ({
   auto_refresh: 'on',
   hide_from_search_engines: 'on',
   google_analytics: 'G-ABC1234',
+  'footer_text.en': '© Acme Ltd',
+  'footer_text.de': '© Acme GmbH',
+  custom_css: '.wrap { max-width: 900px }\nfooter { color: #444 }',
   'subscribe.enabled': 'on',
   'subscribe.slack': 'on',
   'subscribe.teams': 'on',
@@ -90,7 +94,7 @@ describe('settings: every API-settable field round-trips through the form', () =
     assert.match(connUuid, /^sso_/);
     const form = await admin.get(`/statuspages/${uuid}`);
     assert.equal(form.status, 200);
-    for (const f of ['name', 'subdomain', 'hostname', 'website', 'description.en', 'languages', 'default_language', 'theme', 'font', 'accent_color', 'logo', 'logo_height', 'favicon', 'banner_header', 'hide_powered_by', 'auto_refresh', 'hide_from_search_engines', 'google_analytics', 'subscribe.enabled', 'subscribe.email', 'subscribe.slack', 'subscribe.teams', 'subscribe.sms', 'authentication.password_protection', 'password', 'authentication.google_sso', 'authentication.google_allowed_domains', 'authentication.saml_sso', 'authentication.sso_connection_uuid']) {
+    for (const f of ['custom_css', 'footer_text.en', 'name', 'subdomain', 'hostname', 'website', 'description.en', 'languages', 'default_language', 'theme', 'font', 'accent_color', 'logo', 'logo_height', 'favicon', 'banner_header', 'hide_powered_by', 'auto_refresh', 'hide_from_search_engines', 'google_analytics', 'subscribe.enabled', 'subscribe.email', 'subscribe.slack', 'subscribe.teams', 'subscribe.sms', 'authentication.password_protection', 'password', 'authentication.google_sso', 'authentication.google_allowed_domains', 'authentication.saml_sso', 'authentication.sso_connection_uuid']) {
       assert.match(form.html, new RegExp(`name="${f.replace('.', '\\.')}"`), `the form has ${f}`);
     }
     const saved = await admin.post(`/statuspages/${uuid}`, fullForm(connUuid));
@@ -108,6 +112,8 @@ describe('settings: every API-settable field round-trips through the form', () =
       { website: st.website, theme: st.theme, font: st.font, accent_color: st.accent_color, logo: st.logo, logo_height: st.logo_height, favicon: st.favicon, banner_header: st.banner_header, hide_powered_by: st.hide_powered_by, auto_refresh: st.auto_refresh, hide_from_search_engines: st.hide_from_search_engines, google_analytics: st.google_analytics },
       { website: 'https://acme.example/', theme: 'dark', font: 'Roboto', accent_color: '#123abc', logo: 'https://acme.example/logo.svg', logo_height: '48px', favicon: 'https://acme.example/favicon.ico', banner_header: false, hide_powered_by: true, auto_refresh: true, hide_from_search_engines: true, google_analytics: 'G-ABC1234' },
     );
+    assert.deepEqual(st.footer_text, { en: '© Acme Ltd', de: '© Acme GmbH' });
+    assert.equal(st.custom_css, '.wrap { max-width: 900px }\nfooter { color: #444 }');
     assert.deepEqual(st.subscribe, { enabled: true, email: false, slack: true, teams: true, sms: false });
     assert.equal(st.authentication.password_protection, true);
     assert.equal(st.authentication.google_sso, true);
@@ -153,6 +159,30 @@ describe('settings: every API-settable field round-trips through the form', () =
     assert.equal(none.status, 400);
     assert.match(none.html, /data-error-for="languages">must name at least one language/);
     assert.equal((await api(`/v2/statuspages/${created.uuid}`)).statuspage.name, 'Rules');
+    // Custom CSS: the API's size limit and rule, beside the field.
+    const minimal = { name: 'Rules', theme: 'light', font: 'Inter', accent_color: '#36b27e', logo_height: '32px', languages: 'en' };
+    const big = await admin.post(`/statuspages/${created.uuid}`, { ...minimal, custom_css: `body{}${' '.repeat(CUSTOM_CSS_MAX_CHARS)}` });
+    assert.equal(big.status, 400);
+    assert.match(big.html, new RegExp(`data-error-for="custom_css">must be at most ${CUSTOM_CSS_MAX_CHARS} characters`));
+    const escape = await admin.post(`/statuspages/${created.uuid}`, { ...minimal, custom_css: 'a{}</STYLE><script>alert(1)</script>' });
+    assert.equal(escape.status, 400);
+    assert.match(escape.html, /data-error-for="custom_css">must not contain &quot;&lt;\/style&quot;/);
+    const apiBig = await p.api(`/v2/statuspages/${created.uuid}`, { method: 'PUT', json: { custom_css: 'x'.repeat(CUSTOM_CSS_MAX_CHARS + 1) } });
+    assert.equal(apiBig.status, 400, 'the same limit in the API');
+  });
+
+  test('custom CSS and the footer text reach the public page (after the page\'s own styles), never a gated page\'s wall', async () => {
+    const created = await api('/v2/statuspages', { method: 'POST', json: { name: 'Styled', subdomain: 'styled' } });
+    const form = { name: 'Styled', theme: 'light', font: 'Inter', accent_color: '#36b27e', logo_height: '32px', languages: 'en', 'subscribe.enabled': 'on', 'footer_text.en': 'Run by Acme & Co', custom_css: 'body { background: rgb(1, 2, 3) }' };
+    assert.equal((await admin.post(`/statuspages/${created.uuid}`, form)).status, 303);
+    const html = await (await fetch(`${p.url}/status/styled`)).text();
+    assert.match(html, /<style nonce="[^"]+">[^<]*<\/style><style nonce="[^"]+" data-custom-css="">body \{ background: rgb\(1, 2, 3\) \}<\/style>/);
+    assert.match(html, /<span class="footer-text">Run by Acme &amp; Co<\/span>/);
+    assert.equal((await admin.post(`/statuspages/${created.uuid}`, { ...form, 'authentication.password_protection': 'on', password: 'styled page password' })).status, 303);
+    const wall = await fetch(`${p.url}/status/styled`);
+    assert.equal(wall.status, 401);
+    const wallHtml = await wall.text();
+    assert.doesNotMatch(wallHtml, /data-custom-css|Run by Acme/);
   });
 });
 

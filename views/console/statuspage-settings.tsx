@@ -1,4 +1,4 @@
-import { FONTS, PAGE_LANGUAGES, THEMES, type Statuspage } from '../../src/domain/statuspage.ts';
+import { CUSTOM_CSS_MAX_CHARS, FONTS, PAGE_LANGUAGES, THEMES, type Statuspage } from '../../src/domain/statuspage.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
 import { Csrf, FieldError } from './layout.tsx';
 
@@ -39,7 +39,8 @@ export function StatuspageSettingsForm(props: SettingsProps) {
   const checked = (name: string, stored: boolean): boolean => (draft ? draft[name] !== undefined : stored);
   const langs = draft ? (Array.isArray(draft.languages) ? draft.languages : typeof draft.languages === 'string' ? [draft.languages] : []) : st.languages;
   const descLangs = st.languages.length ? st.languages : ['en'];
-  const descOf = (l: string) => (st.description_i18n ? (st.description_i18n as Record<string, string>)[l] : l === descLangs[0] ? st.description : null);
+  const textIn = (i18n: Record<string, string> | null | undefined, plain: string | null | undefined, l: string) => (i18n ? i18n[l] : l === descLangs[0] ? plain : null);
+  const descOf = (l: string) => textIn(st.description_i18n, st.description, l);
   const Text = (x: { name: string; label: string; stored: string | null; type?: string; hint?: string; field?: string }) => (
     <label>
       {x.label}
@@ -116,6 +117,16 @@ export function StatuspageSettingsForm(props: SettingsProps) {
         <Check name="auto_refresh" label="Refresh the page every minute" stored={st.auto_refresh} />
         <Check name="hide_from_search_engines" label="Hide from search engines" stored={st.hide_from_search_engines} />
         <Text name="google_analytics" label="Google Analytics measurement ID" stored={st.google_analytics} hint="(G-…)" />
+        {descLangs.map((l) => (
+          <Text name={`footer_text.${l}`} label={`Footer text${descLangs.length > 1 ? ` (${l})` : ''}`} stored={textIn(st.footer_text_i18n, st.footer_text, l) ?? null} field="footer_text" />
+        ))}
+        <label>
+          Custom CSS <span class="muted small">(at most {CUSTOM_CSS_MAX_CHARS.toLocaleString('en')} characters; applied after the page's own styles)</span>
+          <textarea name="custom_css" rows={6} spellcheck={false} class="code" disabled={!w}>
+            {val('custom_css', st.custom_css ?? '')}
+          </textarea>
+          <FieldError errors={errors} name="custom_css" />
+        </label>
       </fieldset>
       <fieldset>
         <legend>Subscriptions</legend>

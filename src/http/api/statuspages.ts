@@ -19,7 +19,7 @@ export const StatuspageSchema = z
     url: z.string(),
     password_protected: z.boolean(),
     settings: z.record(z.string(), z.unknown()).openapi({
-      description: 'every setting of the create body (never the password), `name`, `default_language` (the first language), `description` as a localized map, authentication with sso_connection',
+      description: 'every setting of the create body (never the password), `name`, `default_language` (the first language), `description` and `footer_text` as localized maps, `custom_css` (null when none), authentication with sso_connection',
     }),
     sections: z.array(z.unknown()).openapi({ description: '[{name: {lang: text}, is_split, services: [{id, uuid, monitor_uuid, name: {lang: text}, name_shown, description: {lang: text} | null, is_group, show_uptime, show_response_times, services}]}]' }),
     createdAt: z.string(),
@@ -72,7 +72,7 @@ export function toStatuspageJson(
     show_response_times: v.show_response_times,
     services: v.services.map(service),
   });
-  const { description_i18n, ...settings } = s.settings;
+  const { description_i18n, footer_text_i18n, ...settings } = s.settings;
   return {
     uuid: s.uuid,
     name: s.name,
@@ -86,6 +86,8 @@ export function toStatuspageJson(
       name: s.name,
       default_language: lang,
       description: textMap(s.settings.description, description_i18n, lang),
+      custom_css: s.settings.custom_css ?? null,
+      footer_text: textMap(s.settings.footer_text ?? null, footer_text_i18n, lang),
       authentication: { ...s.settings.authentication, sso_connection: conn ? { uuid: conn.uuid, name: conn.name, provider: conn.provider } : null },
     },
     sections: s.sections.map((sec) => ({ name: textMap(sec.name, sec.name_i18n, lang)!, is_split: false, services: sec.services.map(service) })),

@@ -116,16 +116,21 @@ const many = (f: FormValues, name: string): string[] => {
  * The settings form of a status page as the API's PUT body (`StatuspagePatchBody`, validated by the
  * caller with that schema): every field the API takes but `sections` (edited by their own buttons,
  * {@link editSections}). Field names: the API's (`subscribe.email`, `authentication.saml_sso`, …);
- * `description.<lang>` one text per language (none filled → null); `languages` repeated;
+ * `description.<lang>` and `footer_text.<lang>` one text per language (none filled → null);
+ * `custom_css` as typed (blank → null); `languages` repeated;
  * `authentication.google_allowed_domains` separated by commas or spaces; `password` empty keeps the
  * stored one, `password_remove` removes it (`password: null`). An unticked checkbox is false.
  */
 export function settingsBody(f: FormValues): Record<string, unknown> {
-  const description: Record<string, string> = {};
-  for (const l of PAGE_LANGUAGES) {
-    const t = text(f, `description.${l}`).trim();
-    if (t) description[l] = t;
-  }
+  // One text per language (`<name>.<lang>`): the filled ones as a localized map, none → null.
+  const localized = (name: string): Record<string, string> | null => {
+    const out: Record<string, string> = {};
+    for (const l of PAGE_LANGUAGES) {
+      const t = text(f, `${name}.${l}`).trim();
+      if (t) out[l] = t;
+    }
+    return Object.keys(out).length ? out : null;
+  };
   const subdomain = text(f, 'subdomain').trim();
   const password = text(f, 'password');
   const domains = text(f, 'authentication.google_allowed_domains')
@@ -136,7 +141,9 @@ export function settingsBody(f: FormValues): Record<string, unknown> {
     ...(subdomain ? { subdomain } : {}),
     hostname: orNull(f, 'hostname'),
     website: orNull(f, 'website'),
-    description: Object.keys(description).length ? description : null,
+    description: localized('description'),
+    footer_text: localized('footer_text'),
+    custom_css: text(f, 'custom_css').trim() ? text(f, 'custom_css') : null,
     languages: many(f, 'languages'),
     ...(text(f, 'default_language') ? { default_language: text(f, 'default_language') } : {}),
     theme: text(f, 'theme'),

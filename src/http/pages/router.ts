@@ -127,9 +127,9 @@ function deny(c: PageContext, status: 401 | 403, message: string): Response {
   return c.html(htmlDocument(MessagePage({ c: anonymous(c.var.chrome), title: message, message, error: status === 403 })));
 }
 
-/** The chrome of a gated page: nothing of it (name, logo, description, website, analytics) is shown before the gate opens. */
+/** The chrome of a gated page: nothing of it (name, logo, description, website, analytics, custom CSS, footer text) is shown before the gate opens. */
 export function anonymous(chrome: Chrome): Chrome {
-  const page: Statuspage = { ...chrome.page, name: chrome.t.password_title, settings: { ...chrome.page.settings, logo: null, description: null, description_i18n: null, website: null, favicon: null, google_analytics: null } };
+  const page: Statuspage = { ...chrome.page, name: chrome.t.password_title, settings: { ...chrome.page.settings, logo: null, description: null, description_i18n: null, website: null, favicon: null, google_analytics: null, custom_css: null, footer_text: null, footer_text_i18n: null } };
   return { ...chrome, page };
 }
 
