@@ -13,6 +13,7 @@ import {
   type NotificationRule,
   type TeamMemberRow,
 } from '../domain/people.ts';
+import type { AuditActor, AuditDiff } from '../domain/audit.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -22,16 +23,31 @@ import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { pagesService, providerFor, type PersonSender } from './people-pages.ts';
 import { ADMIN_EMAIL } from './users.ts';
+import { recordAudit } from './audit-log.ts';
 
 /** SHA-256 of a method's uuid and a code (the code alone has only 10^6 values; the uuid salts it). */
 const codeHash = (methodUuid: string, code: string) => createHash('sha256').update(`${methodUuid}:${code}`).digest('hex');
 
 const notFound = (what: string) => new AppError(404, 'contact_methods.not_found', `${what} not found`);
 
-const addMethod = procedure('people.addMethod', (tx: Store, a: { uuid: string; userUuid: string; kind: ContactKind; label: string; sealedAddress: string; hint: string; now: number }) => {
+/** A method as the audit log shows it (the masked address only). */
+const audited = (m: ContactMethod) => ({ kind: m.kind, label: m.label, address: m.hint, verified: m.verifiedAt !== null });
+
+/**
+ * Records a change of a person's profile, methods or rules as an update of the user (resource type
+ * `user`, like their role and sessions), in the write's transaction.
+ */
+function audit(tx: Store, a: { userUuid: string; actor: AuditActor; now: number }, diff: AuditDiff): void {
+  const m = tx.people.member(a.userUuid);
+  if (m) recordAudit(tx, { actor: a.actor, now: a.now }, { action: 'update', resourceType: 'user', resourceUuid: m.uuid, resourceName: m.email, diff });
+}
+
+const addMethod = procedure('people.addMethod', (tx: Store, a: { uuid: string; userUuid: string; kind: ContactKind; label: string; sealedAddress: string; hint: string; now: number; actor: AuditActor }) => {
   if (!tx.people.member(a.userUuid)) throw new AppError(404, 'team_members.not_found', `team member ${a.userUuid} not found`);
   tx.people.insertMethod(a, a.now);
-  return tx.people.method(a.uuid)!;
+  const m = tx.people.method(a.uuid)!;
+  audit(tx, a, { [`contact_methods.${m.uuid}`]: { after: audited(m) } });
+  return m;
 });
 
 /** Rate limits and stores a new code's hash; throws 429 when too soon or too many (nothing stored). */
@@ -50,7 +66,7 @@ const storeCode = procedure('people.storeCode', (tx: Store, a: { uuid: string; h
 type VerifyOutcome = 'verified' | 'already' | 'none' | 'expired' | 'locked' | { wrong: number };
 
 /** Checks a code: a wrong one is counted (and committed: the outcome is returned, not thrown). */
-const checkCode = procedure('people.checkCode', (tx: Store, a: { uuid: string; hash: string; now: number }): VerifyOutcome => {
+const checkCode = procedure('people.checkCode', (tx: Store, a: { uuid: string; hash: string; now: number; actor: AuditActor }): VerifyOutcome => {
   const m = tx.people.method(a.uuid);
   const s = tx.people.codeState(a.uuid);
   if (!m || !s) throw notFound(`contact method ${a.uuid}`);
@@ -60,30 +76,52 @@ const checkCode = procedure('people.checkCode', (tx: Store, a: { uuid: string; h
   if (s.codeExpiresAt !== null && a.now >= s.codeExpiresAt) return 'expired';
   if (s.codeHash === a.hash) {
     tx.people.markVerified(a.uuid, a.now);
+    audit(tx, { userUuid: m.userUuid, actor: a.actor, now: a.now }, { [`contact_methods.${m.uuid}.verified`]: { before: false, after: true } });
     return 'verified';
   }
   tx.people.wrongCode(a.uuid);
   return { wrong: s.codeAttempts + 1 };
 });
 
-const setRules = procedure('people.setRules', (tx: Store, a: { userUuid: string; rules: NotificationRule[] }) => {
+const ruleJson = (rules: NotificationRule[]) => rules.map((r) => ({ method_uuid: r.methodUuid, delay_minutes: r.delayMinutes }));
+const setRules = procedure('people.setRules', (tx: Store, a: { userUuid: string; rules: NotificationRule[]; actor: AuditActor; now: number }) => {
   const mine = new Set(tx.people.methods(a.userUuid).map((m) => m.uuid));
   a.rules.forEach((r, i) => {
     if (!mine.has(r.methodUuid)) throw new AppError(400, 'validation.invalid', `rules.${i}.method_uuid: ${r.methodUuid} is not one of this person's contact methods`);
   });
+  const before = tx.people.rules(a.userUuid);
   tx.people.replaceRules(a.userUuid, a.rules);
-  return tx.people.rules(a.userUuid);
+  const after = tx.people.rules(a.userUuid);
+  if (JSON.stringify(before) !== JSON.stringify(after)) audit(tx, a, { notification_rules: { before: ruleJson(before), after: ruleJson(after) } });
+  return after;
 });
 
-const setProfile = procedure('people.setProfile', (tx: Store, a: { userUuid: string; name?: string | undefined; phone?: string | null | undefined }) => {
-  if (!tx.people.member(a.userUuid)) throw new AppError(404, 'team_members.not_found', `team member ${a.userUuid} not found`);
+const setProfile = procedure('people.setProfile', (tx: Store, a: { userUuid: string; name?: string | undefined; phone?: string | null | undefined; actor: AuditActor; now: number }) => {
+  const before = tx.people.member(a.userUuid);
+  if (!before) throw new AppError(404, 'team_members.not_found', `team member ${a.userUuid} not found`);
   if (a.name !== undefined) tx.people.setName(a.userUuid, a.name);
   if (a.phone !== undefined) tx.people.setPhone(a.userUuid, a.phone);
-  return tx.people.member(a.userUuid)!;
+  const after = tx.people.member(a.userUuid)!;
+  const diff: AuditDiff = {};
+  if (before.name !== after.name) diff.name = { before: before.name, after: after.name };
+  if (before.phone !== after.phone) diff.phone = { before: before.phone, after: after.phone };
+  audit(tx, a, diff);
+  return after;
 });
 
-const removeMethod = procedure('people.removeMethod', (tx: Store, a: { uuid: string }) => tx.people.deleteMethod(a.uuid));
-const relabel = procedure('people.relabel', (tx: Store, a: { uuid: string; label: string; now: number }) => (tx.people.setLabel(a.uuid, a.label, a.now) ? tx.people.method(a.uuid)! : null));
+const removeMethod = procedure('people.removeMethod', (tx: Store, a: { uuid: string; actor: AuditActor; now: number }) => {
+  const m = tx.people.method(a.uuid);
+  if (!m) return false;
+  tx.people.deleteMethod(a.uuid);
+  audit(tx, { userUuid: m.userUuid, actor: a.actor, now: a.now }, { [`contact_methods.${m.uuid}`]: { before: audited(m) } });
+  return true;
+});
+const relabel = procedure('people.relabel', (tx: Store, a: { uuid: string; label: string; now: number; actor: AuditActor }) => {
+  const before = tx.people.method(a.uuid);
+  if (!before || !tx.people.setLabel(a.uuid, a.label, a.now)) return null;
+  if (before.label !== a.label) audit(tx, { userUuid: before.userUuid, actor: a.actor, now: a.now }, { [`contact_methods.${a.uuid}.label`]: { before: before.label, after: a.label } });
+  return tx.people.method(a.uuid)!;
+});
 
 /**
  * Team members and their contact methods (issue 34 point 1): profiles (name, phone), contact methods
@@ -121,14 +159,14 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
      * Sets a person's display name and/or phone (`null` removes it; normalized to E.164).
      * @throws AppError 400 `validation.invalid` naming `phone`; 404 `team_members.not_found`
      */
-    async setProfile(userUuid: string, p: { name?: string | undefined; phone?: string | null | undefined }): Promise<TeamMemberRow> {
+    async setProfile(userUuid: string, p: { name?: string | undefined; phone?: string | null | undefined }, actor: AuditActor): Promise<TeamMemberRow> {
       let phone = p.phone;
       if (typeof phone === 'string') {
         const n = normalizePhone(phone);
         if (!n) throw new AppError(400, 'validation.invalid', 'phone: must be a phone number with its country code, e.g. +15551234567');
         phone = n;
       }
-      return store.async.tx(setProfile, { userUuid, name: p.name, phone });
+      return store.async.tx(setProfile, { userUuid, name: p.name, phone, actor, now: clock.now() });
     },
     /**
      * Whether `actorUuid` may see and change `targetUuid`'s profile, contact methods and rules: a person
@@ -148,11 +186,11 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
      * the method, unverified, and is reported in `codeError`).
      * @throws AppError 400 `validation.invalid` naming `address`; 404 `team_members.not_found`; 503 without a secret key
      */
-    async addMethod(userUuid: string, input: { kind: ContactKind; address: string; label?: string | undefined }): Promise<{ method: ContactMethod; codeError: string | null }> {
+    async addMethod(userUuid: string, input: { kind: ContactKind; address: string; label?: string | undefined }, actor: AuditActor): Promise<{ method: ContactMethod; codeError: string | null }> {
       const n = normalizeAddress(input.kind, input.address);
       if (!n.ok) throw new AppError(400, 'validation.invalid', `address: ${n.reason}`);
       const uuid = newId(ID_PREFIX.contactMethod);
-      const method = await store.async.tx(addMethod, { uuid, userUuid, kind: input.kind, label: input.label ?? '', sealedAddress: box().seal(n.address), hint: maskAddress(input.kind, n.address), now: clock.now() });
+      const method = await store.async.tx(addMethod, { uuid, userUuid, kind: input.kind, label: input.label ?? '', sealedAddress: box().seal(n.address), hint: maskAddress(input.kind, n.address), now: clock.now(), actor });
       logger.info(`contact method added: ${input.kind} ${method.hint} for ${userUuid} (unverified)`, { method: uuid });
       let codeError: string | null = null;
       try {
@@ -191,9 +229,9 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
      * @throws AppError 400 `contact_methods.wrong_code` (attempts left in the message), `contact_methods.code_expired`,
      *   `contact_methods.no_code`; 429 `contact_methods.locked`; 404
      */
-    async verify(userUuid: string, uuid: string, code: string): Promise<ContactMethod> {
+    async verify(userUuid: string, uuid: string, code: string, actor: AuditActor): Promise<ContactMethod> {
       await methodOf(userUuid, uuid);
-      const out = await store.async.tx(checkCode, { uuid, hash: codeHash(uuid, code), now: clock.now() });
+      const out = await store.async.tx(checkCode, { uuid, hash: codeHash(uuid, code), now: clock.now(), actor });
       if (out === 'locked') throw new AppError(429, 'contact_methods.locked', `code: ${CODE_ATTEMPTS} wrong codes: ask for a new code`);
       if (out === 'none') throw new AppError(400, 'contact_methods.no_code', 'code: no code was sent to this method: ask for one');
       if (out === 'expired') throw new AppError(400, 'contact_methods.code_expired', 'code: the code expired: ask for a new one');
@@ -207,21 +245,21 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
       return m;
     },
     /** Renames a method. @throws AppError 404 */
-    async setLabel(userUuid: string, uuid: string, label: string): Promise<ContactMethod> {
+    async setLabel(userUuid: string, uuid: string, label: string, actor: AuditActor): Promise<ContactMethod> {
       await methodOf(userUuid, uuid);
-      const m = await store.async.tx(relabel, { uuid, label, now: clock.now() });
+      const m = await store.async.tx(relabel, { uuid, label, now: clock.now(), actor });
       if (!m) throw notFound(`contact method ${uuid}`);
       return m;
     },
     /** Deletes a method and the rules that name it. @throws AppError 404 */
-    async removeMethod(userUuid: string, uuid: string): Promise<void> {
+    async removeMethod(userUuid: string, uuid: string, actor: AuditActor): Promise<void> {
       await methodOf(userUuid, uuid);
-      await store.async.tx(removeMethod, { uuid });
+      await store.async.tx(removeMethod, { uuid, actor, now: clock.now() });
     },
     /** A person's notification rules in order (empty: every verified method at once). */
     rules: (userUuid: string): Promise<NotificationRule[]> => store.async.people.rules(userUuid),
     /** Replaces a person's rules. @throws AppError 400 naming `rules.<i>.method_uuid` for a method not theirs */
-    setRules: (userUuid: string, rules: NotificationRule[]): Promise<NotificationRule[]> => store.async.tx(setRules, { userUuid, rules }),
+    setRules: (userUuid: string, rules: NotificationRule[], actor: AuditActor): Promise<NotificationRule[]> => store.async.tx(setRules, { userUuid, rules, actor, now: clock.now() }),
     /** Whether the provider integration a kind needs is configured (console hints). */
     async providerReady(kind: ContactKind): Promise<boolean> {
       return (await providerFor(store, box, kind)) !== null || kind === 'ntfy';

@@ -159,6 +159,14 @@ describe('team members and contact methods', () => {
     assert.equal((await renamed.json()).label, 'office');
     assert.equal((await p.api(`/v1/team-members/${me}`, { method: 'PATCH', token: bob.token, json: { name: 'Mallory' } })).status, 403);
     assert.equal((await p.api(`/v1/me/contact-methods/${made.uuid}`, { method: 'DELETE', token: bob.token })).status, 200);
+
+    // Each change is an update of the user in the audit log, by whoever made it; addresses masked.
+    const log = (await (await p.api(`/v1/audit-log?resource_uuid=${bobUuid}`)).json()) as { entries: Array<{ actor: { type: string; name: string }; resource_type: string; diff: Record<string, { before?: unknown; after?: unknown }> }> };
+    const keys = log.entries.map((e) => Object.keys(e.diff).join(',')).reverse();
+    assert.deepEqual(keys, [`contact_methods.${made.uuid}`, `contact_methods.${made.uuid}.label`, `contact_methods.${made.uuid}`]);
+    assert.deepEqual(log.entries.at(-1)!.diff[`contact_methods.${made.uuid}`], { after: { kind: 'email', label: 'work', address: 'b•••@example.com', verified: false } });
+    assert.ok(log.entries.every((e) => e.resource_type === 'user'));
+    assert.doesNotMatch(JSON.stringify(log), /"address":"bob@example\.com"/);
   });
 
   test('the OpenAPI document has the routes', async () => {

@@ -4,6 +4,7 @@ import { CONTACT_KINDS, ContactMethodCreate, ContactMethodUpdate, ProfileBody, R
 import { AppError } from '../../lib/errors.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
+import { apiActor } from '../audit-actor.ts';
 import { BODY_ERRORS, COMMON_ERRORS, ErrorSchema, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -102,7 +103,7 @@ function personRoutes(app: OpenAPIHono<AppEnv>, core: HttpDeps['core'], who: 'me
       responses: { 201: json(CreatedSchema, 'The method, unverified'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, ...FORBIDDEN },
     }),
     async (c) => {
-      const { method: m, codeError } = await core.people.addMethod(await subject(c), c.req.valid('json'));
+      const { method: m, codeError } = await core.people.addMethod(await subject(c), c.req.valid('json'), apiActor(c.var.principal));
       return c.json({ ...toContactMethodJson(m), code_sent: codeError === null, code_error: codeError }, 201);
     },
   );
@@ -112,12 +113,12 @@ function personRoutes(app: OpenAPIHono<AppEnv>, core: HttpDeps['core'], who: 'me
   );
   app.openapi(
     createRoute({ method: 'patch', path: `${base}/contact-methods/{method}`, tags, summary: `Rename ${whose} contact method (a new address is a new method)`, request: { params, ...jsonBody(z.object(ContactMethodUpdate.shape).strict().openapi('ContactMethodUpdate')) }, responses: { 200: json(ContactMethodSchema, 'The method'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(toContactMethodJson(await core.people.setLabel(await subject(c), method(c), c.req.valid('json').label)), 200),
+    async (c) => c.json(toContactMethodJson(await core.people.setLabel(await subject(c), method(c), c.req.valid('json').label, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: `${base}/contact-methods/{method}`, tags, summary: `Delete ${whose} contact method (and the rules naming it)`, request: { params }, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
     async (c) => {
-      await core.people.removeMethod(await subject(c), method(c));
+      await core.people.removeMethod(await subject(c), method(c), apiActor(c.var.principal));
       return c.json({ message: 'Contact method deleted' }, 200);
     },
   );
@@ -144,7 +145,7 @@ function personRoutes(app: OpenAPIHono<AppEnv>, core: HttpDeps['core'], who: 'me
       request: { params, ...jsonBody(z.object(VerifyBody.shape).strict().openapi('ContactMethodVerify')) },
       responses: { 200: json(ContactMethodSchema, 'Verified'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, 429: err('Five wrong codes: ask for a new one') },
     }),
-    async (c) => c.json(toContactMethodJson(await core.people.verify(await subject(c), method(c), c.req.valid('json').code)), 200),
+    async (c) => c.json(toContactMethodJson(await core.people.verify(await subject(c), method(c), c.req.valid('json').code, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'get', path: `${base}/notification-rules`, tags, summary: `${who === 'me' ? 'Your' : "A team member's"} notification rules, in order`, request: baseParams, responses: { 200: json(RulesSchema, 'The rules'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -165,7 +166,7 @@ function personRoutes(app: OpenAPIHono<AppEnv>, core: HttpDeps['core'], who: 'me
     async (c) => {
       const user = await subject(c);
       const rules = c.req.valid('json').rules.map((r) => ({ methodUuid: r.method_uuid, delayMinutes: r.delay_minutes }));
-      return c.json(await rulesJson(user, await core.people.setRules(user, rules)), 200);
+      return c.json(await rulesJson(user, await core.people.setRules(user, rules, apiActor(c.var.principal))), 200);
     },
   );
 }
@@ -192,7 +193,7 @@ export function teamMembersRouter(deps: Pick<HttpDeps, 'core'>) {
       const self = c.var.principal.user.uuid;
       const target = c.req.valid('param').uuid;
       if (!(await core.people.mayManage(self, target))) throw new AppError(403, 'team_members.forbidden', "only admins change another person's profile");
-      return c.json(toTeamMemberJson(await core.people.setProfile(target, c.req.valid('json'))), 200);
+      return c.json(toTeamMemberJson(await core.people.setProfile(target, c.req.valid('json'), apiActor(c.var.principal))), 200);
     },
   );
   personRoutes(app, core, 'member');
@@ -210,7 +211,7 @@ export function meRouter(deps: Pick<HttpDeps, 'core'>) {
   );
   app.openapi(
     createRoute({ method: 'patch', path: '/', tags, summary: 'Change your name or phone', request: jsonBody(z.object(ProfileBody.shape).strict().openapi('MeUpdate')), responses: { 200: json(TeamMemberSchema, 'You'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(toTeamMemberJson(await core.people.setProfile(c.var.principal.user.uuid, c.req.valid('json'))), 200),
+    async (c) => c.json(toTeamMemberJson(await core.people.setProfile(c.var.principal.user.uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   personRoutes(app, core, 'me');
   return app;

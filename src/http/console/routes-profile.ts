@@ -1,10 +1,12 @@
 import type { Hono } from 'hono';
 import { CONTACT_KINDS, MAX_RULE_DELAY_MINUTES, type ContactKind, type NotificationRule } from '../../domain/people.ts';
+import type { AuditActor } from '../../domain/audit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { ProfilePage, type ProfileView } from '../../../views/console/profile.tsx';
 import type { HttpDeps } from '../context.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, text } from './forms.ts';
+import { consoleActor } from '../audit-actor.ts';
 
 /**
  * Profile (issue 34 point 1): `/profile` is the signed-in person's own (any role, viewers included:
@@ -31,11 +33,12 @@ export function profileRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   }
 
   /** Runs a form's use case; answers the page with `notice` or with the form's errors. */
-  async function post(c: ConsoleContext, form: string, run: (user: string) => Promise<string>) {
+  async function post(c: ConsoleContext, form: string, run: (user: string, actor: AuditActor) => Promise<string>) {
     const { user } = await who(c);
+    const actor = consoleActor(c.var.session!);
     let notice: string;
     try {
-      notice = await run(user);
+      notice = await run(user, actor);
     } catch (e) {
       // A provider that refused the code (502) is a notice, not a broken form.
       if (e instanceof AppError && e.status === 502) return show(c, { notice: e.message });
@@ -48,26 +51,26 @@ export function profileRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     app.get(base, (c) => show(c));
     app.post(`${base}/details`, async (c) => {
       const f = await formOf(c);
-      return post(c, 'details', async (user) => {
+      return post(c, 'details', async (user, actor) => {
         const phone = text(f, 'phone').trim();
-        await core.people.setProfile(user, { name: text(f, 'name').trim() || undefined, phone: phone === '' ? null : phone });
+        await core.people.setProfile(user, { name: text(f, 'name').trim() || undefined, phone: phone === '' ? null : phone }, actor);
         return 'Details saved.';
       });
     });
     app.post(`${base}/methods`, async (c) => {
       const f = await formOf(c);
-      return post(c, 'add', async (user) => {
+      return post(c, 'add', async (user, actor) => {
         const kind = text(f, 'kind') as ContactKind;
         if (!CONTACT_KINDS.includes(kind)) throw new AppError(400, 'validation.invalid', `kind: must be one of ${CONTACT_KINDS.join(', ')}`);
-        const { method, codeError } = await core.people.addMethod(user, { kind, address: text(f, 'address'), label: text(f, 'label').trim() || undefined });
+        const { method, codeError } = await core.people.addMethod(user, { kind, address: text(f, 'address'), label: text(f, 'label').trim() || undefined }, actor);
         return codeError ? `Added ${method.hint}, but the code could not be sent: ${codeError}` : `We sent a 6-digit code to ${method.hint}. Enter it below within 10 minutes.`;
       });
     });
     app.post(`${base}/methods/:cm/verify`, async (c) => {
       const f = await formOf(c);
       const cm = c.req.param('cm');
-      return post(c, `verify:${cm}`, async (user) => {
-        const m = await core.people.verify(user, cm, text(f, 'code').trim());
+      return post(c, `verify:${cm}`, async (user, actor) => {
+        const m = await core.people.verify(user, cm, text(f, 'code').trim(), actor);
         return `${m.hint} is verified: pages can reach you there.`;
       });
     });
@@ -78,14 +81,14 @@ export function profileRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       }),
     );
     app.post(`${base}/methods/:cm/delete`, (c) =>
-      post(c, 'add', async (user) => {
-        await core.people.removeMethod(user, c.req.param('cm'));
+      post(c, 'add', async (user, actor) => {
+        await core.people.removeMethod(user, c.req.param('cm'), actor);
         return 'Contact method removed.';
       }),
     );
     app.post(`${base}/rules`, async (c) => {
       const f = await formOf(c);
-      return post(c, 'rules', async (user) => {
+      return post(c, 'rules', async (user, actor) => {
         const rules: NotificationRule[] = [];
         for (let i = 0; f[`method_${i}`] !== undefined; i++) {
           const methodUuid = text(f, `method_${i}`);
@@ -95,7 +98,7 @@ export function profileRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
           if (!/^\d+$/.test(raw) || delayMinutes > MAX_RULE_DELAY_MINUTES) throw new AppError(400, 'validation.invalid', `delay_${i}: must be whole minutes from 0 to ${MAX_RULE_DELAY_MINUTES}`);
           rules.push({ methodUuid, delayMinutes });
         }
-        await core.people.setRules(user, rules);
+        await core.people.setRules(user, rules, actor);
         return rules.length === 0 ? 'No rules: every verified method is paged at once.' : 'Notification rules saved.';
       });
     });
