@@ -77,6 +77,8 @@ export function healthchecksService(deps: Deps) {
 
   return {
     list: (): Promise<Healthcheck[]> => store.async.healthchecks.list(),
+    /** Per healthcheck id: when its newest outage started (epoch ms; `lastDowntime` of the hosted service), or null. */
+    lastDowntimes: (ids: number[]): Promise<Record<number, number | null>> => (ids.length === 0 ? Promise.resolve({}) : store.async.outages.lastStartForHealthchecks(ids)),
     /**
      * By `tok_` uuid (or `hc_` public uuid).
      * @throws (rejects) AppError 404 `healthchecks.not_found`

@@ -103,6 +103,7 @@ export function outagesStore(db: Db) {
   const openForMonitor = db.prepare<[number], Row>(`${SELECT} WHERE o.monitor_id = ? AND o.end_at IS NULL`);
   const openUuidForMonitor = db.prepare<[number], { uuid: string }>('SELECT uuid FROM outages WHERE monitor_id = ? AND end_at IS NULL');
   const openForHealthcheck = db.prepare<[number], Row>(`${SELECT} WHERE o.healthcheck_id = ? AND o.end_at IS NULL`);
+  const lastStartForHealthcheck = db.prepare<[number], { at: number | null }>('SELECT max(start_at) AS at FROM outages WHERE healthcheck_id = ?');
   const nextNumber = db.prepare<[], { value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'incident_number' RETURNING value");
   const insert = db.prepare(
     `INSERT INTO outages(uuid, incident_number, kind, monitor_id, healthcheck_id, start_at, end_at, status_code, description,
@@ -139,6 +140,10 @@ export function outagesStore(db: Db) {
     openForHealthcheck(healthcheckId: number): OutageRecord | undefined {
       const r = openForHealthcheck.get(healthcheckId);
       return r && toRecord(r);
+    },
+    /** Per healthcheck id: when its newest outage started (epoch ms), or null when it never had one. */
+    lastStartForHealthchecks(healthcheckIds: number[]): Record<number, number | null> {
+      return Object.fromEntries(healthcheckIds.map((id) => [id, lastStartForHealthcheck.get(id)?.at ?? null]));
     },
     /**
      * Inserts a new ongoing outage with the next incident number. Call inside a transaction.

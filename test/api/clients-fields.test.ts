@@ -31,12 +31,12 @@ test('monitors: group_id (the group, as named) and show_url (false: pages never 
   assertDecodes(bare.body, py.Monitor, 'Python Monitor');
 });
 
-test('healthchecks: slug (null), lastLogStartDate / lastLogEndDate from start and end pings', async () => {
+test('healthchecks: slug (null), lastLogStartDate / lastLogEndDate from start and end pings, lastDowntime from its outages', async () => {
   const created = await json('/v2/healthchecks', 'POST', { name: 'job', period_value: 1, period_type: 'hours', grace_period_value: 5, grace_period_type: 'minutes' });
   const uuid = created.body.healthcheck.uuid as string;
-  const shape = obj({ slug: nullable(str), lastLogStartDate: nullable(str), lastLogEndDate: nullable(str) });
+  const shape = obj({ slug: nullable(str), lastLogStartDate: nullable(str), lastLogEndDate: nullable(str), lastDowntime: nullable(str) });
   assertDecodes(created.body, shape, 'recorded healthcheck fields');
-  assert.deepEqual([created.body.slug, created.body.lastLogStartDate, created.body.lastLogEndDate], [null, null, null], 'never pinged: null, as recorded');
+  assert.deepEqual([created.body.slug, created.body.lastLogStartDate, created.body.lastLogEndDate, created.body.lastDowntime], [null, null, null, null], 'never pinged, never down: null, as recorded');
   assert.equal((await fetch(`${p.url}/ping/${uuid}/start`, { method: 'POST' })).status, 200);
   const running = (await json(`/v2/healthchecks/${uuid}`)).body;
   assertDecodes(running, go.Healthcheck, 'Go Healthcheck');
@@ -46,6 +46,14 @@ test('healthchecks: slug (null), lastLogStartDate / lastLogEndDate from start an
   assert.equal((await fetch(`${p.url}/ping/${uuid}`, { method: 'POST' })).status, 200);
   const done = (await json(`/v2/healthchecks/${uuid}`)).body;
   assert.deepEqual([done.lastLogStartDate, done.lastLogEndDate], [null, new Date(p.clock.now()).toISOString()], 'the run ended: when');
+  // A fail ping opens an outage: lastDowntime is when it started, in the list too.
+  assert.equal((await fetch(`${p.url}/ping/${uuid}/fail`, { method: 'POST' })).status, 200);
+  const failedAt = new Date(p.clock.now()).toISOString();
+  await p.advance(60_000);
+  assert.equal((await fetch(`${p.url}/ping/${uuid}`, { method: 'POST' })).status, 200);
+  assert.equal((await json(`/v2/healthchecks/${uuid}`)).body.lastDowntime, failedAt);
+  const listed = (await json('/v2/healthchecks')).body.healthchecks.find((h: { uuid: string }) => h.uuid === uuid);
+  assert.equal(listed.lastDowntime, failedAt);
 });
 
 test('outages: numeric id (the incident number), errorHeader (null), alertedChannels (who was alerted), as outage_crud.yaml has them', async () => {
@@ -57,7 +65,8 @@ test('outages: numeric id (the incident number), errorHeader (null), alertedChan
   assert.equal(created.body.outage.id, created.body.outage.incidentNumber);
   assert.deepEqual([created.body.outage.errorHeader, created.body.outage.alertedChannels], [null, ['ops-hook']]);
   const quiet = await json('/v2/outages', 'POST', { description: 'No policy' });
-  const list = (await json('/v2/outages')).body.outages as Array<{ uuid: string; alertedChannels: string[]; id: number }>;
+  const mine = new Set([created.body.outage.uuid, quiet.body.outage.uuid]);
+  const list = ((await json('/v2/outages')).body.outages as Array<{ uuid: string; alertedChannels: string[]; id: number }>).filter((o) => mine.has(o.uuid));
   assert.deepEqual(list.map((o) => [o.uuid, o.alertedChannels]), [[quiet.body.outage.uuid, []], [created.body.outage.uuid, ['ops-hook']]]);
   assert.ok(list[0]!.id > list[1]!.id);
   const one = (await json(`/v2/outages/${created.body.outage.uuid}`)).body;

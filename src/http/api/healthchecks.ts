@@ -49,6 +49,7 @@ export const HealthcheckSchema = z
     slug: z.null().openapi({ description: 'always null: ping URLs carry the token (the hosted service\'s clients read `slug`)' }),
     lastLogStartDate: z.string().nullable().openapi({ description: 'date-time of the start signal of a run still going (no success or fail ping since), else null' }),
     lastLogEndDate: z.string().nullable().openapi({ description: 'date-time of the newest ping when no run is going (the end of the last run), else null' }),
+    lastDowntime: z.string().nullable().openapi({ description: 'date-time its newest outage started, or null' }),
   })
   .openapi('Healthcheck');
 
@@ -67,8 +68,8 @@ export const toPingJson = (p: StoredPing): z.infer<typeof PingSchema> => ({
   durationMs: p.durationMs,
 });
 
-/** Domain healthcheck → API shape. */
-export function toHealthcheckJson(hc: Healthcheck, core: Core, policies: ReadonlyArray<{ uuid: string; name: string }>): HealthcheckJson {
+/** Domain healthcheck → API shape; `lastDowntimeAt` (epoch ms or null) is when its newest outage started. */
+export function toHealthcheckJson(hc: Healthcheck, core: Core, policies: ReadonlyArray<{ uuid: string; name: string }>, lastDowntimeAt: number | null): HealthcheckJson {
   const policy = hc.escalationPolicyUuid ? policies.find((p) => p.uuid === hc.escalationPolicyUuid) : undefined;
   return {
     uuid: hc.uuid,
@@ -94,6 +95,7 @@ export function toHealthcheckJson(hc: Healthcheck, core: Core, policies: Readonl
     slug: null,
     lastLogStartDate: isoOrNull(hc.lastStartAt),
     lastLogEndDate: hc.lastStartAt === null ? isoOrNull(hc.lastPingAt) : null,
+    lastDowntime: isoOrNull(lastDowntimeAt),
   };
 }
 
@@ -115,16 +117,20 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
   const { core } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // Policy names are read from the store at answer time (issue 32: policies are stored objects).
-  type Policies = ReadonlyArray<{ uuid: string; name: string }>;
-  const policies = (): Promise<Policies> => core.escalationPolicies.list();
-  const out = (hc: Healthcheck, p: Policies) => toHealthcheckJson(hc, core, p);
+  // With each healthcheck's last downtime (issue 35 point 6), read for the healthchecks answered.
+  type Policies = { list: ReadonlyArray<{ uuid: string; name: string }>; lastDown: Record<number, number | null> };
+  const policies = async (...hcs: Healthcheck[]): Promise<Policies> => {
+    const [list, lastDown] = await Promise.all([core.escalationPolicies.list(), core.healthchecks.lastDowntimes(hcs.map((h) => h.id))]);
+    return { list, lastDown };
+  };
+  const out = (hc: Healthcheck, p: Policies) => toHealthcheckJson(hc, core, p.list, p.lastDown[hc.id] ?? null);
   const one = version === 'v1' ? HealthcheckSchema : Both;
   const both = (hc: Healthcheck, p: Policies, message?: string) => {
     const o = out(hc, p);
     return message === undefined ? { ...o, healthcheck: o } : { ...o, healthcheck: o, message };
   };
-  const wrap = async (hc: Healthcheck) => (version === 'v1' ? out(hc, await policies()) : both(hc, await policies()));
-  const done = async (message: string, hc: Healthcheck) => (version === 'v1' ? { message, uuid: hc.uuid } : both(hc, await policies(), message));
+  const wrap = async (hc: Healthcheck) => (version === 'v1' ? out(hc, await policies(hc)) : both(hc, await policies(hc)));
+  const done = async (message: string, hc: Healthcheck) => (version === 'v1' ? { message, uuid: hc.uuid } : both(hc, await policies(hc), message));
   const item = { params: UuidParam };
 
   app.openapi(
@@ -136,7 +142,8 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       responses: { 200: json(version === 'v1' ? z.array(HealthcheckSchema) : z.object({ healthchecks: z.array(HealthcheckSchema) }), 'All healthchecks'), ...COMMON_ERRORS },
     }),
     async (c) => {
-      const [all, p] = await Promise.all([core.healthchecks.list(), policies()]);
+      const all = await core.healthchecks.list();
+      const p = await policies(...all);
       const list = all.map((hc) => out(hc, p));
       return c.json(version === 'v1' ? list : { healthchecks: list }, 200);
     },
@@ -145,7 +152,7 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(version === 'v1' ? Created : Both, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
     async (c) => {
       const hc = await core.healthchecks.create(c.req.valid('json'), apiActor(c.var.principal));
-      const p = await policies();
+      const p = await policies(hc);
       return c.json(version === 'v1' ? { message: 'Healthcheck created', healthcheck: out(hc, p) } : both(hc, p, 'Healthcheck created'), 201);
     },
   );
@@ -164,7 +171,7 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
     }),
     async (c) => {
       const hc = await core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal));
-      const p = await policies();
+      const p = await policies(hc);
       return c.json(version === 'v1' ? out(hc, p) : both(hc, p, 'Healthcheck updated'), 200);
     },
   );
