@@ -42,6 +42,12 @@ export function checksStore(db: Db) {
   const newestHours = db.prepare<[], { id: number; h: number | null }>(
     'SELECT m.id, (SELECT max(hour_start) FROM check_rollups_hourly WHERE monitor_id = m.id) AS h FROM monitors m',
   );
+  // The same for a list of monitor ids (one page of the console's overview).
+  const newestHoursOf = db.prepare<[unknown], { id: number; h: number | null }>(
+    db.dialect === 'postgres'
+      ? 'SELECT j.id, (SELECT max(hour_start) FROM check_rollups_hourly WHERE monitor_id = j.id) AS h FROM unnest(CAST(? AS bigint[])) AS j(id)'
+      : 'SELECT j.value AS id, (SELECT max(hour_start) FROM check_rollups_hourly WHERE monitor_id = j.value) AS h FROM json_each(?) j',
+  );
   const monitorExistsOf = db.prepare<[number], { x: number }>('SELECT 1 AS x FROM monitors WHERE id = ?');
   const monitorExists = { get: (monitorId: number): boolean => monitorExistsOf.get(monitorId) !== undefined };
   const findContext = db.prepare<[number, string, string | null, string | null], { id: number; last_hour: number }>(
@@ -194,14 +200,15 @@ export function checksStore(db: Db) {
     /** Start time (epoch ms) of the newest stored result of a monitor (two or three index seeks), or null. */
     lastCheckAt,
     /**
-     * {@link lastCheckAt} of every monitor, in one statement per hour visited (one for almost all
-     * monitors: the newest hour), for lists such as the console's overview.
+     * {@link lastCheckAt} of every monitor (or of `ids` only), in one statement per hour visited (one
+     * for almost all monitors: the newest hour), for lists such as the console's overview.
      * @returns monitor id → epoch ms; monitors without a stored result are absent
      */
-    lastCheckAts(): Map<number, number> {
+    lastCheckAts(ids?: readonly number[]): Map<number, number> {
       const out = new Map<number, number>();
       const byHour = new Map<number, number[]>();
-      for (const r of newestHours.iterate()) {
+      if (ids?.length === 0) return out;
+      for (const r of ids ? newestHoursOf.iterate(db.dialect === 'postgres' ? ids : JSON.stringify(ids)) : newestHours.iterate()) {
         if (r.h === null) continue;
         const h = r.h / HOUR_MS;
         const list = byHour.get(h);

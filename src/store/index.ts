@@ -52,7 +52,7 @@ function modulesOf(db: Db) {
     sessions: sessionsStore(db),
     consoleReads: consoleReadsStore(db, checks.lastCheckAts, checks.lastCheckAt),
     heartbeats: heartbeatsStore(db),
-    overview: overviewStore(db, checks.lastCheckAt),
+    overview: overviewStore(db, checks.lastCheckAts),
     invitations: invitationsStore(db),
     cluster: clusterStore(db),
     integrations: integrationsStore(db),

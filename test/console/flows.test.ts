@@ -86,7 +86,7 @@ describe('console flows without JavaScript', () => {
     await p.advance(RECHECK_MS);
     const week = await admin.get(`/monitors/${monitorUuid}?range=7d`);
     assert.match(week.html, /aria-current="page" class="button">7d</);
-    assert.match(week.html, /Uptime 7 d \(SLA\) <b data-sla="" data-uptime="7d">\d+\.\d\d %<\/b> · 1 outages/);
+    assert.match(week.html, /Uptime 7 d \(SLA\) <b data-sla="" data-uptime="7d">\d+\.\d\d %<\/b> · 1 outage /);
     await p.advance(60_000);
     const home = await admin.get('/?status=down');
     assert.match(home.html, new RegExp(`id="row-${monitorUuid}" data-kind="monitor" data-status="down"`));

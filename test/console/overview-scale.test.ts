@@ -69,6 +69,11 @@ describe('the overview at 2,100 monitors', () => {
     assert.match(res.html, new RegExp(`1–50 of ${N.toLocaleString('en-US')}`));
     assert.match(res.html, /href="\/\?page=2" rel="next"/);
     assert.ok(res.html.length < 100_000, `first page ${res.html.length} bytes of HTML`);
+    // Each row's newest check (seeded a minute ago; "never" for the pending ones).
+    const row = (i: number) => new RegExp(`id="row-${uuids[i]}"[^]*?</tr>`).exec(res.html)?.[0] ?? '';
+    assert.match(row(10), /<td class="num hide-sm">1 min ago<\/td>/);
+    const pendingPage = await admin.get('/?status=pending&per=5');
+    assert.equal((pendingPage.html.match(/<td class="num hide-sm">never<\/td>/g) ?? []).length, 5);
   });
 
   test('pages follow each other without gaps or repeats', async () => {

@@ -31,6 +31,8 @@ export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|mon
 
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
+/** Pages that are a form for a change (new, edit, delete, send a test): a viewer is refused them before filling anything in. */
+const CHANGE_FORM = /\/(?:new|edit|delete|test)$/;
 /** State-changing routes a viewer may still use: about their own session and password only. */
 const SELF_SERVICE = /^\/(?:logout$|theme$|profile(?:\/|$)|settings\/sessions(?:\/|$)|settings\/password$|settings\/totp\/)/;
 
@@ -64,6 +66,8 @@ export function consoleRouter(deps: HttpDeps) {
       const given = c.req.header('x-csrf-token') ?? (await csrfField(c));
       if (!csrfOk(s.csrf, given)) return forbidden(c, 'This form has expired or did not come from Pharos (CSRF token missing or wrong). Reload the page and try again.');
       if (s.account.role === 'viewer' && !SELF_SERVICE.test(path)) return forbidden(c, 'Your role (viewer) may look but not change anything.');
+    } else if (s.account.role === 'viewer' && CHANGE_FORM.test(path) && !SELF_SERVICE.test(path)) {
+      return forbidden(c, 'Your role (viewer) may look but not change anything: this form is for editors and admins.');
     }
     return next();
   });
