@@ -6,6 +6,7 @@ import { HealthcheckBody, pingUrl, resolveHealthcheckSettings, type Healthcheck,
 import { MonitorBody, type Monitor, type MonitorBodyInput } from '../domain/monitor.ts';
 import type { MaintenanceBodyInput, MaintenanceWindow } from '../domain/maintenance.ts';
 import { currentCapabilities, mapMaintenanceTimes, mapMonitor, type PharosCapabilities } from '../domain/kuma/map.ts';
+import { mapKumaRecurring } from '../domain/kuma/maintenance.ts';
 import type { KumaData } from '../domain/kuma/types.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { TagName } from '../domain/tags.ts';
@@ -155,7 +156,9 @@ export function importKuma(
         items.push({ kind: 'maintenance', kumaId: w.id, name: w.title, result: 'unchanged', uuid: done, notes: [] });
         continue;
       }
-      const times = mapMaintenanceTimes(w);
+      // One-off (and manual) windows map to start and end; recurring ones to a recurrence (domain/kuma/maintenance.ts).
+      const recurring = w.strategy !== 'single' && w.strategy !== 'manual';
+      const times = recurring ? mapKumaRecurring(w) : mapMaintenanceTimes(w);
       if (times.kind === 'skipped') {
         items.push({ kind: 'maintenance', kumaId: w.id, name: w.title, result: 'skipped', reason: times.reason, notes: [] });
         continue;
@@ -169,7 +172,11 @@ export function importKuma(
       });
       const statuspages = w.statusPageIds.flatMap((id) => (pageUuidOf.has(id) ? [pageUuidOf.get(id)!] : []));
       try {
-        const win = deps.writers.maintenance(tx, { name: w.title, start_date: new Date(times.startAt).toISOString(), end_date: new Date(times.endAt).toISOString(), monitors, statuspages }, now);
+        const when =
+          times.kind === 'recurring'
+            ? { recurrence: times.recurrence, timezone: times.timezone }
+            : { start_date: new Date(times.startAt).toISOString(), end_date: new Date(times.endAt).toISOString() };
+        const win = deps.writers.maintenance(tx, { name: w.title, ...when, monitors, statuspages }, now);
         tx.kumaImports.remember('maintenance', w.id, win.uuid, now);
         items.push({ kind: 'maintenance', kumaId: w.id, name: w.title, result: 'created', uuid: win.uuid, notes });
       } catch (e) {

@@ -2,6 +2,18 @@ import Database from 'better-sqlite3';
 import { kumaMonitor, kumaNotification, type KumaData, type KumaTag, type KumaMaintenance, type KumaStatusPage } from '../domain/kuma/types.ts';
 import type { Db } from './db.ts';
 
+/** A JSON array column (`'[1,3]'`), or [] when absent, empty or not an array. */
+function jsonList(v: unknown): unknown[] {
+  if (typeof v !== 'string' || v === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    // A hand-edited or truncated column reads as no days; the import report says the window was skipped.
+    return [];
+  }
+}
+
 /**
  * Reads an Uptime Kuma `kuma.db` (SQLite), schema 1.23 (the bundled template plus its patches) or
  * 2.x (the same plus knex migrations, told apart by the `knex_migrations` table), read-only: the
@@ -42,11 +54,14 @@ export function readKumaDb(file: string, nativeBinding?: object): KumaData {
 
     const maintenance: KumaMaintenance[] = [];
     if (tables.has('maintenance')) {
-      const hasZone = columns('maintenance').has('timezone');
+      const cols = columns('maintenance');
+      const hasZone = cols.has('timezone');
+      // Recurring strategies' columns (Kuma 1.21+; cron and duration in 2.x), read where they exist.
+      const extra = ['start_time', 'end_time', 'weekdays', 'days_of_month', 'interval_day', 'cron', 'duration'].filter((c) => cols.has(c));
       const ofWindow = (table: string, column: string) => kuma.prepare(`SELECT ${column} AS id FROM ${table} WHERE maintenance_id = ? ORDER BY ${column}`);
       const mons = ofWindow('monitor_maintenance', 'monitor_id');
       const pages = tables.has('maintenance_status_page') ? ofWindow('maintenance_status_page', 'status_page_id') : null;
-      const rows = kuma.prepare(`SELECT id, title, description, strategy, active, start_date, end_date${hasZone ? ', timezone' : ''} FROM maintenance ORDER BY id`).all() as Record<string, unknown>[];
+      const rows = kuma.prepare(`SELECT id, title, description, strategy, active, start_date, end_date${hasZone ? ', timezone' : ''}${extra.map((c) => `, ${c}`).join('')} FROM maintenance ORDER BY id`).all() as Record<string, unknown>[];
       for (const w of rows) {
         maintenance.push({
           id: w.id as number,
@@ -57,6 +72,13 @@ export function readKumaDb(file: string, nativeBinding?: object): KumaData {
           startDate: (w.start_date as string | null) ?? null,
           endDate: (w.end_date as string | null) ?? null,
           timezone: (w.timezone as string | null | undefined) ?? null,
+          startTime: (w.start_time as string | null | undefined) ?? null,
+          endTime: (w.end_time as string | null | undefined) ?? null,
+          weekdays: jsonList(w.weekdays) as number[],
+          daysOfMonth: jsonList(w.days_of_month) as Array<number | string>,
+          intervalDay: (w.interval_day as number | null | undefined) ?? null,
+          cron: (w.cron as string | null | undefined) ?? null,
+          durationSeconds: (w.duration as number | null | undefined) ?? null,
           monitorIds: (mons.all(w.id) as { id: number }[]).map((r) => r.id),
           statusPageIds: pages ? (pages.all(w.id) as { id: number }[]).map((r) => r.id) : [],
         });

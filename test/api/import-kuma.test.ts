@@ -91,7 +91,7 @@ for (const version of ['1.23', '2.x'] as const) {
     assert.match(out, /^skipped\s+monitor 8 "Docker thing": monitor type "docker" has no Pharos protocol$/m);
     assert.match(out, /^skipped\s+monitor 9 "No errors": inverted keyword/m);
     assert.match(out, /^skipped\s+monitor 10 "Upside down": upside-down mode/m);
-    assert.match(out, /^skipped\s+maintenance 2 "Weekly": strategy "recurring-weekday"/m);
+    assert.match(out, /^skipped\s+maintenance 2 "Weekly": no start and end time/m);
     assert.match(out, /^skipped\s+maintenance 3 "Manual": strategy "manual"/m);
     assert.match(out, /^skipped\s+maintenance 4 "Old one": inactive in Kuma$/m);
     assert.match(out, /^skipped\s+notification 3 "Line": notification type "line" has no Pharos integration kind$/m);

@@ -99,6 +99,18 @@ export interface KumaMaintenance {
   endDate: string | null;
   /** IANA zone, `UTC`, `SAME_AS_SERVER` or null. */
   timezone: string | null;
+  /** Recurring strategies (absent in old databases): time of day `HH:MM[:SS]` in `timezone`. */
+  startTime?: string | null;
+  endTime?: string | null;
+  /** `recurring-weekday`: 1 = Monday … 7 = Sunday. */
+  weekdays?: number[];
+  /** `recurring-day-of-month`: 1–31 or `lastDay1`…`lastDay4`. */
+  daysOfMonth?: Array<number | string>;
+  /** `recurring-interval`: every this many days. */
+  intervalDay?: number | null;
+  /** `cron` strategy: the expression and each run's length in seconds. */
+  cron?: string | null;
+  durationSeconds?: number | null;
   monitorIds: number[];
   statusPageIds: number[];
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mapMaintenanceTimes, mapMonitor, wallTimeToEpoch, type PharosCapabilities } from '../../../src/domain/kuma/map.ts';
+import { mapKumaRecurring } from '../../../src/domain/kuma/maintenance.ts';
 import { kumaPolicyName, mapNotification } from '../../../src/domain/kuma/notifications.ts';
 import { kumaMonitor, parseKumaBackup } from '../../../src/domain/kuma/types.ts';
 
@@ -50,6 +51,25 @@ test('fixed-time maintenance reads wall times in its zone, across DST', () => {
   const w = { id: 1, title: 't', description: '', strategy: 'single', active: true, startDate: '2030-01-01 00:00', endDate: '2030-01-01 01:00', timezone: 'SAME_AS_SERVER', monitorIds: [], statusPageIds: [] };
   assert.deepEqual(mapMaintenanceTimes(w), { kind: 'window', startAt: Date.parse('2030-01-01T00:00:00Z'), endAt: Date.parse('2030-01-01T01:00:00Z'), notes: ["Kuma's server time zone is unknown here: times read as UTC"] });
   assert.deepEqual(mapMaintenanceTimes({ ...w, strategy: 'cron' }), { kind: 'skipped', reason: 'strategy "cron" (only windows with a fixed start and end are imported)' });
+});
+
+test('recurring maintenance (issue 33 point 6): Kuma\'s strategies become recurrences in the window\'s zone', () => {
+  const w = { id: 2, title: 'w', description: '', strategy: 'recurring-weekday', active: true, startDate: null, endDate: null, timezone: 'Europe/Berlin', monitorIds: [], statusPageIds: [], startTime: '02:00:00', endTime: '03:30:00', weekdays: [7, 1] };
+  assert.deepEqual(mapKumaRecurring(w), { kind: 'recurring', timezone: 'Europe/Berlin', notes: [], recurrence: { strategy: 'weekly', start_time: '02:00', duration_minutes: 90, days_of_week: [0, 1] } });
+  const across = mapKumaRecurring({ ...w, startTime: '23:00', endTime: '01:00', startDate: '2030-01-01 00:00:00', endDate: '2030-12-31 00:00:00' });
+  assert.deepEqual(across.kind === 'recurring' && [across.recurrence.duration_minutes, across.recurrence.valid_from, across.recurrence.valid_until], [120, '2029-12-31T23:00:00.000Z', '2030-12-30T23:00:00.000Z'], 'across midnight; the date range (Berlin wall time) bounds it');
+  const monthly = mapKumaRecurring({ ...w, strategy: 'recurring-day-of-month', daysOfMonth: [1, 'lastDay1', 'lastDay2'] });
+  assert.deepEqual(monthly.kind === 'recurring' && [monthly.recurrence.days_of_month, monthly.notes], [[1, 'last'], ['day "lastDay2" has no Pharos equivalent: left out']]);
+  const daily = mapKumaRecurring({ ...w, strategy: 'recurring-interval', intervalDay: 1 });
+  assert.deepEqual(daily.kind === 'recurring' && daily.recurrence, { strategy: 'daily', start_time: '02:00', duration_minutes: 90 });
+  const every3 = mapKumaRecurring({ ...w, strategy: 'recurring-interval', intervalDay: 3 });
+  assert.deepEqual(every3.kind === 'recurring' && every3.recurrence, { strategy: 'cron', cron: '0 2 */3 * *', duration_minutes: 90 });
+  const cron = mapKumaRecurring({ ...w, strategy: 'cron', cron: '30 4 * * 1-5', durationSeconds: 5400, timezone: 'SAME_AS_SERVER' });
+  assert.deepEqual(cron, { kind: 'recurring', timezone: 'UTC', notes: ["Kuma's server time zone is unknown here: times read as UTC"], recurrence: { strategy: 'cron', cron: '30 4 * * 1-5', duration_minutes: 90 } });
+  assert.deepEqual(mapKumaRecurring({ ...w, startTime: null }), { kind: 'skipped', reason: 'no start and end time' });
+  assert.deepEqual(mapKumaRecurring({ ...w, weekdays: [] }), { kind: 'skipped', reason: 'no weekday' });
+  assert.deepEqual(mapKumaRecurring({ ...w, active: false }), { kind: 'skipped', reason: 'inactive in Kuma' });
+  assert.deepEqual(mapKumaRecurring({ ...w, strategy: 'cron', cron: '0 3 * * *', durationSeconds: null }), { kind: 'skipped', reason: 'no duration' });
 });
 
 test('notifications: every supported provider maps to a valid integration with plaintext settings (sealed by the importer)', () => {
