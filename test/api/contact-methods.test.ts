@@ -141,6 +141,30 @@ describe('team members and contact methods', () => {
     assert.match((await badAddress.json()).message, /^address:/);
   });
 
+  test('a code expires after 10 minutes; codes are sent at most once a minute and five times an hour', async () => {
+    const to = '+15557770000';
+    const m = await add('sms', to);
+    const first = lastCode(MESSAGES, to);
+    await p.advance(10 * 60_000);
+    const expired = await verify(m.uuid, first);
+    assert.equal(expired.status, 400);
+    assert.equal((await expired.json()).code, 'contact_methods.code_expired');
+    const again = (path: string) => p.api(`/v1/me/contact-methods/${m.uuid}/${path}`, { method: 'POST' });
+    // Sends 2 to 5 of the hour (the first was at add time, 10 minutes ago), a minute apart.
+    for (let i = 2; i <= 5; i++) {
+      assert.equal((await again('send-code')).status, 200, `send ${i}`);
+      await p.advance(60_000);
+    }
+    const sixth = await again('send-code');
+    assert.equal(sixth.status, 429);
+    assert.equal((await sixth.json()).code, 'contact_methods.too_many_codes');
+    assert.equal(sent(MESSAGES, to).length, 5);
+    await p.advance(60 * 60_000);
+    assert.equal((await again('send-code')).status, 200, 'a new hour, a new code');
+    assert.equal((await verify(m.uuid, lastCode(MESSAGES, to))).status, 200, 'the newest code verifies');
+    assert.equal((await again('send-code')).status, 409, 'a verified method needs no code');
+  });
+
   test('a person manages their own methods; another person’s answer 403 unless an admin asks', async () => {
     const bob = await p.core.users.createToken({ email: 'bob@example.com', name: 'Bob', scope: 'write' }, { type: 'system', id: 'test', name: 'test' });
     const bobUuid = bob.info.user.uuid;
