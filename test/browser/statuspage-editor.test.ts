@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -44,11 +46,21 @@ async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<
   return tab;
 }
 const newPage = async (name: string, subdomain: string): Promise<string> => {
-  const res = await p.api('/v2/statuspages', { method: 'POST', json: { name, subdomain, description: 'Saved description' } });
+  const m = await p.api('/v1/monitors', { method: 'POST', json: { name: `Web ${subdomain}`, url: 'http://127.0.0.1:9/', check_frequency: 60 } });
+  assert.equal(m.status, 201);
+  const sections = [{ name: 'Core', services: [{ monitor_uuid: (await m.json()).uuid }, { is_group: true, name_shown: 'Backends', services: [] }] }];
+  const res = await p.api('/v2/statuspages', { method: 'POST', json: { name, subdomain, description: 'Saved description', sections } });
   assert.equal(res.status, 201);
   return (await res.json()).uuid;
 };
 const stored = async (uuid: string) => (await (await p.api(`/v2/statuspages/${uuid}`)).json()).statuspage;
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** axe-core's serious and critical violations on the tab's page, as printable lines. */
+const axeProblems = async (tab: Page): Promise<string[]> => {
+  await tab.evaluate(AXE_SOURCE);
+  const found = (await tab.evaluate(() => (globalThis as any).axe.run({ resultTypes: ['violations'] }).then((r: any) => r.violations))) as Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>;
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) on ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(' | ')}`);
+};
 /** No sideways scrolling: the document is no wider than the viewport. */
 const fits = async (tab: Page) => {
   const { scroll, width } = await tab.evaluate(() => {
@@ -68,6 +80,7 @@ for (const vp of VIEWPORTS) {
       const frame = tab.frameLocator('iframe[name="page-preview"]');
       await frame.getByText('Saved description').waitFor();
       await fits(tab);
+      assert.deepEqual(await axeProblems(tab), [], 'axe-core: no serious or critical violation on the editor');
       await tab.fill('#page-settings textarea[name="description.en"]', 'Typed, not saved yet');
       await frame.getByText('Typed, not saved yet').waitFor();
       await tab.fill('#page-settings input[name=accent_color]', '#aa0000');
@@ -108,6 +121,21 @@ for (const vp of VIEWPORTS) {
       await tab.click('#page-settings button:text-is("Save settings")');
       await tab.waitForURL(`${p.url}/statuspages/${uuid}`);
       assert.equal((await stored(uuid)).name, `Draft ${vp.name}`);
+      // Sections by buttons that post: add, rename, move up, remove.
+      const names = async () => ((await stored(uuid)).sections as Array<{ name: { en: string } }>).map((x) => x.name.en);
+      await tab.fill('input[aria-label="New section name"]', 'Extras');
+      await tab.click('button:text-is("Add section")');
+      await tab.locator('[data-section-name="Extras"]').waitFor();
+      await tab.fill('[data-section-name="Extras"] input[name=name]', 'More');
+      await tab.click('[data-section-name="Extras"] button:text-is("Rename")');
+      await tab.locator('[data-section-name="More"]').waitFor();
+      await tab.click('[data-section-name="More"] button[aria-label="↑ move section up"]');
+      await tab.locator('.card[data-section-name]').first().and(tab.locator('[data-section-name="More"]')).waitFor();
+      assert.deepEqual(await names(), ['More', 'Core']);
+      await fits(tab);
+      await tab.click('[data-section-name="More"] button[aria-label="Remove section"]');
+      await tab.locator('[data-section-name="More"]').waitFor({ state: 'detached' });
+      assert.deepEqual(await names(), ['Core']);
       await tab.context().close();
     });
 
