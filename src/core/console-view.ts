@@ -69,7 +69,7 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   /** Uuids of monitors in a window ongoing at `now`. */
   const inMaintenance = async (now: number): Promise<Set<string>> =>
-    new Set((await store.async.maintenance.list(now)).flatMap((w) => (w.startAt <= now && now < w.endAt ? w.monitors : [])));
+    new Set(await store.async.maintenance.monitorUuidsActiveAt(now));
   const windows = () => {
     const now = clock.now();
     return { since30: now - UPTIME_WINDOWS['30d'], now };

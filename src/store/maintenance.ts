@@ -89,6 +89,11 @@ export function maintenanceStore(db: Db) {
   const addMonitor = db.prepare('INSERT INTO maintenance_monitors(window_id, monitor_id) SELECT ?, id FROM monitors WHERE uuid = ?');
   const del = db.prepare('DELETE FROM maintenance_windows WHERE uuid = ?');
   const markNotified = db.prepare('UPDATE maintenance_windows SET notified_at = ? WHERE uuid = ? AND notified_at IS NULL');
+  const activeAll = db.prepare<[number, number], TimesRow & { monitor_uuid: string }>(
+    `SELECT mm.monitor_id, m.uuid AS monitor_uuid, w.start_at, w.end_at, w.recurrence, w.timezone, w.cuts FROM maintenance_windows w
+     JOIN maintenance_monitors mm ON mm.window_id = w.id JOIN monitors m ON m.id = mm.monitor_id
+     WHERE w.end_at > ? AND +w.start_at <= ?`,
+  );
   const activeFor = db.prepare<[number, number, number], TimesRow>(
     `SELECT mm.monitor_id, w.start_at, w.end_at, w.recurrence, w.timezone, w.cuts FROM maintenance_monitors mm JOIN maintenance_windows w ON w.id = mm.window_id
      WHERE mm.monitor_id = ? AND w.start_at <= ? AND w.end_at > ?`,
@@ -191,6 +196,15 @@ export function maintenanceStore(db: Db) {
     markNotified: (uuid: string, at: number): boolean => markNotified.run(at, uuid).changes === 1,
     /** True when an occurrence of a window covering the monitor is ongoing at `at` (an index seek per call, then the candidates' occurrences). */
     activeForMonitor: (monitorId: number, at: number): boolean => occurrencesByMonitor(activeFor.all(monitorId, at, at), at, at + 1).size > 0,
+    /**
+     * Uuids of the monitors an occurrence covers at `at` (epoch ms): the windows whose bounds hold `at`
+     * (an index range read), each expanded once around `at` (the console's "in maintenance").
+     */
+    monitorUuidsActiveAt(at: number): string[] {
+      const rows = activeAll.all(at, at);
+      const held = occurrencesByMonitor(rows, at, at + 1);
+      return [...new Set(rows.filter((r) => held.has(r.monitor_id)).map((r) => r.monitor_uuid))];
+    },
     /** Maintenance occurrences overlapping [from, to), by monitor id (only `monitorId`'s when given); recurring windows expanded. */
     windowsBetween(from: number, to: number, monitorId?: number): Map<number, Interval[]> {
       return occurrencesByMonitor(monitorId === undefined ? windowsOverlapping.all(from, to) : windowsOverlappingFor.all(monitorId, from, to), from, to);
