@@ -90,7 +90,7 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(p: Promise<T>): Promise<T> => {
     inFlight.add(p);
-    void p.finally(() => inFlight.delete(p)).catch(() => {});
+    void p.finally(() => inFlight.delete(p)).catch((e: unknown) => logger.error(`delayed pages failed: ${(e as Error).message}`));
     return p;
   };
 
