@@ -235,6 +235,9 @@ async function check(tab: Page): Promise<void> {
     const chips = tab.locator('#monitor-tags .tag');
     assert.deepEqual(await chips.allTextContents(), ['sunny', 'night', 'mid', 'brand', 'env: eu-west']);
     assert.match((await tab.locator('#monitor-tags').textContent()) ?? '', /Group: Backends/);
+    // Each chip and the group lead to the overview filtered by them.
+    assert.equal(await tab.locator('#monitor-tags .tag a', { hasText: 'env: eu-west' }).getAttribute('href'), '/?tag=env');
+    assert.equal(await tab.locator('#monitor-tags .group-name a').getAttribute('href'), '/?group=Backends');
     const bg = await tab.locator('#monitor-tags .tag', { hasText: 'sunny' }).evaluate((el) => {
       const style = (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string; color: string } }).getComputedStyle(el);
       return [style.backgroundColor, style.color];

@@ -49,7 +49,12 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
       </h1>
       {m.tags.length > 0 || m.group ? (
         <div class="tagline" id="monitor-tags">
-          {m.group ? <span class="group-name">Group: {m.group}</span> : null} <TagChips tags={m.tags} />
+          {m.group ? (
+            <span class="group-name">
+              Group: <a href={`/?group=${encodeURIComponent(m.group)}`}>{m.group}</a>
+            </span>
+          ) : null}{' '}
+          <TagChips tags={m.tags} filter />
         </div>
       ) : null}
       <ResourceActions s={s} id="monitor-actions" base={`/monitors/${m.uuid}`} paused={m.paused} confirm="Delete this monitor with its history and outages?" clone={`/monitors/new?clone=${m.uuid}`} />

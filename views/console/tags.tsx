@@ -37,6 +37,7 @@ export function tagColorsCss(query: string): string {
 export const TAGS_CSS =
   '.tags{display:inline-flex;flex-wrap:wrap;gap:.25rem;list-style:none;margin:0;padding:0;vertical-align:middle}' +
   '.tag{display:inline-block;border-radius:999px;padding:.05rem .55rem;font-size:.78em;font-weight:600;line-height:1.5;background:var(--chip);color:var(--fg);white-space:nowrap}' +
+  '.tag a{color:inherit;text-decoration:none}.tag a:hover,.tag a:focus-visible{text-decoration:underline}' +
   '.group-name{font-size:.8em;color:var(--muted)}';
 
 /** A stylesheet link for chips of `colors` (put once on a page that lists many rows, then `TagChips link={false}`). */
@@ -46,9 +47,10 @@ export function TagStyles(props: { colors: Iterable<string> }) {
 
 /**
  * A monitor's tags as coloured chips (`name` or `name: value`), in their order; nothing when it has
- * none. `link` (default true) adds the stylesheet link for their colours.
+ * none. `link` (default true) adds the stylesheet link for their colours; `filter` makes each chip a
+ * link to the overview filtered by its tag (`/?tag=<name>`).
  */
-export function TagChips(props: { tags: readonly MonitorTag[]; link?: boolean }) {
+export function TagChips(props: { tags: readonly MonitorTag[]; link?: boolean; filter?: boolean }) {
   if (props.tags.length === 0) return null;
   return (
     <>
@@ -56,7 +58,15 @@ export function TagChips(props: { tags: readonly MonitorTag[]; link?: boolean })
       <ul class="tags" aria-label="Tags">
         {props.tags.map((t) => (
           <li class={tagClass(t.color)} data-tag={formatTagRef(t)}>
-            {t.value === '' ? t.name : `${t.name}: ${t.value}`}
+            {props.filter ? (
+              <a href={`/?tag=${encodeURIComponent(t.name)}`} title={`Monitors tagged ${t.name}`}>
+                {t.value === '' ? t.name : `${t.name}: ${t.value}`}
+              </a>
+            ) : t.value === '' ? (
+              t.name
+            ) : (
+              `${t.name}: ${t.value}`
+            )}
           </li>
         ))}
       </ul>
