@@ -50,13 +50,19 @@ function ProtocolInput(props: { p: string; field: ProtocolFieldForm; f: FormValu
   );
 }
 
+/** A region the form offers: its API name and who checks it ("this server's probe", "agent eu-1"). */
+export interface RegionChoice {
+  region: string;
+  label: string;
+}
+
 /**
  * Create and edit form of monitors of every protocol of the registry with every field of the API;
  * the API's message shows beside the field it names. With JavaScript off every protocol's
  * fieldset is on the page (only the chosen protocol's fields are read); console.js shows only the
  * chosen one.
  */
-export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[] }) {
+export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[]; regionChoices?: RegionChoice[] }) {
   const { s, values: f, errors } = props;
   const chosen = v(f, 'protocol', 'http');
   const regions = Array.isArray(f.regions) ? f.regions : typeof f.regions === 'string' ? [f.regions] : [props.localRegion];
@@ -119,9 +125,10 @@ export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols
         {field('timeout', 'Timeout (seconds)', <input type="number" name="timeout" value={v(f, 'timeout', '10')} min={1} max={60} />)}
         <fieldset>
           <legend>Regions</legend>
-          {REGIONS.map((r) => (
+          {(props.regionChoices ?? REGIONS.map((r) => ({ region: r, label: '' }))).map((r) => (
             <label class="check">
-              <input type="checkbox" name="regions" value={r} checked={regions.includes(r)} /> {r}
+              <input type="checkbox" name="regions" value={r.region} checked={regions.includes(r.region)} /> {r.region}
+              {r.label ? <span class="muted small"> ({r.label})</span> : null}
             </label>
           ))}
           <FieldError errors={errors} name="regions" />

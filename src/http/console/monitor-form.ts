@@ -4,6 +4,8 @@ import { maskMonitor } from '../../protocols/secrets.ts';
 import type { Monitor } from '../../domain/monitor.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { FormErrors, FormValues, ProtocolFieldForm, ProtocolForm, SettingLine } from '../../../views/console/model.ts';
+import type { RegionChoice } from '../../../views/console/monitor-form.tsx';
+import { LOCAL_PROBE, type ProbeListing } from '../../domain/probe.ts';
 import { numberish, text } from './forms.ts';
 
 /**
@@ -230,4 +232,24 @@ export function monitorFormErrors(e: unknown, base: (e: unknown) => FormErrors):
     }
   }
   return errors;
+}
+
+/**
+ * The regions the monitor form offers (issue 33 point 11: not the hosted service's 18 names): the
+ * local probe's (`probe.region`), each region a remote agent has registered for since start (named
+ * after its agents, "offline" when none of them polls now), and any region the monitor already has
+ * (kept ticked: the local probe checks a region no agent serves, docs/api.md "Regions and remote
+ * probes"). The local region first, then by name. `probes` is `core.probes.list()`.
+ */
+export function regionChoices(probes: ProbeListing[], localRegion: string, chosen: readonly string[]): RegionChoice[] {
+  const agents = new Map<string, ProbeListing[]>();
+  for (const p of probes) if (p.id !== LOCAL_PROBE) agents.set(p.region, [...(agents.get(p.region) ?? []), p]);
+  const names = [...new Set([...agents.keys(), ...chosen])].filter((r) => r !== localRegion).sort();
+  const label = (r: string): string => {
+    const list = agents.get(r);
+    if (!list) return 'no agent registered: checked by this server\'s probe';
+    const online = list.some((a) => a.status === 'online');
+    return `agent${list.length === 1 ? '' : 's'} ${list.map((a) => a.name).join(', ')}${online ? '' : ', offline'}`;
+  };
+  return [{ region: localRegion, label: `this server's probe${agents.has(localRegion) ? ` and ${label(localRegion)}` : ''}` }, ...names.map((r) => ({ region: r, label: label(r) }))];
 }

@@ -11,8 +11,11 @@ import { chartSeries } from './response-period.ts';
 import type { FormValues } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { errorStatus, formErrors, formOf, parseWith } from './forms.ts';
-import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, settingsInWords, targetInWords } from './monitor-form.ts';
+import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, regionChoices, settingsInWords, targetInWords } from './monitor-form.ts';
 import { consoleActor } from '../audit-actor.ts';
+
+/** The regions a form's values tick (one or several `regions` fields). */
+const chosenRegions = (f: FormValues): string[] => (Array.isArray(f.regions) ? f.regions : typeof f.regions === 'string' ? [f.regions] : []);
 
 /** Monitor page, create and edit forms, pause/resume/delete: the same schema and use cases as /v1/monitors. */
 export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -20,7 +23,7 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   // Stored policies (issue 32), read before the page renders.
   const policies = async () => (await core.escalationPolicies.list()).map((p) => ({ uuid: p.uuid, name: p.name }));
   const form = async (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
-    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
+    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, regionChoices: regionChoices(core.probes.list(deps.version), core.config.probe.region, chosenRegions(values)), groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
   const found = async (uuid: string) => {
     try {
       return await core.monitors.get(uuid);
