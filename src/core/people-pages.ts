@@ -49,7 +49,12 @@ export interface PageResult {
 /** A claimed step that is not finished this long after is claimed again (an instance stopped while sending it). */
 const STALE_CLAIM_MS = 5 * 60_000;
 
-const readPlan = procedure('people.readPlan', (tx: Store, a: { userUuid: string }) => ({ rules: tx.people.rules(a.userUuid), methods: tx.people.methods(a.userUuid) }));
+/** A person's rules and methods; none for a disabled account or an unknown uuid (nobody to page). */
+const readPlan = procedure('people.readPlan', (tx: Store, a: { userUuid: string }) => {
+  const member = tx.people.member(a.userUuid);
+  if (!member || member.disabledAt !== null) return { rules: [], methods: [], disabled: true };
+  return { rules: tx.people.rules(a.userUuid), methods: tx.people.methods(a.userUuid), disabled: false };
+});
 const schedule = procedure('people.schedule', (tx: Store, a: { rows: Array<Omit<PendingPage, 'id'>>; now: number }) => {
   for (const r of a.rows) tx.people.insertPending(r, a.now);
 });
@@ -158,7 +163,7 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
     deliver,
     /**
      * Pages person `userUuid` about `page.outageUuid` by their notification rules (none: every verified
-     * method at once; unverified methods never): the steps with delay 0 are sent now, the others stored
+     * method at once; unverified methods never; a disabled account or unknown uuid: nothing): the steps with delay 0 are sent now, the others stored
      * with their due time (now + delay minutes) and sent then unless {@link cancelPages} ran for the
      * outage. Paging the same outage and person again sends the immediate steps again but stores no
      * second copy of a delayed one. Logs one line per method tried (masked address).
@@ -167,7 +172,7 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
      */
     async page(userUuid: string, page: PageContent): Promise<PageResult> {
       const now = clock.now();
-      const { rules, methods } = await store.async.tx(readPlan, { userUuid });
+      const { rules, methods, disabled } = await store.async.tx(readPlan, { userUuid });
       const steps = pageSteps(rules, methods);
       const byUuid = new Map(methods.map((m) => [m.uuid, m]));
       const later = steps.filter((s) => s.delayMinutes > 0);
@@ -177,7 +182,7 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
       if (rows.length > 0) await store.async.tx(schedule, { rows, now });
       const tried: PageAttempt[] = [];
       for (const s of steps.filter((x) => x.delayMinutes === 0)) tried.push(await attempt(userUuid, byUuid.get(s.methodUuid)!, page, 'at once'));
-      if (steps.length === 0) logger.warn(`page to ${userUuid} not sent: no verified contact method`, { outage: page.outageUuid });
+      if (steps.length === 0) logger.warn(`page to ${userUuid} not sent: ${disabled ? 'no such person, or the account is disabled' : 'no verified contact method'}`, { outage: page.outageUuid });
       for (const r of rows) arm(r.dueAt);
       return { tried, scheduled: rows.map((r) => ({ methodUuid: r.methodUuid, kind: byUuid.get(r.methodUuid)!.kind, delayMinutes: r.delayMinutes, dueAt: r.dueAt })), reached: tried.some((t) => t.ok) };
     },

@@ -183,6 +183,8 @@ describe('team members and contact methods', () => {
     assert.equal((await renamed.json()).label, 'office');
     assert.equal((await p.api(`/v1/team-members/${me}`, { method: 'PATCH', token: bob.token, json: { name: 'Mallory' } })).status, 403);
     assert.equal((await p.api(`/v1/me/contact-methods/${made.uuid}`, { method: 'DELETE', token: bob.token })).status, 200);
+    // Nobody unknown is paged (a disabled account answers the same: no steps, reached false).
+    assert.deepEqual(await p.core.people.page('user_nobody', { outageUuid: 'outage_x', title: 't', text: 'x' }), { tried: [], scheduled: [], reached: false });
 
     // Each change is an update of the user in the audit log, by whoever made it; addresses masked.
     const log = (await (await p.api(`/v1/audit-log?resource_uuid=${bobUuid}`)).json()) as { entries: Array<{ actor: { type: string; name: string }; resource_type: string; diff: Record<string, { before?: unknown; after?: unknown }> }> };

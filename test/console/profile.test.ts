@@ -78,5 +78,13 @@ describe('console profile', () => {
     assert.match(seen.html, /Profile of Vera V\./);
     assert.match(seen.html, /mobile/);
     assert.match(seen.html, /SMS \(Twilio\) \+4•+23 \(mobile\)/, 'the method\'s address is shown masked (the profile phone is the team\'s to see)');
+
+    // A disabled account is paged no more (its methods and rules stay).
+    const actor = { type: 'system' as const, id: 'test', name: 'test' };
+    const live = await p.core.people.page(viewerUuid, { outageUuid: 'outage_v', title: 'DOWN', text: 'x' });
+    assert.equal(live.scheduled.length, 1, 'the 5-minute SMS rule is scheduled while the account is live');
+    await p.core.people.cancelPages('outage_v');
+    await p.core.accounts.setDisabled(viewerUuid, true, actor);
+    assert.deepEqual(await p.core.people.page(viewerUuid, { outageUuid: 'outage_w', title: 'DOWN', text: 'x' }), { tried: [], scheduled: [], reached: false });
   });
 });
