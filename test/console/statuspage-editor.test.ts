@@ -207,6 +207,15 @@ describe('sections: add, rename, reorder, remove, a service\'s own texts (plain 
     assert.deepEqual({ ...s[1]!.services[0]!, name_shown: s[1]!.services[0]!.name_shown }, { ...s[1]!.services[0]!, name_shown: 'Website', description: { en: 'The shop' }, show_uptime: true, show_response_times: false });
     s = await op({ op: 'remove-section', section: '0' });
     assert.deepEqual(s.map((x) => x.name.en), ['Core']);
+    // A page in several languages: its texts per language.
+    const editor = await admin.get(`/statuspages/${u}`);
+    assert.match(editor.html, /name="name\.de" value="Kern"/);
+    assert.match(editor.html, /name="description\.en" value="The shop"\/>[\s\S]*?name="description\.de" value=""/, 'the description saved as one text is the first language\'s');
+    s = await op({ op: 'rename-section', section: '0', 'name.en': 'Basics', 'name.de': 'Grundlagen' });
+    assert.deepEqual(s[0]!.name, { en: 'Basics', de: 'Grundlagen' });
+    s = await op({ op: 'edit-service', section: '0', service: '0', 'name_shown.en': 'Shop', 'name_shown.de': 'Laden', 'description.en': 'Buy', 'description.de': 'Kaufen', show_uptime: 'on', show_response_times: 'on' });
+    const sv = s[0]!.services[0]! as unknown as { name: Record<string, string>; name_shown: string; description: Record<string, string> };
+    assert.deepEqual([sv.name, sv.name_shown, sv.description], [{ en: 'Shop', de: 'Laden' }, 'Shop', { en: 'Buy', de: 'Kaufen' }]);
     const refused = await admin.post(`/statuspages/${u}/sections`, { op: 'rename-section', section: '0', name: '  ' });
     assert.equal(refused.status, 400, 'an empty name is the API rule');
     assert.match(refused.html, /must not be empty/);

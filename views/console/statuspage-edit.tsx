@@ -23,8 +23,10 @@ function Op(props: { s: Shell; uuid: string; label: string; fields: Record<strin
 }
 
 /** A service's own texts and switches on the page (name shown, description, uptime, response times), folded. */
-function ServiceEdit(props: { s: Shell; uuid: string; section: number; service: number; sv: PageService }) {
-  const { sv } = props;
+function ServiceEdit(props: { s: Shell; uuid: string; section: number; service: number; sv: PageService; langs: string[] }) {
+  const { sv, langs } = props;
+  const one = langs.length <= 1;
+  const of = (map: Record<string, string> | null | undefined, plain: string | null, l: string) => map?.[l] ?? (l === langs[0] ? (plain ?? '') : '');
   return (
     <details class="service-edit">
       <summary class="small">Edit</summary>
@@ -33,14 +35,31 @@ function ServiceEdit(props: { s: Shell; uuid: string; section: number; service: 
         <input type="hidden" name="op" value="edit-service" />
         <input type="hidden" name="section" value={String(props.section)} />
         <input type="hidden" name="service" value={String(props.service)} />
-        <label>
-          Name shown <span class="muted small">(empty: its own name)</span>
-          <input type="text" name="name_shown" value={sv.name_shown ?? ''} />
-        </label>
-        <label>
-          Description
-          <input type="text" name="description" value={sv.description ?? ''} />
-        </label>
+        {one ? (
+          <>
+            <label>
+              Name shown <span class="muted small">(empty: its own name)</span>
+              <input type="text" name="name_shown" value={sv.name_shown ?? ''} />
+            </label>
+            <label>
+              Description
+              <input type="text" name="description" value={sv.description ?? ''} />
+            </label>
+          </>
+        ) : (
+          langs.map((l) => (
+            <>
+              <label>
+                Name shown ({l}) <span class="muted small">(all empty: its own name)</span>
+                <input type="text" name={`name_shown.${l}`} value={of(sv.name_i18n, sv.name_shown, l)} />
+              </label>
+              <label>
+                Description ({l})
+                <input type="text" name={`description.${l}`} value={of(sv.description_i18n, sv.description, l)} />
+              </label>
+            </>
+          ))
+        )}
         <label class="check">
           <input type="checkbox" name="show_uptime" checked={sv.show_uptime} /> Show uptime
         </label>
@@ -99,6 +118,7 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
   const { s, page: p, errors } = props;
   const nameOf = new Map(props.services.map((x) => [x.uuid, x.name]));
   const w = canWrite(s);
+  const langs = p.settings.languages;
   return (
     <Layout s={s} title={p.name}>
       <h1>{p.name}</h1>
@@ -120,7 +140,11 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
                   <Csrf s={s} />
                   <input type="hidden" name="op" value="rename-section" />
                   <input type="hidden" name="section" value={String(i)} />
-                  <input type="text" name="name" value={sec.name} aria-label={`New name of section ${sec.name}`} required />
+                  {langs.length <= 1 ? (
+                    <input type="text" name="name" value={sec.name} aria-label={`New name of section ${sec.name}`} required />
+                  ) : (
+                    langs.map((l) => <input type="text" name={`name.${l}`} value={sec.name_i18n?.[l as 'en'] ?? (l === langs[0] ? sec.name : '')} aria-label={`New name of section ${sec.name} (${l})`} placeholder={l} />)
+                  )}
                   <button type="submit" class="secondary">
                     Rename
                   </button>
@@ -139,7 +163,7 @@ export function StatuspageEditPage(props: { s: Shell; page: Statuspage; url: str
                     {sv.name_shown ?? nameOf.get(sv.monitor_uuid) ?? sv.monitor_uuid}
                     {sv.is_group ? <span class="muted small"> (group of {sv.services.length})</span> : null}
                     {sv.is_group ? <GroupChildren s={s} uuid={p.uuid} section={i} group={j} members={sv.services} nameOf={nameOf} services={props.services} w={w} picker={props.pickers?.get(`s${i}g${j}`)} /> : null}
-                    {w ? <ServiceEdit s={s} uuid={p.uuid} section={i} service={j} sv={sv} /> : null}
+                    {w ? <ServiceEdit s={s} uuid={p.uuid} section={i} service={j} sv={sv} langs={langs} /> : null}
                   </td>
                   <td>
                     {w ? (

@@ -33,9 +33,25 @@ const swap = <T>(list: T[], i: number, j: number): T[] => {
 };
 
 /**
+ * A text of an edit form: per language when the form has `<name>.<lang>` fields (a page with several
+ * languages: the filled ones as a map, `plain` the first of them), else the plain field `<name>`.
+ */
+function texts(f: FormValues, name: string): { plain: string; map: LocalizedText | null } {
+  const keys = PAGE_LANGUAGES.filter((l) => f[`${name}.${l}`] !== undefined);
+  if (keys.length === 0) return { plain: text(f, name).trim(), map: null };
+  const map: Record<string, string> = {};
+  for (const l of keys) {
+    const t = text(f, `${name}.${l}`).trim();
+    if (t) map[l] = t;
+  }
+  const first = Object.values(map)[0];
+  return first === undefined ? { plain: '', map: null } : { plain: first, map: map as LocalizedText };
+}
+
+/**
  * One edit of a page's sections from a console form (plain buttons, no script): `op` is
- * `add-section` (name), `rename-section` (section, name), `remove-section`, `move-section` (dir
- * up|down), `add-service` (uuid, repeated: each is added, in order), `edit-service` (section, service, name_shown, description,
+ * `add-section` (name), `rename-section` (section, name or name.<lang>), `remove-section`, `move-section` (dir
+ * up|down), `add-service` (uuid, repeated: each is added, in order), `edit-service` (section, service, name_shown, description — each also per language as `.<lang>` —,
  * show_uptime, show_response_times: a service's own texts and switches),
  * `remove-service` or `move-service` (section, service index, dir), `add-group` (section, name: a
  * service with `is_group` and no monitor), `add-child` (section, group index, uuid, repeated) or
@@ -56,19 +72,22 @@ export function editSections(current: readonly PageSection[], f: FormValues): Se
       break;
     case 'rename-section':
       if (at) {
-        at.name = text(f, 'name').trim();
-        at.name_i18n = null;
+        const n = texts(f, 'name');
+        at.name = n.plain;
+        at.name_i18n = n.map;
       }
       break;
     case 'edit-service':
       if (at && at.services[vi]) {
         const sv = at.services[vi];
+        const n = texts(f, 'name_shown');
+        const d = texts(f, 'description');
         at.services[vi] = {
           ...sv,
-          name_shown: text(f, 'name_shown').trim() || null,
-          name_i18n: null,
-          description: text(f, 'description').trim() || null,
-          description_i18n: null,
+          name_shown: n.map ? null : n.plain || null,
+          name_i18n: n.map,
+          description: d.plain || null,
+          description_i18n: d.map,
           show_uptime: f.show_uptime !== undefined,
           show_response_times: f.show_response_times !== undefined,
         };
