@@ -46,7 +46,9 @@ export const TagName = z
   .trim()
   .min(1, 'must not be empty')
   .max(40, 'must be at most 40 characters')
-  .regex(NAME_RE, 'may hold letters, digits, spaces and _ . - / only, starting with a letter or digit');
+  // refine, not regex: a Unicode-class pattern does not carry over to the OpenAPI document.
+  .refine((v) => NAME_RE.test(v), 'may hold letters, digits, spaces and _ . - / only, starting with a letter or digit')
+  .meta({ description: 'letters, digits, spaces and _ . - /, starting with a letter or digit; unique whatever the case' });
 
 /** Zod schema of a tag colour: `#rrggbb` (stored lower case). */
 export const TagColor = z
@@ -60,7 +62,7 @@ export const GroupName = z
   .string({ error: 'must be a string or null' })
   .trim()
   .max(100, 'must be at most 100 characters')
-  .regex(/^[^\p{Cc}]*$/u, 'must not hold control characters')
+  .refine((v) => !/\p{Cc}/u.test(v), 'must not hold control characters')
   .nullable()
   .transform((s) => (s === null || s === '' ? null : s));
 
