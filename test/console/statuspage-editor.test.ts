@@ -269,3 +269,21 @@ describe('preview', () => {
     assert.doesNotMatch(seen.html, /<iframe/, 'a viewer sees no preview frame');
   });
 });
+
+describe('"Add" buttons clicked twice add once', () => {
+  test('the same add-section, add-service, add-group and add-child posted twice change the page once', async () => {
+    const m = await api('/v1/monitors', { method: 'POST', json: { name: 'Twice', url: 'http://127.0.0.1:9/', check_frequency: 60 } });
+    const u = (await api('/v2/statuspages', { method: 'POST', json: { name: 'Adds' } })).uuid as string;
+    const twice = async (form: Record<string, string>) => {
+      for (let i = 0; i < 2; i++) assert.equal((await admin.post(`/statuspages/${u}/sections`, form)).status, 303);
+    };
+    await twice({ op: 'add-section', name: 'Core' });
+    await twice({ op: 'add-service', section: '0', uuid: m.uuid });
+    await twice({ op: 'add-group', section: '0', name: 'Backends' });
+    await twice({ op: 'add-child', section: '0', service: '1', uuid: m.uuid });
+    const secs = (await api(`/v2/statuspages/${u}`)).statuspage.sections as Array<{ name: { en: string }; services: Array<{ monitor_uuid: string | null; name_shown: string | null; services: unknown[] }> }>;
+    assert.deepEqual(secs.map((x) => x.name.en), ['Core']);
+    assert.deepEqual(secs[0]!.services.map((x) => x.monitor_uuid ?? x.name_shown), [m.uuid, 'Backends']);
+    assert.equal(secs[0]!.services[1]!.services.length, 1);
+  });
+});

@@ -55,7 +55,8 @@ function texts(f: FormValues, name: string): { plain: string; map: LocalizedText
  * show_uptime, show_response_times: a service's own texts and switches),
  * `remove-service` or `move-service` (section, service index, dir), `add-group` (section, name: a
  * service with `is_group` and no monitor), `add-child` (section, group index, uuid, repeated) or
- * `remove-child` (section, group index, child index). Out-of-range indexes change nothing; the result is validated by the API's schema and rules when stored.
+ * `remove-child` (section, group index, child index). Adds are idempotent: a section or group of
+ * the same name, or a service already in that section or group, is not added again. Out-of-range indexes change nothing; the result is validated by the API's schema and rules when stored.
  * @returns the new sections
  */
 export function editSections(current: readonly PageSection[], f: FormValues): SectionInput[] {
@@ -67,8 +68,9 @@ export function editSections(current: readonly PageSection[], f: FormValues): Se
   const group = at?.services[vi];
   const fresh = (uuid: string): PageService => ({ monitor_uuid: uuid, name_shown: null, show_uptime: true, show_response_times: true, description: null, is_group: false, services: [] });
   switch (text(f, 'op')) {
+    // Adds are idempotent (a double-clicked "Add" posts twice): a section or group of that name, a service already in that place is not added again.
     case 'add-section':
-      sections.push({ name: text(f, 'name').trim(), services: [] });
+      if (!sections.some((x) => x.name === text(f, 'name').trim())) sections.push({ name: text(f, 'name').trim(), services: [] });
       break;
     case 'rename-section':
       if (at) {
@@ -101,13 +103,13 @@ export function editSections(current: readonly PageSection[], f: FormValues): Se
       break;
     case 'add-service':
       // Every uuid the picker posts (views/console/picker.tsx), in order.
-      if (at) for (const uuid of many(f, 'uuid')) at.services.push(fresh(uuid));
+      if (at) for (const uuid of many(f, 'uuid')) if (!at.services.some((x) => !x.is_group && x.monitor_uuid === uuid)) at.services.push(fresh(uuid));
       break;
     case 'add-group':
-      if (at) at.services.push({ ...fresh(''), name_shown: text(f, 'name').trim(), is_group: true });
+      if (at && !at.services.some((x) => x.is_group && x.name_shown === text(f, 'name').trim())) at.services.push({ ...fresh(''), name_shown: text(f, 'name').trim(), is_group: true });
       break;
     case 'add-child':
-      if (at && group?.is_group) at.services[vi] = { ...group, services: [...group.services, ...many(f, 'uuid').map(fresh)] };
+      if (at && group?.is_group) at.services[vi] = { ...group, services: [...group.services, ...many(f, 'uuid').filter((u) => !group.services.some((x) => x.monitor_uuid === u)).map(fresh)] };
       break;
     case 'remove-child':
       if (at && group?.is_group) at.services[vi] = { ...group, services: group.services.filter((_, i) => i !== Number(text(f, 'child'))) };
