@@ -137,8 +137,12 @@ export function resultsService(deps: { store: Store; clock: Clock; bus: EventBus
      */
     async reload(): Promise<void> {
       const all = await store.async.monitors.list();
+      // A monitor down with no open outage had it resolved by a person: its next confirmed failure
+      // opens a new one (issue 33 point 11), after a restart or take-over too. One read per down monitor.
+      const reopen = new Set<number>();
+      for (const m of all) if (m.status === 'down' && probes.monitor(m.id) && (await store.async.outages.openUuidForMonitor(m.id)) === undefined) reopen.add(m.id);
       states.clear();
-      for (const m of all) if (probes.monitor(m.id)) states.set(m.id, { status: m.status, round: null });
+      for (const m of all) if (probes.monitor(m.id)) states.set(m.id, reopen.has(m.id) ? { status: 'down', round: null, reopen: true } : { status: m.status, round: null });
     },
     /** Active monitors by their current status (the `pharos_monitors{status}` gauge). */
     statusCounts(): { up: number; down: number } {
