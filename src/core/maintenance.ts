@@ -151,6 +151,8 @@ export function maintenanceService(deps: { store: Store; clock: Clock; bus: Even
   return {
     /** Every window as of now (recurring ones at their ongoing, next or last occurrence). */
     list: (): Promise<MaintenanceWindow[]> => store.async.maintenance.list(clock.now()),
+    /** Per window uuid: who created it, as the audit log names them (the hosted service's `createdBy`); absent for windows older than the audit log. */
+    createdBy: (uuids: string[]): Promise<Record<string, string>> => (uuids.length === 0 ? Promise.resolve({}) : store.async.auditLog.createdBy('maintenance_window', uuids)),
     /** @throws AppError 404 `maintenance.not_found` */
     async get(uuid: string): Promise<MaintenanceWindow> {
       const w = await store.async.maintenance.get(uuid, clock.now());

@@ -48,7 +48,17 @@ export function auditLogStore(db: Db) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const pages = new Map<string, Statement<unknown[], Row>>();
+  const creator = db.prepare<[string, string], { actor_name: string }>(
+    "SELECT actor_name FROM audit_log WHERE resource_type = ? AND resource_uuid = ? AND action = 'create' ORDER BY id LIMIT 1",
+  );
   return {
+    /** Per uuid of `resourceType`: the name of the actor of its `create` entry, when there is one. */
+    createdBy(resourceType: AuditResourceType, uuids: string[]): Record<string, string> {
+      return Object.fromEntries(uuids.flatMap((u) => {
+        const r = creator.get(resourceType, u);
+        return r ? [[u, r.actor_name]] : [];
+      }));
+    },
     /**
      * Appends one entry.
      * @returns its id (ascending in insertion order on one database)

@@ -81,3 +81,16 @@ test('subscribers: teams_webhook_url (a Teams subscriber\'s, as its origin only;
   const teams = await json(`/v2/statuspages/${sp}/subscribers`, 'POST', { type: 'teams', teams_webhook_url: 'https://acme.webhook.office.com/webhookb2/secret-part' });
   assert.equal(teams.body.subscriber.teams_webhook_url, 'https://acme.webhook.office.com/…', 'a credential: its origin only');
 });
+
+test('maintenance windows: createdBy (who created it, from the audit log), as maintenance_crud.yaml has it; bulkUuid is not sent', async () => {
+  const created = await json('/v1/maintenance-windows', 'POST', { name: 'w', start_date: '2030-01-01T00:00:00Z', end_date: '2030-01-01T01:00:00Z', monitors: [] });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  assertDecodes(created.body, obj({ createdBy: str }), 'recorded maintenance field');
+  assert.match(created.body.createdBy, /admin@localhost/, 'the API token, named with its owner');
+  assertDecodes(created.body, go.Maintenance, 'Go Maintenance');
+  assert.equal(created.body.bulkUuid, undefined);
+  const renamed = await json(`/v1/maintenance-windows/${created.body.uuid}`, 'PUT', { name: 'w2' });
+  assert.equal(renamed.body.createdBy, created.body.createdBy, 'an update does not change who created it');
+  const listed = ((await json('/v1/maintenance-windows')).body as Array<{ uuid: string; createdBy: string }>).find((w) => w.uuid === created.body.uuid);
+  assert.equal(listed?.createdBy, created.body.createdBy);
+});

@@ -58,6 +58,7 @@ describe('maintenance windows', () => {
       status: 'upcoming',
       timezone: 'UTC',
       createdAt: iso(t0),
+      createdBy: 'PHAROS_ADMIN_TOKEN (admin@localhost)',
     });
     await p.advance(MIN);
     assert.equal((await (await p.api(`/v1/maintenance-windows/${w.uuid}`)).json()).status, 'ongoing');

@@ -44,6 +44,7 @@ export const MaintenanceSchema = z
     status: z.enum(['upcoming', 'ongoing', 'completed']),
     timezone: z.string().openapi({ description: 'IANA zone a recurrence\'s times of day are read in (dates carry their own offset)' }),
     createdAt: z.string(),
+    createdBy: z.string().nullable().openapi({ description: 'who created it, as the audit log names them; null for windows older than the audit log' }),
   })
   .openapi('MaintenanceWindow');
 
@@ -53,7 +54,8 @@ const tags = ['Maintenance windows'];
 export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   const { core, clock } = deps;
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const out = (w: MaintenanceWindow): z.infer<typeof MaintenanceSchema> => ({
+  /** `by`: who created each window (core.maintenance.createdBy), read for the windows answered. */
+  const out = (w: MaintenanceWindow, by: Readonly<Record<string, string>>): z.infer<typeof MaintenanceSchema> => ({
     uuid: w.uuid,
     name: w.name,
     start_date: iso(w.startAt),
@@ -69,7 +71,9 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     status: maintenanceStatus(w, clock.now()),
     timezone: w.timezone,
     createdAt: iso(w.createdAt),
+    createdBy: by[w.uuid] ?? null,
   });
+  const one = async (w: MaintenanceWindow) => out(w, await core.maintenance.createdBy([w.uuid]));
   const item = { params: UuidParam };
 
   app.openapi(
@@ -82,7 +86,9 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
       responses: { 200: json(z.union([z.array(MaintenanceSchema), z.object({ maintenanceWindows: z.array(MaintenanceSchema), hasNextPage: z.boolean(), total: z.number() })]), 'All windows'), ...COMMON_ERRORS },
     }),
     async (c) => {
-      const all = (await core.maintenance.list()).map(out);
+      const windows = await core.maintenance.list();
+      const by = await core.maintenance.createdBy(windows.map((w) => w.uuid));
+      const all = windows.map((w) => out(w, by));
       if (core.config.api.compatibility !== 'hosted') return c.json(all, 200);
       // The hosted service's list (maintenance_list.yaml); hyperping-go's ListMaintenance asks ?page=N until hasNextPage is false.
       const first = (c.req.valid('query').page ?? '0') === '0';
@@ -91,15 +97,15 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a maintenance window', request: jsonBody(MaintenanceBody), responses: { 201: json(MaintenanceSchema, 'The created window (with its uuid)'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(out(await core.maintenance.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
+    async (c) => c.json(await one(await core.maintenance.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a maintenance window', request: item, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(out(await core.maintenance.get(c.req.valid('param').uuid)), 200),
+    async (c) => c.json(await one(await core.maintenance.get(c.req.valid('param').uuid)), 200),
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a maintenance window (partial: fields left out keep their values; the merged window is validated)', request: { ...item, ...jsonBody(MaintenanceBody.partial()) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(out(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
+    async (c) => c.json(await one(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({
@@ -110,7 +116,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
       request: item,
       responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...NOT_FOUND, ...CONFLICT },
     }),
-    async (c) => c.json(out(await core.maintenance.endNow(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
+    async (c) => c.json(await one(await core.maintenance.endNow(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'delete', path: '/{uuid}', tags, summary: 'Delete a maintenance window', request: item, responses: { 200: json(MessageSchema, 'Deleted'), ...COMMON_ERRORS, ...NOT_FOUND } }),
