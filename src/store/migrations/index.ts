@@ -24,9 +24,9 @@ import { sql as integrations } from './0022_integrations.ts';
 import { sql as monitorBadges } from './0023_monitor_badges.ts';
 import { sql as tagsGroups } from './0024_tags_groups.ts';
 import { sql as maintenanceRecurrence } from './0025_maintenance_recurrence.ts';
+import { sql as onCall } from './0026_on_call.ts';
 import { sql as idsNeverRepeat, run as rebuildWithAutoincrement } from './0027_ids_never_repeat.ts';
 import { sql as people } from './0028_people.ts';
-import { sql as onCall } from './0026_on_call.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -70,8 +70,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 23, name: 'monitor_badges', sql: monitorBadges },
   { version: 24, name: 'tags_groups', sql: tagsGroups },
   { version: 25, name: 'maintenance_recurrence', sql: maintenanceRecurrence },
-  { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat, run: rebuildWithAutoincrement, foreignKeysOff: true },
   { version: 26, name: 'on_call', sql: onCall },
+  { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat, run: rebuildWithAutoincrement, foreignKeysOff: true },
   { version: 28, name: 'people', sql: people },
 ];
 

@@ -32,8 +32,8 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 23, name: 'monitor_badges', sql: monitorBadges },
   { version: 24, name: 'tags_groups', sql: tagsGroups },
   { version: 25, name: 'maintenance_recurrence', sql: maintenanceRecurrence },
-  { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat },
   { version: 26, name: 'on_call', sql: onCall },
+  { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat },
   { version: 28, name: 'people', sql: people },
 ];
 
