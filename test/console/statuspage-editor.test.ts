@@ -159,6 +159,9 @@ describe('settings: every API-settable field round-trips through the form', () =
     assert.equal(none.status, 400);
     assert.match(none.html, /data-error-for="languages">must name at least one language/);
     assert.equal((await api(`/v2/statuspages/${created.uuid}`)).statuspage.name, 'Rules');
+    const saml = await admin.post(`/statuspages/${created.uuid}`, { name: 'Rules', theme: 'light', font: 'Inter', accent_color: '#36b27e', logo_height: '32px', languages: 'en', 'authentication.saml_sso': 'on' });
+    assert.equal(saml.status, 400);
+    assert.match(saml.html, /data-error-for="authentication">is required when saml_sso is true/);
     // Custom CSS: the API's size limit and rule, beside the field.
     const minimal = { name: 'Rules', theme: 'light', font: 'Inter', accent_color: '#36b27e', logo_height: '32px', languages: 'en' };
     const big = await admin.post(`/statuspages/${created.uuid}`, { ...minimal, custom_css: `body{}${' '.repeat(CUSTOM_CSS_MAX_CHARS)}` });

@@ -150,7 +150,7 @@ export function StatuspageSettingsForm(props: SettingsProps) {
         </label>
         {passwordSet ? <Check name="password_remove" label="Remove the password" stored={false} /> : null}
         <Check name="authentication.google_sso" label="Visitors sign in with an identity provider" stored={st.authentication.google_sso} />
-        <Text name="authentication.google_allowed_domains" label="Allowed email domains" stored={st.authentication.google_allowed_domains.join(', ')} hint="(comma-separated)" field="authentication" />
+        <Text name="authentication.google_allowed_domains" label="Allowed email domains" stored={st.authentication.google_allowed_domains.join(', ')} hint="(comma-separated)" field="authentication.google_allowed_domains" />
         <Check name="authentication.saml_sso" label="Visitors sign in through SAML" stored={st.authentication.saml_sso} />
         <label>
           SSO connection
@@ -163,6 +163,8 @@ export function StatuspageSettingsForm(props: SettingsProps) {
             ))}
           </select>
         </label>
+        {/* The API names nested fields (authentication.sso_connection_uuid …); the form shows them once, here. */}
+        <FieldError errors={errors} name="authentication" />
       </fieldset>
       {w ? (
         <div class="actions">
