@@ -147,9 +147,12 @@ describe('the console in Chromium', () => {
     await admin.fill('input[name=name]', 'Acme status');
     await admin.fill('input[name=subdomain]', 'acme');
     await admin.fill('input[name=section_0_name]', 'Website');
-    await admin.locator('[data-section="0"] label:has-text("Shop") input').check();
+    // Each section has a searchable picker (issue 33 point 5): typed, then the match added.
+    await admin.locator('#pick-section_0_services input[type=search]').pressSequentially('Shop');
+    await admin.locator('#pick-section_0_services [data-pick]', { hasText: 'Shop' }).click();
     await admin.fill('input[name=section_1_name]', 'Jobs');
-    await admin.locator('[data-section="1"] label:has-text("Nightly backup") input').check();
+    await admin.locator('#pick-section_1_services input[type=search]').pressSequentially('Nightly');
+    await admin.locator('#pick-section_1_services [data-pick]', { hasText: 'Nightly backup' }).click();
     await admin.click('button:has-text("Create status page")');
     await admin.waitForURL(/\/statuspages\/[a-z]+_/);
     // Up/down buttons order the sections (a plain form each).
