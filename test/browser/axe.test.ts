@@ -83,13 +83,13 @@ const SKIP = /^\/(logout|events|_console|_pharos|status\/|ping\/|v\d\/|api\/|doc
 
 /**
  * Audits every console page reachable from the overview (its navigation and every page's links)
- * within three clicks, one page per path shape; returns the problems and the pages visited.
+ * within three clicks (nav, list, detail, its forms), one page per path shape; returns the problems and the pages visited.
  */
 async function auditConsole(ctx: BrowserContext): Promise<{ problems: string[]; pages: string[] }> {
   const seen = new Map<string, string>();
   const problems: string[] = [];
   let frontier = ['/'];
-  for (let depth = 0; depth < 3 && frontier.length > 0; depth++) {
+  for (let depth = 0; depth < 4 && frontier.length > 0; depth++) {
     const next: string[] = [];
     for (const path of frontier) {
       if (seen.has(shapeOf(path))) continue;
@@ -153,6 +153,7 @@ describe('axe-core over every page', () => {
     const walk = await auditConsole(ctx);
     problems.push(...walk.problems);
     await ctx.close();
+    if (process.env.AXE_PAGES) console.log(walk.pages.join('\n'));
     assert.ok(walk.pages.length >= 25, `the walk reached ${walk.pages.length} pages: ${walk.pages.join(' ')}`);
     assert.deepEqual(problems, [], `serious or critical axe violations (${walk.pages.length} console pages: ${walk.pages.join(' ')}):\n${problems.join('\n')}`);
   });

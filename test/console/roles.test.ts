@@ -47,12 +47,12 @@ const FORM_PAGE = /\/(new|edit|delete|test)$/;
 /** Forms any signed-in person may post (router.ts SELF_SERVICE). */
 const OWN = /^\/(logout|theme|profile(\/|$)|settings\/sessions|settings\/password|settings\/totp\/)/;
 
-/** Every page reachable from `/` within three links, one per path shape: path → HTML. */
+/** Every page reachable from `/` within four links, one per path shape: path → HTML. */
 async function walk(cl: ConsoleClient): Promise<Map<string, string>> {
   const pages = new Map<string, string>();
   const seen = new Set<string>();
   let frontier = ['/'];
-  for (let depth = 0; depth < 3; depth++) {
+  for (let depth = 0; depth < 4; depth++) {
     const next: string[] = [];
     for (const path of frontier) {
       if (seen.has(shapeOf(path))) continue;
