@@ -168,4 +168,31 @@ describe('recurring maintenance windows', () => {
     const expected = (T(resolved.endDate) - endedAt) / 1000;
     assert.ok(Math.abs(r.outages.totalDowntime - expected) < 1, `downtime counts from "end now" on, not inside the occurrence: ${r.outages.totalDowntime} s vs ${expected} s`);
   });
+
+  test("the next day's occurrence holds alerts too, and they flow at its natural end (the gate re-arms itself)", async () => {
+    // A day of checks: the other tests' monitors go first, this one checks every 5 minutes.
+    for (const other of (await (await p.api('/v1/monitors')).json()) as Array<{ uuid: string }>) assert.ok((await p.api(`/v1/monitors/${other.uuid}`, { method: 'DELETE' })).ok);
+    const target = await httpTarget();
+    targets.push(target);
+    const res = await p.api('/v1/monitors', { method: 'POST', json: { name: 'nightly', url: target.url, check_frequency: 300, escalation_policy: 'ep_now' } });
+    const m = (await res.json()).uuid as string;
+    const first = new Date(p.clock.now() + 5 * MIN);
+    const w = await (await p.api('/v1/maintenance-windows', { method: 'POST', json: { name: 'nightly', monitors: [m], recurrence: { strategy: 'daily', start_time: first.toISOString().slice(11, 16), duration_minutes: 20 } } })).json();
+    const day2 = T(w.start_date) + 24 * 60 * MIN;
+    const alerted = () => hooks.delivered('/hook').filter((b) => b.event === 'outage.alert' && b.outage.monitor.name === 'nightly').length;
+    await p.advance(day2 + 2 * MIN - p.clock.now());
+    assert.equal((await (await p.api(`/v1/maintenance-windows/${w.uuid}`)).json()).status, 'ongoing', "the second day's occurrence");
+    target.respond(503);
+    await p.advance(5 * MIN);
+    assert.equal(alerted(), 0, 'held during the second occurrence');
+    await p.advance(day2 + 20 * MIN - 1 - p.clock.now());
+    assert.equal(alerted(), 0, 'until its end');
+    await waitFor('the held alert at the occurrence end', async () => {
+      await p.advance(1);
+      return alerted() === 1;
+    });
+    assert.ok(p.clock.now() - (day2 + 20 * MIN) < 1000, 'at the end, not later');
+    target.respond(200);
+    await p.advance(2 * MIN);
+  });
 });
