@@ -8,6 +8,7 @@ import type { LeaderFence } from '../domain/cluster.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { isLeaseLost } from './dispatcher.ts';
+import { createPager, type Pager } from './pager.ts';
 
 /**
  * One scheduled send of outage `uuid`, in one transaction: the lease's fencing number checked first
@@ -42,6 +43,10 @@ export class EscalationStepper {
   #generation = 0;
   /** While the start's read is in flight: outages followed by events meanwhile (newer than that read). */
   #followed: Set<number> | null = null;
+  /** Pages the people of a step once it is committed (issue 34 point 3). */
+  readonly #pager: Pager;
+  /** Pages in flight (awaited by {@link settled}). */
+  readonly #paging = new Set<Promise<void>>();
 
   /**
    * @param deps.fence the leader's lease (issue 31, several instances): checked before each step, whose
@@ -49,6 +54,7 @@ export class EscalationStepper {
    */
   constructor(private readonly deps: { core: Core; store: Store; clock: Clock; logger: Logger; wakeDispatcher: () => void; fence?: LeaderFence }) {
     this.#timers = new TimerQueue(deps.clock);
+    this.#pager = createPager({ core: deps.core, store: deps.store, clock: deps.clock, logger: deps.logger });
   }
 
   /** Sets timers for every scheduled send in the store (read asynchronously) and follows outage events. */
@@ -68,10 +74,17 @@ export class EscalationStepper {
       });
     };
     this.#unsubscribe.push(
-      core.bus.on('outage.opened', ({ outage }) => woken(outage)),
+      core.bus.on('outage.opened', ({ outage }) => {
+        woken(outage);
+        // Step 1 due at once was queued in the opening transaction: its people are paged now.
+        if (outage.alertedSteps > 0) this.#page(outage);
+      }),
       core.bus.on('outage.unacknowledged', ({ outage }) => follow(outage)),
       core.bus.on('outage.acknowledged', ({ outage }) => woken(outage)),
-      core.bus.on('outage.escalated', ({ outage }) => woken(outage)),
+      core.bus.on('outage.escalated', ({ outage }) => {
+        woken(outage);
+        this.#page(outage);
+      }),
       core.bus.on('outage.resolved', ({ outage }) => woken(outage)),
       core.bus.on('outage.deleted', ({ incidentNumber }) => {
         this.#followed?.add(incidentNumber);
@@ -113,9 +126,10 @@ export class EscalationStepper {
   /** Resolves when no store work of the stepper is in flight or queued (tests drive a manual clock, then await this). */
   async settled(): Promise<void> {
     let seen: Promise<void> | undefined;
-    while (seen !== this.#chain) {
+    while (seen !== this.#chain || this.#paging.size > 0) {
       seen = this.#chain;
       await seen;
+      await Promise.all([...this.#paging]);
     }
   }
 
@@ -143,6 +157,22 @@ export class EscalationStepper {
     this.#timers.schedule(incidentNumber, nextAlertAt, () => this.#fire(uuid, incidentNumber));
   }
 
+  /**
+   * Pages the people of the send `o` just committed, outside the stepper's chain (sends take seconds);
+   * a step that reached nobody moved the next one to now: its timer is set again.
+   */
+  #page(o: OutageRecord): void {
+    const generation = this.#generation;
+    const p = this.#pager.pageStep(o).then(
+      (r) => {
+        if (r.hurried && generation === this.#generation) this.refresh(o.uuid);
+      },
+      (e: unknown) => this.deps.logger.error('paging the people of an escalation step failed', { outage: o.uuid, error: (e as Error).message }),
+    );
+    this.#paging.add(p);
+    void p.finally(() => this.#paging.delete(p));
+  }
+
   #fire(uuid: string, incidentNumber: number): void {
     this.#enqueue(() => this.#step(uuid, incidentNumber));
   }
@@ -160,6 +190,7 @@ export class EscalationStepper {
       // Step 1 is the first alert (its delivery is logged); later sends are escalations.
       if (queued && o && o.alertedSteps > 1) logger.warn(`outage #${o.incidentNumber} escalated: send ${o.alertedSteps} of its escalation policy, still unacknowledged`, { outage: o.uuid, incident: o.incidentNumber, send: o.alertedSteps });
       if (queued) this.deps.wakeDispatcher();
+      if (queued && o) this.#page(o);
     } catch (e) {
       // Another instance leads and steps this outage now: this stepper is being stopped.
       if (isLeaseLost(e)) return fence?.lost(epoch ?? 0);

@@ -65,7 +65,7 @@ const intIn = (v: unknown, min: number, max: number) => typeof v === 'number' &&
 
 /**
  * Checks a policy's fields (shape and ranges; each 400 names the field as the API spells it). Target
- * types `user` and `schedule` are refused unless `allowPeople` (the on-call issue lifts it).
+ * types `user` and `schedule` are refused unless `allowPeople` (the API and the console allow them since issue 34).
  * @throws AppError 400 `validation.invalid`
  */
 export function checkPolicy(w: EscalationPolicyWrite, allowPeople = false): EscalationPolicyWrite {
@@ -91,11 +91,17 @@ export function checkPolicy(w: EscalationPolicyWrite, allowPeople = false): Esca
   return { ...w, name, team };
 }
 
-/** Checks in `tx` that every integration target exists. @throws AppError 400 naming the target */
+/**
+ * Checks in `tx` that every target exists: an integration, a person (a console user: GET
+ * /v1/team-members) or an on-call schedule (issue 34 point 3). @throws AppError 400 naming the target
+ */
 function checkTargets(tx: Store, w: EscalationPolicyWrite): void {
   w.steps.forEach((s, i) =>
     s.targets.forEach((t, j) => {
-      if (t.type === 'integration' && !tx.integrations.get(t.uuid)) throw invalid(`steps[${i}].targets[${j}].uuid`, `no integration "${t.uuid}" (use a uuid from GET /v1/integrations)`);
+      const field = `steps[${i}].targets[${j}].uuid`;
+      if (t.type === 'integration' && !tx.integrations.get(t.uuid)) throw invalid(field, `no integration "${t.uuid}" (use a uuid from GET /v1/integrations)`);
+      if (t.type === 'user' && !tx.people.member(t.uuid)) throw invalid(field, `no team member "${t.uuid}" (use a uuid from GET /v1/team-members)`);
+      if (t.type === 'schedule' && !tx.onCall.get(t.uuid)) throw invalid(field, `no on-call schedule "${t.uuid}" (use a uuid from GET /v1/on-call-schedules)`);
     }),
   );
 }
@@ -249,7 +255,7 @@ export function escalationPoliciesService(deps: { store: Store; clock: Clock; bu
      */
     async create(input: PolicyInput, actor: AuditActor, opts: PolicyWriteOptions = {}): Promise<EscalationPolicy> {
       const provisioning = opts.provisioning === true;
-      const write = checkPolicy({ name: input.name, team: input.team ?? null, steps: input.steps, repeatCount: input.repeatCount ?? 0, repeatEveryMinutes: input.repeatEveryMinutes ?? null, provisioned: provisioning }, false);
+      const write = checkPolicy({ name: input.name, team: input.team ?? null, steps: input.steps, repeatCount: input.repeatCount ?? 0, repeatEveryMinutes: input.repeatEveryMinutes ?? null, provisioned: provisioning }, true);
       const uuid = provisioning && input.uuid ? input.uuid : newId(ID_PREFIX.escalationPolicy);
       return store.async.tx(createPolicy, { uuid, write, actor, now: clock.now() });
     },
@@ -258,7 +264,7 @@ export function escalationPoliciesService(deps: { store: Store; clock: Clock; bu
      * @throws (rejects) AppError 404; 400; 409 `escalation_policies.provisioned` / `name_taken`
      */
     update: (uuid: string, patch: PolicyPatch, actor: AuditActor, opts: PolicyWriteOptions = {}): Promise<EscalationPolicy> =>
-      store.async.tx(updatePolicy, { uuid, patch, provisioning: opts.provisioning === true, allowPeople: false, actor, now: clock.now() }),
+      store.async.tx(updatePolicy, { uuid, patch, provisioning: opts.provisioning === true, allowPeople: true, actor, now: clock.now() }),
     /** Marks a provisioned policy as no longer in config.yaml (kept: something uses it). @throws (rejects) AppError 404 */
     unprovision: (uuid: string, actor: AuditActor): Promise<EscalationPolicy> => store.async.tx(unprovisionPolicy, { uuid, actor, now: clock.now() }),
     /**

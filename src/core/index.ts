@@ -33,6 +33,7 @@ import { escalationPoliciesService } from './escalation-policies.ts';
 import { onCallService } from './on-call.ts';
 import { onCallFeedsService } from './on-call-feeds.ts';
 import { peopleService } from './people.ts';
+import { pageLinksService } from './page-links.ts';
 import type { PersonSender } from './people-pages.ts';
 import { auditLogService } from './audit-log.ts';
 import { tagsService } from './tags.ts';
@@ -71,6 +72,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   const accounts = accountsService({ store, clock, config, logger });
   const reports = reportsService({ store, clock });
   const people = peopleService({ store, clock, logger, secrets: deps.secrets, sender: deps.personSender });
+  const outages = outagesService({ store, clock, bus, config, escalation });
   // An acknowledged or resolved outage pages nobody further (issue 34 point 1): its delayed steps are dropped.
   for (const event of ['outage.acknowledged', 'outage.resolved'] as const) {
     bus.on(event, ({ outage }) => void people.cancelPages(outage.uuid).catch((e: unknown) => logger.error(`cancelling the pages of ${outage.uuid} failed: ${(e as Error).message}`)));
@@ -96,7 +98,7 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     checks,
     probes,
     results: resultsService({ store, clock, bus, logger, checks, probes, config }),
-    outages: outagesService({ store, clock, bus, config, escalation }),
+    outages,
     healthchecks: healthchecksService({ store, clock, bus, config, escalation }),
     maintenance: maintenanceService({ store, clock, bus, publicUrl: config.public_url }),
     reports,
@@ -144,6 +146,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
      * `people.page(userUuid, page)` and `people.cancelPages(outageUuid)` (core/people-pages.ts).
      */
     people,
+    /** Acknowledge / resolve from a page: signed single-use links and SMS replies (issue 34 point 4). */
+    pageLinks: pageLinksService({ store, clock, logger, secrets: deps.secrets, baseUrl: escalation.settings.baseUrl, outages }),
     /** The audit log (issue 32 point 5): who changed what, read newest first. */
     auditLog: auditLogService({ store }),
     /** Tags with colours and groups (issue 33 point 5): `/v1/tags`, bulk "add tag", the monitor picker's search. */

@@ -7,6 +7,7 @@ import { healthchecksRouter } from './api/healthchecks.ts';
 import { escalationPoliciesRouter } from './api/escalation-policies.ts';
 import { onCallSchedulesRouter } from './api/on-call-schedules.ts';
 import { onCallIcalRouter } from './ical.ts';
+import { pageLinksRouter } from './page-links.ts';
 import { integrationsRouter } from './api/integrations.ts';
 import { monitorsRouter } from './api/monitors.ts';
 import { tagsRouter } from './api/tags.ts';
@@ -136,6 +137,8 @@ export function createApp(deps: HttpDeps) {
   app.route('/badge/monitors', monitorBadgesRouter(deps));
   // Anonymous, the token in the path is the secret (issue 34 point 2).
   app.route('/ical', onCallIcalRouter(deps));
+  // Anonymous: acknowledge / resolve from a page, Twilio's inbound SMS (issue 34 point 4).
+  app.route('/', pageLinksRouter(deps));
   app.route('/sso', ssoRouter(deps, { console: consoleSsoSignIn(deps) }));
   app.get('/metrics', auth, async (c) => c.body(await deps.metricsText(), 200, { 'Content-Type': deps.metricsContentType }));
   const routes = () => app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, re: pathRegex(r.path) }));
