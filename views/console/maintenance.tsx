@@ -42,12 +42,19 @@ export function recurrenceText(r: Recurrence, zone: string): string {
 /** The window's state at `now` by its occurrence (the store put the ongoing, next or last one in startAt/endAt). */
 export const windowState = (w: MaintenanceWindow, now: number) => (now < w.startAt ? 'upcoming' : now < w.endAt ? 'ongoing' : 'completed');
 
+/** An occurrence as `2026-03-29 03:00 CEST – 04:00 CEST` (the end's date only when it is another day). */
+function span(o: Occurrence, zone: string): string {
+  const start = zoned(o.startAt, zone);
+  const end = zoned(o.endAt, zone);
+  return `${start} – ${end.slice(0, 10) === start.slice(0, 10) ? end.slice(11) : end}`;
+}
+
 function Occurrences(props: { list: Occurrence[]; zone: string }) {
   return (
     <ul class="occurrences small" aria-label="Next occurrences">
       {props.list.map((o) => (
         <li>
-          {zoned(o.startAt, props.zone)} – {zoned(o.endAt, props.zone).slice(11)}
+          {span(o, props.zone)}
         </li>
       ))}
     </ul>
@@ -68,7 +75,7 @@ export function WindowRow(props: { s: Shell; w: MaintenanceWindow; now: number }
       <td>
         {w.name}
         <div class="muted small">
-          {w.recurrence ? recurrenceText(w.recurrence, w.timezone) : `${zoned(w.startAt, w.timezone)} – ${zoned(w.endAt, w.timezone)}`} · {w.monitors.length} {w.monitors.length === 1 ? 'monitor' : 'monitors'}
+          {w.recurrence ? recurrenceText(w.recurrence, w.timezone) : span(w, w.timezone)} · {w.monitors.length} {w.monitors.length === 1 ? 'monitor' : 'monitors'}
         </div>
         {w.recurrence ? w.upcoming.length ? <Occurrences list={w.upcoming} zone={w.timezone} /> : <div class="muted small">No more occurrences.</div> : null}
       </td>
