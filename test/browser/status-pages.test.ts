@@ -82,7 +82,9 @@ describe('status pages in Chromium', () => {
     await f.p.api(`/v2/statuspages/${f.page.uuid}`, { method: 'PUT', json: { name: 'Acme Status', theme: 'dark', accent_color: '#ff0066' } });
     await light.tab.reload();
     assert.equal(await bg(light.tab), 'rgb(15, 18, 23)');
-    assert.equal(await light.tab.evaluate("getComputedStyle(document.querySelector('.top-links a')).color"), 'rgb(255, 0, 102)', 'the accent colour');
+    assert.equal(await light.tab.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()"), '#ff0066', 'the accent colour');
+    // As link text the accent is made readable on the dark card (AA, issue 33 point 11): #ff0066 is 4.48:1 there, mixed toward white.
+    assert.equal(await light.tab.evaluate("getComputedStyle(document.querySelector('.top-links a')).color"), 'rgb(255, 26, 117)', 'links: the accent mixed toward white');
   });
 
   test('the language switcher changes the UI strings and keeps the language on links', async () => {
