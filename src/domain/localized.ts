@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
-/** Language keys of LocalizedText (API.md §2.5); `se` and `sv` are both Swedish (CONTRACT.md "Incidents"). */
-export const LANGUAGES = ['en', 'fr', 'de', 'ru', 'nl', 'pl', 'se', 'sv'] as const;
+/**
+ * Language keys of LocalizedText (API.md §2.5); `se` and `sv` are both Swedish (CONTRACT.md
+ * "Incidents"); `es it pt ja zh` as hyperping-go's `LocalizedText` carries them (`zh`: Simplified Chinese).
+ */
+export const LANGUAGES = ['en', 'fr', 'de', 'ru', 'nl', 'pl', 'se', 'sv', 'es', 'it', 'pt', 'ja', 'zh'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /** A text in one or more languages, e.g. `{en: "Database upgrade", de: "Datenbank-Upgrade"}`. */

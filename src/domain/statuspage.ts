@@ -3,7 +3,7 @@ import { invalid } from '../lib/errors.ts';
 import { LocalizedTextSchema, localize, type LocalizedText } from './localized.ts';
 
 /** Page languages (API.md §2.9). */
-export const PAGE_LANGUAGES = ['en', 'fr', 'de', 'ru', 'nl', 'pl', 'sv'] as const;
+export const PAGE_LANGUAGES = ['en', 'fr', 'de', 'ru', 'nl', 'pl', 'sv', 'es', 'it', 'pt', 'ja', 'zh'] as const;
 /** Themes (API.md §2.9). */
 export const THEMES = ['light', 'dark', 'system'] as const;
 /** Fonts (API.md §2.9); each is served from the binary, never a CDN. */
