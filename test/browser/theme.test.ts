@@ -65,6 +65,15 @@ describe('console theme and skip links', () => {
         await ctx.close();
       });
     }
+    test(`${size.name}: signed out, the sign-in page has the theme chosen before (cookie), rendered by the server`, async () => {
+      const ctx = await browser.newContext({ viewport: size.viewport, colorScheme: 'light', javaScriptEnabled: false });
+      await ctx.addCookies([{ name: 'pharos_theme', value: 'dark', url: p.url }]);
+      const tab = await ctx.newPage();
+      await tab.goto(`${p.url}/login`);
+      assert.equal(await tab.locator('html').getAttribute('data-theme'), 'dark');
+      assert.equal(await background(tab), 'rgb(15, 18, 23)');
+      await ctx.close();
+    });
     test(`${size.name}: "Skip to content" is the first stop of the keyboard on console and public pages and leads to <main>`, async () => {
       const ctx = await browser.newContext({ viewport: size.viewport });
       const [name, value] = cookie.split('=') as [string, string];

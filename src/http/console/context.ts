@@ -47,8 +47,12 @@ export function shellOf(c: ConsoleContext, path: string): Shell {
 
 /** A rendered JSX element as a whole HTML document response. */
 export function page(c: ConsoleContext, el: unknown, status: 200 | 400 | 401 | 403 | 404 | 409 | 429 = 200): Response {
-  return c.html(`<!doctype html>${String(el)}`, status);
+  const html = `<!doctype html>${String(el)}`;
+  // Signed-out pages (sign-in, setup, messages) have no Shell: their <html> gets the chosen theme here.
+  const theme = themeOf(getCookie(c, THEME_COOKIE));
+  return c.html(theme === 'auto' || !html.startsWith(BARE_HTML) ? html : `<!doctype html><html lang="en" data-theme="${theme}">${html.slice(BARE_HTML.length)}`, status);
 }
+const BARE_HTML = '<!doctype html><html lang="en">';
 
 /**
  * The caller's address (wrong-password throttle, session list): the socket's, or behind a proxy
