@@ -100,3 +100,12 @@ test('an incident with title.zh (and es, it, pt, ja) is accepted, stored and sho
   assert.equal(bad.status, 400);
   assert.ok(bad.body.error.startsWith('title.xx:') && bad.body.message.includes('zh'), JSON.stringify(bad.body));
 });
+
+test('a maintenance window titled in es, it, pt, ja, zh is accepted and answered as given', async () => {
+  const now = p.clock.now();
+  const title = { en: 'Database upgrade', es: 'Actualización de la base de datos', it: 'Aggiornamento del database', pt: 'Atualização do banco de dados', ja: 'データベースの更新', zh: '数据库升级' };
+  const w = await json('/v1/maintenance-windows', 'POST', { name: 'db', title, start_date: new Date(now + 3_600_000).toISOString(), end_date: new Date(now + 7_200_000).toISOString(), monitors: [] });
+  assert.equal(w.status, 201, JSON.stringify(w.body));
+  const uuid = w.body.uuid ?? w.body.maintenanceWindow?.uuid;
+  assert.deepEqual((await json(`/v1/maintenance-windows/${uuid}`)).body.title, title);
+});
