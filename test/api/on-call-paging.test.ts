@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { httpReceiver } from '../support/receivers.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { twilioSignature } from '../../src/http/page-links.ts';
+import { setupAdmin } from '../support/console.ts';
 
 // Escalation steps that page people (issue 34 points 3–5) over HTTP, on the store under test: one
 // local HTTP receiver stands in for Twilio (Messages), ntfy (`/ntfy`) and a webhook integration
@@ -108,7 +109,7 @@ describe('on-call paging', () => {
     assert.match(ok.headers.get('content-type')!, /xml/);
     assert.match(await ok.text(), new RegExp(`<Response><Message>Outage #${o.incidentNumber} acknowledged\\.</Message></Response>`));
     const stored = await p.core.outages.get(o.uuid);
-    assert.equal(stored.acknowledgedBy?.uuid ?? stored.acknowledgedBy, me);
+    assert.equal(stored.acknowledgedBy, me);
 
     await p.advance(20 * 60_000);
     assert.equal(hooks().length, before.hook, 'the second step is not sent');
@@ -156,5 +157,14 @@ describe('on-call paging', () => {
     const timeline = (await p.core.outages.timeline(o.uuid)).map((e) => e.message ?? '');
     assert.ok(timeline.some((t) => /schedule "Later" has nobody on call/.test(t)), timeline.join('\n'));
     assert.ok(timeline.some((t) => /reached nobody: the next step is sent at once/.test(t)), timeline.join('\n'));
+  });
+
+  test('the console overview shows a banner for a schedule with a gap in the next 7 days', async () => {
+    const admin = await setupAdmin(p);
+    const { html } = await admin.get('/');
+    const banner = /<div class="alert" id="on-call-gaps"[\s\S]*?<\/div>/.exec(html)?.[0] ?? '';
+    assert.match(banner, /Nobody on call in the next 7 days/);
+    assert.match(banner, /Later: 2026-01-01 12:56 UTC to 2026-01-08 12:56 UTC/, 'the whole week from now (the clock advanced 56 minutes above)');
+    assert.doesNotMatch(banner, /Primary/, 'a schedule covered all week is not named');
   });
 });

@@ -10,6 +10,7 @@ import { HEARTBEAT_HEADING_TITLE, heartbeatCellHtml } from './heartbeat-bars.tsx
 import { tagClass, TagStyles } from './tags.tsx';
 import { formatTagRef, type MonitorTag } from '../../src/domain/tags.ts';
 import { BulkBar, isPlainFirstPage, overviewHref, Pager, SORT_LABELS, SortHeading, type OverviewFilter } from './overview-list.tsx';
+import { OnCallGapsBanner, type OnCallGapView } from './on-call-gaps.tsx';
 
 export type { OverviewFilter } from './overview-list.tsx';
 
@@ -94,6 +95,8 @@ export interface OverviewModel {
   /** Colours (`#rrggbb`) of every tag: the chips' stylesheet. */
   tagColors: string[];
   groups: string[];
+  /** Stretches of the next 7 days with nobody on call (issue 34 point 5): a banner. */
+  onCallGaps?: OnCallGapView[];
 }
 
 /**
@@ -107,6 +110,7 @@ export function OverviewPage(props: OverviewModel) {
     <Layout s={s} title="Overview" refresh live>
       <h1>Overview</h1>
       <OverviewCountsBox counts={props.counts} />
+      <OnCallGapsBanner gaps={props.onCallGaps} />
       {props.flash ? (
         <p class="flash" id="flash" role="status">
           {props.flash}

@@ -8,6 +8,7 @@ import { canWrite } from '../../../views/console/model.ts';
 import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.ts';
 import { formOf, text } from './forms.ts';
 import { fillHeartbeats } from './heartbeats.ts';
+import { onCallGapsAhead } from './on-call-gaps.ts';
 
 const STATUSES = ['', 'up', 'down', 'paused', 'pending', 'maintenance'];
 /** Pages past this are not asked for (10,000 × 200 rows). */
@@ -45,15 +46,16 @@ export function overviewRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.get('/', async (c) => {
     const filter = overviewFilterOf(c);
     const s = shellOf(c, '/');
-    const [data, policies, tags, groups] = await Promise.all([
+    const [data, policies, tags, groups, onCallGaps] = await Promise.all([
       core.consoleView.overviewPage({ q: filter.q, status: filter.status, protocol: filter.protocol, tag: filter.tag, group: filter.group, sort: filter.sort, dir: filter.dir, limit: filter.per, offset: (filter.page - 1) * filter.per }),
       canWrite(s) ? core.escalationPolicies.list() : Promise.resolve([]),
       core.tags.list(),
       core.tags.groups(),
+      onCallGapsAhead(core, clock.now()),
     ]);
     const flash = flashOf(c.req.query('done') ?? '', Number(c.req.query('n')));
     await fillHeartbeats(core, data.rows);
-    return page(c, OverviewPage({ s, ...data, filter, now: clock.now(), flash, policies: policies.map((p) => ({ uuid: p.uuid, name: p.name })), withTags: true, tags: tags.map((t) => t.name), tagColors: tags.map((t) => t.color), groups }));
+    return page(c, OverviewPage({ s, ...data, filter, now: clock.now(), flash, policies: policies.map((p) => ({ uuid: p.uuid, name: p.name })), withTags: true, tags: tags.map((t) => t.name), tagColors: tags.map((t) => t.color), groups, onCallGaps }));
   });
 }
 
