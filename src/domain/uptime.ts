@@ -81,3 +81,23 @@ export function uptimeFigure(window: UptimeWindow, h: UptimeHistory, now: number
 export function formatUptime(percent: number | null): string {
   return percent === null ? 'pending' : `${percent.toFixed(2)} %`;
 }
+
+/**
+ * Mean time to acknowledge, in whole seconds (floored, as `mttr` in domain/report.ts): the mean of
+ * acknowledgedAt − startAt (epoch ms) over the acknowledged outages given; 0 when none was
+ * acknowledged. The MCP tools get_monitor_mtta and get_monitor_mttr (docs/api.md "MCP (/v1/mcp)").
+ */
+export function mttaSeconds(outages: ReadonlyArray<{ startAt: number; acknowledgedAt: number | null }>): { acknowledged: number; mtta: number } {
+  const acked = outages.filter((o) => o.acknowledgedAt !== null);
+  if (acked.length === 0) return { acknowledged: 0, mtta: 0 };
+  const total = acked.reduce((s, o) => s + Math.max(0, o.acknowledgedAt! - o.startAt), 0);
+  return { acknowledged: acked.length, mtta: Math.floor(total / acked.length / 1000) };
+}
+
+/**
+ * The MTTR of several monitors together, in whole seconds: their downtime (seconds) over their outage
+ * count, floored as each report's `mttr` (domain/report.ts reportFigures); 0 without outages.
+ */
+export function pooledMttrSeconds(totalDowntimeSeconds: number, outageCount: number): number {
+  return outageCount > 0 ? Math.floor(totalDowntimeSeconds / outageCount) : 0;
+}

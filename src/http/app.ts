@@ -21,6 +21,7 @@ import { outagesRouter } from './api/outages.ts';
 import { probesRouter } from './api/probes.ts';
 import { clusterRouter } from './api/cluster.ts';
 import { auditLogRouter } from './api/audit-log.ts';
+import { mcpRouter } from './mcp/server.ts';
 import { forwardToLeader } from './leader-forward.ts';
 import { ssoConnectionsRouter } from './api/sso-connections.ts';
 import { ssoRouter } from './sso/router.ts';
@@ -123,6 +124,8 @@ export function createApp(deps: HttpDeps) {
   app.route('/v1/probes', probesRouter(deps));
   app.route('/v1/cluster', clusterRouter(deps));
   app.route('/v1/audit-log', auditLogRouter(deps));
+  // The Model Context Protocol (issue 35 point 3): the same services as tools for MCP clients and assistants.
+  app.route('/v1/mcp', mcpRouter(deps));
   app.route('/v1/sso-connections', ssoConnectionsRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

@@ -5,6 +5,9 @@ import type { AppEnv } from './context.ts';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** POST routes a `read` token may call: MCP (src/http/mcp/server.ts refuses its write tools to a read token itself). */
+export const READ_POST_ROUTES = new Set(['POST /v1/mcp']);
+
 /** The only routes a `probe` token may call (`pharos agent`), and only a probe token. */
 export const AGENT_ROUTES = new Set(['POST /v1/probes/poll', 'POST /v1/probes/results']);
 
@@ -27,7 +30,7 @@ export function bearerAuth(core: Core): MiddlewareHandler<AppEnv> {
     if (principal.scope !== 'probe' && agentRoute) {
       throw new AppError(403, 'auth.probe_required', 'only a probe-scope token (pharos token create --scope probe) may poll for checks or push results');
     }
-    if (principal.scope === 'read' && !READ_METHODS.has(c.req.method)) {
+    if (principal.scope === 'read' && !READ_METHODS.has(c.req.method) && !READ_POST_ROUTES.has(`${c.req.method} ${c.req.path.replace(/\/$/, '')}`)) {
       throw new AppError(403, 'auth.read_only', 'this token has read scope; write operations need a write token');
     }
     c.set('principal', principal);
