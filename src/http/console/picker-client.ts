@@ -4,7 +4,8 @@
  * the last key; an older answer arriving late is dropped) and lists the matches as buttons; a click,
  * or Enter for the first, adds the match as a chip — a ticked checkbox named like the field the form
  * posts — and clears the search. "Search" and Enter stay on the page (without this script they
- * submit the form by GET). Event delegation on document: works on pages htmx swapped in.
+ * submit the form by GET); Enter in another field of the form submits it with its own button, as
+ * before the picker. Event delegation on document: works on pages htmx swapped in.
  */
 export const PICKER_JS = `
   var pickTimer = null;
@@ -73,6 +74,18 @@ export const PICKER_JS = `
     var b = e.target.closest && e.target.closest('[data-pick]');
     if (b) { e.preventDefault(); pickAdd(b); return; }
     var go = e.target.closest && e.target.closest('[data-picker-go]');
-    if (go) { e.preventDefault(); pickSearch(pickerOf(go).querySelector('[data-picker-q]')); }
+    if (!go) return;
+    e.preventDefault();
+    var fs = pickerOf(go);
+    // Enter in another field of the form "clicks" its first submit button, which may be this one:
+    // submit the form with its own (last) submit button instead, as before the picker.
+    var active = document.activeElement;
+    if (go.form && active && active !== go && !fs.contains(active) && go.form.contains(active)) {
+      var mains = Array.prototype.filter.call(go.form.querySelectorAll('button[type=submit], button:not([type]), input[type=submit]'), function (b) { return !b.hasAttribute('data-picker-go'); });
+      var main = mains[mains.length - 1];
+      // A click (not requestSubmit): htmx takes the submitter from the last button clicked.
+      if (main) { main.click(); return; }
+    }
+    pickSearch(fs.querySelector('[data-picker-q]'));
   });
 `;
