@@ -1,5 +1,5 @@
 import type { SubscriberChannel } from '../src/domain/subscriber.ts';
-import { href, Layout, pathOf, type Chrome } from './layout.tsx';
+import { href, Layout, type Chrome } from './layout.tsx';
 import type { UiKey } from './i18n/index.ts';
 
 /** The password wall: a form posting to `<base>/login` with the page path to return to. */
@@ -118,7 +118,7 @@ export function LinkActionPage(props: { c: Chrome; purpose: 'confirm' | 'unsubsc
     <Layout c={c} title={title}>
       <section class="card center">
         <h2>{title}</h2>
-        <form class="box" method="post" action={`${pathOf(c, `/subscribe/${props.purpose}`)}${c.lang !== c.page.settings.languages[0] ? `?lang=${c.lang}` : ''}`}>
+        <form class="box" method="post" action={href(c, `/subscribe/${props.purpose}`)}>
           <input type="hidden" name="s" value={props.subscriber} />
           <input type="hidden" name="t" value={props.token} />
           <button type="submit">{props.purpose === 'confirm' ? t.confirm_button : t.unsubscribe_button}</button>

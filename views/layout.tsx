@@ -7,6 +7,8 @@ import { LANGUAGE_NAMES, type PageLanguage, type UiStrings } from './i18n/index.
 export interface Chrome {
   page: Statuspage;
   lang: PageLanguage;
+  /** The language this visitor gets without `?lang=` (the browser's Accept-Language among the page's, else its first); links in it carry no `?lang`. Absent: the page's first. */
+  auto?: PageLanguage;
   t: UiStrings;
   /** Path prefix of the page's routes: `/status/<subdomain>`, or '' when served on its own host. */
   base: string;
@@ -23,10 +25,10 @@ export function pathOf(c: Pick<Chrome, 'base'>, path: string): string {
   return path === '/' ? c.base || '/' : c.base + path;
 }
 
-/** A link to one of the page's routes in language `lang` (default: the visitor's); the page's first language needs no `?lang`. */
+/** A link to one of the page's routes in language `lang` (default: the visitor's); the language the visitor gets anyway (`c.auto`, else the page's first) needs no `?lang`. */
 export function href(c: Chrome, path: string, query: Record<string, string> = {}, lang: string = c.lang): string {
   const q = new URLSearchParams(query);
-  if (lang !== c.page.settings.languages[0]) q.set('lang', lang);
+  if (lang !== (c.auto ?? c.page.settings.languages[0])) q.set('lang', lang);
   const s = q.toString();
   return `${pathOf(c, path)}${s ? `?${s}` : ''}`;
 }

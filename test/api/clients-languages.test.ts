@@ -69,6 +69,30 @@ test('a status page with texts in en, es, ja: stored as given, shown in es and j
   assert.match(bad.body.message ?? bad.body.error, /zh/, 'the refusal names the twelve');
 });
 
+test('without ?lang=, the browser\'s Accept-Language picks among the page\'s languages; links keep the choice', async () => {
+  const visit = async (path: string, acceptLanguage?: string) => {
+    const res = await fetch(p.url + path, { headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} });
+    assert.equal(res.status, 200, path);
+    return { html: await res.text(), vary: res.headers.get('vary') ?? '' };
+  };
+  const es = await visit('/status/acme', 'es-ES,es;q=0.9,en;q=0.8');
+  assert.match(es.html, /<html lang="es"/);
+  assert.ok(es.html.includes('Todo lo que operamos'));
+  assert.match(es.vary, /Accept-Language/i, 'shared caches keep one copy per language');
+  assert.ok(es.html.includes('href="/status/acme/history"'), 'links in the language the browser gets anyway need no ?lang');
+  assert.ok(es.html.includes('href="/status/acme?lang=en"'), 'the switcher reaches English, the page\'s first language, with ?lang=en');
+  const chosen = await visit('/status/acme?lang=en', 'es-ES,es;q=0.9');
+  assert.match(chosen.html, /<html lang="en"/, '?lang= wins over the header');
+  assert.ok(chosen.html.includes('href="/status/acme/history?lang=en"'), 'links keep the visitor\'s choice');
+  assert.match((await visit('/status/acme', 'ja-JP')).html, /<html lang="ja"/);
+  assert.match((await visit('/status/acme', 'zh-CN,zh;q=0.9')).html, /<html lang="zh"/);
+  assert.match((await visit('/status/acme', 'fr-FR, pt-BR;q=0.8, es;q=0.5')).html, /<html lang="pt"/, 'the best offered one, by q');
+  assert.match((await visit('/status/acme', 'fr, de;q=0.5')).html, /<html lang="en"/, 'none offered: the page\'s first');
+  const plain = await visit('/status/acme');
+  assert.match(plain.html, /<html lang="en"/);
+  assert.ok(plain.html.includes('href="/status/acme/history"') && plain.html.includes('href="/status/acme?lang=es"'), 'no header: as before');
+});
+
 test('a subscriber with language "es" (and ja, zh) is accepted and its language kept', async () => {
   const base = `/v2/statuspages/${sp.uuid}/subscribers`;
   for (const [email, language] of [['ana@example.com', 'es'], ['taro@example.com', 'ja'], ['li@example.com', 'zh'], ['gio@example.com', 'it'], ['joao@example.com', 'pt']]) {

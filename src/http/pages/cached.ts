@@ -38,18 +38,20 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * Answers a public page route from the render cache (after the gate has let the visitor in): the
  * key is `route` plus the page's uuid and last edit, the base path and the language, so no entry
  * is served for another page, another host form or language. Sets the CSP of the nonce the body
- * carries, an ETag (304 on If-None-Match) and `Vary: Accept-Encoding`, and sends the body
+ * carries, an ETag (304 on If-None-Match) and `Vary: Accept-Encoding` (plus Accept-Language on a page in
+ * several languages: without ?lang= it picks the language), and sends the body
  * brotli- or gzip-compressed when the client accepts it (compressed once per render).
  * @param route the route and its variant (`page|24h`, `summary`, …)
  * @param render called on a miss (one at a time per key: see {@link PageRenderCache.get})
  */
 export async function cachedPage(c: PageContext, cache: PageRenderCache, route: string, render: () => Rendered | Promise<Rendered>): Promise<Response> {
   const { page, chrome } = c.var;
-  const key = `${route}|${page.uuid}|${page.updatedAt}|${chrome.base}|${chrome.lang}`;
+  // The links of a render depend on the language the visitor gets without ?lang= too (chrome.auto).
+  const key = `${route}|${page.uuid}|${page.updatedAt}|${chrome.base}|${chrome.lang}|${chrome.auto ?? ''}`;
   const e = await cache.get(key, chrome.nonce, render);
   c.header('Content-Security-Policy', contentSecurityPolicy(e.nonce, page.settings.google_analytics !== null));
   c.header('ETag', e.etag);
-  c.header('Vary', 'Accept-Encoding');
+  c.header('Vary', page.settings.languages.length > 1 ? 'Accept-Encoding, Accept-Language' : 'Accept-Encoding');
   if (c.req.method === 'GET' && matches(c.req.header('if-none-match'), e.etag)) return c.body(null, 304);
   const { body, encoding } = cache.encoded(e, c.req.header('accept-encoding'));
   if (encoding) c.header('Content-Encoding', encoding);

@@ -15,14 +15,42 @@ export interface PageEnv {
 export type PageContext = Context<PageEnv>;
 
 /**
- * The chrome of a request: language from `?lang=` when the page offers it, else the page's first;
- * a fresh CSP nonce (128 bits).
+ * The chrome of a request: language from `?lang=` when the page offers it, else the one the
+ * browser prefers among the page's (`Accept-Language`, {@link negotiateLanguage}), else the page's
+ * first; `auto` is the language this visitor gets without `?lang=` (links in it need none); a fresh
+ * CSP nonce (128 bits).
  * @param base `/status/<subdomain>` or '' on the page's own host
+ * @param acceptLanguage the request's Accept-Language header, if any
  */
-export function chromeFor(page: Statuspage, base: string, lang: string | undefined, now: number): Chrome {
+export function chromeFor(page: Statuspage, base: string, lang: string | undefined, now: number, acceptLanguage?: string): Chrome {
   const langs = page.settings.languages as PageLanguage[];
-  const l = lang && (langs as string[]).includes(lang) ? (lang as PageLanguage) : (langs[0] ?? 'en');
-  return { page, lang: l, t: UI_STRINGS[l], base, nonce: randomBytes(16).toString('base64'), now, pageCss: pageCss(page) };
+  const auto = negotiateLanguage(acceptLanguage, langs) ?? langs[0] ?? 'en';
+  const l = lang && (langs as string[]).includes(lang) ? (lang as PageLanguage) : auto;
+  return { page, lang: l, auto, t: UI_STRINGS[l], base, nonce: randomBytes(16).toString('base64'), now, pageCss: pageCss(page) };
+}
+
+/**
+ * The first of `offered` an Accept-Language header asks for (RFC 9110 §12.5.4): ranges by
+ * descending `q` (ties in header order; `q=0` and `*` ignored), each matched by its primary subtag
+ * (`es-ES` → `es`, `zh-CN` and `zh-Hans` → `zh`, Simplified being Pharos's only Chinese;
+ * `pt-PT` → `pt`); undefined when none matches or there is no header. At most 20 ranges are read.
+ */
+export function negotiateLanguage<L extends string>(header: string | undefined, offered: readonly L[]): L | undefined {
+  if (!header || offered.length < 2) return undefined;
+  const ranges = header
+    .split(',', 20)
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((x) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(x)?.[1]).find((x) => x !== undefined);
+      return { primary: tag.trim().toLowerCase().split('-')[0] ?? '', q: q === undefined ? 1 : Number(q), i };
+    })
+    .filter((r) => r.q > 0 && r.primary !== '*' && r.primary !== '')
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const r of ranges) {
+    const hit = offered.find((l) => l === r.primary);
+    if (hit) return hit;
+  }
+  return undefined;
 }
 
 const cssMemo = new Map<string, string>();

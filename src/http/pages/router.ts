@@ -39,7 +39,7 @@ export function statusPagesRouter(deps: HttpDeps, mode: 'path' | 'host') {
     const page = await (mode === 'path' ? core.statuspages.bySubdomain(c.req.param('subdomain') ?? '') : core.statuspages.byHost(c.req.header('host'), domain));
     if (!page) return c.html(notFoundHtml(), 404, { 'Content-Security-Policy': "default-src 'none'; style-src 'self'" });
     const base = mode === 'path' ? `/status/${page.subdomain}` : '';
-    const chrome = chromeFor(page, base, c.req.query('lang'), deps.clock.now());
+    const chrome = chromeFor(page, base, c.req.query('lang'), deps.clock.now(), c.req.header('accept-language'));
     c.set('page', page);
     c.set('chrome', chrome);
     pageHeaders(c);
