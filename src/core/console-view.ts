@@ -157,7 +157,8 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
     async overviewPage(f: Omit<OverviewQuery, 'held' | 'since' | 'now'>): Promise<{ rows: OverviewRow[]; total: number; counts: OverviewCounts }> {
       const w = windows();
       const [held, sparks] = await Promise.all([inMaintenance(w.now), sparklines(w.now)]);
-      const data = await store.async.overview.page({ ...f, held: [...held], since: w.since30, now: w.now });
+      // Monitors with a sparkline had rollups in the last 24 h: checked, so the store skips their "ever checked?" seek.
+      const data = await store.async.overview.page({ ...f, held: [...held], checked: [...sparks.keys()], since: w.since30, now: w.now });
       const rows = data.items.map((it) =>
         it.kind === 'healthcheck'
           ? healthcheckRow(it.healthcheck)
@@ -166,7 +167,11 @@ export function consoleViewService(deps: { store: Store; clock: Clock }) {
       return { rows, total: data.total, counts: data.counts };
     },
     /** The overview's counts by status (and monitors in maintenance) over everything: what live updates send after a change. */
-    overviewCounts: async (): Promise<OverviewCounts> => store.async.overview.counts([...(await inMaintenance(clock.now()))]),
+    overviewCounts: async (): Promise<OverviewCounts> => {
+      const now = clock.now();
+      const [held, sparks] = await Promise.all([inMaintenance(now), sparklines(now)]);
+      return store.async.overview.counts([...held], [...sparks.keys()]);
+    },
     /** One monitor's overview row (live updates, the monitor page): index reads of that monitor. */
     async monitorRow(m: Monitor): Promise<OverviewRow> {
       const w = windows();

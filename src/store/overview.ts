@@ -10,20 +10,20 @@ import { monitorsStore } from './monitors.ts';
  * response time (mean of its newest hourly rollup with checks), so filters, sorts and paging run in
  * SQL and a page reads its own rows only, whatever the number of monitors.
  */
-const rowsSql = (lite: boolean) => {
+const rowsSql = (lite: boolean, cols: { changed: boolean; rt: boolean } = { changed: true, rt: true }) => {
   const held = lite ? 'm.uuid IN (SELECT value FROM json_each(@held))' : 'm.uuid = ANY(CAST(@held AS text[]))';
   return `SELECT 'monitor' AS kind, m.id, m.uuid, m.name, m.url, m.protocol,
       CASE WHEN m.paused = 1 THEN 'paused'
-           WHEN m.status = 'up' AND NOT EXISTS (SELECT 1 FROM check_rollups_hourly r WHERE r.monitor_id = m.id) THEN 'pending'
+           WHEN m.status = 'up'${lite ? ' AND m.id NOT IN (SELECT value FROM json_each(@checked))' : ''} AND NOT EXISTS (SELECT 1 FROM check_rollups_hourly r WHERE r.monitor_id = m.id) THEN 'pending'
            ELSE m.status END AS st,
-      COALESCE((SELECT max(f.at) FROM monitor_flips f WHERE f.monitor_id = m.id), m.created_at) AS changed,
-      (SELECT r.latency_sum_ms / r.checks FROM check_rollups_hourly r WHERE r.monitor_id = m.id AND r.checks > 0 ORDER BY r.hour_start DESC LIMIT 1) AS rt,
+      ${cols.changed ? 'COALESCE((SELECT max(f.at) FROM monitor_flips f WHERE f.monitor_id = m.id), m.created_at)' : 'NULL'} AS changed,
+      ${cols.rt ? '(SELECT r.latency_sum_ms / r.checks FROM check_rollups_hourly r WHERE r.monitor_id = m.id AND r.checks > 0 ORDER BY r.hour_start DESC LIMIT 1)' : 'NULL'} AS rt,
       CASE WHEN ${held} THEN 1 ELSE 0 END AS maint, m.group_name AS grp
     FROM monitors m
     UNION ALL
     SELECT 'healthcheck', h.id, h.uuid, h.name, '', 'healthcheck',
       CASE WHEN h.paused = 1 THEN 'paused' WHEN h.status = 'down' THEN 'down' WHEN h.last_ping_at IS NULL THEN 'pending' ELSE 'up' END,
-      COALESCE((SELECT max(f.at) FROM healthcheck_flips f WHERE f.healthcheck_id = h.id), h.created_at),
+      ${cols.changed ? 'COALESCE((SELECT max(f.at) FROM healthcheck_flips f WHERE f.healthcheck_id = h.id), h.created_at)' : 'NULL'},
       NULL, 0, NULL
     FROM healthchecks h`;
 };
@@ -43,7 +43,8 @@ export function overviewStore(db: Db, lastCheckAts: (ids: number[]) => Map<numbe
   const monitors = monitorsStore(db);
   const healthchecks = healthchecksStore(db);
   const maintenance = maintenanceStore(db);
-  const rows = rowsSql(lite);
+  // The counts need neither the last change nor the response time (each a seek per row); a page only the one it sorts by.
+  const bare = rowsSql(lite, { changed: false, rt: false });
   // Names in plain code-point order on both databases (PostgreSQL's default collation ignores punctuation).
   const name = lite ? 'lower(name)' : 'lower(name) COLLATE "C"';
   type Stmt<R> = ReturnType<typeof db.prepare<[Record<string, unknown>], R>>;
@@ -54,9 +55,9 @@ export function overviewStore(db: Db, lastCheckAts: (ids: number[]) => Map<numbe
     return st as Stmt<R>;
   };
   /** The filter of `q` as SQL over the rows relation, with its parameters. */
-  const filterOf = (q: Pick<OverviewQuery, 'q' | 'status' | 'protocol' | 'tag' | 'group' | 'held'>) => {
+  const filterOf = (q: Pick<OverviewQuery, 'q' | 'status' | 'protocol' | 'tag' | 'group' | 'held' | 'checked'>) => {
     const where: string[] = [];
-    const params: Record<string, unknown> = { held: lite ? JSON.stringify(q.held) : q.held };
+    const params: Record<string, unknown> = lite ? { held: JSON.stringify(q.held), checked: JSON.stringify(q.checked ?? []) } : { held: q.held };
     if (q.q) {
       where.push("(name LIKE @q ESCAPE '\\' OR url LIKE @q ESCAPE '\\')");
       params.q = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -81,12 +82,12 @@ export function overviewStore(db: Db, lastCheckAts: (ids: number[]) => Map<numbe
     return { sql: where.length ? where.join(' AND ') : '', params };
   };
   /** Counts by status over everything and, in the same pass, how many rows match the filter. */
-  const tally = (q: Pick<OverviewQuery, 'q' | 'status' | 'protocol' | 'tag' | 'group' | 'held'>) => {
+  const tally = (q: Pick<OverviewQuery, 'q' | 'status' | 'protocol' | 'tag' | 'group' | 'held' | 'checked'>) => {
     const f = filterOf(q);
     const matching = f.sql ? `sum(CASE WHEN ${f.sql} THEN 1 ELSE 0 END)` : 'count(*)';
     const c = { up: 0, down: 0, paused: 0, pending: 0, maintenance: 0 };
     let total = 0;
-    for (const r of prepared<{ st: string; n: number; maint: number; matching: number }>(`SELECT st, count(*) AS n, sum(maint) AS maint, ${matching} AS matching FROM (${rows}) x GROUP BY st`).all(f.params)) {
+    for (const r of prepared<{ st: string; n: number; maint: number; matching: number }>(`SELECT st, count(*) AS n, sum(maint) AS maint, ${matching} AS matching FROM (${bare}) x GROUP BY st`).all(f.params)) {
       if (r.st in c) c[r.st as 'up'] = Number(r.n);
       c.maintenance += Number(r.maint ?? 0);
       total += Number(r.matching ?? 0);
@@ -108,7 +109,7 @@ export function overviewStore(db: Db, lastCheckAts: (ids: number[]) => Map<numbe
     // the counts over everything and the filter's total are window sums over it, then the filter and the page.
     const extra = q.sort === 'changed' ? ', changed' : q.sort === 'response' ? ', rt' : '';
     const sum = (cond: string) => `sum(CASE WHEN ${cond} THEN 1 ELSE 0 END) OVER ()`;
-    const sql = `WITH y AS MATERIALIZED (SELECT kind, id, uuid, name, st, maint${extra}, ${f.sql ? `CASE WHEN ${f.sql} THEN 1 ELSE 0 END` : '1'} AS hit FROM (${rows}) x)
+    const sql = `WITH y AS MATERIALIZED (SELECT kind, id, uuid, name, st, maint${extra}, ${f.sql ? `CASE WHEN ${f.sql} THEN 1 ELSE 0 END` : '1'} AS hit FROM (${rowsSql(lite, { changed: q.sort === 'changed', rt: q.sort === 'response' })}) x)
       SELECT kind, uuid, n_up, n_down, n_paused, n_pending, n_maint, total FROM (
         SELECT y.*, ${sum("st = 'up'")} AS n_up, ${sum("st = 'down'")} AS n_down, ${sum("st = 'paused'")} AS n_paused, ${sum("st = 'pending'")} AS n_pending,
           sum(maint) OVER () AS n_maint, sum(hit) OVER () AS total FROM y
@@ -116,8 +117,8 @@ export function overviewStore(db: Db, lastCheckAts: (ids: number[]) => Map<numbe
     return prepared<{ kind: 'monitor' | 'healthcheck'; uuid: string; n_up: number; n_down: number; n_paused: number; n_pending: number; n_maint: number; total: number }>(sql).all({ ...f.params, limit: q.limit, offset: q.offset });
   };
   return {
-    /** Monitors and healthchecks by overview status, and monitors among `held` (uuids in maintenance). */
-    counts: (held: string[]): OverviewPageData['counts'] => tally({ q: '', status: '', protocol: '', tag: '', group: '', held }).counts,
+    /** Monitors and healthchecks by overview status, and monitors among `held` (uuids in maintenance); `checked` as {@link OverviewQuery.checked}. */
+    counts: (held: string[], checked: number[] = []): OverviewPageData['counts'] => tally({ q: '', status: '', protocol: '', tag: '', group: '', held, checked }).counts,
     /**
      * One page of the overview (see {@link OverviewQuery}) with the counts and the filter's total (one
      * grouped pass). A page past the end has no items and the true `total`. Rows deleted between the
