@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ManualClock } from '../support/manual-clock.ts';
 import { startTestPharos, WRITE_TOKEN, type TestPharos } from '../support/pharos.ts';
+import { httpTarget, type HttpTarget } from '../support/targets.ts';
 import { assertDecodes, arr } from './clients/shapes.ts';
 import { mcp, mcpOutageList, recorded, RECORDED_TOOL_NAMES } from './clients/mcp-types.ts';
 
@@ -21,6 +22,9 @@ let policy: string;
 let hook: string;
 let schedule: string;
 let outage: string;
+let checkout: string;
+let checkoutOutage: string;
+let target: HttpTarget;
 
 /** An SDK client connected to the test Pharos with `token`. */
 async function connect(token: string): Promise<Client> {
@@ -76,6 +80,20 @@ before(async () => {
   await post(`/v2/outages/${outage}/acknowledge`, { message: 'on it' });
   await p.advance(60_000);
   await post(`/v2/outages/${outage}/resolve`, {});
+  // A monitor's outage, detected by checks (the manual clock drives them): down, acknowledged, up.
+  target = await httpTarget(200);
+  checkout = (await post('/v1/monitors', { name: 'Checkout', url: target.url, check_frequency: 30 })).uuid;
+  await p.advance(5 * 60_000);
+  target.respond(500);
+  await p.advance(10 * 60_000);
+  const open = (await p.core.outages.list({ status: 'ongoing', type: 'monitor' }, 0)).outages[0];
+  assert.ok(open, 'the monitor outage opened');
+  checkoutOutage = open.uuid;
+  await p.advance(2 * 60_000);
+  await post(`/v2/outages/${open.uuid}/acknowledge`, {});
+  target.respond(200);
+  await p.advance(10 * 60_000);
+  assert.equal((await p.core.outages.get(open.uuid)).endAt !== null, true, 'the monitor outage resolved');
   writer = await connect(WRITE_TOKEN);
   reader = await connect(readToken);
 });
@@ -83,6 +101,7 @@ after(async () => {
   await writer?.close();
   await reader?.close();
   await p.cleanup();
+  await target?.stop();
 });
 
 describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
@@ -98,7 +117,7 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     const summary = await call('get_status_summary', {}, reader);
     assertDecodes(summary, mcp.get_status_summary, 'hyperping-go StatusSummary');
     sameKeys(summary, recorded.get_status_summary, 'get_status_summary');
-    assert.deepEqual(summary, { total: 2, up: 0, down: 0, paused: 2, unknown: 0, down_monitors: [], paused_monitors: ['Shop API', 'Blog'] });
+    assert.deepEqual(summary, { total: 3, up: 1, down: 0, paused: 2, unknown: 0, down_monitors: [], paused_monitors: ['Shop API', 'Blog'] });
 
     const team = await call('list_team_members', {}, reader);
     assertDecodes(team, arr(mcp.team_member), 'hyperping-go []TeamMember');
@@ -135,7 +154,7 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
   test('monitors: list, get, search (hyperping-go Monitor and MonitorDetails); create, update, pause, resume, delete with a write token', async () => {
     const list = await call('list_monitors', {}, reader);
     assertDecodes(list, mcp.list_monitors, 'hyperping-go MonitorList');
-    assert.deepEqual([list.total, list.page, list.limit], [2, 1, 50]);
+    assert.deepEqual([list.total, list.page, list.limit], [3, 1, 50]);
     assert.equal((await call('list_monitors', { status: 'paused', limit: 1, page: 2 }, reader)).monitors[0].name, 'Blog');
     assert.equal((await call('list_monitors', { status: 'down' }, reader)).total, 0);
 
@@ -176,22 +195,33 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
       return true;
     });
     await assert.rejects(reader.callTool({ name: 'delete_monitor', arguments: { uuid: monitor } }), /read scope/);
-    assert.equal((await p.core.monitors.list()).length, 2);
+    assert.equal((await p.core.monitors.list()).length, 3);
     // Without a token: the API's 401.
     const res = await fetch(`${p.url}/v1/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
     assert.equal(res.status, 401);
+    // Stateless: no session stream to open or end.
+    for (const method of ['GET', 'DELETE']) {
+      const r = await fetch(`${p.url}/v1/mcp`, { method, headers: { Authorization: `Bearer ${WRITE_TOKEN}`, Accept: 'text/event-stream' } });
+      assert.equal(r.status, 405, method);
+      assert.equal(r.headers.get('allow'), 'POST');
+    }
+    // The hosted tools Pharos does not serve.
+    const anomalies = (await reader.callTool({ name: 'get_monitor_anomalies', arguments: { uuid: monitor } }).catch((e: Error) => ({ isError: true, content: [{ text: e.message }] }))) as any;
+    assert.equal(anomalies.isError, true);
+    assert.match(anomalies.content[0].text, /Tool get_monitor_anomalies not found/);
   });
 
   test('outages: list, get, a monitor\'s, the timeline, recent alerts (hyperping-go MCPOutage, OutageList, OutageTimeline, AlertHistory)', async () => {
     const list = await call('list_outages', {}, reader);
     assertDecodes(list, mcpOutageList, 'hyperping-go OutageList');
-    assert.equal(list.total, 1);
+    assert.equal(list.total, 2);
     const o = await call('get_outage', { uuid: outage }, reader);
     assertDecodes(o, mcp.get_outage, 'hyperping-go MCPOutage');
     assert.deepEqual([o.status, o.duration, o.started_at], ['resolved', 60, '2026-06-03T10:00:00.000Z']);
-    const ofMonitor = await call('get_monitor_outages', { monitor_uuid: monitor }, reader);
+    assert.equal((await call('get_monitor_outages', { monitor_uuid: monitor }, reader)).total, 0);
+    const ofMonitor = await call('get_monitor_outages', { monitor_uuid: checkout }, reader);
     assertDecodes(ofMonitor, mcpOutageList, 'hyperping-go OutageList (get_monitor_outages)');
-    assert.equal(ofMonitor.total, 0);
+    assert.deepEqual(ofMonitor.outages.map((x: any) => [x.monitor_uuid, x.status]), [[checkout, 'resolved']]);
     const timeline = await call('get_outage_timeline', { uuid: outage }, reader);
     assertDecodes(timeline, mcp.get_outage_timeline, 'hyperping-go OutageTimeline');
     assert.deepEqual(timeline.events.map((e: any) => e.status).filter((s: string) => s !== 'alerted' && s !== 'escalated'), ['started', 'acknowledged', 'resolved']);
@@ -199,7 +229,7 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     const alerts = await call('list_recent_alerts', { resolution: 'day' }, reader);
     assertDecodes(alerts, mcp.list_recent_alerts, 'hyperping-go AlertHistory');
     sameKeys(alerts, recorded.list_recent_alerts, 'list_recent_alerts');
-    assert.deepEqual([alerts.totalAlerts, alerts.downAlerts, alerts.upAlerts, alerts.timeGroups.length], [2, 1, 1, 30]);
+    assert.deepEqual([alerts.totalAlerts, alerts.downAlerts, alerts.upAlerts, alerts.timeGroups.length], [4, 2, 2, 30]);
   });
 
   test('reports: uptime, response time, MTTA, MTTR over a window (hyperping-go MonitorUptimeResponse, MonitorResponseTimeResponse, MonitorMttaResponse, MonitorMttrResponse)', async () => {
@@ -211,10 +241,21 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     const rt = await call('get_monitor_response_time', window, reader);
     assertDecodes(rt, mcp.get_monitor_response_time, 'hyperping-go MonitorResponseTimeResponse');
     assert.equal(rt.monitors.length, 1);
+    const checks = await call('get_monitor_response_time', { monitor_uuids: [checkout], resolution: 'hour' }, reader);
+    assertDecodes(checks, mcp.get_monitor_response_time, 'hyperping-go MonitorResponseTimeResponse (with checks)');
+    assert.ok(checks.monitors[0].count > 0 && checks.timeGroups.length > 0, JSON.stringify(checks));
     const mtta = await call('get_monitor_mtta', {}, reader);
     assertDecodes(mtta, mcp.get_monitor_mtta, 'hyperping-go MonitorMttaResponse');
+    assert.deepEqual(mtta.monitors.map((m: any) => [m.uuid, m.acknowledged]), [[checkout, 1]]);
+    assert.equal(mtta.totalAcknowledged, 1);
+    const acked = await p.core.outages.get(checkoutOutage);
+    assert.equal(mtta.mtta, Math.floor((acked.acknowledgedAt! - acked.startAt) / 1000));
     const mttr = await call('get_monitor_mttr', {}, reader);
     assertDecodes(mttr, mcp.get_monitor_mttr, 'hyperping-go MonitorMttrResponse');
-    assert.equal(mttr.monitors.length, 2);
+    assert.equal(mttr.monitors.length, 3);
+    const ofCheckout = mttr.monitors.find((m: any) => m.uuid === checkout);
+    assert.equal(ofCheckout.outageCount, 1);
+    assert.equal(ofCheckout.mtta, mtta.mtta);
+    assert.ok(mttr.mttr > 0);
   });
 });

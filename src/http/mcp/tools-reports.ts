@@ -34,6 +34,31 @@ async function startedIn(ctx: ToolContext, w: { from: number; to: number }): Pro
   return by;
 }
 
+const HOUR_MS = 3_600_000;
+/** Longest span asked of the raw-check reader at once: its offsets within an hour table are 32-bit on PostgreSQL (±24.8 days). */
+const CHUNK_MS = 20 * 24 * HOUR_MS;
+
+/**
+ * A monitor's mean latency per region and hour over [from, to) (core.consoleView.latencyByRegion, read
+ * in spans of at most {@link CHUNK_MS}), then per bucket of `size` ms from `from`: `region → bucket start → hourly means`.
+ */
+async function hourlyLatency(ctx: ToolContext, m: Monitor, from: number, to: number, size: number): Promise<Map<string, Map<number, number[]>>> {
+  const out = new Map<string, Map<number, number[]>>();
+  for (let start = from; start < to; start += CHUNK_MS) {
+    for (const r of await ctx.core.consoleView.latencyByRegion(m, start, Math.min(to, start + CHUNK_MS), HOUR_MS)) {
+      let byBucket = out.get(r.region);
+      if (!byBucket) out.set(r.region, (byBucket = new Map()));
+      for (const [t, ms] of r.points) {
+        const bucket = from + Math.floor((t - from) / size) * size;
+        byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), ms]);
+      }
+    }
+  }
+  return out;
+}
+
+const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
+
 const entry = (m: Monitor) => ({ uuid: m.uuid, name: m.name, protocol: m.protocol });
 
 /** Windowed report tools: uptime, response time, MTTA, MTTR (hyperping-go mcp_models.go). */
@@ -79,13 +104,12 @@ export const reportTools: ToolDef[] = [
       const byBucket = new Map<number, number[]>();
       const entries = [];
       for (const m of monitors) {
-        const regions = await ctx.core.consoleView.latencyByRegion(m, w.from, w.to, size);
         const means: number[] = [];
         const byRegion: Record<string, number | null> = Object.fromEntries(m.regions.map((r) => [r, null]));
-        for (const r of regions) {
-          const xs = r.points.map(([, ms]) => ms);
-          if (xs.length > 0) byRegion[r.region || 'default'] = Math.round(xs.reduce((s, x) => s + x, 0) / xs.length);
-          for (const [t, ms] of r.points) byBucket.set(t, [...(byBucket.get(t) ?? []), ms]);
+        for (const [region, buckets] of await hourlyLatency(ctx, m, w.from, w.to, size)) {
+          const xs = [...buckets.values()].map(mean);
+          if (xs.length > 0) byRegion[region || 'default'] = Math.round(mean(xs));
+          for (const [t, hours] of buckets) byBucket.set(t, [...(byBucket.get(t) ?? []), mean(hours)]);
           means.push(...xs);
         }
         entries.push({ ...entry(m), avgResponseTime: means.length ? Math.round(means.reduce((s, x) => s + x, 0) / means.length) : 0, avgResponseTimeByRegion: byRegion, count: means.length });
