@@ -2,6 +2,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Core } from '../core/index.ts';
 import type { PageResult } from '../core/people-pages.ts';
+import { stepOfSend } from '../domain/escalation.ts';
 import type { OutageEvent, OutageRecord } from '../domain/outage.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
@@ -77,7 +78,7 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
     if (sent < 1 || !o.escalationPolicyUuid) return none;
     const policy = await store.async.escalationPolicies.get(o.escalationPolicyUuid);
     if (!policy || policy.steps.length === 0) return none;
-    const stepIndex = Math.min(sent, policy.steps.length) - 1;
+    const stepIndex = stepOfSend({ steps: policy.steps, repeat_policy: policy.policyRepeats }, sent - 1).step - 1;
     const step = policy.steps[stepIndex]!;
     const targets = step.targets.filter((t) => t.type !== 'integration');
     const now = clock.now();

@@ -25,6 +25,8 @@ export const POLICY_STEPS_MAX = 20;
 export const POLICY_DELAY_MAX = 10_080;
 /** Largest repeat count (0: the last step repeats until the outage is acknowledged or resolved). */
 export const POLICY_REPEAT_MAX = 1000;
+/** Most rounds of a whole policy after the first (`policy_repeats`). */
+export const POLICY_ROUNDS_MAX = 100;
 
 /** What creating a policy takes (camelCase; the API maps its snake_case body). */
 export interface PolicyInput {
@@ -33,6 +35,8 @@ export interface PolicyInput {
   steps: PolicyStep[];
   repeatCount?: number | undefined;
   repeatEveryMinutes?: number | null | undefined;
+  /** Rounds of the whole policy after its last step, unless acknowledged (issue 34; default 0). */
+  policyRepeats?: number | undefined;
   /** Provisioning only: the uuid config.yaml declares. */
   uuid?: string | undefined;
 }
@@ -58,6 +62,8 @@ export const policyAuditView = (p: EscalationPolicyWrite) => ({
   steps: p.steps.map((s) => ({ delay_minutes: s.delayMinutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })),
   repeat_count: p.repeatCount,
   repeat_every_minutes: p.repeatEveryMinutes,
+  // Only when set: entries of policies without rounds keep their shape.
+  ...(p.policyRepeats ? { policy_repeats: p.policyRepeats } : {}),
   provisioned: p.provisioned,
 });
 
@@ -88,7 +94,10 @@ export function checkPolicy(w: EscalationPolicyWrite, allowPeople = false): Esca
   });
   if (!intIn(w.repeatCount, 0, POLICY_REPEAT_MAX)) throw invalid('repeat_count', `must be a whole number from 0 to ${POLICY_REPEAT_MAX}`);
   if (w.repeatEveryMinutes !== null && !intIn(w.repeatEveryMinutes, 1, POLICY_DELAY_MAX)) throw invalid('repeat_every_minutes', `must be a whole number of minutes from 1 to ${POLICY_DELAY_MAX}, or null`);
-  return { ...w, name, team };
+  const rounds = w.policyRepeats ?? 0;
+  if (!intIn(rounds, 0, POLICY_ROUNDS_MAX)) throw invalid('policy_repeats', `must be a whole number from 0 to ${POLICY_ROUNDS_MAX}`);
+  if (rounds > 0 && w.repeatCount > 0) throw invalid('policy_repeats', 'cannot be combined with repeat_count (rounds of the whole policy replace the repeats of the last step)');
+  return { ...w, name, team, policyRepeats: rounds };
 }
 
 /**
@@ -155,6 +164,7 @@ const updatePolicy = procedure('escalationPolicies.update', (tx: Store, a: Stamp
       steps: a.patch.steps ?? current.steps,
       repeatCount: a.patch.repeatCount ?? current.repeatCount,
       repeatEveryMinutes: a.patch.repeatEveryMinutes === undefined ? current.repeatEveryMinutes : a.patch.repeatEveryMinutes,
+      policyRepeats: a.patch.policyRepeats ?? current.policyRepeats ?? 0,
       provisioned: a.provisioning ? true : current.provisioned,
     },
     a.allowPeople,
@@ -255,7 +265,7 @@ export function escalationPoliciesService(deps: { store: Store; clock: Clock; bu
      */
     async create(input: PolicyInput, actor: AuditActor, opts: PolicyWriteOptions = {}): Promise<EscalationPolicy> {
       const provisioning = opts.provisioning === true;
-      const write = checkPolicy({ name: input.name, team: input.team ?? null, steps: input.steps, repeatCount: input.repeatCount ?? 0, repeatEveryMinutes: input.repeatEveryMinutes ?? null, provisioned: provisioning }, true);
+      const write = checkPolicy({ name: input.name, team: input.team ?? null, steps: input.steps, repeatCount: input.repeatCount ?? 0, repeatEveryMinutes: input.repeatEveryMinutes ?? null, policyRepeats: input.policyRepeats ?? 0, provisioned: provisioning }, true);
       const uuid = provisioning && input.uuid ? input.uuid : newId(ID_PREFIX.escalationPolicy);
       return store.async.tx(createPolicy, { uuid, write, actor, now: clock.now() });
     },

@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.ts';
 import { escalationOfSend, renderAlert } from '../domain/alert.ts';
 import { followsAcknowledgements, type ChannelType } from '../domain/channels/index.ts';
-import { sendChannels, sendDueAt, type PolicyTiming } from '../domain/escalation.ts';
+import { sendChannels, sendDueAt, stepOfSend, type PolicyTiming } from '../domain/escalation.ts';
 import { policyTargets, type EscalationPolicy } from '../domain/escalation-policy.ts';
 import { ID_PREFIX } from '../domain/ids.ts';
 import type { OutageRecord } from '../domain/outage.ts';
@@ -55,6 +55,7 @@ export function timedPolicy(p: EscalationPolicy): TimedPolicy {
     steps: p.steps.map((s) => ({ after_minutes: s.delayMinutes, channels: policyTargets({ steps: [s] }, 'integration') })),
     repeat_every_minutes: p.repeatEveryMinutes ?? undefined,
     repeat_count: p.repeatCount > 0 ? p.repeatCount : undefined,
+    repeat_policy: p.policyRepeats ? p.policyRepeats : undefined,
   };
 }
 
@@ -167,7 +168,8 @@ function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord
   tx.outages.setEscalation(o.uuid, start, next, sent + 1);
   // The timeline is read by people: integrations by name (a deleted one by its uuid).
   const names = channels.map((c) => integrationOf(tx, c)?.name ?? c);
-  const what = `step ${Math.min(sent + 1, policy.steps.length)}${sent >= policy.steps.length ? ' (repeat)' : ''} to ${names.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
+  const at = stepOfSend(policy, sent);
+  const what = `step ${at.step}${at.repeat > 0 ? ' (repeat)' : at.round > 0 ? ` (round ${at.round + 1})` : ''} to ${names.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
   tx.outages.addEvent(o.uuid, { at: now, type, userUuid, message: note ? `${note} (${what})` : what });
 }
 

@@ -31,15 +31,22 @@ export interface EscalationPolicy {
   steps: PolicyStep[];
   /** At most this many repeats of the last step, every {@link repeatEveryMinutes} (0: no cap — until acknowledged or resolved; no repeats at all when repeatEveryMinutes is null). */
   repeatCount: number;
-  /** Minutes between those repeats (config.yaml's `repeat_every_minutes`), or null. */
+  /** Minutes between those repeats (config.yaml's `repeat_every_minutes`), or null. With {@link policyRepeats}: the pause after a round's last step (null: 5). */
   repeatEveryMinutes: number | null;
+  /**
+   * How many more rounds of the whole policy run after its last step, unless acknowledged (issue 34
+   * point 3; 0: none). A round's steps keep their delays; the next round starts `repeatEveryMinutes`
+   * (default 5) after the previous round's last step. Replaces the repeats of the last step.
+   * Absent: 0 (the store always sets it).
+   */
+  policyRepeats?: number;
   /** Declared in config.yaml: read-only for the API and the console. */
   provisioned: boolean;
   createdAt: number;
   updatedAt: number;
 }
 
-/** What the store writes. */
+/** What the store writes (`policyRepeats` left out: 0). */
 export type EscalationPolicyWrite = Omit<EscalationPolicy, 'uuid' | 'createdAt' | 'updatedAt'>;
 
 /** The distinct uuids of `type` that `policy` alerts, in step order. */

@@ -13,6 +13,22 @@ export interface PolicyTiming {
   repeat_every_minutes?: number | undefined;
   /** At most this many repeats (stored policies' `repeatCount`); absent → no cap. */
   repeat_count?: number | undefined;
+  /**
+   * Rounds of the whole policy after the first (stored policies' `policyRepeats`, issue 34); absent or
+   * 0 → none. Then the last step is not repeated: round k's step i is due at start + k × (last step's
+   * `after_minutes` + `repeat_every_minutes`, default {@link ROUND_PAUSE_MINUTES}) + its `after_minutes`.
+   */
+  repeat_policy?: number | undefined;
+}
+
+/** Minutes between a round's last step and the next round when `repeat_every_minutes` is not set. */
+export const ROUND_PAUSE_MINUTES = 5;
+
+/** Which step (1-based) and round (0: the first) send number `sent` is; repeats of the last step are its step with `repeat` ≥ 1. */
+export function stepOfSend(policy: { steps: { length: number }; repeat_policy?: number | undefined }, sent: number): { step: number; round: number; repeat: number } {
+  const n = policy.steps.length;
+  if (policy.repeat_policy) return { step: (sent % n) + 1, round: Math.floor(sent / n), repeat: 0 };
+  return { step: Math.min(sent + 1, n), round: 0, repeat: Math.max(0, sent + 1 - n) };
 }
 
 const MIN_MS = 60_000;
@@ -24,15 +40,21 @@ const MIN_MS = 60_000;
  */
 export function sendDueAt(policy: PolicyTiming, startAt: number, sent: number): number | null {
   const n = policy.steps.length;
+  if (policy.repeat_policy) {
+    const round = Math.floor(sent / n);
+    if (round > policy.repeat_policy) return null;
+    const roundMs = (policy.steps[n - 1]!.after_minutes + (policy.repeat_every_minutes ?? ROUND_PAUSE_MINUTES)) * MIN_MS;
+    return startAt + round * roundMs + policy.steps[sent % n]!.after_minutes * MIN_MS;
+  }
   if (sent < n) return startAt + policy.steps[sent]!.after_minutes * MIN_MS;
   if (!policy.repeat_every_minutes) return null;
   if (policy.repeat_count !== undefined && sent - n + 1 > policy.repeat_count) return null;
   return startAt + policy.steps[n - 1]!.after_minutes * MIN_MS + (sent - n + 1) * policy.repeat_every_minutes * MIN_MS;
 }
 
-/** The channels of send number `sent` (repeats use the last step's channels). */
+/** The channels of send number `sent` (repeats use the last step's channels; rounds start again at step 1). */
 export function sendChannels(policy: PolicyTiming, sent: number): readonly string[] {
-  return policy.steps[Math.min(sent, policy.steps.length - 1)]!.channels;
+  return policy.steps[stepOfSend(policy, sent).step - 1]!.channels;
 }
 
 /**

@@ -13,14 +13,25 @@ interface Row {
   updated_at: number;
 }
 
-/** Steps as stored: the API's shape, `[{delay_minutes, targets: [{type, uuid}]}]`. */
+/**
+ * Steps as stored: the API's shape, `[{delay_minutes, targets: [{type, uuid}]}]`; a policy that runs
+ * again in rounds (issue 34, `policyRepeats` > 0) stores `{steps: […], policy_repeats: N}` in the same
+ * column (no schema change; a plain array is 0 rounds).
+ */
 type StoredSteps = Array<{ delay_minutes: number; targets: Array<{ type: TargetType; uuid: string }> }>;
+type StoredPlan = StoredSteps | { steps: StoredSteps; policy_repeats: number };
+
+const planOf = (json: string): { steps: StoredSteps; policyRepeats: number } => {
+  const plan = JSON.parse(json) as StoredPlan;
+  return Array.isArray(plan) ? { steps: plan, policyRepeats: 0 } : { steps: plan.steps, policyRepeats: plan.policy_repeats };
+};
 
 const toPolicy = (r: Row): EscalationPolicy => ({
   uuid: r.uuid,
   name: r.name,
   team: r.team,
-  steps: (JSON.parse(r.steps) as StoredSteps).map((s): PolicyStep => ({ delayMinutes: s.delay_minutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })),
+  policyRepeats: planOf(r.steps).policyRepeats,
+  steps: planOf(r.steps).steps.map((s): PolicyStep => ({ delayMinutes: s.delay_minutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })),
   repeatCount: r.repeat_count,
   repeatEveryMinutes: r.repeat_every_minutes,
   provisioned: r.provisioned === 1,
@@ -28,8 +39,10 @@ const toPolicy = (r: Row): EscalationPolicy => ({
   updatedAt: r.updated_at,
 });
 
-const stepsJson = (steps: readonly PolicyStep[]): string =>
-  JSON.stringify(steps.map((s) => ({ delay_minutes: s.delayMinutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })) satisfies StoredSteps);
+const stepsJson = (steps: readonly PolicyStep[], policyRepeats = 0): string => {
+  const list: StoredSteps = steps.map((s) => ({ delay_minutes: s.delayMinutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) }));
+  return JSON.stringify((policyRepeats > 0 ? { steps: list, policy_repeats: policyRepeats } : list) satisfies StoredPlan);
+};
 
 const COLUMNS = 'uuid, name, team, steps, repeat_count, repeat_every_minutes, provisioned, created_at, updated_at';
 
@@ -54,7 +67,7 @@ export function escalationPoliciesStore(db: Db) {
     uuid,
     name: w.name,
     team: w.team,
-    steps: stepsJson(w.steps),
+    steps: stepsJson(w.steps, w.policyRepeats),
     repeatCount: w.repeatCount,
     repeatEveryMinutes: w.repeatEveryMinutes,
     provisioned: w.provisioned ? 1 : 0,

@@ -17,7 +17,8 @@ const PolicySchema = z
     team: z.string().nullable(),
     steps: z.array(Step),
     repeat_count: z.number().openapi({ description: 'how many times the last step is sent again (0: until acknowledged or resolved, when repeat_every_minutes is set)' }),
-    repeat_every_minutes: z.number().nullable().openapi({ description: 'minutes between repeats of the last step; null: no repeats' }),
+    repeat_every_minutes: z.number().nullable().openapi({ description: 'minutes between repeats of the last step; null: no repeats. With policy_repeats: the pause after a round\'s last step (null: 5)' }),
+    policy_repeats: z.number().openapi({ description: 'how many more rounds of the whole policy run after its last step, unless acknowledged (0: none; not with repeat_count)' }),
     provisioned: z.boolean().openapi({ description: 'declared in config.yaml: read-only here (409 escalation_policies.provisioned)' }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -33,6 +34,7 @@ export function toPolicyJson(p: EscalationPolicy): z.infer<typeof PolicySchema> 
     steps: p.steps.map((s) => ({ delay_minutes: s.delayMinutes, targets: s.targets.map((t) => ({ type: t.type, uuid: t.uuid })) })),
     repeat_count: p.repeatCount,
     repeat_every_minutes: p.repeatEveryMinutes,
+    policy_repeats: p.policyRepeats ?? 0,
     provisioned: p.provisioned,
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
@@ -53,6 +55,7 @@ const fields = {
   steps: z.array(BodyStep, { error: 'is required: an array of {delay_minutes, targets}' }),
   repeat_count: z.number({ error: 'must be a whole number' }).optional(),
   repeat_every_minutes: z.number({ error: 'must be a whole number of minutes or null' }).nullable().optional(),
+  policy_repeats: z.number({ error: 'must be a whole number' }).optional(),
 };
 const CreateBody = z.strictObject(fields).openapi('EscalationPolicyCreate');
 /** Partial: fields left out keep their values (`steps` replaced whole); read-only fields may be sent back as read. */
@@ -93,7 +96,7 @@ export function escalationPoliciesRouter(deps: Pick<HttpDeps, 'core'>) {
     createRoute({ method: 'post', path: '/', tags, summary: 'Create an escalation policy', request: jsonBody(CreateBody), responses: { 201: json(PolicySchema, 'The created policy'), ...COMMON_ERRORS, ...BODY_ERRORS, ...CONFLICT } }),
     async (c) => {
       const b = c.req.valid('json');
-      const p = await core.escalationPolicies.create({ name: b.name, team: b.team, steps: steps(b.steps), repeatCount: b.repeat_count, repeatEveryMinutes: b.repeat_every_minutes }, apiActor(c.var.principal));
+      const p = await core.escalationPolicies.create({ name: b.name, team: b.team, steps: steps(b.steps), repeatCount: b.repeat_count, repeatEveryMinutes: b.repeat_every_minutes, policyRepeats: b.policy_repeats }, apiActor(c.var.principal));
       return c.json(toPolicyJson(p), 201);
     },
   );
@@ -113,7 +116,7 @@ export function escalationPoliciesRouter(deps: Pick<HttpDeps, 'core'>) {
       }),
       async (c) => {
         const b = c.req.valid('json');
-        const patch = { name: b.name, team: b.team, steps: b.steps && steps(b.steps), repeatCount: b.repeat_count, repeatEveryMinutes: b.repeat_every_minutes };
+        const patch = { name: b.name, team: b.team, steps: b.steps && steps(b.steps), repeatCount: b.repeat_count, repeatEveryMinutes: b.repeat_every_minutes, policyRepeats: b.policy_repeats };
         return c.json(toPolicyJson(await core.escalationPolicies.update(c.req.valid('param').uuid, patch, apiActor(c.var.principal))), 200);
       },
     );
