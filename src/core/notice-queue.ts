@@ -18,13 +18,21 @@ function subscribablePages(tx: Store, uuids: readonly string[]): Statuspage[] {
   return uuids.map((u) => tx.statuspages.get(u)).filter((p): p is Statuspage => p !== undefined && p.settings.subscribe.enabled);
 }
 
-/** Queues `messageOf(page)` for every confirmed subscriber of each page. @returns messages queued */
-function queueToPages(tx: Store, pages: Statuspage[], messageOf: (page: Statuspage, url: string) => AlertMessage, publicUrl: string, now: number): number {
+/**
+ * Queues `messageOf(page, url, lang)` for every confirmed subscriber of each page, `lang` being the
+ * subscriber's language (set through the API) or else the page's first (built once per language).
+ * @returns messages queued
+ */
+function queueToPages(tx: Store, pages: Statuspage[], messageOf: (page: Statuspage, url: string, lang: string) => AlertMessage, publicUrl: string, now: number): number {
   const base = publicUrl.replace(/\/+$/, '');
   let n = 0;
   for (const page of pages) {
-    const message = JSON.stringify(messageOf(page, `${base}/status/${page.subdomain}`));
+    const byLang = new Map<string, string>();
+    const first = page.settings.languages[0] ?? 'en';
     for (const s of tx.subscribers.confirmedOf(page.id)) {
+      const lang = s.language ?? first;
+      let message = byLang.get(lang);
+      if (message === undefined) byLang.set(lang, (message = JSON.stringify(messageOf(page, `${base}/status/${page.subdomain}`, lang))));
       tx.alerts.insert({ outageUuid: null, channel: SUBSCRIBER_CHANNEL_PREFIX + s.uuid, kind: 'notice', step: null, message, createdAt: now, dueAt: now });
       n++;
     }
@@ -35,7 +43,7 @@ function queueToPages(tx: Store, pages: Statuspage[], messageOf: (page: Statuspa
 /** Queues an incident's change for the confirmed subscribers of its pages. Call inside the incident's transaction. @returns messages queued */
 export function queueIncidentNotices(tx: Store, incident: Incident, change: IncidentChange, publicUrl: string, now: number): number {
   const pages = subscribablePages(tx, incident.statuspages);
-  return queueToPages(tx, pages, (page, url) => incidentNotice(page.name, page.settings.languages[0] ?? 'en', incident, change, url, now), publicUrl, now);
+  return queueToPages(tx, pages, (page, url, lang) => incidentNotice(page.name, lang, incident, change, url, now), publicUrl, now);
 }
 
 /**
@@ -45,5 +53,5 @@ export function queueIncidentNotices(tx: Store, incident: Incident, change: Inci
 export function queueMaintenanceNotices(tx: Store, w: MaintenanceWindow, publicUrl: string, now: number): number {
   if (!tx.maintenance.markNotified(w.uuid, now)) return 0;
   const pages = subscribablePages(tx, w.statuspages);
-  return queueToPages(tx, pages, (page, url) => maintenanceNotice(page.name, page.settings.languages[0] ?? 'en', w, url, now), publicUrl, now);
+  return queueToPages(tx, pages, (page, url, lang) => maintenanceNotice(page.name, lang, w, url, now), publicUrl, now);
 }

@@ -23,7 +23,8 @@ const notice = (title: string, text: string, link: string | null, now: number): 
 });
 
 /**
- * The message status-page subscribers get about an incident, in the page's first language:
+ * The message status-page subscribers get about an incident, its texts in `lang` (the subscriber's
+ * language, else the page's first; LocalizedText's fallback):
  * title `[<page>] New incident|Incident update|Resolved: <title>`, text = the newest update
  * (`<type>: <text>`).
  * @param link the page's public address

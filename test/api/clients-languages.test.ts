@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { UI_STRINGS } from '../../views/i18n/index.ts';
 import { MIN_RENDER_INTERVAL_MS } from '../../src/http/pages/cache.ts';
+import { rawDb } from '../../src/store/index.ts';
 
 // Issue 35 point 4: hyperping-go's LocalizedText carries es, it, pt, ja, zh, and the hosted service
 // accepts a subscriber with `language: "es"`. Pharos takes the five on status pages (languages and
@@ -120,6 +121,18 @@ test('an incident with title.zh (and es, it, pt, ja) is accepted, stored and sho
   assert.deepEqual([zh.includes('登录缓慢'), zh.includes('正在调查'), zh.includes(UI_STRINGS.zh.update_investigating)], [true, true, true], 'the incident in Chinese');
   const es = await page('/status/acme?lang=es');
   assert.ok(es.includes('Inicios de sesión lentos') && es.includes('Looking into it'), 'Spanish title; the update falls back to English');
+  // Each subscriber's notice is in its own language where the incident has it, else the page's first.
+  const subs = (await json(`/v2/statuspages/${sp.uuid}/subscribers`)).body.subscribers as Array<{ uuid: string; email: string }>;
+  const noticeOf = async (email: string) => {
+    const sub = subs.find((s) => s.email === email)!;
+    const row = await rawDb(p.store).prepare<[string], { message: string }>('SELECT message FROM alerts WHERE channel = ? ORDER BY id DESC LIMIT 1').get(`subscriber:${sub.uuid}`);
+    return JSON.parse(row!.message) as { title: string; text: string };
+  };
+  const ana = await noticeOf('ana@example.com');
+  assert.ok(ana.title.includes('Inicios de sesión lentos'), ana.title);
+  assert.ok(ana.text.includes('Looking into it'), 'the update has no Spanish: English');
+  const li = await noticeOf('li@example.com');
+  assert.ok(li.title.includes('登录缓慢') && li.text.includes('正在调查'), JSON.stringify(li));
   const bad = await json('/v3/incidents', 'POST', { title: { en: 'x', xx: 'y' }, type: 'incident', statuspages: [] });
   assert.equal(bad.status, 400);
   assert.ok(bad.body.error.startsWith('title.xx:') && bad.body.message.includes('zh'), JSON.stringify(bad.body));
