@@ -63,7 +63,8 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
     logger.error(`pager: nobody reached for outage #${o.incidentNumber}: ${why}`, { outage: o.uuid, incident: o.incidentNumber });
     const admins = (await store.async.people.members()).filter((m) => m.role === 'admin' && m.disabledAt === null);
     for (const a of admins) {
-      const r = await core.people.page(a.uuid, { outageUuid: `${o.uuid}:pager`, title: `Pharos could not page anyone for outage #${o.incidentNumber}`, text });
+      // Under the outage's uuid: acknowledging or resolving it cancels these pages' later steps too.
+      const r = await core.people.page(a.uuid, { outageUuid: o.uuid, title: `Pharos could not page anyone for outage #${o.incidentNumber}`, text, ...core.pageLinks.linksFor(o.uuid, a.uuid, clock.now()) });
       if (!r.reached) logger.error(`pager: admin ${a.email} could not be told either`, { outage: o.uuid });
     }
   }

@@ -153,6 +153,10 @@ describe('on-call paging', () => {
       { delay_minutes: 0, targets: [{ type: 'schedule', uuid: empty.uuid }] },
       { delay_minutes: 30, targets: [{ type: 'integration', uuid: hook }] },
     ]);
+    // The console admin has an ntfy method: they are told that nobody was reached.
+    const adminUuid = (await (await p.api('/v1/team-members')).json()).find((m: { email: string }) => m.email === 'admin@example.com').uuid;
+    const cm = await json(`/v1/team-members/${adminUuid}/contact-methods`, 'POST', { kind: 'ntfy', address: 'admin-pager' });
+    await json(`/v1/team-members/${adminUuid}/contact-methods/${cm.uuid}/verify`, 'POST', { code: code(pushes().at(-1)!.message) }, 200);
     const before = hooks().length;
     const o = await outage(ep.uuid, 'DNS is down');
     await p.advance(0);
@@ -160,6 +164,9 @@ describe('on-call paging', () => {
     const timeline = (await p.core.outages.timeline(o.uuid)).map((e) => e.message ?? '');
     assert.ok(timeline.some((t) => /schedule "Later" has nobody on call/.test(t)), timeline.join('\n'));
     assert.ok(timeline.some((t) => /reached nobody: the next step is sent at once/.test(t)), timeline.join('\n'));
+    const told = pushes().filter((m) => m.topic === 'admin-pager').at(-1);
+    assert.equal(told?.title, `Pharos could not page anyone for outage #${o.incidentNumber}`);
+    assert.match(told.message, /schedule "Later" has nobody on call/);
   });
 
   test('policy_repeats runs the whole policy again after its last step, unless acknowledged', async () => {
