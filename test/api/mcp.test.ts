@@ -111,6 +111,8 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     for (const t of tools) assert.equal(t.inputSchema.type, 'object', t.name);
     const create = tools.find((t) => t.name === 'create_monitor')!;
     assert.deepEqual(create.inputSchema.required, ['name', 'url']);
+    const doc = await (await fetch(`${p.url}/openapi.json`)).json();
+    assert.ok(doc.paths['/v1/mcp'].post, '/openapi.json documents POST /v1/mcp');
   });
 
   test('status, team, policies, integrations, schedules: hyperping-go\'s types, field by field, and the recorded hosted answers\' keys', async () => {
@@ -199,6 +201,16 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     // Without a token: the API's 401.
     const res = await fetch(`${p.url}/v1/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
     assert.equal(res.status, 401);
+    // A plain JSON client (Accept: application/json only) is answered; a body that is not JSON-RPC gets the API's {error, message}.
+    const plain = async (body: string) => fetch(`${p.url}/v1/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${readToken}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body });
+    const listed = await plain('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_status_summary","arguments":{}}}');
+    assert.equal(listed.status, 200);
+    assert.equal(JSON.parse((await listed.json()).result.content[0].text).total, 3);
+    const garbage = await plain('{"nope":');
+    assert.equal(garbage.status, 400);
+    const err = await garbage.json();
+    assert.equal(err.error, err.message);
+    assert.match(err.message, /Parse error/);
     // Stateless: no session stream to open or end.
     for (const method of ['GET', 'DELETE']) {
       const r = await fetch(`${p.url}/v1/mcp`, { method, headers: { Authorization: `Bearer ${WRITE_TOKEN}`, Accept: 'text/event-stream' } });
