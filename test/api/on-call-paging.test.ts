@@ -187,6 +187,20 @@ describe('on-call paging', () => {
     await p.core.outages.resolve(o.uuid, { user: (await p.store.async.users.findUser(me))!, scope: 'write', tokenId: 't' }, null);
   });
 
+  test('the console step editor offers schedules and people as targets and saves them with their types', async () => {
+    const form = await admin.get('/escalation-policies/new');
+    assert.match(form.html, new RegExp(`name="step_0_targets" value="${primary}"[^>]*/?> On call: Primary`));
+    assert.match(form.html, new RegExp(`name="step_0_targets" value="${me}"`));
+    const res = await admin.post('/escalation-policies', { name: 'Console on call', steps: '1', step_0_delay: '0', step_0_targets: [primary, me, hook], repeat_count: '0', op: 'save' });
+    assert.equal(res.status, 303, res.html.slice(0, 400));
+    const saved = (await (await p.api('/v1/escalation-policies')).json()).find((x: { name: string }) => x.name === 'Console on call');
+    assert.deepEqual(saved.steps[0].targets, [
+      { type: 'schedule', uuid: primary },
+      { type: 'user', uuid: me },
+      { type: 'integration', uuid: hook },
+    ]);
+  });
+
   test('the console overview shows a banner for a schedule with a gap in the next 7 days', async () => {
     const { html } = await admin.get('/');
     const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

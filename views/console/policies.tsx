@@ -124,7 +124,7 @@ export function PolicyForm(props: { s: Shell; v: PolicyFormValues; targets: Targ
             <input type="number" name={`step_${i}_delay`} value={step.delay} min={0} required readonly={readOnly} />
             <Msg errors={errors} name={`step_${i}_delay`} />
           </label>
-          <p class="small">Alert these integrations:</p>
+          <p class="small">Alert these integrations, schedules (whoever is on call then) and people:</p>
           {props.targets.map((t) => (
             <label class="check">
               <input type="checkbox" name={`step_${i}_targets`} value={t.uuid} checked={step.targets.includes(t.uuid)} disabled={readOnly} /> {t.name}{' '}

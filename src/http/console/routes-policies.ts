@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import type { EscalationPolicy, PolicyStep } from '../../domain/escalation-policy.ts';
+import type { EscalationPolicy, PolicyStep, TargetType } from '../../domain/escalation-policy.ts';
+import { ID_PREFIX } from '../../domain/ids.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { HttpDeps } from '../context.ts';
 import { NewPolicyPage, PoliciesPage, PolicyPage, type PolicyFormValues, type TargetChoice } from '../../../views/console/policies.tsx';
@@ -11,6 +12,9 @@ import { plural } from '../../../views/format.ts';
 
 /** Flash messages after a redirect, by the `done` code of the URL. */
 const DONE: Record<string, string> = { created: 'Escalation policy created.', saved: 'Saved.', deleted: 'Escalation policy deleted.' };
+
+/** A target's type from its uuid's prefix (the step editor's checkboxes carry uuids only; issue 34: people and schedules too). */
+const typeOf = (uuid: string): TargetType => (uuid.startsWith(ID_PREFIX.onCallSchedule) ? 'schedule' : uuid.startsWith(ID_PREFIX.user) ? 'user' : 'integration');
 
 const list = (f: FormValues, name: string): string[] => {
   const x = f[name];
@@ -37,7 +41,7 @@ export function policyValues(p: EscalationPolicy): PolicyFormValues {
 
 /** The step editor as core's policy input (numbers typed as text stay text, so core names the rule). */
 function policyInput(v: PolicyFormValues) {
-  const steps = v.steps.map((s) => ({ delayMinutes: numberish(s.delay.trim() === '' ? '0' : s.delay) as number, targets: s.targets.map((uuid) => ({ type: 'integration' as const, uuid })) })) satisfies PolicyStep[];
+  const steps = v.steps.map((s) => ({ delayMinutes: numberish(s.delay.trim() === '' ? '0' : s.delay) as number, targets: s.targets.map((uuid) => ({ type: typeOf(uuid), uuid })) })) satisfies PolicyStep[];
   return {
     name: v.name,
     team: v.team.trim() === '' ? null : v.team,
@@ -82,7 +86,15 @@ export function policyFormErrors(e: unknown): FormErrors {
  */
 export function policyRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core } = deps;
-  const targets = async (): Promise<TargetChoice[]> => (await core.integrations.list()).map((i) => ({ uuid: i.uuid, name: i.name, kind: i.kind, enabled: i.enabled }));
+  // Integrations, then on-call schedules (whoever is on call when the step fires) and people (issue 34).
+  const targets = async (): Promise<TargetChoice[]> => {
+    const [integrations, schedules, people] = await Promise.all([core.integrations.list(), core.onCall.list(), core.people.members()]);
+    return [
+      ...integrations.map((i) => ({ uuid: i.uuid, name: i.name, kind: i.kind, enabled: i.enabled })),
+      ...schedules.map((v) => ({ uuid: v.schedule.uuid, name: `On call: ${v.schedule.name}`, kind: 'schedule', enabled: true })),
+      ...people.map((m) => ({ uuid: m.uuid, name: m.name || m.email, kind: 'person', enabled: m.disabledAt === null })),
+    ];
+  };
   const found = async (uuid: string): Promise<EscalationPolicy | null> => {
     try {
       return await core.escalationPolicies.get(uuid);
@@ -119,7 +131,7 @@ export function policyRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       name: p.name,
       team: p.team,
       provisioned: p.provisioned,
-      summary: p.steps.map((s) => `${s.delayMinutes} min: ${s.targets.map((t) => (t.type === 'integration' ? nameOf(t.uuid) : `${t.type} ${t.uuid}`)).join(', ') || 'nobody'}`).join(' · '),
+      summary: p.steps.map((s) => `${s.delayMinutes} min: ${s.targets.map((t) => nameOf(t.uuid)).join(', ') || 'nobody'}`).join(' · '),
       users: monitors.filter((m) => m.escalationPolicyUuid === p.uuid).length + healthchecks.filter((h) => h.escalationPolicyUuid === p.uuid).length,
     }));
     return page(c, PoliciesPage({ s: shellOf(c, '/escalation-policies'), rows, notice: DONE[c.req.query('done') ?? ''] }));
