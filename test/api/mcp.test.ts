@@ -115,6 +115,21 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     assert.ok(doc.paths['/v1/mcp'].post, '/openapi.json documents POST /v1/mcp');
   });
 
+  test('hyperping-go\'s own requests (mcp_transport.go): initialize, then tools/call with MCP-Protocol-Version 2025-03-26 and no session; answered as plain JSON', async () => {
+    const goPost = async (body: object, extra: Record<string, string> = {}) => {
+      const res = await fetch(`${p.url}/v1/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${readToken}`, ...extra }, body: JSON.stringify(body) });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(res.headers.get('mcp-session-id'), null);
+      return res.json();
+    };
+    const init = await goPost({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'hyperping-go', version: '0.7.1' } } });
+    assert.equal(init.result.protocolVersion, '2025-03-26');
+    const called = await goPost({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_escalation_policies', arguments: {} } }, { 'MCP-Protocol-Version': '2025-03-26' });
+    assert.equal(called.id, 2);
+    assert.deepEqual(JSON.parse(called.result.content[0].text).map((x: any) => x.uuid), [policy]);
+  });
+
   test('status, team, policies, integrations, schedules: hyperping-go\'s types, field by field, and the recorded hosted answers\' keys', async () => {
     const summary = await call('get_status_summary', {}, reader);
     assertDecodes(summary, mcp.get_status_summary, 'hyperping-go StatusSummary');
