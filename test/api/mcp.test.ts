@@ -111,7 +111,7 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     for (const t of tools) assert.equal(t.inputSchema.type, 'object', t.name);
     const create = tools.find((t) => t.name === 'create_monitor')!;
     assert.deepEqual(create.inputSchema.required, ['name', 'url']);
-    const doc = await (await fetch(`${p.url}/openapi.json`)).json();
+    const doc = (await (await fetch(`${p.url}/openapi.json`)).json()) as any;
     assert.ok(doc.paths['/v1/mcp'].post, '/openapi.json documents POST /v1/mcp');
   });
 
@@ -121,7 +121,7 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(res.headers.get('mcp-session-id'), null);
-      return res.json();
+      return (await res.json()) as any;
     };
     const init = await goPost({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'hyperping-go', version: '0.7.1' } } });
     assert.equal(init.result.protocolVersion, '2025-03-26');
@@ -220,10 +220,10 @@ describe('POST /v1/mcp (MCP, Streamable HTTP)', () => {
     const plain = async (body: string) => fetch(`${p.url}/v1/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${readToken}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body });
     const listed = await plain('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_status_summary","arguments":{}}}');
     assert.equal(listed.status, 200);
-    assert.equal(JSON.parse((await listed.json()).result.content[0].text).total, 3);
+    assert.equal(JSON.parse(((await listed.json()) as any).result.content[0].text).total, 3);
     const garbage = await plain('{"nope":');
     assert.equal(garbage.status, 400);
-    const err = await garbage.json();
+    const err = (await garbage.json()) as any;
     assert.equal(err.error, err.message);
     assert.match(err.message, /Parse error/);
     // Stateless: no session stream to open or end.
