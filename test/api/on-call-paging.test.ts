@@ -175,6 +175,8 @@ describe('on-call paging', () => {
     assert.match((await both.json()).message, /^policy_repeats: cannot be combined with repeat_count/);
     const ep = await json('/v1/escalation-policies', 'POST', { name: 'Rounds', steps: [{ delay_minutes: 0, targets: [{ type: 'user', uuid: me }] }], policy_repeats: 1, repeat_every_minutes: 10 });
     assert.equal(ep.policy_repeats, 1);
+    const schema = (await (await p.api('/openapi.json')).json()).components.schemas.EscalationPolicy;
+    assert.ok(schema.properties.policy_repeats, 'policy_repeats is in the OpenAPI document');
     const start = pushes().length;
     const o = await outage(ep.uuid, 'Queue is down');
     assert.equal(pushes().length, start + 1);
@@ -208,5 +210,13 @@ describe('on-call paging', () => {
     assert.match(banner, /Nobody on call in the next 7 days/);
     assert.ok(banner.includes(`Later: ${when(p.clock.now())} to ${when(p.clock.now() + 7 * 86_400_000)}`), `the whole week from now: ${banner}`);
     assert.doesNotMatch(banner, /Primary/, 'a schedule covered all week is not named');
+  });
+
+  // Last: it spends this address's allowance of the anonymous paging routes.
+  test('the anonymous paging routes allow 30 requests a minute per address, then 429', async () => {
+    const codes: number[] = [];
+    for (let i = 0; i < 31; i++) codes.push((await fetch(`${p.url}/ack/not-a-token`)).status);
+    assert.equal(codes.at(-1), 429);
+    assert.ok(codes.slice(0, -1).every((c) => c === 404 || c === 429));
   });
 });
