@@ -193,7 +193,11 @@ describe('on-call paging', () => {
     const form = await admin.get('/escalation-policies/new');
     assert.match(form.html, new RegExp(`name="step_0_targets" value="${primary}"[^>]*/?> On call: Primary`));
     assert.match(form.html, new RegExp(`name="step_0_targets" value="${me}"`));
-    const res = await admin.post('/escalation-policies', { name: 'Console on call', steps: '1', step_0_delay: '0', step_0_targets: [primary, me, hook], repeat_count: '0', op: 'save' });
+    assert.match(form.html, /name="policy_repeats" value="0"/);
+    const both = await admin.post('/escalation-policies', { name: 'Console on call', steps: '1', step_0_delay: '0', step_0_targets: [primary], repeat_count: '2', policy_repeats: '1', op: 'save' });
+    assert.equal(both.status, 400);
+    assert.match(both.html, /cannot be combined with repeat_count/);
+    const res = await admin.post('/escalation-policies', { name: 'Console on call', steps: '1', step_0_delay: '0', step_0_targets: [primary, me, hook], repeat_count: '0', policy_repeats: '2', op: 'save' });
     assert.equal(res.status, 303, res.html.slice(0, 400));
     const saved = (await (await p.api('/v1/escalation-policies')).json()).find((x: { name: string }) => x.name === 'Console on call');
     assert.deepEqual(saved.steps[0].targets, [
@@ -201,6 +205,7 @@ describe('on-call paging', () => {
       { type: 'user', uuid: me },
       { type: 'integration', uuid: hook },
     ]);
+    assert.equal(saved.policy_repeats, 2);
   });
 
   test('the console overview shows a banner for a schedule with a gap in the next 7 days', async () => {

@@ -10,6 +10,8 @@ export interface PolicyFormValues {
   steps: Array<{ delay: string; targets: string[] }>;
   repeat_count: string;
   repeat_every_minutes: string;
+  /** Rounds of the whole policy after its last step (issue 34); absent or empty: 0. */
+  policy_repeats?: string;
 }
 
 /** A stored integration a step may alert. */
@@ -169,6 +171,11 @@ export function PolicyForm(props: { s: Shell; v: PolicyFormValues; targets: Targ
         Repeat every (minutes) <span class="muted small">(empty: no repeats)</span>
         <input type="number" name="repeat_every_minutes" value={v.repeat_every_minutes} min={1} readonly={readOnly} />
         <Msg errors={errors} name="repeat_every_minutes" />
+      </label>
+      <label>
+        Run the whole policy again this many times <span class="muted small">(0: no; the pause after the last step is the interval above, 5 minutes when empty; not with repeats of the last step)</span>
+        <input type="number" name="policy_repeats" value={v.policy_repeats ?? '0'} min={0} readonly={readOnly} />
+        <Msg errors={errors} name="policy_repeats" />
       </label>
       {readOnly ? null : (
         <div class="actions">

@@ -25,7 +25,7 @@ const list = (f: FormValues, name: string): string[] => {
 export function policyFormOf(f: FormValues): PolicyFormValues {
   const n = Math.min(Math.max(Number.parseInt(text(f, 'steps'), 10) || 1, 1), 50);
   const steps = Array.from({ length: n }, (_, i) => ({ delay: text(f, `step_${i}_delay`), targets: list(f, `step_${i}_targets`) }));
-  return { name: text(f, 'name'), team: text(f, 'team'), steps, repeat_count: text(f, 'repeat_count'), repeat_every_minutes: text(f, 'repeat_every_minutes') };
+  return { name: text(f, 'name'), team: text(f, 'team'), steps, repeat_count: text(f, 'repeat_count'), repeat_every_minutes: text(f, 'repeat_every_minutes'), policy_repeats: text(f, 'policy_repeats') };
 }
 
 /** A stored policy as the step editor shows it. */
@@ -36,6 +36,7 @@ export function policyValues(p: EscalationPolicy): PolicyFormValues {
     steps: p.steps.map((s) => ({ delay: String(s.delayMinutes), targets: s.targets.map((t) => t.uuid) })),
     repeat_count: String(p.repeatCount),
     repeat_every_minutes: p.repeatEveryMinutes === null ? '' : String(p.repeatEveryMinutes),
+    policy_repeats: String(p.policyRepeats ?? 0),
   };
 }
 
@@ -48,6 +49,7 @@ function policyInput(v: PolicyFormValues) {
     steps,
     repeatCount: numberish(v.repeat_count.trim() === '' ? '0' : v.repeat_count) as number,
     repeatEveryMinutes: v.repeat_every_minutes.trim() === '' ? null : (numberish(v.repeat_every_minutes) as number),
+    policyRepeats: numberish((v.policy_repeats ?? '').trim() === '' ? '0' : v.policy_repeats!) as number,
   };
 }
 
