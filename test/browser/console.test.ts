@@ -142,6 +142,16 @@ describe('the console in Chromium', () => {
     assert.equal(await admin.evaluate('navigator.clipboard.readText()'), url);
   });
 
+  test('the integrations page lists what the API created, with the policy that alerts it', async () => {
+    const made = await p.api('/v1/integrations', { method: 'POST', json: { name: 'Ops webhook', type: 'webhook', settings: { url: 'https://hooks.example.com/pharos' } } });
+    assert.equal(made.status, 201);
+    const policy = await p.api('/v1/escalation-policies', { method: 'POST', json: { name: 'Business hours', steps: [{ delay_minutes: 0, targets: [{ type: 'integration', uuid: (await made.json()).uuid }] }] } });
+    assert.equal(policy.status, 201, await policy.text());
+    await admin.goto(`${p.url}/integrations`);
+    assert.match(await admin.locator('main').innerText(), /Ops webhook/);
+    if (shots) await admin.screenshot({ path: join(shots, 'console-integrations.png'), fullPage: true });
+  });
+
   test('create a status page with two sections and open it', async () => {
     await admin.goto(`${p.url}/statuspages`);
     await admin.fill('input[name=name]', 'Acme status');
