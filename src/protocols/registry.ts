@@ -3,6 +3,7 @@
  * protocol"). `src/protocols/index.ts` derives everything else from these exports.
  */
 export { dns } from './dns/index.ts';
+export { docker } from './docker/index.ts';
 export { grpc } from './grpc/index.ts';
 export { http } from './http/index.ts';
 export { icmp } from './icmp/index.ts';
