@@ -47,6 +47,7 @@ const NAV: Array<[string, string]> = [
   ['/components', 'Components'],
   ['/integrations', 'Integrations'],
   ['/escalation-policies', 'Escalation policies'],
+  ['/on-call', 'On-call'],
   ['/audit-log', 'Audit log'],
   ['/profile', 'Profile'],
   ['/settings', 'Settings'],

@@ -8,6 +8,7 @@ import { RESPONSE_CHART_CSS } from './response-chart.tsx';
 import { OVERVIEW_LIST_CSS } from './overview-list.tsx';
 import { MAINTENANCE_CSS } from './maintenance.tsx';
 import { PAGE_EDITOR_CSS } from './statuspage-settings.tsx';
+import { ON_CALL_CSS } from './on-call-calendar.tsx';
 
 /** Language tabs of incident updates: the panel after the checked radio of the same position (no script). */
 const TABS_CSS =
@@ -98,4 +99,5 @@ ${RESPONSE_CHART_CSS}
 ${OVERVIEW_LIST_CSS}
 ${MAINTENANCE_CSS}
 ${PAGE_EDITOR_CSS}
+${ON_CALL_CSS}
 `;

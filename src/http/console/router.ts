@@ -18,6 +18,7 @@ import { profileRoutes } from './routes-profile.ts';
 import { auditRoutes } from './routes-audit.ts';
 import { integrationRoutes } from './routes-integrations.ts';
 import { policyRoutes } from './routes-policies.ts';
+import { onCallRoutes } from './routes-on-call.ts';
 import { statuspageRoutes } from './routes-statuspages.ts';
 import { deleteRoutes } from './routes-delete.ts';
 import { extraRoutes } from './routes-extras.ts';
@@ -27,7 +28,7 @@ import { pickerRoutes } from './picker.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
 /** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|profile(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|audit-log$|events$|theme$|_console\/)/;
+export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|profile(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|on-call(?:\/|$)|audit-log$|events$|theme$|_console\/)/;
 
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
@@ -119,6 +120,7 @@ export function consoleRouter(deps: HttpDeps) {
   profileRoutes(app, deps);
   integrationRoutes(app, deps);
   policyRoutes(app, deps);
+  onCallRoutes(app, deps);
   auditRoutes(app, deps);
   extraRoutes(app, deps);
   themeRoutes(app);
