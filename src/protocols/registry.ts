@@ -7,6 +7,7 @@ export { docker } from './docker/index.ts';
 export { grpc } from './grpc/index.ts';
 export { http } from './http/index.ts';
 export { icmp } from './icmp/index.ts';
+export { mqtt } from './mqtt/index.ts';
 export { mysql } from './mysql/index.ts';
 export { port } from './port/index.ts';
 export { postgres } from './postgres/index.ts';
