@@ -12,4 +12,5 @@ export { mysql } from './mysql/index.ts';
 export { port } from './port/index.ts';
 export { postgres } from './postgres/index.ts';
 export { redis } from './redis/index.ts';
+export { smtp } from './smtp/index.ts';
 export { tls } from './tls/index.ts';
