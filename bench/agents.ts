@@ -24,22 +24,24 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { countResults } from './results-db.ts';
 import { ProcessWindow, median, quantile, sleep, startChild, type Child } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'Remote probes (issue 7): results/s one main stores from simulated agents, and the time from a failure to an outage with three real `pharos agent` processes.',
+  npm: 'bench:agents',
   options: {
-    part: { type: 'string', default: 'both' },
-    pharos: { type: 'string', default: 'dist' },
-    monitors: { type: 'string', default: '2000' },
-    senders: { type: 'string', default: '4' },
-    batch: { type: 'string', default: '1000' },
-    duration: { type: 'string', default: '30' },
-    'latency-monitors': { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '5' },
+    part: { type: 'string', default: 'both', help: 'ingest, latency or both' },
+    pharos: { type: 'string', default: 'dist', help: 'dist (the single executable, rebuilt when stale) or src (tsx)' },
+    monitors: { type: 'string', default: '2000', help: 'monitors the simulated agents report on (ingest)' },
+    senders: { type: 'string', default: '4', help: 'simulated agents pushing batches at once (ingest)' },
+    batch: { type: 'string', default: '1000', help: 'results per pushed batch (ingest)' },
+    duration: { type: 'string', default: '30', help: 'seconds of pushing (ingest)' },
+    'latency-monitors': { type: 'string', default: '50', help: 'monitors the three real agents check every 10 s (latency)' },
+    rounds: { type: 'string', default: '5', help: 'down/up flips of the target (latency)' },
   },
 });
 const N = Number(opt.monitors);

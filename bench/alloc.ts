@@ -14,14 +14,22 @@ import { Session } from 'node:inspector/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { silentLogger } from '../src/lib/logger.ts';
 import { startPharos } from '../src/pharos.ts';
 import { sleep, startChild } from './proc.ts';
 import { ROOT, freePort } from './pharos.ts';
 
-const { values: opt } = parseArgs({ options: { monitors: { type: 'string', default: '10000' }, frequency: { type: 'string', default: '10' }, warmup: { type: 'string', default: '20' }, duration: { type: 'string', default: '20' } } });
+const { values: opt } = benchArgs({
+  about: "Where a running Pharos allocates: N HTTP monitors in this process, V8's sampling heap profiler (collected objects included) for a window; run with --expose-gc --max-semi-space-size=2.",
+  options: {
+    monitors: { type: 'string', default: '10000', help: 'HTTP monitors against bench/target.ts' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    warmup: { type: 'string', default: '20', help: 'seconds before sampling starts' },
+    duration: { type: 'string', default: '20', help: 'seconds of sampling' },
+  },
+});
 const N = Number(opt.monitors);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');

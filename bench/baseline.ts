@@ -9,8 +9,18 @@
  */
 import { Agent, request } from 'undici';
 import { originAddress } from './origins-lib.ts';
+import { benchArgs } from './args.ts';
 
-const [n, freqS, target] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4]!];
+const { positionals } = benchArgs({
+  about: 'Baseline: the least a Node process does to probe N HTTP URLs every freq seconds (timers + undici keep-alive, no store). SIGUSR2 prints {done}; SIGTERM prints {done, lagMs} and exits.',
+  positionals: [
+    { name: 'n', help: 'URLs to probe' },
+    { name: 'freqSeconds', help: 'seconds between probes of one URL' },
+    { name: 'baseUrl|origins:PORT', help: 'a base URL, or origins:PORT for one distinct origin per URL (bench/origins-lib.ts)' },
+  ],
+  options: {},
+});
+const [n, freqS, target] = [Number(positionals[0]), Number(positionals[1]), positionals[2]!];
 const periodMs = freqS * 1000;
 const originsPort = target.startsWith('origins:') ? Number(target.slice('origins:'.length)) : null;
 const baseOf = (i: number) => (originsPort === null ? target : `http://${originAddress(i)}:${originsPort}`);

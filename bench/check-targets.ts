@@ -7,8 +7,19 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:tls';
 import dns2 from 'dns2';
+import { benchArgs } from './args.ts';
 
-const [dnsPort, tlsPort, keyFile, certFile] = process.argv.slice(2);
+const { positionals } = benchArgs({
+  about: 'Bench targets for bench/checks.ts: a DNS server answering A 10.0.0.5 for every name, and a TLS server closing each connection after the handshake (prints "ready").',
+  positionals: [
+    { name: 'dnsPort', help: 'UDP port of the DNS server' },
+    { name: 'tlsPort', help: 'port of the TLS server' },
+    { name: 'key.pem', help: "the TLS server's key" },
+    { name: 'cert.pem', help: "the TLS server's certificate" },
+  ],
+  options: {},
+});
+const [dnsPort, tlsPort, keyFile, certFile] = positionals;
 const { Packet } = dns2;
 const dns = dns2.createServer({
   udp: true,

@@ -20,17 +20,18 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHistogram } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { openDb, type SqliteDb } from '../src/store/db.ts';
 import { sleep } from './proc.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: "What WAL checkpoints cost the event loop: a paced ping-like write load with SQLite's autocheckpoint, then with Pharos's checkpoint worker.",
   options: {
-    rate: { type: 'string', default: '10000' },
-    batch: { type: 'string', default: '20' },
-    duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
-    dir: { type: 'string', default: tmpdir() },
+    rate: { type: 'string', default: '10000', help: 'pings/s offered (one UPDATE and one INSERT each)' },
+    batch: { type: 'string', default: '20', help: 'pings per transaction' },
+    duration: { type: 'string', default: '10', help: 'seconds per run' },
+    rounds: { type: 'string', default: '2', help: 'times each pair of runs is repeated' },
+    dir: { type: 'string', default: tmpdir(), help: 'directory the databases are made under' },
   },
 });
 const RATE = Number(opt.rate);

@@ -12,20 +12,22 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { testCa } from '../test/support/certs.ts';
 import { tempDir } from '../test/support/pharos.ts';
 import { ProcessWindow, median, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'CPU per check of the protocols beside HTTP (issue 17): one Pharos per run, N monitors of one kind against local targets.',
+  npm: 'bench:checks',
   options: {
-    monitors: { type: 'string', default: '1000' },
-    frequency: { type: 'string', default: '30' },
-    duration: { type: 'string', default: '90' },
-    warmup: { type: 'string', default: '40' },
-    pharos: { type: 'string', default: 'dist' },
-    runs: { type: 'string', default: 'http,dns,tls,dns+tls' },
+    monitors: { type: 'string', default: '1000', help: 'monitors per run' },
+    frequency: { type: 'string', default: '30', help: 'their check frequency, seconds' },
+    duration: { type: 'string', default: '90', help: 'seconds measured per run' },
+    warmup: { type: 'string', default: '40', help: 'seconds before the window' },
+    pharos: { type: 'string', default: 'dist', help: 'dist (the single executable, rebuilt when stale) or src (tsx)' },
+    runs: { type: 'string', default: 'http,dns,tls,dns+tls', help: 'the runs, in order (comma list)' },
   },
 });
 const N = Number(opt.monitors);

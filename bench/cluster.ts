@@ -18,48 +18,30 @@
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.ts';
 import { cpuSeconds, ProcessWindow, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'Pings/s and check results/s on one PostgreSQL with 1, 2 and 3 Pharos instances side by side.',
+  npm: 'bench:cluster',
   options: {
-    instances: { type: 'string', default: '1,2,3' },
-    healthchecks: { type: 'string', default: '1000' },
-    connections: { type: 'string', default: '48' },
-    duration: { type: 'string', default: '20' },
-    monitors: { type: 'string', default: '500' },
-    frequency: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '15' },
-    pharos: { type: 'string', default: 'dist' },
-    rounds: { type: 'string', default: '1' },
-    statements: { type: 'boolean', default: false },
-    'per-instance': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
+    instances: { type: 'string', default: '1,2,3', help: 'instance counts to run, in this order (each on a fresh database)' },
+    healthchecks: { type: 'string', default: '1000', help: 'healthchecks pinged (GET /ping/<token>), each instance in its own shuffled order' },
+    connections: { type: 'string', default: '48', help: 'autocannon connections in all, split evenly over the instances (closed loop)' },
+    duration: { type: 'string', default: '20', help: 'seconds of load per run' },
+    monitors: { type: 'string', default: '500', help: 'HTTP monitors the leader checks meanwhile (against a local target)' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    warmup: { type: 'string', default: '15', help: 'seconds between creating the monitors and the load' },
+    pharos: { type: 'string', default: 'dist', help: "dist (the single executable, rebuilt when stale), src (tsx) or a binary's path" },
+    rounds: { type: 'string', default: '1', help: 'repeat the whole series' },
+    'per-instance': { type: 'boolean', help: '--connections per instance (the load grows with the cluster) instead of split over them' },
+    statements: { type: 'boolean', help: "also print PostgreSQL's busiest statements of each run's window (pg_stat_statements)" },
   },
 });
-if (opt.help) {
-  console.log(`npm run bench:cluster -- [options]
-
-Pings/s and check results/s on one PostgreSQL with 1, 2 and 3 Pharos instances side by side.
-
-  --instances 1,2,3     instance counts to run, in this order (each on a fresh database)
-  --healthchecks 1000   healthchecks pinged (GET /ping/<token>), each instance in its own shuffled order
-  --connections 48      autocannon connections in all, split evenly over the instances (closed loop)
-  --duration 20         seconds of load per run
-  --monitors 500        HTTP monitors the leader checks meanwhile (against a local target)
-  --frequency 10        their check frequency, seconds
-  --warmup 15           seconds between creating the monitors and the load
-  --pharos dist         dist (the single executable, rebuilt when stale), src (tsx) or a binary's path
-  --rounds 1            repeat the whole series
-  --per-instance        --connections per instance (the load grows with the cluster) instead of split over them
-  --statements          also print PostgreSQL's busiest statements of each run's window (pg_stat_statements)
-  --help                this text`);
-  process.exit(0);
-}
 const COUNTS = opt.instances!.split(',').map(Number);
 const H = Number(opt.healthchecks);
 const CONNECTIONS = Number(opt.connections);

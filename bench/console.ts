@@ -16,7 +16,7 @@
  *   npm run bench:console -- [--monitors 2000,10000] [--requests 100] [--streams 20] [--changes 50] [--pharos dist|src|<binary>]
  */
 import { request } from 'node:http';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { checksStore } from '../src/store/checks.ts';
 import { sqliteDb } from '../src/store/db.ts';
@@ -24,13 +24,15 @@ import { cpuSeconds, median, quantile } from './proc.ts';
 import { timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos, TOKEN } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: "The console's overview at N monitors (server time, bytes on the wire, elements) and the cost of live updates over /events.",
+  npm: 'bench:console',
   options: {
-    monitors: { type: 'string', default: '2000,10000' },
-    requests: { type: 'string', default: '100' },
-    streams: { type: 'string', default: '20' },
-    changes: { type: 'string', default: '50' },
-    pharos: { type: 'string', default: 'dist' },
+    monitors: { type: 'string', default: '2000,10000', help: 'monitor counts, one run each (comma list)' },
+    requests: { type: 'string', default: '100', help: 'sequential GETs per route' },
+    streams: { type: 'string', default: '20', help: 'open /events streams for the live part' },
+    changes: { type: 'string', default: '50', help: 'monitor renames timed to the last stream' },
+    pharos: { type: 'string', default: 'dist', help: "dist (the single executable, rebuilt when stale), src (tsx) or a binary's path" },
   },
 });
 const SIZES = opt.monitors!.split(',').map(Number);

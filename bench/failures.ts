@@ -15,18 +15,19 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { ProcessWindow, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'N HTTP monitors all going down at once: the flood guard, the burst of outage writes and the alert outbox under load (flood guard on, then off).',
   options: {
-    monitors: { type: 'string', default: '10000' },
-    frequency: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '20' },
-    window: { type: 'string', default: '60' },
-    pharos: { type: 'string', default: 'dist' },
+    monitors: { type: 'string', default: '10000', help: 'HTTP monitors, each with a webhook escalation' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    warmup: { type: 'string', default: '20', help: 'seconds before the target starts failing' },
+    window: { type: 'string', default: '60', help: 'seconds measured from the flip' },
+    pharos: { type: 'string', default: 'dist', help: 'dist (the single executable, rebuilt when stale) or src (tsx)' },
   },
 });
 const N = Number(opt.monitors);

@@ -17,22 +17,24 @@
  */
 import { mkdirSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { countResults, resultBytes } from './results-db.ts';
 import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'N HTTP monitors at a fixed frequency against a local target, Pharos side by side with the bare timers + undici baseline (bench/baseline.ts).',
+  npm: 'bench:monitors',
   options: {
-    monitors: { type: 'string', default: '1000' },
-    frequency: { type: 'string', default: '10' },
-    duration: { type: 'string', default: '180' },
-    warmup: { type: 'string', default: '30' },
-    pharos: { type: 'string', default: 'dist' },
-    only: { type: 'string' },
-    'pharos-node-options': { type: 'string' },
+    monitors: { type: 'string', default: '1000', help: 'HTTP monitors' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    duration: { type: 'string', default: '180', help: 'seconds measured' },
+    warmup: { type: 'string', default: '30', help: 'seconds before the window' },
+    pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path; several comma-separated, each optionally +ENV=value, run in turn" },
+    only: { type: 'string', help: 'pharos or baseline: run only that side' },
+    'pharos-node-options': { type: 'string', help: "node options for the Pharos process, e.g. '--cpu-prof'" },
   },
 });
 const N = Number(opt.monitors);

@@ -17,22 +17,23 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
 import { histogram, metric, originAddress, peakRss, windowQuantile } from './origins-lib.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'N HTTP monitors on N distinct origins (addresses of 127.0.0.0/8): the keep-alive baseline, Pharos as is, and Pharos under `ulimit -n`.',
   options: {
-    monitors: { type: 'string', default: '10000' },
-    frequency: { type: 'string', default: '10' },
-    duration: { type: 'string', default: '60' },
-    warmup: { type: 'string', default: '20' },
-    nofile: { type: 'string', default: '1024' },
-    pharos: { type: 'string', default: 'dist' },
-    only: { type: 'string' },
-    'pharos-node-options': { type: 'string' },
+    monitors: { type: 'string', default: '10000', help: 'HTTP monitors, one origin each' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    duration: { type: 'string', default: '60', help: 'seconds measured' },
+    warmup: { type: 'string', default: '20', help: 'seconds before the window' },
+    nofile: { type: 'string', default: '1024', help: 'descriptor limit of the extra run under ulimit -n (0: no such run)' },
+    pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path; several comma-separated, run in turn" },
+    only: { type: 'string', help: 'baseline or pharos: run only that side' },
+    'pharos-node-options': { type: 'string', help: "node options for the Pharos process, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'" },
   },
 });
 const N = Number(opt.monitors);

@@ -10,17 +10,19 @@
  *
  *   npm run bench:pages -- [--services 50] [--days 90] [--requests 300] [--pharos dist|src|<binary>]
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { seedDailyOutages, timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos, type BenchPharos } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: "A status page's render cost against history length: a page of N paused monitors with --days of synthetic history, sequential GETs.",
+  npm: 'bench:pages',
   options: {
-    services: { type: 'string', default: '50' },
-    days: { type: 'string', default: '90' },
-    requests: { type: 'string', default: '300' },
-    pharos: { type: 'string', default: 'dist' },
+    services: { type: 'string', default: '50', help: 'monitors on the page' },
+    days: { type: 'string', default: '90', help: 'days of synthetic history' },
+    requests: { type: 'string', default: '300', help: 'sequential GETs per route' },
+    pharos: { type: 'string', default: 'dist', help: "dist (the single executable, rebuilt when stale), src (tsx) or a binary's path" },
   },
 });
 const N = Number(opt.services);

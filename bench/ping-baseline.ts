@@ -5,8 +5,17 @@
  */
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { benchArgs } from './args.ts';
 
-const [port, file] = [Number(process.argv[2]), process.argv[3]!];
+const { positionals } = benchArgs({
+  about: 'Ping baseline: node:http, a Set lookup of the token, 200 OK (unknown: 404); nothing stored (prints "ready").',
+  positionals: [
+    { name: 'port', help: 'the port to listen on' },
+    { name: 'tokensFile', help: 'one token per line' },
+  ],
+  options: {},
+});
+const [port, file] = [Number(positionals[0]), positionals[1]!];
 const tokens = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean));
 const server = createServer((req, res) => {
   req.resume();

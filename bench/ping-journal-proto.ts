@@ -20,6 +20,7 @@ import Database from 'better-sqlite3';
 import { openDb, openDbFile } from '../src/store/db.ts';
 import { createStore } from '../src/store/index.ts';
 import { JOURNAL_TABLE_SQL, journalFold, journalInsertSql, seedHealthchecks, servePings } from './ping-protos.ts';
+import { benchArgs } from './args.ts';
 
 const FOLD_MS = 250;
 const KEEP = 100;
@@ -53,7 +54,16 @@ if (!isMainThread) {
     parentPort!.postMessage(k);
   });
 } else {
-  const [port, file, nice] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4] ?? 0)];
+  const { positionals } = benchArgs({
+    about: 'Experiment (not Pharos): a node:http ping server appending pings to a journal database, folded into the schema by a thread (prints "ready").',
+    positionals: [
+      { name: 'port', help: 'the port to listen on' },
+      { name: 'tokensFile', help: 'one token per line' },
+      { name: 'nice', help: "the fold thread's nice value (0 by default, 0–19)", optional: true },
+    ],
+    options: {},
+  });
+  const [port, file, nice] = [Number(positionals[0]), positionals[1]!, Number(positionals[2] ?? 0)];
   const dir = mkdtempSync(join(tmpdir(), 'ping-journal-proto-'));
   // Pharos's schema and healthchecks (period 1 day, grace 1 hour), created through its store.
   const seed = openDb(dir);

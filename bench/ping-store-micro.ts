@@ -26,7 +26,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import type { Healthcheck } from '../src/domain/healthcheck.ts';
 import type { Ping, StoredPing } from '../src/domain/ping.ts';
@@ -34,18 +34,19 @@ import { openDb } from '../src/store/db.ts';
 import { createStore } from '../src/store/index.ts';
 import { JOURNAL_TABLE_SQL, journalFold, journalInsertSql, seedHealthchecks } from './ping-protos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'What storing one ping costs in-process, without HTTP, and how much depends on the order healthchecks are pinged (10,000 healthchecks).',
   options: {
-    mode: { type: 'string', default: 'store' },
-    order: { type: 'string', default: 'random' },
-    batch: { type: 'string', default: '20' },
-    warm: { type: 'string', default: '100000' },
-    pings: { type: 'string', default: '400000' },
-    keep: { type: 'string', default: '100' },
-    fold: { type: 'string', default: '0' },
-    'cache-size': { type: 'string' },
-    'without-rowid': { type: 'boolean', default: false },
-    'page-size': { type: 'string' },
+    mode: { type: 'string', default: 'store', help: 'store, memory, journal or counted-journal' },
+    order: { type: 'string', default: 'random', help: 'random or sequential' },
+    batch: { type: 'string', default: '20', help: 'pings per transaction' },
+    warm: { type: 'string', default: '100000', help: 'pings before the measured ones' },
+    pings: { type: 'string', default: '400000', help: 'pings measured' },
+    keep: { type: 'string', default: '100', help: 'pings kept per healthcheck' },
+    fold: { type: 'string', default: '0', help: 'journal modes: fold the journal every N pings (0: never)' },
+    'cache-size': { type: 'string', help: 'SQLite cache_size pragma, e.g. -2000' },
+    'without-rowid': { type: 'boolean', help: 'make the pings table WITHOUT ROWID' },
+    'page-size': { type: 'string', help: 'SQLite page_size, e.g. 4096' },
   },
 });
 const N = 10_000;

@@ -22,6 +22,7 @@ import type { Ping, StoredPing } from '../src/domain/ping.ts';
 import { openDb, openDbFile } from '../src/store/db.ts';
 import { createStore, type Store } from '../src/store/index.ts';
 import { seedHealthchecks, servePings, type Batch } from './ping-protos.ts';
+import { benchArgs } from './args.ts';
 
 /**
  * Pharos's ping writes through its own store (src/store/healthchecks.ts): the healthcheck read by
@@ -58,7 +59,16 @@ if (!isMainThread) {
   const write = pingWriter(createStore(openDbFile(workerData as string)));
   parentPort!.on('message', (m: { id: number; batch: Batch }) => parentPort!.postMessage({ id: m.id, stored: write(m.batch) }));
 } else {
-  const [port, file, mode] = [Number(process.argv[2]), process.argv[3]!, process.argv[4] ?? 'main'];
+  const { positionals } = benchArgs({
+    about: "Experiment (not Pharos): a node:http ping server storing every ping through Pharos's store, one transaction per event-loop turn, on the event loop or a worker thread (prints \"ready\").",
+    positionals: [
+      { name: 'port', help: 'the port to listen on' },
+      { name: 'tokensFile', help: 'one token per line' },
+      { name: 'main|rows|thread', help: 'where and what it writes (main by default)', optional: true },
+    ],
+    options: {},
+  });
+  const [port, file, mode] = [Number(positionals[0]), positionals[1]!, positionals[2] ?? 'main'];
   // Pharos's schema, its healthchecks created through its store (period 1 day, grace 1 hour).
   // In `main` mode this connection is the writer, with Pharos's checkpoint worker as in `pharos serve`.
   const dir = mkdtempSync(join(tmpdir(), 'ping-proto-'));

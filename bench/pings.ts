@@ -29,7 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -38,19 +38,21 @@ import { startPostgres, type TestPostgres } from '../test/support/postgres.ts';
 import { ProcessWindow, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'Ping ingestion: autocannon drives GET /ping/<token> over N healthchecks, against the no-store baseline (bench/ping-baseline.ts) and each Pharos build.',
+  npm: 'bench:pings',
   options: {
-    healthchecks: { type: 'string', default: '10000' },
-    duration: { type: 'string', default: '30' },
-    connections: { type: 'string', default: '50' },
-    rate: { type: 'string', default: '0' },
-    'pharos-node-options': { type: 'string' },
-    pharos: { type: 'string', default: 'dist' },
-    rounds: { type: 'string', default: '1' },
-    proto: { type: 'string', default: '' },
-    order: { type: 'string', default: 'sequential' },
-    pin: { type: 'boolean', default: false },
-    postgres: { type: 'boolean', default: false },
+    healthchecks: { type: 'string', default: '10000', help: 'healthchecks pinged, cycling through their tokens' },
+    duration: { type: 'string', default: '30', help: 'seconds of load per target' },
+    connections: { type: 'string', default: '50', help: 'autocannon connections' },
+    rate: { type: 'string', default: '0', help: 'requests/s offered (0: closed loop, as fast as answered)' },
+    'pharos-node-options': { type: 'string', help: 'node options for the Pharos process' },
+    pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path; several comma-separated, run in turn" },
+    rounds: { type: 'string', default: '1', help: 'times the whole series runs' },
+    proto: { type: 'string', default: '', help: 'experiments after the baseline: main,rows,thread,journal,journal-nice (comma list)' },
+    order: { type: 'string', default: 'sequential', help: 'sequential (creation order) or random (one shuffled order)' },
+    pin: { type: 'boolean', help: 'keep the load generator on CPU 0 and the server on CPU 1 (taskset)' },
+    postgres: { type: 'boolean', help: 'store in a fresh PostgreSQL cluster instead of SQLite' },
   },
 });
 // --pin: the load generator (this process, autocannon in it) on CPU 0 and the measured server (every

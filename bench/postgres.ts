@@ -13,7 +13,7 @@
  * pg_total_relation_size of the same tables) / rows. Printed as Markdown; see docs/PERFORMANCE.md.
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.ts';
@@ -21,14 +21,15 @@ import { cpuSeconds, ProcessWindow, sleep, startChild } from './proc.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'N HTTP monitors on PostgreSQL vs SQLite in one run: the same binary, target and window, the two stores one after the other.',
   options: {
-    monitors: { type: 'string', default: '10000' },
-    frequency: { type: 'string', default: '10' },
-    duration: { type: 'string', default: '60' },
-    warmup: { type: 'string', default: '30' },
-    rounds: { type: 'string', default: '1' },
-    pharos: { type: 'string', default: 'dist' },
+    monitors: { type: 'string', default: '10000', help: 'HTTP monitors' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    duration: { type: 'string', default: '60', help: 'seconds measured per store' },
+    warmup: { type: 'string', default: '30', help: 'seconds before the window' },
+    rounds: { type: 'string', default: '1', help: 'rounds (2 alternates sqlite, postgres, postgres, sqlite)' },
+    pharos: { type: 'string', default: 'dist', help: 'dist (the single executable, rebuilt when stale) or src (tsx)' },
   },
 });
 const N = Number(opt.monitors);

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import type { CheckResult } from '../src/domain/check.ts';
 import { checksStore } from '../src/store/checks.ts';
@@ -23,12 +23,13 @@ import { ProcessWindow, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { buckets, metric, windowCount, windowQuantile } from './prom.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'Pruning a backlog of raw results under load: N monitors every 10 s, the first prune with nothing to delete, then with M rows past the retention.',
   options: {
-    monitors: { type: 'string', default: '5000' },
-    rows: { type: 'string', default: '2000000' },
-    window: { type: 'string', default: '60' },
-    pharos: { type: 'string', default: 'dist' },
+    monitors: { type: 'string', default: '5000', help: 'HTTP monitors every 10 s' },
+    rows: { type: 'string', default: '2000000', help: 'rows of backlog written 8 days back' },
+    window: { type: 'string', default: '60', help: 'seconds measured around the first prune' },
+    pharos: { type: 'string', default: 'dist', help: 'dist (the single executable, rebuilt when stale) or src (tsx)' },
   },
 });
 const N = Number(opt.monitors);

@@ -7,17 +7,19 @@
  *
  *   npm run bench:reports -- [--monitors 1000] [--days 365] [--requests 200] [--pharos dist|src|<binary>]
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { seedDailyOutages, timeRequests } from './history.ts';
 import { forEachConcurrent, startBenchPharos, type BenchPharos } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'Report cost with a year of history: N paused monitors with synthetic outages and maintenance, the reports side by side with /healthz.',
+  npm: 'bench:reports',
   options: {
-    monitors: { type: 'string', default: '1000' },
-    days: { type: 'string', default: '365' },
-    requests: { type: 'string', default: '200' },
-    pharos: { type: 'string', default: 'dist' },
+    monitors: { type: 'string', default: '1000', help: 'monitors' },
+    days: { type: 'string', default: '365', help: 'days of synthetic history' },
+    requests: { type: 'string', default: '200', help: 'sequential GETs per route' },
+    pharos: { type: 'string', default: 'dist', help: "dist (the single executable, rebuilt when stale), src (tsx) or a binary's path" },
   },
 });
 const N = Number(opt.monitors);

@@ -25,25 +25,26 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import autocannon from 'autocannon';
 import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { histogram, metric, peakRss, windowQuantile } from './origins-lib.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'A status page under a rush: single renders, then a quiet window and autocannon with C connections on the page while M monitors are checked.',
   options: {
-    monitors: { type: 'string', default: '1000' },
-    services: { type: 'string', default: '50' },
-    pages: { type: 'string', default: '40' },
-    rounds: { type: 'string', default: '1' },
-    connections: { type: 'string', default: '1000' },
-    duration: { type: 'string', default: '20' },
-    path: { type: 'string', default: '/status/bench' },
-    pharos: { type: 'string', default: 'dist' },
-    'pharos-node-options': { type: 'string' },
-    verbose: { type: 'boolean', default: false },
-    'save-page': { type: 'string' },
+    monitors: { type: 'string', default: '1000', help: 'HTTP monitors every 10 s meanwhile' },
+    services: { type: 'string', default: '50', help: 'monitors on the page' },
+    pages: { type: 'string', default: '40', help: 'identical pages rendered once each (single renders)' },
+    rounds: { type: 'string', default: '1', help: 'single-render rounds, each after the next minute' },
+    connections: { type: 'string', default: '1000', help: 'autocannon connections in the rush' },
+    duration: { type: 'string', default: '20', help: 'seconds of each window (0: single renders only)' },
+    path: { type: 'string', default: '/status/bench', help: "the page's path" },
+    pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path; several comma-separated, compared in one run" },
+    'pharos-node-options': { type: 'string', help: 'node options for the Pharos processes, e.g. --cpu-prof' },
+    verbose: { type: 'boolean', help: "print every timed GET's figures" },
+    'save-page': { type: 'string', help: "write the first build's page HTML to this file" },
   },
 });
 const M = Number(opt.monitors);

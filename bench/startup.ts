@@ -11,16 +11,18 @@
 import { cpSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { median, rssBytes, sleep, startChild } from './proc.ts';
 import { ROOT, TOKEN, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: "The single executable's size, start-up time to the first API answer (empty and with N monitors) and idle RSS; medians of several runs.",
+  npm: 'bench:startup',
   options: {
-    runs: { type: 'string', default: '5' },
-    monitors: { type: 'string', default: '10000' },
-    pharos: { type: 'string', default: 'dist' },
-    emulator: { type: 'string' },
+    runs: { type: 'string', default: '5', help: 'starts per case' },
+    monitors: { type: 'string', default: '10000', help: 'monitors of the second case' },
+    pharos: { type: 'string', default: 'dist', help: "dist or a binary's path" },
+    emulator: { type: 'string', help: "run the binary through this command, e.g. 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'" },
   },
 });
 const RUNS = Number(opt.runs);

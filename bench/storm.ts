@@ -10,17 +10,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.ts';
 import { ProcessWindow, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { histogram, metric, peakRss, windowQuantile } from './origins-lib.ts';
 
-const { values: opt } = parseArgs({
+const { values: opt } = benchArgs({
+  about: 'An outage storm: N HTTP monitors, then the target stops: time until all are down, flood notices, lag; then the target comes back.',
   options: {
-    monitors: { type: 'string', default: '10000' },
-    frequency: { type: 'string', default: '10' },
-    pharos: { type: 'string', default: 'dist' },
-    'node-options': { type: 'string' },
+    monitors: { type: 'string', default: '10000', help: 'HTTP monitors on one target' },
+    frequency: { type: 'string', default: '10', help: 'their check frequency, seconds' },
+    pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path" },
+    'node-options': { type: 'string', help: "node options for the Pharos process, e.g. '--cpu-prof'" },
   },
 });
 const N = Number(opt.monitors);

@@ -6,9 +6,18 @@
  */
 import { createServer } from 'node:http';
 import { originAddress } from './origins-lib.ts';
+import { benchArgs } from './args.ts';
 
-const port = Number(process.argv[2]);
-const n = Number(process.argv[3]);
+const { positionals } = benchArgs({
+  about: 'Bench target for distinct origins: answers `200 ok` on each of N addresses of 127.0.0.0/8, all on one port (prints "ready"). SIGUSR2 prints {open}.',
+  positionals: [
+    { name: 'port', help: 'the port every address listens on' },
+    { name: 'n', help: 'how many addresses (127.2.x.y, 250 per /24)' },
+  ],
+  options: {},
+});
+const port = Number(positionals[0]);
+const n = Number(positionals[1]);
 let open = 0;
 const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
   req.resume();

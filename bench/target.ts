@@ -6,8 +6,14 @@
  * receiver for alert benches) always answers 200 and is counted; SIGUSR1 prints `{"hooks": n}`.
  */
 import { createServer } from 'node:http';
+import { benchArgs } from './args.ts';
 
-const port = Number(process.argv[2]);
+const { positionals } = benchArgs({
+  about: 'Bench target: answers every request `200 ok` with keep-alive on 127.0.0.1 (prints "ready"). SIGUSR2 toggles failing (500 but on /hook); SIGUSR1 prints {"hooks": n}.',
+  positionals: [{ name: 'port', help: 'the port to listen on' }],
+  options: {},
+});
+const port = Number(positionals[0]);
 let failing = false;
 let hooks = 0;
 const server = createServer((req, res) => {
