@@ -19,6 +19,10 @@ export function describeNetworkError(err: unknown, host: string, timeoutSeconds:
   const has = (...c: string[]) => codes.some((x) => c.includes(x));
   // Pharos's own fault, not the target's: the wheel retries these checks (src/engine/connections.ts).
   if (has('EMFILE', 'ENFILE')) return `${DESCRIPTORS_EXHAUSTED_REASON} (${codes.find((c) => c === 'EMFILE' || c === 'ENFILE')})`;
+  // undici's ProxyAgent aborts a refused CONNECT with this message (an AbortError: not a timeout), and a 407 with its own.
+  const proxy = messages.map((m) => /Proxy response \((\d+)\)/.exec(m)).find((m) => m !== null);
+  if (proxy) return `Proxy refused the tunnel: HTTP ${proxy[1]}`;
+  if (messages.some((m) => m.startsWith('Proxy Authentication Required'))) return 'Proxy authentication failed (HTTP 407)';
   if (has('TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT')) return `Timeout after ${timeoutSeconds} s`;
   if (has('ECONNREFUSED')) return 'Connection refused';
   if (has('ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL')) return `DNS lookup failed for ${host}`;

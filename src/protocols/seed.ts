@@ -12,7 +12,9 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH', 'O
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 const oneOf = (values: readonly (string | number)[]) => `must be one of ${values.join(', ')}`;
-const STATUS_PATTERN = /^(?:[1-5]\d\d|[1-5]xx)(?:-(?:[1-5]\d\d|[1-5]xx))?$/;
+const STATUS_ITEM = '(?:[1-5]\\d\\d|[1-5]xx)(?:-(?:[1-5]\\d\\d|[1-5]xx))?';
+/** One code, class or range, or a comma-separated list of them (issue 36: Kuma's accepted codes `200-299,301,501`). */
+const STATUS_PATTERN = new RegExp(`^${STATUS_ITEM}(?:\\s*,\\s*${STATUS_ITEM}){0,19}$`);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** RFC 9110 field-value: VCHAR, SP, HTAB and obs-text; what undici sends (it refuses anything else at every check). */
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
@@ -22,8 +24,8 @@ export const SEED_FIELDS = {
   http_method: z.enum(HTTP_METHODS, { error: oneOf(HTTP_METHODS) }),
   expected_status_code: z
     .union([z.string(), z.number().int()], { error: 'must be a status code such as 200, 2xx or 1xx-3xx' })
-    .refine((v) => STATUS_PATTERN.test(String(v).trim()), 'must be a status code such as 200, 2xx, 200-299 or 1xx-3xx')
-    .transform((v) => String(v).trim()),
+    .refine((v) => STATUS_PATTERN.test(String(v).trim()), 'must be a status code such as 200, 2xx, 200-299 or 1xx-3xx, or a comma-separated list of them (200-299,301,501)')
+    .transform((v) => String(v).trim().replace(/\s*,\s*/g, ',')),
   required_keyword: z
     .string({ error: 'must be a string' })
     .max(1024, 'must be at most 1024 characters')
@@ -66,8 +68,9 @@ export const SEED_DEFAULTS = {
 
 /** The cross-field rule of the API.md fields. @throws AppError 400 */
 export function validateSeed(s: { expected_status_code: string }): void {
-  const range = parseExpectedStatus(s.expected_status_code);
-  if (range.min > range.max) throw invalid('expected_status_code', 'range must go from low to high, e.g. 1xx-3xx');
+  for (const range of parseExpectedStatuses(s.expected_status_code)) {
+    if (range.min > range.max) throw invalid('expected_status_code', 'range must go from low to high, e.g. 1xx-3xx');
+  }
 }
 
 /** Inclusive range of accepted HTTP status codes. */
@@ -87,15 +90,23 @@ export function parseExpectedStatus(pattern: string): StatusRange {
   return { min: low(a), max: high(b) };
 }
 
-/** Parsed patterns: a monitor's pattern is parsed once, not on every check (few distinct patterns exist; bounded anyway). */
-const parsedPatterns = new Map<string, StatusRange>();
+/**
+ * A comma-separated list of patterns (`200-299,301,501`, issue 36) as its ranges, one per item
+ * ({@link parseExpectedStatus}); a single pattern is a list of one.
+ */
+export function parseExpectedStatuses(pattern: string): StatusRange[] {
+  return pattern.split(',').map((p) => parseExpectedStatus(p.trim()));
+}
 
-/** True when `status` falls inside the expected pattern. */
+/** Parsed patterns: a monitor's pattern is parsed once, not on every check (few distinct patterns exist; bounded anyway). */
+const parsedPatterns = new Map<string, StatusRange[]>();
+
+/** True when `status` falls inside one of the expected pattern's ranges. */
 export function statusMatches(pattern: string, status: number): boolean {
   let r = parsedPatterns.get(pattern);
   if (r === undefined) {
     if (parsedPatterns.size >= 1024) parsedPatterns.clear();
-    parsedPatterns.set(pattern, (r = parseExpectedStatus(pattern)));
+    parsedPatterns.set(pattern, (r = parseExpectedStatuses(pattern)));
   }
-  return status >= r.min && status <= r.max;
+  return r.some((x) => status >= x.min && status <= x.max);
 }

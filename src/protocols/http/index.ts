@@ -3,6 +3,7 @@ import { SEED_DEFAULTS, SEED_FIELDS, SEED_SECRETS, validateSeed } from '../seed.
 import { urlTarget } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 import { TLS_EXPIRY_FIELD } from '../expiry.ts';
+import { invalid } from '../../lib/errors.ts';
 
 /**
  * Assertions on an HTTP response (docs/api.md "Check types"). A small, closed syntax:
@@ -46,27 +47,94 @@ const Assertion = z
   });
 export type HttpAssertion = z.infer<typeof Assertion>;
 
+const optionalText = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, `must be at most ${max} characters`)
+    .nullable()
+    .transform((v) => v || null);
+const httpUrl = z
+  .string({ error: 'must be a string' })
+  .max(2048, 'must be at most 2048 characters')
+  .nullable()
+  .transform((v) => v?.trim() || null)
+  .refine((v) => v === null || /^https?:\/\/[^/\s]+/i.test(v), 'must be an absolute http:// or https:// URL');
+const pem = (what: string) => optionalText(65536).refine((v) => v === null || v.includes('-----BEGIN'), `must be a PEM ${what} (-----BEGIN …)`);
+
+/** Authentication methods of an HTTP check (issue 36; docs/api.md "Check types"). */
+export const HTTP_AUTH_METHODS = ['none', 'basic', 'bearer', 'oauth2_client_credentials'] as const;
+
+/** The HTTP options Kuma users rely on (issue 36): TLS, upside-down, inverted keyword, proxy, mTLS, auth. */
+const optionFields = {
+  keyword_absent: z.boolean({ error: 'must be a boolean' }),
+  upside_down: z.boolean({ error: 'must be a boolean' }),
+  ignore_tls_errors: z.boolean({ error: 'must be a boolean' }),
+  proxy_url: httpUrl,
+  tls_client_cert: pem('certificate'),
+  tls_client_key: pem('private key'),
+  auth_method: z.enum(HTTP_AUTH_METHODS, { error: `must be one of ${HTTP_AUTH_METHODS.join(', ')}` }),
+  auth_username: optionalText(256),
+  auth_password: optionalText(1024),
+  auth_token: optionalText(4096),
+  oauth2_token_url: httpUrl,
+  oauth2_client_id: optionalText(512),
+  oauth2_client_secret: optionalText(1024),
+  oauth2_scope: optionalText(1024),
+};
+const OPTION_DEFAULTS = {
+  keyword_absent: false,
+  upside_down: false,
+  ignore_tls_errors: false,
+  proxy_url: null as string | null,
+  tls_client_cert: null as string | null,
+  tls_client_key: null as string | null,
+  auth_method: 'none' as (typeof HTTP_AUTH_METHODS)[number],
+  auth_username: null as string | null,
+  auth_password: null as string | null,
+  auth_token: null as string | null,
+  oauth2_token_url: null as string | null,
+  oauth2_client_id: null as string | null,
+  oauth2_client_secret: null as string | null,
+  oauth2_scope: null as string | null,
+};
+
+/** Cross-field rules of the options. @throws AppError 400 naming the field */
+function validateOptions(s: typeof OPTION_DEFAULTS & { required_keyword: string | null }): void {
+  if (s.keyword_absent && s.required_keyword === null) throw invalid('required_keyword', 'is required when keyword_absent is true (the keyword that must not appear)');
+  if ((s.tls_client_cert === null) !== (s.tls_client_key === null)) throw invalid(s.tls_client_cert === null ? 'tls_client_cert' : 'tls_client_key', 'client certificates need both tls_client_cert and tls_client_key');
+  if (s.auth_method === 'basic' && s.auth_username === null) throw invalid('auth_username', 'is required when auth_method is basic');
+  if (s.auth_method === 'bearer' && s.auth_token === null) throw invalid('auth_token', 'is required when auth_method is bearer');
+  if (s.auth_method === 'oauth2_client_credentials') {
+    for (const f of ['oauth2_token_url', 'oauth2_client_id', 'oauth2_client_secret'] as const) if (s[f] === null) throw invalid(f, 'is required when auth_method is oauth2_client_credentials');
+  }
+}
+
 const fields = {
   ...SEED_FIELDS,
+  ...optionFields,
   assertions: z.array(Assertion, { error: 'must be an array of assertions' }).max(20, 'must have at most 20 assertions'),
   degraded_after_ms: z.number({ error: 'must be a number of milliseconds' }).int('must be whole milliseconds').min(1, 'must be at least 1 ms').max(60_000, 'must be at most 60000 ms').nullable(),
   tls_expiry_days: TLS_EXPIRY_FIELD,
 };
 
-/** The http protocol: API.md's fields plus assertions, a degraded threshold and HTTPS certificate expiry alerts. */
+/**
+ * The http protocol: API.md's fields plus assertions, a degraded threshold, HTTPS certificate expiry alerts and
+ * the options of issue 36 (shown only when not at their defaults, so API.md clients see what they expect).
+ */
 export const http = {
   fields,
-  defaults: { ...SEED_DEFAULTS, assertions: [] as HttpAssertion[], degraded_after_ms: null as number | null, tls_expiry_days: null as number[] | null },
-  secrets: SEED_SECRETS,
+  defaults: { ...SEED_DEFAULTS, ...OPTION_DEFAULTS, assertions: [] as HttpAssertion[], degraded_after_ms: null as number | null, tls_expiry_days: null as number[] | null },
+  secrets: { ...SEED_SECRETS, proxy_url: 'url_password', tls_client_key: 'value', auth_password: 'value', auth_token: 'value', oauth2_client_secret: 'value' },
   urlMeaning: 'an absolute http:// or https:// URL',
   label: 'HTTP(S)',
   target: (url) => urlTarget(url, ['http:', 'https:'], 'an absolute http:// or https:// URL'),
   validate(s) {
     validateSeed(s);
+    validateOptions(s);
   },
   // The API.md response keeps exactly its fields: the additions appear only when set.
-  show: ({ assertions, degraded_after_ms, tls_expiry_days, ...seed }) => ({
-    ...seed,
+  show: ({ assertions, degraded_after_ms, tls_expiry_days, ...rest }) => ({
+    ...Object.fromEntries(Object.entries(rest).filter(([k, v]) => !(k in OPTION_DEFAULTS) || v !== OPTION_DEFAULTS[k as keyof typeof OPTION_DEFAULTS])),
     ...(assertions.length ? { assertions } : {}),
     ...(degraded_after_ms !== null ? { degraded_after_ms } : {}),
     ...(tls_expiry_days !== null ? { tls_expiry_days } : {}),

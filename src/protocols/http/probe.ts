@@ -10,6 +10,8 @@ import type { http } from './index.ts';
 
 type HttpSettings = typeof http.defaults;
 import { checkDispatchers } from './dispatchers.ts';
+import { AuthFailure, authenticator, needsOwnDispatchers, ownDispatchers } from './options.ts';
+import { isDescriptorExhaustionReason } from '../descriptors.ts';
 import { headersOnly } from './headers-only.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
@@ -31,8 +33,7 @@ export const httpProbe: ProbeFactory = (options) => {
   /** `host:port` → certificate `valid_to`, epoch ms. */
   const certExpiry = new Map<string, number>();
   // The BuildOptions type demands a port, which undici fills per connection.
-  const base = buildConnector({} as buildConnector.BuildOptions);
-  const connect: buildConnector.connector = (opts, cb) => {
+  const wrap = (base: buildConnector.connector): buildConnector.connector => (opts, cb) => {
     const connectStarted = performance.now();
     // undici passes a per-connection localAddress (undefined) that overrides the connector's own.
     base(options.sourceAddress ? { ...opts, localAddress: options.sourceAddress } : opts, (err, socket) => {
@@ -45,9 +46,18 @@ export const httpProbe: ProbeFactory = (options) => {
       else cb(null, socket!);
     });
   };
-  const dispatchers = checkDispatchers(connect);
+  const dispatchers = checkDispatchers(wrap(buildConnector({} as buildConnector.BuildOptions)));
+  const authorization = authenticator();
 
+  /** One check, turned around in upside-down mode (issue 36): up when it failed, down (saying so) when it passed; Pharos's own descriptor shortage stays a failure. */
   const check = async (spec: CheckSpec): Promise<CheckOutcome> => {
+    const o = await checkOnce(spec);
+    if (!(spec.settings as HttpSettings).upside_down || isDescriptorExhaustionReason(o.reason)) return o;
+    if (o.ok) return { ...o, ok: false, degraded: undefined, reason: `Upside-down mode: the check passed (HTTP ${o.statusCode}), so the monitor is down` };
+    return { ...o, ok: true, reason: null };
+  };
+
+  const checkOnce = async (spec: CheckSpec): Promise<CheckOutcome> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const s = spec.settings as HttpSettings;
@@ -55,7 +65,8 @@ export const httpProbe: ProbeFactory = (options) => {
     const headers: Record<string, string> = { 'user-agent': options.userAgent };
     for (const h of s.request_headers) headers[h.name.toLowerCase()] = h.value;
     const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
-    const dispatcher = s.follow_redirects ? dispatchers.following : dispatchers.direct;
+    const own = needsOwnDispatchers(s) ? ownDispatchers(s, wrap) : null;
+    const dispatcher = (own ?? dispatchers)[s.follow_redirects ? 'following' : 'direct'];
     const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
     const networkReason = (e: unknown) => describeNetworkError(e, url.hostname, spec.timeoutSeconds);
     const noResponse = (e: unknown): CheckOutcome => ({ ok: false, latencyMs: elapsed(), statusCode: 0, reason: networkReason(e), ...ssl(url) });
@@ -64,6 +75,13 @@ export const httpProbe: ProbeFactory = (options) => {
     const abort = new AbortController();
     const timer = setTimeout(abortForTimeout, spec.timeoutSeconds * 1000, abort);
     try {
+      try {
+        const auth = await authorization(s, abort.signal);
+        if (auth !== null) headers.authorization = auth;
+      } catch (e) {
+        if (e instanceof AuthFailure) return { ok: false, latencyMs: elapsed(), statusCode: 0, reason: e.message, sslExpirationDays: null };
+        return noResponse(e);
+      }
       if (!needsBody) {
         // No body needed: read and drop it without a body stream (headers-only.ts).
         let r;
@@ -91,6 +109,7 @@ export const httpProbe: ProbeFactory = (options) => {
       return outcome(s, url, res.statusCode, res.headers, text, ttfbMs, elapsed);
     } finally {
       clearTimeout(timer);
+      if (own) void own.close().catch(() => undefined);
     }
   };
 
@@ -101,8 +120,10 @@ export const httpProbe: ProbeFactory = (options) => {
       failure ??
       (!statusMatches(s.expected_status_code, statusCode)
         ? `Expected ${s.expected_status_code}, got ${statusCode}`
-        : s.required_keyword !== null && !text.includes(s.required_keyword)
-          ? `Keyword "${s.required_keyword}" not found`
+        : s.required_keyword !== null && text.includes(s.required_keyword) === s.keyword_absent
+          ? s.keyword_absent
+            ? `Keyword "${s.required_keyword}" found (it must not appear)`
+            : `Keyword "${s.required_keyword}" not found`
           : s.assertions.length > 0
             ? failedAssertion(s.assertions, { headers, body: text, latencyMs: elapsed() })
             : null);
