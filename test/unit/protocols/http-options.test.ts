@@ -41,5 +41,5 @@ test('secrets are declared, and defaults are not shown (API.md clients see their
   assert.deepEqual(Object.keys(http.secrets).sort(), ['auth_password', 'auth_token', 'oauth2_client_secret', 'proxy_url', 'request_headers', 'tls_client_key']);
   const shown = http.show(http.defaults);
   for (const f of ['ignore_tls_errors', 'upside_down', 'keyword_absent', 'proxy_url', 'auth_method']) assert.ok(!(f in shown), f);
-  assert.equal(http.show({ ...http.defaults, upside_down: true }).upside_down, true);
+  assert.equal((http.show({ ...http.defaults, upside_down: true }) as Record<string, unknown>).upside_down, true);
 });
