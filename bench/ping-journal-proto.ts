@@ -1,5 +1,5 @@
 /**
- * Experiment (issue 21, ping p99; docs/PERFORMANCE.md "Session 10"): would an append-only ping journal
+ * Experiment (issue 21, ping p99; "Session 10" in `git show 37139ec:docs/PERFORMANCE.md`): would an append-only ping journal
  * bring Pharos's ping p99 within 1.2× of the no-store baseline, end to end? A node:http server like
  * bench/ping-baseline.ts; the pings of each event-loop turn are one transaction on a journal database
  * of their own (one multi-row INSERT into a table without a secondary index; the

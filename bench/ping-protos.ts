@@ -1,6 +1,6 @@
 /**
  * What the ping experiments share (bench/ping-store-proto.ts, bench/ping-journal-proto.ts,
- * bench/ping-store-micro.ts; docs/PERFORMANCE.md "Session 9" and "Session 10"): the healthchecks they
+ * bench/ping-store-micro.ts; "Session 9" and "Session 10" in `git show 37139ec:docs/PERFORMANCE.md`): the healthchecks they
  * ping, the node:http server that answers a turn's pings after they were stored, and the SQL of the
  * append-only ping journal prototype. Not Pharos.
  */

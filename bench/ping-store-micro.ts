@@ -20,8 +20,8 @@
  *        [--warm 100000] [--pings 400000] [--keep 100] [--fold 0] [--cache-size -2000] [--without-rowid] [--page-size 4096]
  *
  * Prints per ping: wall µs, main-thread CPU µs (and its kernel part), process CPU µs (all threads:
- * the checkpoint worker too), and for `--fold` the longest fold in ms. See docs/PERFORMANCE.md
- * "Session 10".
+ * the checkpoint worker too), and for `--fold` the longest fold in ms. See "Session 10" in
+ * `git show 37139ec:docs/PERFORMANCE.md`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
