@@ -14,3 +14,4 @@ export { postgres } from './postgres/index.ts';
 export { redis } from './redis/index.ts';
 export { smtp } from './smtp/index.ts';
 export { tls } from './tls/index.ts';
+export { websocket } from './websocket/index.ts';
