@@ -106,7 +106,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
    * Shows each new down change's outage to the alert gates once, on the main thread where they live
    * (the flood guard counts it and may start a flood), and takes their word on holding its sends right
    * then, as the opening transaction used to (an outage that started a flood is held; the ones before
-   * it were not). The procedure gets the verdicts as data; maintenance windows it reads itself.
+   * it were not). The procedure gets the verdicts as data; maintenance windows it reads itself. Monitors with dependencies (issue 36) are not shown: their failures are their parents'.
    */
   const askGates = (list: readonly StateChange[], now: number): GateSnapshot => {
     const held: string[] = [];
@@ -114,7 +114,7 @@ export function checksService(deps: { store: Store; clock: Clock; bus: EventBus;
       if (!c.down) continue;
       if (!c.gated) {
         c.gated = true;
-        deps.gatesOpened?.(openedRecord(c, 0), now);
+        if (!c.monitor.dependsOn?.length) deps.gatesOpened?.(openedRecord(c, 0), now);
         c.held = escalation.snapshot([c.uuid]).held.length > 0;
       }
       if (c.held) held.push(c.uuid);

@@ -126,6 +126,37 @@ export function maintenanceHolds(store: Store, o: OutageRecord, now: number): bo
 }
 
 /**
+ * Monitor dependencies (issue 36; Nagios' host parents): why the sends of `o` wait now, or null. A
+ * parent holds them while it is down: its outage is open, or its newest check failed (a failure not
+ * confirmed yet: parent and child failing in the same flush, or the child confirmed first). A parent
+ * not checked since the child's outage started holds them for at most two of its intervals (its check
+ * has not come round yet). A parent that recovered during the child's outage holds them until the
+ * child's first check after that recovery (at most two child intervals): a child still down then is
+ * down on its own and alerts; one that came back with its parent never does. Paused parents hold
+ * nothing. Read in the deciding procedure's transaction.
+ * @returns `{reason, retryAt}`: the timeline's words and when to ask again (epoch ms)
+ */
+export function dependencyHolds(store: Store, o: OutageRecord, now: number): { reason: string; retryAt: number } | null {
+  if (o.monitorId === null) return null;
+  for (const p of store.monitors.dependencyParents(o.monitorId)) {
+    if (p.paused) continue;
+    const intervalMs = p.checkFrequencySeconds * 1000;
+    const retryAt = now + Math.max(intervalMs, 30_000);
+    if (store.outages.openForMonitor(p.id)) return { reason: `suppressed: depends on ${p.name}, which is down`, retryAt };
+    const last = store.checks.latestResults(p.id, 1)[0];
+    if (last && !last.ok) return { reason: `suppressed: depends on ${p.name}, whose last check failed`, retryAt };
+    if ((!last || last.at < o.startAt) && now < o.startAt + 2 * intervalMs) return { reason: `suppressed: depends on ${p.name}, not checked since this outage began`, retryAt: Math.min(retryAt, o.startAt + 2 * intervalMs) };
+    if (p.recoveredAt !== null && p.recoveredAt > o.startAt) {
+      const own = store.checks.latestResults(o.monitorId, 1)[0];
+      const ownMs = (store.monitors.getById(o.monitorId)?.checkFrequencySeconds ?? 30) * 1000;
+      const until = p.recoveredAt + 2 * ownMs;
+      if ((!own || own.at <= p.recoveredAt) && now < until) return { reason: `suppressed: depends on ${p.name}, which recovered; waiting for this monitor's next check`, retryAt: Math.min(now + ownMs, until) };
+    }
+  }
+  return null;
+}
+
+/**
  * The gate of a procedure: the in-memory gates' word (`snap.held`) and the maintenance windows read
  * in the transaction. The uuids it held on the in-memory gates' word are pushed to `heldByGates`
  * (returned by the procedure, reported with the escalation service's `reportHeld`).
@@ -153,8 +184,20 @@ const sourceOf = (s: EscalationSettings, o: OutageRecord) => ({
     : outageSubject(o, () => ''),
 });
 
-/** Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. */
-function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, policy: TimedPolicy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null): void {
+/**
+ * Queues send number `sent` of the policy for `o` (unless gated) and moves the schedule on. A scheduled
+ * send that a dependency holds ({@link dependencyHolds}) is not taken: it waits (the step is asked again
+ * at `retryAt`, the timeline says so once per reason), so the child alerts once its parents are up and it
+ * is still down. @returns false when it waited
+ */
+function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord, policy: TimedPolicy, now: number, type: 'alerted' | 'escalated', userUuid: string | null, note: string | null): boolean {
+  const waits = type === 'alerted' ? dependencyHolds(tx, o, now) : null;
+  if (waits) {
+    tx.outages.setEscalation(o.uuid, o.escalationStartAt ?? now, waits.retryAt, o.alertedSteps);
+    const last = tx.outages.events(o.uuid).findLast((e) => e.type === 'alerted');
+    if (last?.message !== waits.reason) tx.outages.addEvent(o.uuid, { at: now, type: 'alerted', userUuid: null, message: waits.reason });
+    return false;
+  }
   const sent = o.alertedSteps;
   const channels = sendChannels(policy, sent);
   const held = gate.holds(o, now);
@@ -171,6 +214,7 @@ function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord
   const at = stepOfSend(policy, sent);
   const what = `step ${at.step}${at.repeat > 0 ? ' (repeat)' : at.round > 0 ? ` (round ${at.round + 1})` : ''} to ${names.join(', ') || 'no channels'}${held ? ' held: alerts are suppressed' : ''}`;
   tx.outages.addEvent(o.uuid, { at: now, type, userUuid, message: note ? `${note} (${what})` : what });
+  return true;
 }
 
 /**
@@ -203,8 +247,7 @@ export function escalationSendDue(tx: Store, s: EscalationSettings, gate: AlertG
     tx.outages.setEscalation(o.uuid, o.escalationStartAt, null, o.alertedSteps);
     return false;
   }
-  send(tx, s, gate, o, policy, now, 'alerted', null, null);
-  return true;
+  return send(tx, s, gate, o, policy, now, 'alerted', null, null);
 }
 
 /**

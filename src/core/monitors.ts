@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
-import { notFound } from '../lib/errors.ts';
+import { invalid, notFound } from '../lib/errors.ts';
 import { ID_PREFIX, newId } from '../domain/ids.ts';
 import { monitorDefaults, resolveMonitorSettings, type Monitor, type MonitorBodyInput, type MonitorSettings } from '../domain/monitor.ts';
 import { keepSecrets } from '../protocols/secrets.ts';
@@ -32,9 +32,41 @@ function mustGet(store: Store, uuid: string): Monitor {
   return m;
 }
 
+/**
+ * Checks `settings.dependsOn` (issue 36) in the caller's transaction: every uuid names a stored monitor
+ * other than `self`, and the new edges make no cycle (a monitor may not depend, through others, on itself).
+ * @throws AppError 400 `depends_on: …` naming the unknown uuid or the monitor that closes the cycle
+ */
+function checkDependencies(tx: Store, self: Monitor | null, settings: MonitorSettings): void {
+  const wanted = settings.dependsOn;
+  if (!wanted || wanted.length === 0) return;
+  const ids: number[] = [];
+  for (const u of wanted) {
+    const m = tx.monitors.get(u);
+    if (!m) throw invalid('depends_on', `unknown monitor "${u}" (use a uuid from GET /v1/monitors)`);
+    if (self && m.id === self.id) throw invalid('depends_on', 'a monitor cannot depend on itself');
+    ids.push(m.id);
+  }
+  if (!self) return; // a new monitor has no dependents yet: no cycle possible
+  const parents = new Map<number, number[]>();
+  for (const [child, parent] of tx.monitors.dependencyEdges()) if (child !== self.id) parents.set(child, [...(parents.get(child) ?? []), parent]);
+  for (const start of ids) {
+    const seen = new Set<number>();
+    const stack = [start];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (id === self.id) throw invalid('depends_on', `cycle: "${tx.monitors.getById(start)?.uuid ?? start}" depends, directly or through others, on this monitor`);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      stack.push(...(parents.get(id) ?? []));
+    }
+  }
+}
+
 /** Inserts a monitor of resolved settings and its audit entry (one transaction). */
 const createMonitor = procedure('monitors.create', (tx: Store, a: { uuid: string; settings: MonitorSettings; now: number; actor: AuditActor }): Monitor => {
   // Policies are stored objects (issue 32): the reference is checked in this transaction.
+  checkDependencies(tx, null, a.settings);
   const m = tx.monitors.insert(a.uuid, { ...a.settings, escalationPolicyUuid: resolvePolicyRef(a.settings.escalationPolicyUuid, null, storedPolicy(tx)) }, a.now);
   recordAudit(tx, a, { action: 'create', resourceType: 'monitor', resourceUuid: m.uuid, resourceName: m.name, diff: monitorAuditDiff(null, m) });
   return m;
@@ -50,6 +82,7 @@ export const updateMonitor = procedure('monitors.update', (tx: Store, a: { uuid:
   // `***` sent back (a client writing what it read, the console's form) keeps the stored secret.
   const given = keepSecrets(a.body, current);
   const settings = resolveMonitorSettings({ ...given, name: given.name ?? current.name, url: given.url ?? current.url }, current, storedPolicy(tx));
+  checkDependencies(tx, current, settings);
   const monitor = tx.monitors.update(a.uuid, settings, a.now)!;
   recordAudit(tx, a, { action: 'update', resourceType: 'monitor', resourceUuid: monitor.uuid, resourceName: monitor.name, diff: monitorAuditDiff(current, monitor) });
   const queued = certExpirySettingsChanged(tx, a.config, monitor, a.now);

@@ -49,6 +49,8 @@ export interface Monitor {
   tags: MonitorTag[];
   /** Its group (a plain name used to group rows), or null. */
   group: string | null;
+  /** Uuids of the monitors it depends on (issue 36): while one is down, its alerts are held. Absent: none. */
+  dependsOn?: string[];
   createdAt: number;
   updatedAt: number;
 }
@@ -88,6 +90,11 @@ const COMMON_FIELDS = {
   public_badges: z.boolean({ error: 'must be a boolean' }).meta({ description: 'serve this monitor\'s badges to anyone (default false)' }).optional(),
   tags: MonitorTagsField.meta({ description: 'tags, each "name" or "name:value" (Uptime Kuma\'s `env:prod`); replaces the list; a new name makes a tag (colours: /v1/tags)' }).optional(),
   group: GroupName.meta({ description: 'the group it belongs to (a plain name); null or "" for none' }).optional(),
+  depends_on: z
+    .array(z.string({ error: 'must be an array of monitor uuids' }), { error: 'must be an array of monitor uuids' })
+    .max(50, 'must name at most 50 monitors')
+    .meta({ description: 'uuids of the monitors this one depends on (issue 36): while one of them is down, this monitor is still checked and its outages recorded, but no alert goes out for it; replaces the list; unknown uuids and cycles are refused' })
+    .optional(),
 };
 
 /**
@@ -171,6 +178,7 @@ export function resolveMonitorSettings(
     publicBadges: body.public_badges ?? base.publicBadges,
     tags: body.tags ?? base.tags.map((t) => ({ name: t.name, value: t.value })),
     group: body.group !== undefined ? body.group : base.group,
+    dependsOn: body.depends_on !== undefined ? [...new Set(body.depends_on)] : base.dependsOn,
   };
   def.validate?.(settings);
   if (s.timeoutSeconds > s.checkFrequencySeconds) {

@@ -2,6 +2,7 @@ import type { Monitor, MonitorSettings, MonitorStatus, Protocol } from '../domai
 import type { Region } from '../domain/regions.ts';
 import type { Db } from './db.ts';
 import { tagLinks } from './tags.ts';
+import { dependencyLinks } from './dependencies.ts';
 import type { MonitorTag } from '../domain/tags.ts';
 
 interface MonitorRow {
@@ -27,7 +28,7 @@ interface MonitorRow {
   updated_at: number;
 }
 
-const toMonitor = (r: MonitorRow, tags: MonitorTag[]): Monitor => ({
+const toMonitor = (r: MonitorRow, tags: MonitorTag[], dependsOn: string[] = []): Monitor => ({
   id: r.id,
   uuid: r.uuid,
   name: r.name,
@@ -47,6 +48,7 @@ const toMonitor = (r: MonitorRow, tags: MonitorTag[]): Monitor => ({
   publicBadges: r.public_badges === 1,
   tags,
   group: r.group_name,
+  dependsOn,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -109,12 +111,18 @@ export function monitorsStore(db: Db) {
 
   // A monitor's tags (issue 33 point 5) live in monitor_tags: read with its row, replaced with its settings.
   const links = tagLinks(db);
-  const one = (r: MonitorRow): Monitor => toMonitor(r, links.of(r.id));
+  // Its dependencies (issue 36) live in monitor_dependencies: read with its row, replaced with its settings when given.
+  const dependencies = dependencyLinks(db);
+  const one = (r: MonitorRow): Monitor => toMonitor(r, links.of(r.id), dependencies.parents(r.id).map((p) => p.uuid));
+  const setDependencies = (id: number, uuids: readonly string[] | undefined): void => {
+    if (uuids) dependencies.set(id, uuids.map((u) => byUuid.get(u)?.id).filter((x): x is number => x !== undefined));
+  };
 
   return {
     list(): Monitor[] {
       const tags = links.all();
-      return all.all().map((r) => toMonitor(r, tags.get(r.id) ?? []));
+      const deps = dependencies.all();
+      return all.all().map((r) => toMonitor(r, tags.get(r.id) ?? [], deps.get(r.id) ?? []));
     },
     get(uuid: string): Monitor | undefined {
       const r = byUuid.get(uuid);
@@ -129,6 +137,7 @@ export function monitorsStore(db: Db) {
       insert.run({ ...settingsParams(s), uuid, now });
       const r = byUuid.get(uuid)!;
       links.set(r.id, s.tags, now);
+      setDependencies(r.id, s.dependsOn);
       return one(r);
     },
     /** Replaces the settings of a monitor; returns it as stored, or undefined when unknown. */
@@ -136,8 +145,13 @@ export function monitorsStore(db: Db) {
       if (update.run({ ...settingsParams(s), uuid, now }).changes === 0) return undefined;
       const r = byUuid.get(uuid)!;
       links.set(r.id, s.tags, now);
+      setDependencies(r.id, s.dependsOn);
       return one(r);
     },
+    /** The monitors `monitorId` depends on (issue 36), with what the dependency rule reads of them. */
+    dependencyParents: (monitorId: number) => dependencies.parents(monitorId),
+    /** Every dependency edge [dependent id, parent id] (cycle checks). */
+    dependencyEdges: () => dependencies.edges(),
     /** Deletes a monitor; its results, rollups, flips and outages go with it (ON DELETE CASCADE). */
     delete: (uuid: string): boolean => del.run(uuid).changes === 1,
     setStatus(id: number, status: MonitorStatus): void {

@@ -51,6 +51,7 @@ describe('monitors CRUD', () => {
         tags: [],
         group: null,
         group_id: null,
+        depends_on: [],
         show_url: false,
       },
     );

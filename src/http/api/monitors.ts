@@ -41,6 +41,7 @@ export const MonitorSchema = z
     tags: z.array(z.string()).openapi({ description: 'its tags, each "name" or "name:value", in the order given (colours: /v1/tags)', example: ['prod', 'env:eu'] }),
     group: z.string().nullable().openapi({ description: 'the group it belongs to, or null' }),
     group_id: z.string().nullable().openapi({ description: 'the same as `group` (the hosted service\'s clients read `group_id`; Pharos names groups, it does not number them)' }),
+    depends_on: z.array(z.string()).openapi({ description: 'uuids of the monitors it depends on: while one is down, its alerts are held (docs/api.md "Monitor dependencies")' }),
     show_url: z.boolean().openapi({ description: 'always false: public status pages never show a monitor\'s URL' }),
   })
   .catchall(z.unknown())
@@ -74,6 +75,7 @@ export function toMonitorJson(stored: Monitor, policies: ReadonlyArray<{ uuid: s
     tags: m.tags.map(formatTagRef),
     group: m.group,
     group_id: m.group,
+    depends_on: m.dependsOn ?? [],
     show_url: false,
     ...protocolFieldsJson(m),
   };
