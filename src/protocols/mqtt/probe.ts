@@ -1,3 +1,4 @@
+import { MqttClient } from 'mqtt';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { CheckOutcome } from '../../domain/check.ts';
@@ -5,7 +6,7 @@ import { describeNetworkError } from '../errors.ts';
 import type { ProbeFactory } from '../types.ts';
 
 /**
- * MQTT checks with the `mqtt` package (MQTT.js, loaded on the first check): one connection per check
+ * MQTT checks with the `mqtt` package (MQTT.js; this file, and so the package, is loaded on the first mqtt check): one connection per check
  * (no reconnects, clean session, a random `pharos-…` client id) made by Pharos itself — plain TCP, or
  * TLS with the system's roots for `mqtts://` — from `probe.source_address` when set, credentials
  * from the URL (percent-decoded). With `mqtt_topic`: SUBSCRIBE at QoS 0 and wait for a message whose
@@ -15,7 +16,6 @@ import type { ProbeFactory } from '../types.ts';
  */
 export const mqttProbe: ProbeFactory = (options) => ({
   async check(spec): Promise<CheckOutcome> {
-    const { MqttClient } = await import('mqtt'); // first check only; not part of the latency
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     const ms = spec.timeoutSeconds * 1000;
