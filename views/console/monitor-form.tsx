@@ -3,6 +3,7 @@ import { REGIONS } from '../../src/domain/regions.ts';
 import type { FormErrors, FormValues, ProtocolFieldForm, ProtocolForm, Shell } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout } from './layout.tsx';
 import { freqWords } from './monitor.tsx';
+import { Picker, type PickerModel } from './picker.tsx';
 
 const v = (f: FormValues, name: string, fallback = ''): string => {
   const x = f[name];
@@ -62,7 +63,7 @@ export interface RegionChoice {
  * fieldset is on the page (only the chosen protocol's fields are read); console.js shows only the
  * chosen one.
  */
-export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[]; regionChoices?: RegionChoice[] }) {
+export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[]; regionChoices?: RegionChoice[]; dependsOn?: PickerModel }) {
   const { s, values: f, errors } = props;
   const chosen = v(f, 'protocol', 'http');
   const regions = Array.isArray(f.regions) ? f.regions : typeof f.regions === 'string' ? [f.regions] : [props.localRegion];
@@ -156,6 +157,13 @@ export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols
             ))}
           </select>,
         )}
+        {props.dependsOn ? (
+          <>
+            {/* Tells "nothing ticked" (clear the list) from a form without the picker (keep it). */}
+            <input type="hidden" name="depends_on_form" value="1" />
+            <Picker p={props.dependsOn} legend="Depends on (while one of these is down, no alert goes out for this monitor)" source="monitors" errors={errors} searchAction={props.uuid ? `/monitors/${props.uuid}/edit` : '/monitors/new'} />
+          </>
+        ) : null}
         <label class="check">
           <input type="checkbox" name="public_badges" value="on" checked={v(f, 'public_badges') === 'on'} /> Public badges (anyone may embed this monitor's status, uptime, response time and certificate badges)
         </label>

@@ -157,6 +157,8 @@ export function monitorJson(f: FormValues): Record<string, unknown> {
     // Tags and group (issue 33 point 5): only when the form has the fields (left out: kept as stored).
     ...(f.tags !== undefined ? { tags: text(f, 'tags').split(',').map((t) => t.trim()).filter((t) => t !== '') } : {}),
     ...(f.group !== undefined ? { group: text(f, 'group').trim() } : {}),
+    // Dependencies (issue 36): only when the form had the picker (`depends_on_form`); nothing ticked clears them.
+    ...(f.depends_on_form !== undefined ? { depends_on: f.depends_on === undefined ? [] : Array.isArray(f.depends_on) ? f.depends_on : [f.depends_on] } : {}),
   };
   for (const field of formOfProtocol(protocol)?.fields ?? []) {
     const key = `${protocol}.${field.name}`;
@@ -186,6 +188,7 @@ export function monitorFormValues(stored: Monitor): FormValues {
     public_badges: m.publicBadges ? 'on' : '',
     tags: m.tags.map((t) => (t.value === '' ? t.name : `${t.name}:${t.value}`)).join(', '),
     group: m.group ?? '',
+    depends_on: m.dependsOn ?? [],
   };
   for (const field of formOfProtocol(m.protocol)?.fields ?? []) values[`${m.protocol}.${field.name}`] = fieldText(field, m.settings[field.name]);
   return values;

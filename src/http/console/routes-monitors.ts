@@ -13,6 +13,7 @@ import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.t
 import { errorStatus, formErrors, formOf, parseWith } from './forms.ts';
 import { monitorFormErrors, monitorFormValues, monitorJson, newMonitorFormValues, protocolForms, regionChoices, settingsInWords, targetInWords } from './monitor-form.ts';
 import { consoleActor } from '../audit-actor.ts';
+import { pickItems, pickerModel, pickQueryValues } from './picker.ts';
 
 /** The regions a form's values tick (one or several `regions` fields). */
 const chosenRegions = (f: FormValues): string[] => (Array.isArray(f.regions) ? f.regions : typeof f.regions === 'string' ? [f.regions] : []);
@@ -22,8 +23,12 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const { core, clock } = deps;
   // Stored policies (issue 32), read before the page renders.
   const policies = async () => (await core.escalationPolicies.list()).map((p) => ({ uuid: p.uuid, name: p.name }));
-  const form = async (c: ConsoleContext, values: FormValues, uuid?: string, e?: unknown) =>
-    page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, regionChoices: regionChoices(core.probes.list(deps.version), core.config.probe.region, chosenRegions(values)), groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
+  // The "Depends on" picker (issue 36): every monitor but this one; "Search" without JavaScript comes back by GET.
+  const dependsOn = async (values: FormValues, uuid?: string) => pickerModel(values, 'depends_on', (await pickItems(core, 'monitors')).filter((it) => it.uuid !== uuid));
+  const form = async (c: ConsoleContext, given: FormValues, uuid?: string, e?: unknown) => {
+    const values = { ...given, ...pickQueryValues(c) };
+    return page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, dependsOn: await dependsOn(values, uuid), protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, regionChoices: regionChoices(core.probes.list(deps.version), core.config.probe.region, chosenRegions(values)), groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
+  };
   const found = async (uuid: string) => {
     try {
       return await core.monitors.get(uuid);
