@@ -205,6 +205,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   instance.address = `${reachable}:${(server.address() as AddressInfo).port}`;
   await cluster.start();
   await work.start();
+  // "You are on call from 09:00" shortly before each hand-off (issue 34 point 2), told by the leader.
+  core.onCallHandoffs.start(() => work.running);
   // The process's first status-page render costs ~4× a later one (code not compiled yet): paid once,
   // on a synthetic page, as soon as there is a page, instead of by its first visitor.
   const stopWarmUp = warmUpWhenPagesExist(core, clock, logger);
@@ -269,6 +271,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         });
         core.probes.stop();
         core.people.stop();
+        core.onCallHandoffs.stop();
         stopRelay();
         await work.stop();
         await cluster.stop();

@@ -33,6 +33,7 @@ import { escalationPoliciesService } from './escalation-policies.ts';
 import { onCallService } from './on-call.ts';
 import { onCallFeedsService } from './on-call-feeds.ts';
 import { peopleService } from './people.ts';
+import { handoffNoticesService } from './on-call-handoffs.ts';
 import { pageLinksService } from './page-links.ts';
 import type { PersonSender } from './people-pages.ts';
 import { auditLogService } from './audit-log.ts';
@@ -141,6 +142,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
     onCall: onCallService({ store, clock }),
     /** iCal feeds of on-call shifts at secret URLs (issue 34 point 2). */
     onCallFeeds: onCallFeedsService({ store, clock }),
+    /** Hand-off notices "you are on call from 09:00" (issue 34 point 2); pharos.ts starts its timer on the leader. */
+    onCallHandoffs: handoffNoticesService({ store, clock, logger, people }),
     /**
      * Team members, contact methods, notification rules and paging (issue 34 point 1):
      * `people.page(userUuid, page)` and `people.cancelPages(outageUuid)` (core/people-pages.ts).

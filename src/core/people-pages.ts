@@ -186,6 +186,26 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
       for (const r of rows) arm(r.dueAt);
       return { tried, scheduled: rows.map((r) => ({ methodUuid: r.methodUuid, kind: byUuid.get(r.methodUuid)!.kind, delayMinutes: r.delayMinutes, dueAt: r.dueAt })), reached: tried.some((t) => t.ok) };
     },
+    /**
+     * A notification that is not about an outage (issue 34 point 2: "you are on call from 09:00"):
+     * sent at once through every verified method of the person except voice calls (nobody is rung
+     * for a hand-off), ignoring the notification rules' delays; nothing stored, nothing to cancel.
+     * A disabled account or unknown uuid gets nothing. Logs one line per method tried (masked address).
+     * @returns the methods tried (empty: nobody to tell)
+     * @throws (rejects) AppError 503 `store.unavailable` when the store cannot be reached
+     */
+    async notify(userUuid: string, message: PersonMessage): Promise<PageAttempt[]> {
+      const { methods, disabled } = await store.async.tx(readPlan, { userUuid });
+      if (disabled) return [];
+      const tried: PageAttempt[] = [];
+      for (const m of methods.filter((x) => x.verifiedAt !== null && x.kind !== 'voice')) {
+        const error = await deliver(m, message);
+        if (error) logger.warn(`notice to ${userUuid} by ${m.kind} ${m.hint} failed: ${error}`, { method: m.uuid });
+        else logger.info(`notice sent to ${userUuid} by ${m.kind} ${m.hint}: ${message.title}`, { method: m.uuid });
+        tried.push({ methodUuid: m.uuid, kind: m.kind, hint: m.hint, ok: error === null, error });
+      }
+      return tried;
+    },
     /** Deletes every delayed step of the outage's pages (acknowledged or resolved). @returns how many */
     async cancelPages(outageUuid: string): Promise<number> {
       const n = await store.async.tx(cancelOutage, { outageUuid });

@@ -101,6 +101,13 @@ export function onCallStore(db: Db) {
      ON CONFLICT(kind, subject_uuid) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at`,
   );
   const delFeed = db.prepare('DELETE FROM on_call_feeds WHERE kind = ? AND subject_uuid = ?');
+  const claimHandoff = db.prepare(
+    `INSERT INTO on_call_handoff_notices(schedule_uuid, handoff_at, user_uuid, notified_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT(schedule_uuid) DO UPDATE SET handoff_at = excluded.handoff_at, user_uuid = excluded.user_uuid, notified_at = excluded.notified_at
+     WHERE on_call_handoff_notices.handoff_at < excluded.handoff_at`,
+  );
+  const delNotice = db.prepare('DELETE FROM on_call_handoff_notices WHERE schedule_uuid = ?');
+  const lastHandoff = db.prepare<[string], { handoff_at: number }>('SELECT handoff_at FROM on_call_handoff_notices WHERE schedule_uuid = ?');
   const params = (uuid: string, w: OnCallScheduleWrite, now: number) => ({ uuid, name: w.name, team: w.team, description: w.description, timeZone: w.timeZone, layers: layersJson(w.layers), now });
   const get = (uuid: string): OnCallSchedule | undefined => {
     const r = byUuid.get(uuid);
@@ -130,6 +137,7 @@ export function onCallStore(db: Db) {
     delete(uuid: string): boolean {
       delOverridesOf.run(uuid);
       delFeed.run('schedule', uuid);
+      delNotice.run(uuid);
       return del.run(uuid).changes === 1;
     },
     /** Overrides of schedule `scheduleUuid` overlapping [from, to) epoch ms, by start. */
@@ -168,6 +176,14 @@ export function onCallStore(db: Db) {
     setFeed(kind: FeedKind, subjectUuid: string, tokenHash: string, now: number): void {
       upsertFeed.run(kind, subjectUuid, tokenHash, now);
     },
+    /**
+     * Claims the notice of schedule `scheduleUuid`'s hand-off at `handoffAt` (epoch ms) to `userUuid`:
+     * true when this call moved the schedule's last notified hand-off forward to it (send the notice),
+     * false when that hand-off or a later one was claimed already (by this or another instance).
+     */
+    claimHandoff: (scheduleUuid: string, handoffAt: number, userUuid: string, now: number): boolean => claimHandoff.run(scheduleUuid, handoffAt, userUuid, now).changes === 1,
+    /** The last hand-off (epoch ms) whose notice was claimed for a schedule, or undefined. */
+    lastHandoff: (scheduleUuid: string): number | undefined => lastHandoff.get(scheduleUuid)?.handoff_at,
     /** Removes a feed token; false when there was none. */
     deleteFeed: (kind: FeedKind, subjectUuid: string): boolean => delFeed.run(kind, subjectUuid).changes === 1,
   };

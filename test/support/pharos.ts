@@ -122,6 +122,7 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
     await p.floodGuard.settled();
     await p.stepper.settled();
     await p.dispatcher.settled();
+    await p.core.onCallHandoffs.settled(); // hand-off notices (issue 34): their timer re-arms after each run
   };
   return Object.assign(p, {
     clock: clock as ManualClock,

@@ -27,6 +27,7 @@ import { sql as maintenanceRecurrence } from './0025_maintenance_recurrence.ts';
 import { sql as onCall } from './0026_on_call.ts';
 import { sql as idsNeverRepeat, run as rebuildWithAutoincrement } from './0027_ids_never_repeat.ts';
 import { sql as people } from './0028_people.ts';
+import { sql as onCallHandoffs } from './0029_on_call_handoffs.ts';
 import { sql as monitorDependencies } from './0030_monitor_dependencies.ts';
 import type { Db } from '../db.ts';
 
@@ -74,6 +75,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 26, name: 'on_call', sql: onCall },
   { version: 27, name: 'ids_never_repeat', sql: idsNeverRepeat, run: rebuildWithAutoincrement, foreignKeysOff: true },
   { version: 28, name: 'people', sql: people },
+  { version: 29, name: 'on_call_handoffs', sql: onCallHandoffs },
   { version: 30, name: 'monitor_dependencies', sql: monitorDependencies },
 ];
 
