@@ -212,10 +212,40 @@ describe('HTTP options (issue 36)', () => {
     const admin = await setupAdmin(p);
     const html = (await admin.get('/monitors/new')).html;
     for (const f of ['ignore_tls_errors', 'upside_down', 'keyword_absent', 'proxy_url', 'tls_client_cert', 'tls_client_key', 'auth_method', 'auth_password', 'oauth2_token_url', 'oauth2_client_secret']) assert.match(html, new RegExp(`name="http\\.${f}"`), f);
+    // the form posts (JavaScript off): upside-down and a bearer token; the token is never shown again
+    const common = { name: 'Form options', protocol: 'http', url: target.url, check_frequency: '60', timeout: '2', regions: ['london'], alerts_wait: '0', escalation_policy: '', port: '' };
+    const posted = await admin.post('/monitors', {
+      ...httpFields(html),
+      ...common,
+      'http.upside_down': 'on',
+      'http.auth_method': 'bearer',
+      'http.auth_token': 'form-SECRET-77',
+    });
+    assert.equal(posted.status, 303, posted.html.slice(0, 500));
+    const uuid = /\/(mon_[0-9A-Za-z]{22})$/.exec(posted.headers.get('location') ?? '')![1]!;
+    const saved = await (await p.api(`/v1/monitors/${uuid}`)).json();
+    assert.equal(saved.upside_down, true);
+    assert.equal(saved.auth_method, 'bearer');
+    assert.equal(saved.auth_token, '***');
+    const edit = (await admin.get(`/monitors/${uuid}/edit`)).html;
+    assert.ok(!edit.includes('form-SECRET-77'), 'the edit form does not show the token');
+    const again = await admin.post(`/monitors/${uuid}`, { ...httpFields(edit), ...common });
+    assert.equal(again.status, 303, again.html.slice(0, 500));
+    assert.equal((await p.core.monitors.get(uuid)).settings.auth_token, 'form-SECRET-77', 'the edit form sends *** back and keeps the token');
     const doc = JSON.stringify(await (await fetch(`${p.url}/openapi.json`)).json());
     for (const f of ['ignore_tls_errors', 'upside_down', 'keyword_absent', 'proxy_url', 'tls_client_key', 'oauth2_client_credentials']) assert.ok(doc.includes(f), f);
   });
 });
+
+/** The http fieldset's values as a browser with JavaScript off posts them. */
+function httpFields(html: string): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const m of html.matchAll(/<input type="(?:text|number)" name="(http\.[a-z_0-9]+)" value="([^"]*)"/g)) form[m[1]!] = m[2]!;
+  for (const m of html.matchAll(/<input type="checkbox" name="(http\.[a-z_0-9]+)" checked=""/g)) form[m[1]!] = 'on';
+  for (const m of html.matchAll(/<select name="(http\.[a-z_0-9]+)">([\s\S]*?)<\/select>/g)) form[m[1]!] = /<option value="([^"]*)" selected=""/.exec(m[2]!)?.[1] ?? '';
+  for (const m of html.matchAll(/<textarea name="(http\.[a-z_0-9]+)"[^>]*>([^<]*)<\/textarea>/g)) form[m[1]!] = m[2]!;
+  return form;
+}
 
 const names = new Map<string, string>();
 /** The uuid of the monitor named `name` (looked up once). */
