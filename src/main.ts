@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   backup: { summary: 'online backup of the database to a file', load: () => import('./cli/backup.ts') },
   import: { summary: 'import monitors, pages and notifications from Uptime Kuma', load: () => import('./cli/import.ts') },
   'install-service': { summary: 'install and start the systemd service (root)', load: () => import('./cli/install-service.ts') },
+  restore: { summary: 'replace the database with a checked backup (server stopped)', load: () => import('./cli/restore.ts') },
   serve: { summary: 'run the monitor, API and status pages', load: () => import('./cli/serve.ts') },
   storage: { summary: 'copy a SQLite install into PostgreSQL (storage copy)', load: () => import('./cli/storage.ts') },
   token: { summary: 'create, list or revoke API tokens', load: () => import('./cli/token.ts') },
@@ -65,6 +66,7 @@ main(process.argv.slice(2)).then(
   (e: unknown) => {
     const known = e instanceof AppError || e instanceof TypeError || (e instanceof Error && /^cannot load the SQLite addon/.test(e.message));
     process.stderr.write(`pharos: ${known ? (e as Error).message : String((e as Error)?.stack ?? e)}\n`);
-    process.exit(1);
+    // 3: the database was written by a newer Pharos (a downgrade refused; docs/operations.md "Upgrading").
+    process.exit(e instanceof AppError && e.code === 'store.newer_schema' ? 3 : 1);
   },
 );

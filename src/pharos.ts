@@ -25,6 +25,8 @@ import { fairListener } from './http/fair.ts';
 import { warmUpWhenPagesExist } from './http/pages/warm-up.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
+import { startBackupSchedule, type BackupSchedule } from './backup-schedule.ts';
+import { markDataDirServed } from './store/data-dir-lock.ts';
 import { AppError } from './lib/errors.ts';
 import { listenUrls } from './lib/listen-urls.ts';
 import type { Logger } from './lib/logger.ts';
@@ -69,6 +71,8 @@ export interface RunningPharos {
   firstStartToken: string | null;
   /** The first-start setup token while nobody can sign in to the console yet (its link is logged), else null. */
   setupToken: string | null;
+  /** Scheduled SQLite backups (issue 37; src/backup-schedule.ts): their status, a backup now. */
+  backups: BackupSchedule;
   /** Graceful stop: stop accepting requests, wait for checks in flight, flush results, checkpoint WAL, close the DB. */
   close(): Promise<void>;
 }
@@ -210,6 +214,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // The process's first status-page render costs ~4× a later one (code not compiled yet): paid once,
   // on a synthetic page, as soon as there is a page, instead of by its first visitor.
   const stopWarmUp = warmUpWhenPagesExist(core, clock, logger);
+  // Scheduled backups of the SQLite database (issue 37); the pid file lets `pharos restore` refuse this data dir.
+  const backups = startBackupSchedule({ store, core, clock, logger, config, nativeBinding: opts.nativeBinding });
+  const unmarkDataDir = target.driver === 'sqlite' ? markDataDirServed(config.data_dir) : () => undefined;
 
   let prune: TimerHandle | null = null;
   const pruning = new AbortController();
@@ -260,6 +267,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     firstStartToken,
     setupToken,
     provision,
+    backups,
     close() {
       closing ??= (async () => {
         prune?.cancel();
@@ -280,7 +288,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         await Promise.all(Object.values(probes).map((p) => p.close()));
         stopWatching();
         await pruningSessions;
+        await backups.close();
         store.close();
+        unmarkDataDir();
       })();
       return closing;
     },

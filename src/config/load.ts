@@ -86,6 +86,13 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
     const v = env[envName];
     if (v !== undefined && v !== '') raw[key] = v;
   }
+  // Scheduled backups (issue 37): PHAROS_BACKUP_EVERY / _KEEP / _DIR set backup.every / keep / dir.
+  for (const k of ['every', 'keep', 'dir'] as const) {
+    const v = env[`PHAROS_BACKUP_${k.toUpperCase()}`];
+    if (v === undefined || v === '') continue;
+    const backup = raw.backup && typeof raw.backup === 'object' && !Array.isArray(raw.backup) ? (raw.backup as Record<string, unknown>) : {};
+    raw.backup = { ...backup, [k]: v };
+  }
   // PHAROS_DATABASE_URL selects PostgreSQL (issue 22) whatever config.yaml says.
   const dbUrl = env.PHAROS_DATABASE_URL;
   if (dbUrl !== undefined && dbUrl !== '') {

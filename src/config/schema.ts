@@ -263,6 +263,20 @@ export const ConfigSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  /**
+   * Scheduled online backups of the SQLite database (issue 37, src/backup-schedule.ts; PostgreSQL:
+   * none, use pg_dump). Env PHAROS_BACKUP_EVERY, PHAROS_BACKUP_KEEP, PHAROS_BACKUP_DIR.
+   */
+  backup: z
+    .strictObject({
+      /** How often: `<n>m`, `<n>h` or `<n>d` (at least 1m), or `off`. A newest backup older than this at start means one at once. */
+      every: z.string().regex(/^(off|[1-9]\d{0,5}[mhd])$/, 'must be like 30m, 6h, 1d, or off').default('6h'),
+      /** Backups kept; the oldest beyond it are deleted after each new one. */
+      keep: z.coerce.number().int().min(1).max(10_000).default(28),
+      /** Folder of the backups; default `<data_dir>/backups`. */
+      dir: z.string().min(1).optional(),
+    })
+    .prefault({}),
   /** Notification channels; escalation policy steps name them. Strings may use `${ENV_VAR}`. */
   channels: z.array(ChannelConfig).default([]),
   escalation_policies: z.array(EscalationPolicyConfig).default([]),

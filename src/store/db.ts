@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { AppError } from '../lib/errors.ts';
 import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.ts';
 import { conflict, type Db, type QueryResult, type Step, type TxSteps } from './driver.ts';
 import { MIGRATIONS, pendingMigrations, type Migration } from './migrations/index.ts';
@@ -105,9 +106,65 @@ export function openDbFile(file: string, migrations: readonly Migration[] = MIGR
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db, migrations);
+  try {
+    copyBeforeUpgrade(db, file, migrations);
+    migrate(db, migrations);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   const background = checkpoints && !db.memory ? startCheckpointer(db, nativeBinding, checkpoints) : undefined;
   return sqliteDb(db, background);
+}
+
+/**
+ * Where the file of schema `from` is copied before migrations up to `to` run:
+ * `<file>.schema<from>.before-upgrade-to-<to>` (issue 37 point 4).
+ */
+export function preUpgradeCopyName(file: string, from: number | string, to: number | string): string {
+  return `${file}.schema${from}.before-upgrade-to-${to}`;
+}
+
+/**
+ * The schema of an existing database against `migrations` (`pharos version --check-db`, the
+ * downgrade refusal): its `user_version`, the latest this Pharos knows, the migrations pending.
+ */
+export function schemaStatus(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): { current: number; latest: number; pending: Migration[]; newer: boolean } {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.at(-1)?.version ?? 0;
+  return { current, latest, pending: current > latest ? [] : migrations.filter((m) => m.version > current), newer: current > latest };
+}
+
+/**
+ * {@link schemaStatus} of an existing database file, opened read-only (nothing changes).
+ * @throws Error from better-sqlite3 when the file cannot be opened as a database
+ */
+export function schemaStatusOfFile(file: string, nativeBinding?: object): ReturnType<typeof schemaStatus> {
+  const db = new Database(file, { readonly: true, fileMustExist: true, ...dbOptions(nativeBinding) });
+  try {
+    return schemaStatus(db);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Before the first pending migration of a database that has a schema (version ≥ 1), a whole copy of
+ * it ({@link preUpgradeCopyName}, `VACUUM INTO`: consistent, synchronous, at start before serving),
+ * so an upgrade that goes wrong can be undone with `pharos restore`. Kept when present (a start that
+ * failed and is tried again). A database newer than `migrations` is refused here with the message
+ * operators see.
+ * @throws AppError `store.newer_schema` (the file, both versions, what to do)
+ */
+function copyBeforeUpgrade(db: Database.Database, file: string, migrations: readonly Migration[]): void {
+  const { current, latest, pending, newer } = schemaStatus(db, migrations);
+  if (newer) {
+    throw new AppError(500, 'store.newer_schema', `${file}: schema version ${current} is newer than this Pharos knows (up to ${latest}): a newer Pharos wrote it; refusing to downgrade it. Run the newer Pharos, or restore a backup from before the upgrade (pharos restore FILE; Pharos copied the database before each upgrade to ${preUpgradeCopyName(file, '<old>', '<new>')})`);
+  }
+  if (current < 1 || pending.length === 0 || db.memory) return;
+  const copy = preUpgradeCopyName(file, current, latest);
+  if (existsSync(copy)) return;
+  db.prepare('VACUUM INTO ?').run(copy);
 }
 
 /**

@@ -31,7 +31,7 @@ test('pharos --help lists every command; pharos <command> --help prints its usag
   const help = await pharos(['--help']);
   assert.equal(help.code, 0);
   const names = [...help.stdout.matchAll(/^ {2}([a-z-]+) {2,}\S/gm)].map((m) => m[1]!);
-  assert.deepEqual(names, ['agent', 'alert', 'backup', 'import', 'install-service', 'serve', 'storage', 'token', 'uninstall-service', 'user', 'version']);
+  assert.deepEqual(names, ['agent', 'alert', 'backup', 'import', 'install-service', 'restore', 'serve', 'storage', 'token', 'uninstall-service', 'user', 'version']);
   for (const name of names) {
     const r = await pharos([name, '--help']);
     assert.equal(r.code, 0, `${name} --help: ${r.stderr}`);

@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import type { Config } from './config/schema.ts';
+import type { Core } from './core/index.ts';
+import type { AlertMessage } from './domain/alert.ts';
+import type { Clock, TimerHandle } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
+import { procedure } from './store/async.ts';
+import { listBackups, pruneBackups, writeBackup, type BackupFile } from './store/backup-files.ts';
+import type { Store } from './store/index.ts';
+
+/** The outcome of one scheduled backup (kept in memory, newest first, for the console's Settings). */
+export interface BackupRun {
+  /** When it started, UTC epoch ms. */
+  at: number;
+  ok: boolean;
+  /** The backup's file name when ok, else null. */
+  name: string | null;
+  /** Its size in bytes when ok, else null. */
+  bytes: number | null;
+  /** How long it took, ms. */
+  ms: number;
+  /** Why it failed, one line; null when ok. */
+  error: string | null;
+}
+
+/** What the console shows under Settings → Backups. */
+export interface BackupStatus {
+  /** `backup.every` (e.g. `6h`), `off`, or `postgres` (no scheduled backups: pg_dump). */
+  every: string;
+  keep: number;
+  dir: string;
+  /** The listed (finished, verified) backups, newest first. */
+  files: BackupFile[];
+  /** This process's runs, newest first (at most 10). */
+  runs: BackupRun[];
+}
+
+/** The running schedule. */
+export interface BackupSchedule {
+  status(): BackupStatus;
+  /** Runs one backup now (one at a time: while one runs, the same run is returned). */
+  runNow(): Promise<BackupRun>;
+  /** Stops the timer and waits for a backup in flight. */
+  close(): Promise<void>;
+}
+
+/**
+ * `backup.every` in ms (`30m`, `6h`, `1d`), or null for `off`.
+ * @throws Error for a value the config schema would have refused
+ */
+export function backupIntervalMs(every: string): number | null {
+  if (every === 'off') return null;
+  const m = /^(\d+)([mhd])$/.exec(every);
+  if (!m) throw new Error(`backup.every: ${every}`);
+  return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
+}
+
+/** The operator notice of a failed backup, queued in one transaction (like the flood guard's). */
+const queueNotice = procedure('backups.notice', (tx: Store, rows: Array<Parameters<Store['alerts']['insert']>[0]>): void => {
+  for (const row of rows) tx.alerts.insert(row);
+});
+
+/**
+ * Scheduled online backups of the SQLite store while serving (issue 37 point 3; writing and checking
+ * one: store/backup-files.ts). The first runs `every` after the newest listed backup (at once when that
+ * is overdue; `every` after start when there is none), then every `every` after the previous one ended. Each result is one
+ * log line; a failure also queues an operator notice to the flood guard's channels (every channel
+ * when it names none), keyed `backup:failed`. Nothing is scheduled on PostgreSQL (pg_dump) or with `every: off`.
+ */
+export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'>; clock: Clock; logger: Logger; config: Readonly<Config>; nativeBinding?: object | undefined }): BackupSchedule {
+  const { store, clock, logger, config } = deps;
+  const dir = config.backup.dir ?? join(config.data_dir, 'backups');
+  const sqlite = config.storage.driver === 'sqlite';
+  const everyMs = sqlite ? backupIntervalMs(config.backup.every) : null;
+  const runs: BackupRun[] = [];
+  let timer: TimerHandle | null = null;
+  let inFlight: Promise<BackupRun> | null = null;
+  let closed = false;
+
+  const notify = async (error: string, now: number) => {
+    const named = config.alerting.flood_guard.channels;
+    const channels = named.length > 0 ? named : config.channels.map((c) => c.name);
+    if (channels.length === 0) return;
+    const message: AlertMessage = { kind: 'notice', title: 'Pharos backup failed', text: error, outage: null, escalation: null, link: null, createdAt: new Date(now).toISOString(), subject: { key: 'backup:failed', resolve: false } };
+    const rows = channels.map((channel) => ({ outageUuid: null, channel, kind: 'notice' as const, step: null, message: JSON.stringify(message), createdAt: now, dueAt: now }));
+    await store.async.tx(queueNotice, rows);
+    deps.core.bus.emit('notices.queued', { count: rows.length });
+  };
+
+  const once = async (): Promise<BackupRun> => {
+    const at = clock.now();
+    const started = performance.now();
+    try {
+      // A partial copy left by a process killed mid-backup is removed first (never listed anyway).
+      pruneBackups(dir, config.backup.keep);
+      const b = await writeBackup(store, dir, at, deps.nativeBinding);
+      const removed = pruneBackups(dir, config.backup.keep);
+      const run: BackupRun = { at, ok: true, name: b.name, bytes: b.bytes, ms: Math.round(performance.now() - started), error: null };
+      logger.info(`backup ok: ${b.file} (${(b.bytes / 1_048_576).toFixed(1)} MB, integrity_check ok, ${run.ms} ms${removed.length ? `; removed ${removed.join(', ')}` : ''})`, { backup: b.file, bytes: b.bytes, ms: run.ms, removed });
+      return run;
+    } catch (e) {
+      const error = (e as Error).message;
+      const run: BackupRun = { at, ok: false, name: null, bytes: null, ms: Math.round(performance.now() - started), error };
+      logger.error(`backup failed: ${error}`, { dir });
+      await notify(error, at).catch((n: unknown) => logger.error(`backup failed and its notice could not be queued: ${(n as Error).message}`));
+      return run;
+    }
+  };
+
+  const runNow = (): Promise<BackupRun> => {
+    inFlight ??= once().then((run) => {
+      runs.unshift(run);
+      runs.length = Math.min(runs.length, 10);
+      inFlight = null;
+      return run;
+    });
+    return inFlight;
+  };
+
+  const schedule = (delayMs: number) => {
+    if (closed || everyMs === null) return;
+    timer = clock.setTimer(delayMs, () => {
+      timer = null;
+      void runNow().then(() => schedule(everyMs));
+    });
+  };
+  if (everyMs !== null) {
+    const newest = listBackups(dir)[0];
+    schedule(newest ? Math.max(0, newest.at + everyMs - clock.now()) : everyMs);
+  } else if (!sqlite && config.backup.every !== 'off') {
+    logger.info('backups: storage is PostgreSQL, so Pharos schedules none; back it up with pg_dump (docs/operations.md "Backups and restore")');
+  }
+
+  return {
+    status: () => ({ every: sqlite ? config.backup.every : 'postgres', keep: config.backup.keep, dir, files: sqlite ? listBackups(dir) : [], runs: [...runs] }),
+    runNow,
+    async close() {
+      closed = true;
+      timer?.cancel();
+      await inFlight;
+    },
+  };
+}

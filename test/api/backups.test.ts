@@ -1,0 +1,177 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { openDb } from '../../src/store/db.ts';
+import { MIGRATIONS } from '../../src/store/migrations/index.ts';
+import { openStore } from '../../src/store/open.ts';
+import { checkDbFile, listBackups, writeBackup } from '../../src/store/backup-files.ts';
+import { rawDb } from '../../src/store/index.ts';
+import type { Logger } from '../../src/lib/logger.ts';
+import { ONCE_IN_SQLITE_RUN, startTestPharos, tempDir, TEST_DRIVER } from '../support/pharos.ts';
+import { freePort, isolatedCwd, isolatedEnv, PHAROS_FROM_SOURCE, spawnPharos, waitFor, type PharosProcess } from '../support/process.ts';
+
+// Issue 37 points 3 and 4: scheduled backups, pharos restore, pharos version --check-db, pre-upgrade
+// copies and the refused downgrade. Scheduled backups are SQLite's (PostgreSQL: pg_dump), so the
+// process tests run once, in the SQLite run.
+const run = promisify(execFile);
+const HOUR = 3_600_000;
+const children: PharosProcess[] = [];
+after(() => children.forEach((c) => c.child.kill('SIGKILL')));
+
+/** `pharos ARGS` from source with `env` (and no other PHAROS_* variable): exit code, stdout, stderr. */
+async function pharos(args: string[], env: Record<string, string> = {}) {
+  try {
+    const r = await run(process.execPath, [...PHAROS_FROM_SOURCE, ...args], { cwd: isolatedCwd(), env: isolatedEnv(env) });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+function collectingLogger(lines: string[]): Logger {
+  const add = (msg: string) => void lines.push(msg);
+  return { debug: add, info: add, warn: add, error: add };
+}
+
+test('scheduled backups: every interval a verified copy is listed, the oldest beyond keep are removed, each logged in one line; PostgreSQL schedules none', async () => {
+  const lines: string[] = [];
+  const p = await startTestPharos({ backup: { every: '1h', keep: 2 } }, undefined, collectingLogger(lines));
+  try {
+    const dir = join(p.core.config.data_dir, 'backups');
+    await p.advance(HOUR - 1);
+    assert.equal(p.backups.status().files.length, 0);
+    if (TEST_DRIVER === 'postgres') {
+      await p.advance(3 * HOUR);
+      assert.equal(p.backups.status().every, 'postgres');
+      assert.equal(existsSync(dir), false);
+      assert.ok(lines.some((l) => l.includes('pg_dump')));
+      return;
+    }
+    for (let i = 0; i < 3; i++) {
+      await p.advance(HOUR);
+      await waitFor(`backup ${i + 1}`, async () => p.backups.status().runs.length === i + 1);
+    }
+    const status = p.backups.status();
+    assert.deepEqual(status.runs.map((r) => r.ok), [true, true, true]);
+    assert.equal(status.files.length, 2, 'keep: 2');
+    assert.deepEqual(status.files.map((f) => f.name), status.runs.slice(0, 2).map((r) => r.name));
+    assert.ok(status.files.every((f) => checkDbFile(f.file).ok));
+    assert.deepEqual(readdirSync(dir).sort(), status.files.map((f) => f.name).sort(), 'nothing else in the folder');
+    const logged = lines.filter((l) => l.startsWith('backup ok: '));
+    assert.equal(logged.length, 3);
+    assert.match(logged[2]!, /MB, integrity_check ok, \d+ ms; removed pharos-/);
+  } finally {
+    await p.close();
+  }
+});
+
+test('a backup that fails is logged and raises an operator notice on the flood guard channels', { skip: ONCE_IN_SQLITE_RUN }, async () => {
+  const lines: string[] = [];
+  const blocker = join(tempDir(), 'a-file');
+  writeFileSync(blocker, 'not a folder');
+  const p = await startTestPharos(
+    { backup: { every: '30m', dir: join(blocker, 'backups') }, channels: [{ name: 'ops', type: 'webhook', url: 'http://127.0.0.1:9/hook' }] },
+    undefined,
+    collectingLogger(lines),
+  );
+  try {
+    await p.advance(30 * 60_000);
+    const run = await waitFor('the failed run', async () => p.backups.status().runs[0]);
+    assert.equal(run.ok, false);
+    assert.ok(lines.some((l) => l.startsWith('backup failed: ')), lines.join('\n'));
+    const rows = await waitFor('the notice', async () => {
+      const r = rawDb(p.store).prepare<[], { channel: string; message: string }>("SELECT channel, message FROM alerts WHERE kind = 'notice'").all();
+      return r.length > 0 ? r : null;
+    });
+    assert.equal(rows[0]!.channel, 'ops');
+    assert.equal(JSON.parse(rows[0]!.message).title, 'Pharos backup failed');
+  } finally {
+    await p.close();
+  }
+});
+
+test('killed mid-backup: the previous backup stays intact and the partial copy is never listed; restore refuses the running server, a corrupt file, then restores', { skip: ONCE_IN_SQLITE_RUN }, async () => {
+  const dataDir = tempDir();
+  const dir = join(dataDir, 'backups');
+  // The previous backup, made by an earlier run (overdue: the server backs up at once when it starts).
+  const store = openStore({ driver: 'sqlite', dataDir });
+  const previous = await writeBackup(store, dir, Date.UTC(2020, 0, 1));
+  store.close();
+  const before = readFileSync(previous.file);
+  const marker = join(dataDir, 'held');
+  const port = await freePort();
+  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_BACKUP_EVERY: '1h' };
+  const server = await spawnPharos({ ...env, PHAROS_TEST_HOLD_BACKUP: marker });
+  children.push(server);
+  // The copy is written; the server holds before verifying and renaming it (the test hook).
+  await waitFor('the backup to be under way', async () => existsSync(marker));
+  const partial = readdirSync(dir).filter((n) => n.endsWith('.partial'));
+  assert.equal(partial.length, 1, readdirSync(dir).join(', '));
+
+  const refused = await pharos(['restore', previous.file], { PHAROS_DATA_DIR: dataDir });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, new RegExp(`a Pharos \\(process \\d+\\) is serving ${dataDir}; stop it first`));
+
+  server.child.kill('SIGKILL');
+  await server.exited;
+  assert.deepEqual(listBackups(dir).map((b) => b.name), [previous.name], 'the partial copy is not listed');
+  assert.ok(readFileSync(previous.file).equals(before), 'the previous backup is untouched');
+  assert.equal(checkDbFile(previous.file).ok, true);
+
+  const corrupt = join(dataDir, 'corrupt.db');
+  writeFileSync(corrupt, Buffer.concat([before.subarray(0, 4096), Buffer.alloc(before.length - 4096, 0x5a)]));
+  const bad = await pharos(['restore', corrupt], { PHAROS_DATA_DIR: dataDir });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /cannot be restored: .*nothing was changed/);
+  assert.ok(existsSync(join(dataDir, 'pharos.db')));
+  assert.ok(!readdirSync(dataDir).some((n) => n.endsWith('.before-restore')));
+
+  // The server is gone (its pid file stays, naming a dead process): restore goes ahead.
+  const ok = await pharos(['restore', previous.file], { PHAROS_DATA_DIR: dataDir });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /integrity_check ok/);
+  assert.equal(readdirSync(dataDir).filter((n) => n.endsWith('.before-restore')).length, 1);
+
+  // Started again, it removes the partial copy before its next backup.
+  const again = await spawnPharos(env);
+  children.push(again);
+  await waitFor('the overdue backup', async () => listBackups(dir).length === 2);
+  assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.partial')), []);
+  again.child.kill('SIGTERM');
+  await again.exited;
+  assert.equal(existsSync(join(dataDir, 'pharos.pid')), false, 'a graceful stop removes the pid file');
+});
+
+test('upgrades: version --check-db names pending migrations, the first start copies the database before them, a downgrade refuses to start with a clear message', { skip: ONCE_IN_SQLITE_RUN }, async () => {
+  const dataDir = tempDir();
+  const last = MIGRATIONS.at(-1)!;
+  openDb(dataDir, MIGRATIONS.slice(0, -1)).close();
+  const before = last.version - 1;
+  const pending = await pharos(['version', '--check-db'], { PHAROS_DATA_DIR: dataDir });
+  assert.equal(pending.code, 0, pending.stderr);
+  assert.match(pending.stdout, new RegExp(`schema version ${before}; this Pharos needs ${last.version}: 1 migration pending: ${last.version} ${last.name}`));
+
+  openDb(dataDir).close();
+  const copy = join(dataDir, `pharos.db.schema${before}.before-upgrade-to-${last.version}`);
+  assert.ok(existsSync(copy), readdirSync(dataDir).join(', '));
+  assert.equal(checkDbFile(copy).version, before);
+  const current = await pharos(['version', '--check-db', '--data-dir', dataDir]);
+  assert.match(current.stdout, new RegExp(`schema version ${last.version}: up to date`));
+
+  const db = new Database(join(dataDir, 'pharos.db'));
+  db.pragma(`user_version = ${last.version + 5}`);
+  db.close();
+  const newer = await pharos(['version', '--check-db', '--data-dir', dataDir]);
+  assert.equal(newer.code, 3);
+  assert.match(newer.stdout, /written by a newer Pharos/);
+  const port = await freePort();
+  const serve = await pharos(['serve'], { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_SECRET_KEY: '7e'.repeat(32) });
+  assert.equal(serve.code, 3, serve.stderr);
+  assert.match(serve.stderr, new RegExp(`^pharos: ${join(dataDir, 'pharos.db')}: schema version ${last.version + 5} is newer than this Pharos knows \\(up to ${last.version}\\): a newer Pharos wrote it; refusing to downgrade it\\. Run the newer Pharos, or restore a backup from before the upgrade`));
+  assert.doesNotMatch(serve.stderr, /\n\s+at /, 'no stack trace');
+});
