@@ -117,6 +117,14 @@ describe('HTTP options (issue 36)', () => {
       fixIt: () => void (proxy.down = false),
     });
     assert.ok(proxy.hits > tunnels);
+    // an https:// proxy (self-signed: ignore_tls_errors covers the proxy's certificate too)
+    const secure = keep(await proxyServer('pharos', 'proxy-SECRET-42', self));
+    await upDownRecover(p, { name: 'Via https proxy', url: target.url, proxy_url: `https://pharos:proxy-SECRET-42@127.0.0.1:${secure.port}`, ignore_tls_errors: true }, {
+      breakIt: () => void (secure.down = true),
+      reason: 'Expected 2xx, got 502',
+      fixIt: () => void (secure.down = false),
+    });
+    assert.ok(secure.hits > 0);
     // a wrong password: the proxy's 407 is the reason
     const wrong = await (await create({ name: 'Wrong', url: target.url, proxy_url: `http://pharos:nope@127.0.0.1:${proxy.port}`, paused: false })).json();
     await p.advance(p.scheduler.nextDueAt(p.store.monitors.get(wrong.uuid)!.id)! - p.clock.now());

@@ -59,14 +59,14 @@ export async function plainServer(handler: (req: IncomingMessage, res: ServerRes
 
 /**
  * A tiny HTTP proxy (the test's own server): CONNECT tunnels (https:// targets) and absolute-URI
- * forwarding (http:// targets). When `user`/`password` are given it answers 407 to requests without
+ * forwarding (http:// targets), over TLS when `tls` is given (an https:// proxy). When `user`/`password` are given it answers 407 to requests without
  * that `Proxy-Authorization: Basic`. `down` makes it refuse with 502 (an upstream it "cannot reach").
  */
-export async function proxyServer(user?: string, password?: string): Promise<LocalServer & { down: boolean }> {
+export async function proxyServer(user?: string, password?: string, tls?: { key: string; cert: string }): Promise<LocalServer & { down: boolean }> {
   const expected = user === undefined ? null : `Basic ${Buffer.from(`${user}:${password ?? ''}`).toString('base64')}`;
   const tunnels = new Set<Socket>();
   const authorised = (req: IncomingMessage) => expected === null || req.headers['proxy-authorization'] === expected;
-  const server = createHttpServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     p.hits++;
     if (!authorised(req)) return void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
     if (p.down) return void res.writeHead(502).end('bad gateway');
@@ -79,7 +79,9 @@ export async function proxyServer(user?: string, password?: string): Promise<Loc
     });
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
-  });
+  };
+  // An https:// proxy is the same proxy behind TLS (the client speaks TLS to the proxy itself).
+  const server = tls ? (createHttpsServer(tls, handle) as unknown as Server) : createHttpServer(handle);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     p.hits++;
     if (!authorised(req)) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
@@ -99,7 +101,7 @@ export async function proxyServer(user?: string, password?: string): Promise<Loc
     upstream.on('error', drop);
     client.on('error', drop);
   });
-  const base = await listen(server, 'http', () => {
+  const base = await listen(server, tls ? 'https' : 'http', () => {
     for (const t of tunnels) t.destroy();
   });
   const p = Object.assign(base, { down: false });
