@@ -182,13 +182,21 @@ describe('HTTP options (issue 36)', () => {
     assert.equal(bearer.auth_token, '***');
     wanted = 'nothing';
     const oauth = { name: 'OAuth', url: api.url, auth_method: 'oauth2_client_credentials', oauth2_token_url: tokens.url + 'token', oauth2_client_id: 'pharos', oauth2_client_secret: 'client-SECRET-9', oauth2_scope: 'status:read' };
+    // revoked token and a refusing endpoint: down; the 401 drops the cached token, so recovery fetches a new one
     const m = await upDownRecover(p, oauth, {
-      breakIt: () => tokens.valid.clear(),
-      reason: 'Expected 2xx, got 401',
-      fixIt: () => void tokens.valid.add('tok-1'),
+      breakIt: () => {
+        tokens.valid.clear();
+        tokens.refuse = true;
+      },
+      reason: 'OAuth2 token request failed: invalid_client',
+      fixIt: () => void (tokens.refuse = false),
     });
-    assert.equal(tokens.issued, 1, 'the token is cached until it expires');
-    assert.deepEqual(tokens.scopes, ['status:read']);
+    assert.equal(tokens.issued, 2, 'one token before the outage, a fresh one after the 401');
+    await p.advance(p.scheduler.nextDueAt(p.store.monitors.get(m.uuid as string)!.id)! - p.clock.now());
+    await p.core.checks.flush();
+    assert.equal(tokens.issued, 2, 'the token is cached until it expires');
+    assert.equal((await (await p.api(`/v1/monitors/${m.uuid}`)).json()).status, 'up');
+    assert.deepEqual(tokens.scopes, ['status:read', 'status:read']);
     assert.equal(m.oauth2_client_secret, '***');
     const all = await (await p.api('/v1/monitors')).text();
     for (const secret of ['pw-SECRET-1', 'tk-SECRET-2', 'client-SECRET-9']) assert.ok(!all.includes(secret), `${secret} is masked`);

@@ -111,9 +111,9 @@ export async function proxyServer(user?: string, password?: string, tls?: { key:
 /**
  * A local OAuth2 token endpoint (client credentials, RFC 6749 §4.4): answers `{access_token, expires_in}`
  * to `client_id:client_secret` as HTTP Basic and `grant_type=client_credentials`, 401 `invalid_client`
- * otherwise. `issued` counts tokens handed out; tokens are `tok-<n>`; `scopes` the scopes asked for.
+ * otherwise (and while `refuse` is set). `issued` counts tokens handed out; tokens are `tok-<n>`; `scopes` the scopes asked for.
  */
-export async function tokenServer(clientId: string, clientSecret: string, expiresInSeconds = 3600): Promise<LocalServer & { issued: number; scopes: string[]; valid: Set<string> }> {
+export async function tokenServer(clientId: string, clientSecret: string, expiresInSeconds = 3600): Promise<LocalServer & { issued: number; scopes: string[]; valid: Set<string>; refuse: boolean }> {
   const expected = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
   const server = createHttpServer((req, res) => {
     t.hits++;
@@ -121,7 +121,7 @@ export async function tokenServer(clientId: string, clientSecret: string, expire
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const form = new URLSearchParams(body);
-      if (req.headers.authorization !== expected || form.get('grant_type') !== 'client_credentials') {
+      if (t.refuse || req.headers.authorization !== expected || form.get('grant_type') !== 'client_credentials') {
         return void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_client' }));
       }
       t.scopes.push(form.get('scope') ?? '');
@@ -130,6 +130,6 @@ export async function tokenServer(clientId: string, clientSecret: string, expire
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: expiresInSeconds }));
     });
   });
-  const t = Object.assign(await listen(server, 'http'), { issued: 0, scopes: [] as string[], valid: new Set<string>() });
+  const t = Object.assign(await listen(server, 'http'), { issued: 0, scopes: [] as string[], valid: new Set<string>(), refuse: false });
   return t;
 }

@@ -58,16 +58,17 @@ export class AuthFailure extends Error {}
 /**
  * The `Authorization` header of a check (none when `auth_method` is `none`), with OAuth2 client-credentials
  * tokens (RFC 6749 §4.4: client id and secret as HTTP Basic, `grant_type=client_credentials` and `scope`
- * in the form body) cached per token URL, client and scope until `expires_in` minus 30 s, at most 256
- * (a probe's closure; nothing module-wide).
+ * in the form body) cached per token URL, client and scope until `expires_in` minus 30 s or a 401 from
+ * the target, at most 256 (a probe's closure; nothing module-wide).
  */
-export function authenticator(): (s: HttpSettings, signal: AbortSignal) => Promise<string | null> {
+export function authenticator(): Authenticator {
   const tokens = new Map<string, CachedToken>();
-  return async (s, signal) => {
+  const keyOf = (s: HttpSettings) => JSON.stringify([s.oauth2_token_url, s.oauth2_client_id, s.oauth2_client_secret, s.oauth2_scope]);
+  const header = async (s: HttpSettings, signal: AbortSignal): Promise<string | null> => {
     if (s.auth_method === 'basic') return `Basic ${Buffer.from(`${s.auth_username ?? ''}:${s.auth_password ?? ''}`).toString('base64')}`;
     if (s.auth_method === 'bearer') return `Bearer ${s.auth_token ?? ''}`;
     if (s.auth_method !== 'oauth2_client_credentials') return null;
-    const key = JSON.stringify([s.oauth2_token_url, s.oauth2_client_id, s.oauth2_client_secret, s.oauth2_scope]);
+    const key = keyOf(s);
     const cached = tokens.get(key);
     if (cached && cached.expiresAtMs > Date.now()) return `Bearer ${cached.token}`;
     tokens.delete(key);
@@ -100,4 +101,18 @@ export function authenticator(): (s: HttpSettings, signal: AbortSignal) => Promi
     tokens.set(key, { token: body.access_token, expiresAtMs: Date.now() + lifetimeMs - TOKEN_MARGIN_MS });
     return `Bearer ${body.access_token}`;
   };
+  return {
+    header,
+    rejected(s) {
+      if (s.auth_method === 'oauth2_client_credentials') tokens.delete(keyOf(s));
+    },
+  };
+}
+
+/** What {@link authenticator} gives a probe. */
+export interface Authenticator {
+  /** The check's `Authorization` value, or null for none. @throws AuthFailure when an OAuth2 token cannot be had */
+  header(s: HttpSettings, signal: AbortSignal): Promise<string | null>;
+  /** The target answered 401: a cached OAuth2 token is dropped, so the next check fetches a fresh one (a revoked token does not linger until it expires). */
+  rejected(s: HttpSettings): void;
 }

@@ -76,7 +76,7 @@ export const httpProbe: ProbeFactory = (options) => {
     const timer = setTimeout(abortForTimeout, spec.timeoutSeconds * 1000, abort);
     try {
       try {
-        const auth = await authorization(s, abort.signal);
+        const auth = await authorization.header(s, abort.signal);
         if (auth !== null) headers.authorization = auth;
       } catch (e) {
         if (e instanceof AuthFailure) return { ok: false, latencyMs: elapsed(), statusCode: 0, reason: e.message, sslExpirationDays: null };
@@ -127,6 +127,7 @@ export const httpProbe: ProbeFactory = (options) => {
           : s.assertions.length > 0
             ? failedAssertion(s.assertions, { headers, body: text, latencyMs: elapsed() })
             : null);
+    if (statusCode === 401) authorization.rejected(s);
     const latencyMs = elapsed();
     options.observePhase?.('ttfb', ttfbMs);
     options.observePhase?.('body', latencyMs - ttfbMs);
