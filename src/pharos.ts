@@ -130,7 +130,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const metrics = createMetrics(() => core.results.statusCounts(), () => store.async.alerts.pendingCount(), () => core.checks.flushStats());
   core.bus.on('probe.results', ({ region, count }) => metrics.probes.agentResults(region, count));
   core.bus.on('probe.refused', ({ reason, count }) => metrics.probes.refusedResults(reason, count));
-  const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase });
+  // Group monitors (issue 36) read their members' stored states through the store's asynchronous interface.
+  const monitorStates = (uuids: readonly string[]) => Promise.all(uuids.map(async (u) => { const m = await store.async.monitors.get(u); return m && { name: m.name, status: m.status, paused: m.paused }; }));
+  const probes = createProbes({ sourceAddress: config.probe.source_address, userAgent: config.probe.user_agent, observePhase: metrics.engine.httpPhase, monitorStates });
   const instance = { id: `ins_${randomBase62(12)}`, address: '', version: PHAROS_VERSION, startedAt: clock.now() };
   // With PostgreSQL several instances may share the database: leadership by a lease with fencing (issue 31).
   // Loaded only then: a SQLite install never loads `pg` (like the PostgreSQL probe, which loads it lazily).

@@ -79,6 +79,11 @@ export interface ProbeOptions {
    * `ttfb` (request sent → response headers) and `body` (headers → body read) once per check.
    */
   observePhase?: ((phase: 'connect' | 'ttfb' | 'body', ms: number) => void) | undefined;
+  /**
+   * The stored states of monitors by uuid, in order (undefined: no such monitor), for the `group`
+   * protocol (issue 36); the server's probe has it, an agent's does not.
+   */
+  monitorStates?: ((uuids: readonly string[]) => Promise<Array<{ name: string; status: 'up' | 'down'; paused: boolean } | undefined>>) | undefined;
 }
 
 /**
