@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { ManualClock } from '../support/manual-clock.ts';
@@ -32,6 +34,7 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 const DESKTOP = { viewport: { width: 1366, height: 900 } } as const;
 const overflow = async (tab: Page) => (await tab.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
 const shiftsOf = (tab: Page, date: string) => tab.locator(`[data-date="${date}"] .oc-shift`).allInnerTexts();
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('on-call console in Chromium', () => {
   for (const [device, size] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
@@ -96,4 +99,31 @@ describe('on-call console in Chromium', () => {
       });
     }
   }
+
+  test('axe-core: the list, the editor and a schedule page with an override, light and dark, desktop and phone: no serious or critical violation', async () => {
+    const ctx = await browser.newContext({ bypassCSP: true });
+    const tab = await ctx.newPage();
+    try {
+      await tab.goto(`${p.url}/login`);
+      await tab.fill('input[name=email]', EMAIL);
+      await tab.fill('input[name=password]', PW);
+      await tab.click('button[type=submit]');
+      await tab.waitForURL(`${p.url}/`);
+      const sched = (await p.core.onCall.list())[0]!.schedule.uuid;
+      const problems: string[] = [];
+      for (const path of ['/on-call', '/on-call/new', `/on-call/${sched}`, `/on-call/${sched}/edit`]) {
+        await tab.goto(p.url + path);
+        await tab.evaluate(AXE_SOURCE);
+        for (const [width, height, scheme] of [[1366, 900, 'light'], [1366, 900, 'dark'], [390, 844, 'light'], [390, 844, 'dark']] as const) {
+          await tab.setViewportSize({ width, height });
+          await tab.emulateMedia({ colorScheme: scheme });
+          const violations = (await tab.evaluate(() => (globalThis as unknown as { axe: { run(o: object): Promise<{ violations: unknown[] }> } }).axe.run({ resultTypes: ['violations'] }).then((r) => r.violations))) as Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>;
+          for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') problems.push(`${path} ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        }
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await ctx.close();
+    }
+  });
 });

@@ -20,7 +20,7 @@ let sched = '';
 const day = (html: string, date: string): string => {
   const at = html.indexOf(`data-date="${date}"`);
   assert.ok(at > 0, `the calendar shows ${date}`);
-  const end = html.indexOf('role="listitem"', at);
+  const end = html.indexOf('class="oc-day', at);
   return html.slice(at, end < 0 ? undefined : end);
 };
 

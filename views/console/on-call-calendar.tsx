@@ -107,14 +107,14 @@ export function OnCallCalendar(props: { days: CalendarDay[]; zone: string }) {
   return (
     <div class="oc-cal-wrap">
       <p class="muted small">Times in {props.zone}. A ★ marks an override.</p>
-      <div class="oc-cal" id="on-call-calendar" role="list">
+      <div class="oc-cal" id="on-call-calendar">
         {WEEKDAYS.map((w) => (
           <div class="oc-head" aria-hidden="true">
             {w}
           </div>
         ))}
         {props.days.map((d) => (
-          <div class={`oc-day${d.today ? ' oc-today' : ''}${d.past ? ' oc-past' : ''}`} role="listitem" data-date={d.date} aria-current={d.today ? 'date' : undefined}>
+          <div class={`oc-day${d.today ? ' oc-today' : ''}${d.past ? ' oc-past' : ''}`} data-date={d.date} aria-current={d.today ? 'date' : undefined}>
             <div class="oc-date">
               {d.label}
               {d.today ? <span class="oc-today-mark"> today</span> : null}
@@ -141,7 +141,8 @@ export const ON_CALL_CSS = `
 .oc-cal{display:grid;grid-template-columns:repeat(7,minmax(0,1fr));gap:2px;margin:.5rem 0}
 .oc-head{font-weight:600;font-size:.85rem;text-align:center;padding:.2rem}
 .oc-day{border:1px solid var(--line);border-radius:4px;padding:.25rem;min-height:4.5rem;min-width:0}
-.oc-day.oc-past{opacity:.55}
+.oc-day.oc-past{border-style:dashed}
+.oc-past .oc-date{font-weight:400}
 .oc-day.oc-today{outline:2px solid currentColor;outline-offset:-2px}
 .oc-date{font-size:.8rem;font-weight:600}
 .oc-today-mark{font-weight:700}
