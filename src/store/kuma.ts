@@ -37,7 +37,10 @@ export function readKumaDb(file: string, nativeBinding?: object): KumaData {
         tagsOf.set(t.monitor_id, [...(tagsOf.get(t.monitor_id) ?? []), { name: t.name, color: t.color ?? '', value: t.value ?? '' }]);
       }
     }
-    const monitors = (kuma.prepare('SELECT * FROM monitor ORDER BY id').all() as Record<string, unknown>[]).map((r) => kumaMonitor(r, byMonitor.get(r.id as number) ?? [], tagsOf.get(r.id as number) ?? []));
+    // Docker monitors name a `docker_host` row (its daemon: a socket path or a URL, and its type), joined here.
+    const dockerHosts = new Map<number, { docker_daemon: string | null; docker_type: string | null }>();
+    if (tables.has('docker_host')) for (const h of kuma.prepare('SELECT id, docker_daemon, docker_type FROM docker_host').all() as { id: number; docker_daemon: string | null; docker_type: string | null }[]) dockerHosts.set(h.id, { docker_daemon: h.docker_daemon, docker_type: h.docker_type });
+    const monitors = (kuma.prepare('SELECT * FROM monitor ORDER BY id').all() as Record<string, unknown>[]).map((r) => kumaMonitor({ ...r, ...dockerHosts.get(r.docker_host as number) }, byMonitor.get(r.id as number) ?? [], tagsOf.get(r.id as number) ?? []));
     const notifications = (kuma.prepare('SELECT * FROM notification ORDER BY id').all() as Record<string, unknown>[]).map(kumaNotification);
 
     const statusPages: KumaStatusPage[] = [];

@@ -88,7 +88,7 @@ for (const version of ['1.23', '2.x'] as const) {
     const out = first.stdout;
     // 6 monitors + 1 healthcheck + 3 integrations + 4 policies + 1 page + 1 window
     assert.match(out, new RegExp(`^Uptime Kuma ${version.replace('.', '\\.')}: 16 created, 0 unchanged, 0 linked to a policy, 7 not imported: 3 monitors, 1 notification, 3 maintenance windows \\(reasons above\\)$`, 'm'));
-    assert.match(out, /^skipped\s+monitor 8 "Docker thing": monitor type "docker" has no Pharos protocol$/m);
+    assert.match(out, /^skipped\s+monitor 8 "Docker thing": no Docker host \(Kuma's docker_host/m);
     assert.match(out, /^skipped\s+monitor 9 "No errors": inverted keyword/m);
     assert.match(out, /^skipped\s+monitor 10 "Upside down": upside-down mode/m);
     assert.match(out, /^skipped\s+maintenance 2 "Weekly": no start and end time/m);

@@ -1,6 +1,7 @@
 import { MIN_GRACE_S, type HealthcheckBodyInput } from '../healthcheck.ts';
 import { ALERTS_WAIT_MIN, CHECK_FREQUENCIES_S, HTTP_METHODS, MonitorBody, PROTOCOLS, type MonitorBodyInput } from '../monitor.ts';
 import type { KumaMaintenance, KumaMonitor } from './types.ts';
+import { mapKumaCheckType } from './check-types.ts';
 import { MAX_TAGS_PER_MONITOR, formatTagRef, parseTagRef } from '../tags.ts';
 
 /**
@@ -97,7 +98,8 @@ function headers(m: KumaMonitor, notes: string[]): { name: string; value: string
 /**
  * Maps one monitor. HTTP, keyword and JSON-query monitors → `http`; port → `port`; ping → `icmp`;
  * DNS → `dns` when this Pharos has that protocol; push → a healthcheck with the same period and a
- * grace of the retries' time (at least 60 s). Anything else, inverted keywords and upside-down
+ * grace of the retries' time (at least 60 s); docker, mqtt, smtp and websocket-upgrade → their check
+ * types ({@link mapKumaCheckType}). Anything else, inverted keywords and upside-down
  * monitors are skipped with the reason.
  * @param policyUuid the escalation policy for the monitor's notifications, when it exists
  */
@@ -158,6 +160,9 @@ export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid:
   if ((m.type === 'postgres' || m.type === 'mysql' || m.type === 'redis') && caps.protocols.includes(m.type) && m.databaseConnectionString) {
     return { kind: 'monitor', body: { name: m.name, url: m.databaseConnectionString, protocol: m.type as MonitorBodyInput['protocol'], ...common(m, notes), ...policy }, notes };
   }
+  const checkType = mapKumaCheckType(m, caps.protocols);
+  if (checkType && 'reason' in checkType) return { kind: 'skipped', reason: checkType.reason };
+  if (checkType) return { kind: 'monitor', body: { name: m.name, ...checkType.body, ...common(m, checkType.notes), ...policy } as MonitorBodyInput, notes: checkType.notes };
   if (m.type === 'group') return { kind: 'skipped', reason: 'group monitors are status-page structure in Pharos (its children are imported on their own)' };
   return { kind: 'skipped', reason: `monitor type "${m.type}" has no Pharos protocol` };
 }

@@ -50,6 +50,20 @@ export interface KumaMonitor {
   tags: KumaTag[];
   /** The group monitor (`type` `group`) it is in, or null (Kuma's `parent`). */
   parentId: number | null;
+  /** docker: the container (name or id) and its host's daemon (`docker_host` table: a socket path or a URL) and type (`socket`, `tcp`); the reader joins the host, a backup has none. */
+  dockerContainer?: string | null;
+  dockerDaemon?: string | null;
+  dockerType?: string | null;
+  /** mqtt: topic, the expected message (keyword), credentials, and 2.x's check type (`keyword`, `json-query`). */
+  mqttTopic?: string | null;
+  mqttSuccessMessage?: string | null;
+  mqttUsername?: string | null;
+  mqttPassword?: string | null;
+  mqttCheckType?: string | null;
+  /** smtp (2.x): `secure` (TLS at once), `starttls`, `nostarttls`. */
+  smtpSecurity?: string | null;
+  /** websocket-upgrade (2.x): "ignore Sec-WebSocket-Accept". */
+  wsIgnoreAcceptHeader?: boolean;
 }
 
 /** A tag on a Kuma monitor. */
@@ -181,6 +195,16 @@ export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[
     notificationIds,
     tags,
     parentId: r.parent == null ? null : num(r.parent, 0) || null,
+    dockerContainer: str(pick('docker_container', 'dockerContainer')),
+    dockerDaemon: str(pick('docker_daemon', 'dockerDaemon')),
+    dockerType: str(pick('docker_type', 'dockerType')),
+    mqttTopic: str(pick('mqtt_topic', 'mqttTopic')),
+    mqttSuccessMessage: str(pick('mqtt_success_message', 'mqttSuccessMessage')),
+    mqttUsername: str(pick('mqtt_username', 'mqttUsername')),
+    mqttPassword: str(pick('mqtt_password', 'mqttPassword')),
+    mqttCheckType: str(pick('mqtt_check_type', 'mqttCheckType')),
+    smtpSecurity: str(pick('smtp_security', 'smtpSecurity')),
+    wsIgnoreAcceptHeader: bool(pick('ws_ignore_sec_websocket_accept_header', 'wsIgnoreSecWebsocketAcceptHeader')),
   };
 }
 
