@@ -76,9 +76,9 @@ describe('on-call console in Chromium', () => {
           assert.deepEqual(await shiftsOf(tab, '2026-06-09'), ['Bob']);
           assert.deepEqual(await shiftsOf(tab, '2026-06-17'), ['Cat']);
           assert.deepEqual(await shiftsOf(tab, '2026-06-24'), ['Ann']);
-          const colours = await Promise.all(['2026-06-03', '2026-06-10', '2026-06-17'].map((d) => tab.locator(`[data-date="${d}"] .oc-shift`).evaluate((el) => getComputedStyle(el).backgroundColor)));
+          const colours = await Promise.all(['2026-06-03', '2026-06-10', '2026-06-17'].map((d) => tab.locator(`[data-date="${d}"] .oc-shift`).evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { display: string; backgroundColor: string } }).getComputedStyle(el).backgroundColor)));
           assert.equal(new Set(colours).size, 3, 'a colour per person');
-          const layout = await tab.locator('#on-call-calendar').evaluate((el) => getComputedStyle(el).display);
+          const layout = await tab.locator('#on-call-calendar').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { display: string; backgroundColor: string } }).getComputedStyle(el).display);
           assert.equal(layout, device === 'phone' ? 'block' : 'grid', device === 'phone' ? 'a list per day on a phone' : 'a grid on a desktop');
           assert.equal(await overflow(tab), 0, 'calendar overflow');
 

@@ -18,9 +18,10 @@ let sched = '';
 
 /** The calendar cell of local date `date` (its HTML up to the next day). */
 const day = (html: string, date: string): string => {
-  const at = html.indexOf(`data-date="${date}"`);
-  assert.ok(at > 0, `the calendar shows ${date}`);
-  const end = html.indexOf('class="oc-day', at);
+  const found = html.indexOf(`data-date="${date}"`);
+  assert.ok(found > 0, `the calendar shows ${date}`);
+  const at = html.lastIndexOf('class="oc-day', found);
+  const end = html.indexOf('class="oc-day', found);
   return html.slice(at, end < 0 ? undefined : end);
 };
 
