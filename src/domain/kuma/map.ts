@@ -51,8 +51,9 @@ function common(m: KumaMonitor, notes: string[]): Partial<MonitorBodyInput> {
   if (m.maxRetries > 0) notes.push(`${m.maxRetries} retries (${retrySeconds} s) → alerts_wait ${wait} min`);
   const out: Partial<MonitorBodyInput> = { check_frequency: frequency, paused: !m.active, alerts_wait: wait };
   if (m.timeoutSeconds !== null) {
-    const t = Math.min(60, Math.max(1, Math.round(m.timeoutSeconds)));
-    if (t !== m.timeoutSeconds) notes.push(`timeout ${m.timeoutSeconds} s → ${t} s`);
+    const t = Math.min(60, frequency, Math.max(1, Math.round(m.timeoutSeconds)));
+    // Kuma's editor lets a timeout exceed the interval; Pharos refuses that, so it is clamped (issue 36).
+    if (t !== m.timeoutSeconds) notes.push(`timeout ${m.timeoutSeconds} s → ${t} s${m.timeoutSeconds > frequency ? ` (not longer than the check frequency, ${frequency} s)` : ''}`);
     out.timeout = t;
   }
   const tags = kumaTagRefs(m, notes);
