@@ -35,9 +35,16 @@ function mustGet(store: Store, uuid: string): Monitor {
 /**
  * Checks `settings.dependsOn` (issue 36) in the caller's transaction: every uuid names a stored monitor
  * other than `self`, and the new edges make no cycle (a monitor may not depend, through others, on itself).
- * @throws AppError 400 `depends_on: …` naming the unknown uuid or the monitor that closes the cycle
+ * A `group` monitor's `group_members` must name stored monitors other than itself.
+ * @throws AppError 400 `depends_on: …` naming the unknown uuid or the monitor that closes the cycle; `group_members: …`
  */
 function checkDependencies(tx: Store, self: Monitor | null, settings: MonitorSettings): void {
+  if (settings.protocol === 'group') {
+    for (const u of (settings.settings.group_members as string[] | undefined) ?? []) {
+      if (u === self?.uuid) throw invalid('group_members', 'a group cannot be its own member');
+      if (!tx.monitors.get(u)) throw invalid('group_members', `unknown monitor "${u}" (use a uuid from GET /v1/monitors)`);
+    }
+  }
   const wanted = settings.dependsOn;
   if (!wanted || wanted.length === 0) return;
   const ids: number[] = [];

@@ -45,7 +45,10 @@ test('a router and 30 children fail together: one alert; the children\'s history
   const lanT = await target();
   const earlyT = await target();
   const lingerT = await target();
+  // Created before its parent (checked first in a round, its change first in a flush), then made to depend on it.
+  const first = await (await create({ name: 'lan-first', url: `${lanT.url}?n=first` })).json();
   const router = await (await create({ name: 'router', url: routerT.url })).json();
+  assert.equal((await p.api(`/v1/monitors/${first.uuid}`, { method: 'PUT', json: { depends_on: [router.uuid] } })).status, 200);
   const children: Array<{ uuid: string }> = [];
   for (let i = 0; i < 30; i++) children.push(await (await create({ name: `lan-${i}`, url: `${lanT.url}?n=${i}`, depends_on: [router.uuid] })).json());
   const early = await (await create({ name: 'early', url: earlyT.url, depends_on: [router.uuid] })).json();
@@ -69,7 +72,7 @@ test('a router and 30 children fail together: one alert; the children\'s history
   for (let i = 0; i < 8; i++) await p.advance(30_000);
   const after = posts().slice(1);
   assert.deepEqual(after, [[alertEvent, 'router']], 'exactly one alert: the router\'s');
-  for (const c of [...children, linger]) {
+  for (const c of [...children, first, linger]) {
     const m = await (await p.api(`/v1/monitors/${c.uuid}`)).json();
     assert.equal(m.status, 'down', 'the child\'s state stays true');
   }

@@ -52,6 +52,9 @@ describe('group monitor in a real Pharos', () => {
     const empty = await p.api('/v1/monitors', { method: 'POST', json: { name: 'g', url: 'group:x', protocol: 'group' } });
     assert.equal(empty.status, 400);
     assert.match((await empty.json()).message, /^group_members: /);
+    const unknown = await p.api('/v1/monitors', { method: 'POST', json: { name: 'g', url: 'group:x', protocol: 'group', group_members: ['mon_nope'] } });
+    assert.equal(unknown.status, 400);
+    assert.match((await unknown.json()).message, /^group_members: unknown monitor "mon_nope"/);
     let uuid = '';
     await upDownRecover(
       p,
