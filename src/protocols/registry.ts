@@ -10,6 +10,7 @@ export { http } from './http/index.ts';
 export { icmp } from './icmp/index.ts';
 export { mqtt } from './mqtt/index.ts';
 export { mysql } from './mysql/index.ts';
+export { ntp } from './ntp/index.ts';
 export { port } from './port/index.ts';
 export { postgres } from './postgres/index.ts';
 export { redis } from './redis/index.ts';
