@@ -116,7 +116,7 @@ describe('axe-core over every page', () => {
     assert.deepEqual(problems, [], `serious or critical axe violations:\n${problems.join('\n')}`);
   });
 
-  test('seed: an admin, monitors up and down, a healthcheck down, outages, an incident, maintenance, an integration, a policy, two status pages', async () => {
+  test('seed: an admin, monitors up and down (tags, a group), a healthcheck down, outages, an incident, maintenance (one-off and recurring), an integration, a policy, an on-call schedule, two status pages', async () => {
     const admin = await setupAdmin(p, 'ada@example.com', PW);
     adminCookie = admin.cookie!;
     const post = async (path: string, json: unknown) => {
@@ -124,7 +124,7 @@ describe('axe-core over every page', () => {
       assert.ok(res.status === 200 || res.status === 201, `${path}: ${res.status} ${await res.clone().text()}`);
       return res.json();
     };
-    const web = (await post('/v1/monitors', { name: 'Web', url: `${ok.url}/web`, check_frequency: 60 })).uuid as string;
+    const web = (await post('/v1/monitors', { name: 'Web', url: `${ok.url}/web`, check_frequency: 60, tags: ['prod', 'env:eu'], group: 'Shop' })).uuid as string;
     const api = (await post('/v1/monitors', { name: 'API', url: `${failing.url}/api`, check_frequency: 60 })).uuid as string;
     await post('/v1/monitors', { name: 'Paused thing', url: `${ok.url}/paused`, check_frequency: 60, paused: true });
     const hc = (await post('/v1/healthchecks', { name: 'Nightly backup', period_value: 1, period_type: 'minutes', grace_period_value: 1, grace_period_type: 'minutes' })).healthcheck;
@@ -136,6 +136,9 @@ describe('axe-core over every page', () => {
     await post('/v3/incidents', { title: { en: 'Payments failing' }, type: 'outage', affectedComponents: [api, comp.uuid], updates: [{ text: { en: 'We are looking into it' }, type: 'investigating' }] });
     const now = p.clock.now();
     await post('/v1/maintenance-windows', { name: 'db upgrade', start_date: new Date(now + 60 * MIN).toISOString(), end_date: new Date(now + 90 * MIN).toISOString(), monitors: [web] });
+    await post('/v1/maintenance-windows', { name: 'Sunday patching', monitors: [web], timezone: 'Europe/Berlin', recurrence: { strategy: 'weekly', start_time: '02:00', duration_minutes: 60, days_of_week: [0] } });
+    const ann = (await p.core.accounts.create({ email: 'ann@example.com', name: 'Ann', role: 'editor', password: 'a long enough password 1' }, { type: 'system', id: 'test', name: 'test' })).uuid;
+    await post('/v1/on-call-schedules', { name: 'Primary', team: 'SRE', time_zone: 'Europe/Berlin', layers: [{ name: 'Weekly', users: [ann], rotation: { type: 'weekly', handoff_time: '09:00', start_date: '2026-06-01' } }] });
     const sections = [{ name: 'Website', services: [{ monitor_uuid: web }, { monitor_uuid: api }, { monitor_uuid: hc.publicUuid ?? hc.uuid }, { monitor_uuid: comp.uuid }] }];
     await post('/v2/statuspages', { name: 'Acme Status', subdomain: 'acme', description: 'Live status of Acme services', sections });
     await post('/v2/statuspages', { name: 'Internal', subdomain: 'internal', sections, password: PW, authentication: { password_protection: true } });
