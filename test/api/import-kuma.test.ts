@@ -86,11 +86,11 @@ for (const version of ['1.23', '2.x'] as const) {
     const first = await pharos(env.config, 'import', 'kuma', kumaDir);
     assert.equal(first.code, 0, first.stderr);
     const out = first.stdout;
-    // 6 monitors + 1 healthcheck + 3 integrations + 4 policies + 1 page + 1 window
-    assert.match(out, new RegExp(`^Uptime Kuma ${version.replace('.', '\\.')}: 16 created, 0 unchanged, 0 linked to a policy, 7 not imported: 3 monitors, 1 notification, 3 maintenance windows \\(reasons above\\)$`, 'm'));
+    // 8 monitors + 1 healthcheck + 3 integrations + 4 policies + 1 page + 1 window
+    assert.match(out, new RegExp(`^Uptime Kuma ${version.replace('.', '\\.')}: 18 created, 0 unchanged, 0 linked to a policy, 5 not imported: 1 monitor, 1 notification, 3 maintenance windows \\(reasons above\\)$`, 'm'));
     assert.match(out, /^skipped\s+monitor 8 "Docker thing": no Docker host \(Kuma's docker_host/m);
-    assert.match(out, /^skipped\s+monitor 9 "No errors": inverted keyword/m);
-    assert.match(out, /^skipped\s+monitor 10 "Upside down": upside-down mode/m);
+    assert.match(out, /^created\s+monitor 9 "No errors" → mon_\w+$/m, 'inverted keyword → keyword_absent (issue 36)');
+    assert.match(out, /^created\s+monitor 10 "Upside down" → mon_\w+$/m, 'upside-down → upside_down (issue 36)');
     assert.match(out, /^skipped\s+maintenance 2 "Weekly": no start and end time/m);
     assert.match(out, /^skipped\s+maintenance 3 "Manual": strategy "manual"/m);
     assert.match(out, /^skipped\s+maintenance 4 "Old one": inactive in Kuma$/m);
@@ -140,10 +140,12 @@ for (const version of ['1.23', '2.x'] as const) {
         [
           ['Blog keyword', null],
           ['DNS MX', null],
+          ['No errors', null],
           ['Postgres port', 'Kuma: Team Discord'],
           ['Router ping', 'Kuma: Ops hook'],
           ['Shop API', 'Kuma: Team Discord + Pager'],
           ['Status JSON', null],
+          ['Upside down', null],
         ],
       );
       const hc = (await p.store.async.healthchecks.list())[0]!;
@@ -165,11 +167,12 @@ for (const version of ['1.23', '2.x'] as const) {
       assert.equal(shop.url, 'https://shop.example.com/health');
       assert.equal(shop.http_method, 'POST');
       assert.equal(shop.check_frequency, 60, '45 s → nearest step');
-      assert.equal(shop.expected_status_code, '200-299');
+      assert.equal(shop.expected_status_code, '200-299,301', 'every accepted code (issue 36)');
       assert.equal(shop.follow_redirects, false, 'maxredirects 0');
       assert.equal(shop.request_body, '{"ping":true}');
-      assert.deepEqual(shop.request_headers, [{ name: 'X-Token', value: '***' }, { name: 'Authorization', value: '***' }], 'header values are masked on reads (issue 30)');
-      assert.deepEqual((await p.core.monitors.get(shop.uuid)).settings.request_headers, [{ name: 'X-Token', value: 'abc' }, { name: 'Authorization', value: `Basic ${Buffer.from('bob:pw').toString('base64')}` }]);
+      assert.deepEqual(shop.request_headers, [{ name: 'X-Token', value: '***' }], 'header values are masked on reads (issue 30)');
+      assert.deepEqual((await p.core.monitors.get(shop.uuid)).settings.request_headers, [{ name: 'X-Token', value: 'abc' }]);
+      assert.deepEqual([shop.auth_method, shop.auth_username], ['basic', 'bob'], 'basic auth → the http auth option (issue 36)');
       assert.equal(shop.timeout, 12);
       assert.equal(shop.alerts_wait, 1, '2 retries × 30 s → 1 min');
       assert.equal(shop.paused, false);
@@ -220,7 +223,7 @@ for (const version of ['1.23', '2.x'] as const) {
 
     const second = await pharos(env.config, 'import', 'kuma', join(kumaDir, 'kuma.db'));
     assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stdout, /: 0 created, 16 unchanged, 0 linked to a policy, 7 not imported: 3 monitors, 1 notification, 3 maintenance windows \(reasons above\)$/m);
+    assert.match(second.stdout, /: 0 created, 18 unchanged, 0 linked to a policy, 5 not imported: 1 monitor, 1 notification, 3 maintenance windows \(reasons above\)$/m);
     assert.match(second.stdout, /^unchanged\s+notification 1 "Team Discord" → int_\w+$/m);
     assert.match(second.stdout, /^unchanged\s+policy "Kuma: Team Discord \+ Pager" → ep_\w+$/m);
     p = await serve(env.data);
@@ -244,11 +247,11 @@ test('monitors imported earlier without a policy get theirs on the next run; a l
   db.close();
   const first = await pharos(env.config, 'import', 'kuma', bare);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /: 9 created, 0 unchanged, 0 linked to a policy, 6 not imported: 3 monitors, 3 maintenance windows \(reasons above\)$/m);
+  assert.match(first.stdout, /: 11 created, 0 unchanged, 0 linked to a policy, 4 not imported: 1 monitor, 3 maintenance windows \(reasons above\)$/m);
 
   const second = await pharos(env.config, 'import', 'kuma', full);
   assert.equal(second.code, 0, second.stderr);
-  assert.match(second.stdout, /: 7 created, 5 unchanged, 4 linked to a policy, 7 not imported: 3 monitors, 1 notification, 3 maintenance windows \(reasons above\)$/m);
+  assert.match(second.stdout, /: 7 created, 7 unchanged, 4 linked to a policy, 5 not imported: 1 monitor, 1 notification, 3 maintenance windows \(reasons above\)$/m);
   assert.match(second.stdout, /^linked\s+monitor 1 "Shop API" → mon_\w+\n {4}escalation policy "Kuma: Team Discord \+ Pager"$/m);
   assert.match(second.stdout, /^linked\s+healthcheck 7 "Nightly backup" → tok_\w+\n {4}escalation policy "Kuma: Pager"$/m);
 
@@ -277,7 +280,7 @@ test('monitors imported earlier without a policy get theirs on the next run; a l
   kuma.close();
   const third = await pharos(env.config, 'import', 'kuma', full);
   assert.equal(third.code, 0, third.stderr);
-  assert.match(third.stdout, /: 0 created, 16 unchanged, 0 linked to a policy, 7 not imported/m);
+  assert.match(third.stdout, /: 0 created, 18 unchanged, 0 linked to a policy, 5 not imported/m);
   p = await serve(env.data);
   try {
     assert.equal((await p.store.async.monitors.get(postgresPort.uuid))!.escalationPolicyUuid, null, 'linked once: not linked again');

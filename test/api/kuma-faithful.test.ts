@@ -44,3 +44,29 @@ test('a timeout longer than the interval (Kuma allows it) is clamped to the chec
   assert.equal(m.timeout, 20);
   assert.equal(m.check_frequency, 20);
 });
+
+test('accepted codes ["200-299","501"] are all kept; ignore TLS, upside-down, inverted keyword, basic auth and a bearer header come over as the http options', async () => {
+  const r = importSql(`
+INSERT INTO monitor(id, name, active, user_id, interval, url, type, accepted_statuscodes_json, ignore_tls, upside_down, auth_method, basic_auth_user, basic_auth_pass, expiry_notification)
+  VALUES (11, 'Codes', 1, 1, 60, 'https://codes.example.com', 'http', '["200-299","501"]', 1, 1, 'basic', 'bob', 'pw', 1);
+INSERT INTO monitor(id, name, active, user_id, interval, url, type, keyword, invert_keyword, headers, expiry_notification)
+  VALUES (12, 'No errors', 1, 1, 60, 'https://x.example.com', 'keyword', 'Error', 1, '{"Authorization":"Bearer T0KEN","X-Env":"prod"}', 0);`);
+  for (const name of ['Codes', 'No errors']) assert.equal(item(r, name).result, 'created', JSON.stringify(item(r, name)));
+  const codes = await monitorNamed('Codes');
+  assert.equal(codes.expected_status_code, '200-299,501');
+  assert.equal(codes.ignore_tls_errors, true);
+  assert.equal(codes.upside_down, true);
+  assert.equal(codes.auth_method, 'basic');
+  assert.equal(codes.auth_username, 'bob');
+  assert.deepEqual(codes.tls_expiry_days, [7, 14, 21], "Kuma's expiry notification → tls_expiry_days (its default days)");
+  const codesSettings = (await p.core.monitors.get(codes.uuid as string)).settings as Record<string, unknown>;
+  assert.equal(codesSettings.auth_password, 'pw');
+  const kw = await monitorNamed('No errors');
+  assert.equal(kw.keyword_absent, true);
+  assert.equal(kw.required_keyword, 'Error');
+  assert.equal(kw.auth_method, 'bearer');
+  assert.equal(kw.tls_expiry_days, undefined);
+  const kwSettings = (await p.core.monitors.get(kw.uuid as string)).settings as Record<string, unknown>;
+  assert.equal(kwSettings.auth_token, 'T0KEN');
+  assert.deepEqual(kwSettings.request_headers, [{ name: 'X-Env', value: 'prod' }]);
+});

@@ -2,6 +2,7 @@ import { MIN_GRACE_S, type HealthcheckBodyInput } from '../healthcheck.ts';
 import { ALERTS_WAIT_MIN, CHECK_FREQUENCIES_S, HTTP_METHODS, MonitorBody, PROTOCOLS, type MonitorBodyInput } from '../monitor.ts';
 import type { KumaMaintenance, KumaMonitor } from './types.ts';
 import { mapKumaCheckType } from './check-types.ts';
+import { kumaHttpOptions } from './http-options.ts';
 import { MAX_TAGS_PER_MONITOR, formatTagRef, parseTagRef } from '../tags.ts';
 
 /**
@@ -77,7 +78,7 @@ export function kumaTagRefs(m: Pick<KumaMonitor, 'tags'>, notes: string[]): stri
   return out;
 }
 
-/** Headers (Kuma's JSON object text) and basic auth as Pharos request headers. */
+/** Headers (Kuma's JSON object text) as Pharos request headers (auth: {@link kumaHttpOptions}). */
 function headers(m: KumaMonitor, notes: string[]): { name: string; value: string }[] {
   const out: { name: string; value: string }[] = [];
   if (m.headers && m.headers.trim() !== '') {
@@ -89,10 +90,6 @@ function headers(m: KumaMonitor, notes: string[]): { name: string; value: string
       notes.push('headers are not valid JSON: dropped');
     }
   }
-  if (m.basicAuthUser) {
-    out.push({ name: 'Authorization', value: `Basic ${Buffer.from(`${m.basicAuthUser}:${m.basicAuthPass ?? ''}`).toString('base64')}` });
-    notes.push('basic auth → Authorization header');
-  }
   return out;
 }
 
@@ -100,13 +97,14 @@ function headers(m: KumaMonitor, notes: string[]): { name: string; value: string
  * Maps one monitor. HTTP, keyword and JSON-query monitors → `http`; port → `port`; ping → `icmp`;
  * DNS → `dns` when this Pharos has that protocol; push → a healthcheck with the same period and a
  * grace of the retries' time (at least 60 s); docker, mqtt, smtp and websocket-upgrade → their check
- * types ({@link mapKumaCheckType}). Anything else, inverted keywords and upside-down
- * monitors are skipped with the reason.
+ * types ({@link mapKumaCheckType}); HTTP options (codes, TLS, upside-down, inverted keyword, auth) by
+ * {@link kumaHttpOptions}. Anything else, and upside-down monitors of other types, are skipped with the reason.
  * @param policyUuid the escalation policy for the monitor's notifications, when it exists
  */
 export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid: string | null): MonitorMapping {
   const notes: string[] = [];
-  if (m.upsideDown) return { kind: 'skipped', reason: 'upside-down mode (up when the check fails) has no Pharos equivalent' };
+  const httpLike = m.type === 'http' || m.type === 'keyword' || m.type === 'json-query';
+  if (m.upsideDown && !httpLike) return { kind: 'skipped', reason: 'upside-down mode (up when the check fails) is only in Pharos\'s http checks' };
   const policy = policyUuid ? { escalation_policy: policyUuid } : {};
   if (m.type === 'push') {
     const graceS = Math.max(MIN_GRACE_S, m.maxRetries * (m.retryIntervalSeconds || m.intervalSeconds));
@@ -117,19 +115,15 @@ export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid:
   }
   if (m.type === 'http' || m.type === 'keyword' || m.type === 'json-query') {
     if (!m.url) return { kind: 'skipped', reason: 'no URL' };
-    if (m.type === 'keyword' && m.invertKeyword) return { kind: 'skipped', reason: 'inverted keyword ("must not contain") has no Pharos equivalent' };
     const body: MonitorBodyInput = { name: m.name, url: m.url, protocol: 'http', ...common(m, notes), ...policy };
     const method = (m.method ?? 'GET').toUpperCase();
     if ((HTTP_METHODS as readonly string[]).includes(method)) body.http_method = method as MonitorBodyInput['http_method'];
     else notes.push(`method ${method} is not supported: GET`);
-    const [codes, ...more] = m.acceptedStatusCodes;
-    if (codes) body.expected_status_code = codes;
-    if (more.length > 0) notes.push(`accepted status codes ${m.acceptedStatusCodes.join(', ')} → ${codes} (Pharos takes one range)`);
     body.follow_redirects = m.maxRedirects > 0;
     if (m.body) body.request_body = m.body;
-    const h = headers(m, notes);
-    if (h.length > 0) body.request_headers = h;
-    if (m.ignoreTls) notes.push('"ignore TLS errors" is not imported: Pharos verifies certificates');
+    const opts = kumaHttpOptions(m, headers(m, notes), notes);
+    Object.assign(body, opts.fields);
+    if (opts.headers.length > 0) body.request_headers = opts.headers;
     if (m.type === 'keyword') body.required_keyword = m.keyword;
     if (m.type === 'json-query') {
       if (!caps.monitorFields.has('assertions')) return { kind: 'skipped', reason: 'JSON query needs response assertions, which this Pharos does not have' };

@@ -64,6 +64,21 @@ export interface KumaMonitor {
   smtpSecurity?: string | null;
   /** websocket-upgrade (2.x): "ignore Sec-WebSocket-Accept". */
   wsIgnoreAcceptHeader?: boolean;
+  /** http: Kuma's `auth_method` (`basic`, `ntlm`, `mtls`, `oauth2-cc`, or null: basic when a user is set). */
+  authMethod?: string | null;
+  /** http `mtls`: PEM client certificate, key and CA. */
+  tlsCert?: string | null;
+  tlsKey?: string | null;
+  tlsCa?: string | null;
+  /** http `oauth2-cc`: the client-credentials grant. */
+  oauthTokenUrl?: string | null;
+  oauthClientId?: string | null;
+  oauthClientSecret?: string | null;
+  oauthScopes?: string | null;
+  /** The monitor's description (Kuma's `description`). */
+  description?: string | null;
+  /** "Certificate expiry notification" (Kuma's `expiry_notification`). */
+  expiryNotification?: boolean;
 }
 
 /** A tag on a Kuma monitor. */
@@ -205,6 +220,16 @@ export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[
     mqttCheckType: str(pick('mqtt_check_type', 'mqttCheckType')),
     smtpSecurity: str(pick('smtp_security', 'smtpSecurity')),
     wsIgnoreAcceptHeader: bool(pick('ws_ignore_sec_websocket_accept_header', 'wsIgnoreSecWebsocketAcceptHeader')),
+    authMethod: str(pick('auth_method', 'authMethod')),
+    tlsCert: str(pick('tls_cert', 'tlsCert')),
+    tlsKey: str(pick('tls_key', 'tlsKey')),
+    tlsCa: str(pick('tls_ca', 'tlsCa')),
+    oauthTokenUrl: str(pick('oauth_token_url', 'oauth_token_url')),
+    oauthClientId: str(pick('oauth_client_id')),
+    oauthClientSecret: str(pick('oauth_client_secret')),
+    oauthScopes: str(pick('oauth_scopes')),
+    description: str(r.description),
+    expiryNotification: bool(pick('expiry_notification', 'expiryNotification')),
   };
 }
 

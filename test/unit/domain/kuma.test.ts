@@ -34,14 +34,14 @@ test('push: period = interval, grace = retries × retry interval (at least 60 s)
   assert.deepEqual(m.kind === 'healthcheck' && m.body, { name: 'm', period_value: 300, period_type: 'seconds', grace_period_value: 240, grace_period_type: 'seconds' });
 });
 
-test('intervals round to the nearest check frequency; retries become alerts_wait; timeouts clamp to 1–60 s', () => {
+test('intervals round to the nearest check frequency; retries become alerts_wait; timeouts clamp to 1–60 s and to the check frequency', () => {
   const m = mapMonitor(row({ type: 'http', url: 'https://x.example', interval: 25, maxretries: 5, retry_interval: 90, timeout: 70 }), WITH_DNS_AND_ASSERTIONS, null);
   assert.equal(m.kind, 'monitor');
   if (m.kind !== 'monitor') return;
   assert.equal(m.body.check_frequency, 30);
   assert.equal(m.body.alerts_wait, 10, '450 s → 8 min → the next allowed value, 10');
-  assert.equal(m.body.timeout, 60);
-  assert.deepEqual(m.notes, ['interval 25 s → 30 s (Pharos\'s check frequencies)', '5 retries (450 s) → alerts_wait 10 min', 'timeout 70 s → 60 s']);
+  assert.equal(m.body.timeout, 30);
+  assert.deepEqual(m.notes, ['interval 25 s → 30 s (Pharos\'s check frequencies)', '5 retries (450 s) → alerts_wait 10 min', 'timeout 70 s → 30 s (not longer than the check frequency, 30 s)']);
 });
 
 test('fixed-time maintenance reads wall times in its zone, across DST', () => {
