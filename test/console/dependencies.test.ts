@@ -30,6 +30,11 @@ test('the monitor form picks dependencies, clears them, shows the 400 beside the
   const m = await (await p.api(`/v1/monitors/${uuid}`)).json();
   assert.deepEqual(m.depends_on, [router.uuid]);
 
+  // The monitor page names what it depends on.
+  const shown = await admin.get(`/monitors/${uuid}`);
+  assert.match(shown.html, /Depends on/);
+  assert.match(shown.html, /core-router/);
+
   const edit = await admin.get(`/monitors/${uuid}/edit`);
   assert.match(edit.html, new RegExp(`name="depends_on" value="${router.uuid}" checked`));
   assert.match(edit.html, /core-router/);

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
-import { MonitorBody } from '../../domain/monitor.ts';
+import { MonitorBody, type Monitor } from '../../domain/monitor.ts';
 import { uptimeSpanOf } from '../../domain/uptime.ts';
 import { maskMonitor } from '../../protocols/secrets.ts';
 import type { HttpDeps } from '../context.ts';
@@ -28,6 +28,17 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const form = async (c: ConsoleContext, given: FormValues, uuid?: string, e?: unknown) => {
     const values = { ...given, ...pickQueryValues(c) };
     return page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, dependsOn: await dependsOn(values, uuid), protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, regionChoices: regionChoices(core.probes.list(deps.version), core.config.probe.region, chosenRegions(values)), groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
+  };
+  // The monitor page's settings in words, monitors named (issue 36: what it depends on; a group's members).
+  const settingsOf = async (m: Monitor) => {
+    const members = m.protocol === 'group' ? ((m.settings.group_members as string[] | undefined) ?? []) : [];
+    const lines = settingsInWords(m);
+    if (!m.dependsOn?.length && members.length === 0) return lines;
+    const names = new Map((await core.monitors.list()).map((x) => [x.uuid, x.name]));
+    const named = (uuids: readonly string[]) => uuids.map((u) => names.get(u) ?? u).join(' · ');
+    const out = lines.map((l) => (members.length > 0 && l.label === 'Members' ? { ...l, value: named(members) } : l));
+    if (m.dependsOn?.length) out.push({ label: 'Depends on', value: named(m.dependsOn) });
+    return out;
   };
   const found = async (uuid: string) => {
     try {
@@ -69,18 +80,19 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     // The period's figures are the report over the window's span (src/domain/uptime.ts): the same uptime as the overview's.
     const span = uptimeSpanOf(MONITOR_RANGES[range], m.createdAt, now);
     // The page's reads, in parallel; then it renders at once.
-    const [row, report, chart, checks, outages, beats] = await Promise.all([
+    const [row, report, chart, checks, outages, beats, settings] = await Promise.all([
       core.consoleView.monitorRow(m),
       core.reports.report(m.uuid, span.from, span.to),
       chartSeries(core, m, range, from, now),
       core.consoleView.recentChecks(m, 50),
       core.consoleView.monitorOutages(m, 20),
       core.consoleView.heartbeats([m.uuid]),
+      settingsOf(m),
     ]);
     const pending = row.status === 'pending';
     const period = { range, from, to: now, ...chart, sla: pending ? null : report.sla, downtime: report.totalDowntimeFormatted, mttr: report.mttrFormatted, outages: report.count };
     // The page shows the monitor as anyone may see it: secrets masked (src/protocols/secrets.ts).
-    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings: settingsInWords(m), target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now, lastAt: row.lastAt, beats: beats.get(m.uuid) ?? [] }));
+    return page(c, MonitorPage({ s: shellOf(c, '/monitors'), m: maskMonitor(m), checks, outages, policy, settings, target: targetInWords(m), uptime24h: row.uptime24h, pending, period, now, lastAt: row.lastAt, beats: beats.get(m.uuid) ?? [] }));
   });
   app.get('/monitors/:uuid/edit', async (c) => {
     const m = await found(c.req.param('uuid'));

@@ -4,6 +4,7 @@ import { createProbes } from '../../engine/probes/index.ts';
 import { ManualClock } from '../../../test/support/manual-clock.ts';
 import { startTestPharos, type TestPharos } from '../../../test/support/pharos.ts';
 import { httpTarget, type HttpTarget } from '../../../test/support/targets.ts';
+import { setupAdmin } from '../../../test/support/console.ts';
 import { upDownRecover } from '../../../test/support/monitor-flow.ts';
 import { pick, probeContract, specOf } from '../../../test/support/probe-contract.ts';
 
@@ -80,6 +81,9 @@ describe('group monitor in a real Pharos', () => {
     const g = await p.core.monitors.get(uuid);
     assert.equal(g.status, 'up');
     assert.equal(g.degraded, true, 'one member down: degraded');
+    // The console's monitor page names the members.
+    const admin = await setupAdmin(p);
+    assert.match((await admin.get(`/monitors/${uuid}`)).html, /Members[\s\S]*nas · printer/);
     const doc = JSON.stringify(await (await p.api('/openapi.json')).json());
     assert.ok(doc.includes('group_members'));
   });
