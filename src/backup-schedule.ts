@@ -2,38 +2,12 @@ import { join } from 'node:path';
 import type { Config } from './config/schema.ts';
 import type { Core } from './core/index.ts';
 import type { AlertMessage } from './domain/alert.ts';
+import type { BackupRun, BackupStatus } from './domain/backup.ts';
 import type { Clock, TimerHandle } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { procedure } from './store/async.ts';
-import { listBackups, pruneBackups, writeBackup, type BackupFile } from './store/backup-files.ts';
+import { listBackups, pruneBackups, writeBackup } from './store/backup-files.ts';
 import type { Store } from './store/index.ts';
-
-/** The outcome of one scheduled backup (kept in memory, newest first, for the console's Settings). */
-export interface BackupRun {
-  /** When it started, UTC epoch ms. */
-  at: number;
-  ok: boolean;
-  /** The backup's file name when ok, else null. */
-  name: string | null;
-  /** Its size in bytes when ok, else null. */
-  bytes: number | null;
-  /** How long it took, ms. */
-  ms: number;
-  /** Why it failed, one line; null when ok. */
-  error: string | null;
-}
-
-/** What the console shows under Settings → Backups. */
-export interface BackupStatus {
-  /** `backup.every` (e.g. `6h`), `off`, or `postgres` (no scheduled backups: pg_dump). */
-  every: string;
-  keep: number;
-  dir: string;
-  /** The listed (finished, verified) backups, newest first. */
-  files: BackupFile[];
-  /** This process's runs, newest first (at most 10). */
-  runs: BackupRun[];
-}
 
 /** The running schedule. */
 export interface BackupSchedule {
@@ -132,7 +106,7 @@ export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'
   }
 
   return {
-    status: () => ({ every: sqlite ? config.backup.every : 'postgres', keep: config.backup.keep, dir, files: sqlite ? listBackups(dir) : [], runs: [...runs] }),
+    status: () => ({ every: sqlite ? config.backup.every : 'postgres', keep: config.backup.keep, dir, files: sqlite ? listBackups(dir).map(({ name, bytes, at }) => ({ name, bytes, at })) : [], runs: [...runs] }),
     runNow,
     async close() {
       closed = true;

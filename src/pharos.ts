@@ -162,7 +162,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
       return (e as Error).message;
     }
   };
-  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl(),
+  // Scheduled backups of the SQLite database (issue 37), before the app that shows them.
+  const backups = startBackupSchedule({ store, core, clock, logger, config, nativeBinding: opts.nativeBinding });
+  const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl(), backups: () => backups.status(),
     health: () => clusterHealth(cluster, store),
   });
   const { host, port } = parseListen(config.listen);
@@ -216,8 +218,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // The process's first status-page render costs ~4× a later one (code not compiled yet): paid once,
   // on a synthetic page, as soon as there is a page, instead of by its first visitor.
   const stopWarmUp = warmUpWhenPagesExist(core, clock, logger);
-  // Scheduled backups of the SQLite database (issue 37); the pid file lets `pharos restore` refuse this data dir.
-  const backups = startBackupSchedule({ store, core, clock, logger, config, nativeBinding: opts.nativeBinding });
+  // The pid file lets `pharos restore` refuse this data dir (issue 37).
   const unmarkDataDir = target.driver === 'sqlite' ? markDataDirServed(config.data_dir) : () => undefined;
 
   let prune: TimerHandle | null = null;

@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Principal } from '../domain/user.ts';
 import type { ClusterView } from '../domain/cluster.ts';
+import type { BackupStatus } from '../domain/backup.ts';
 
 /** Hono environment: the authenticated principal is set by the auth middleware on API routes. */
 export interface AppEnv {
@@ -41,4 +42,6 @@ export interface HttpDeps {
   health?: () => { status: 'ok' | 'degraded' | 'unavailable'; instance: string; leader: boolean; reasons: string[]; database?: 'reachable' | 'unreachable'; keepsChecks?: boolean };
   /** The leader's base URL when another instance leads (agent routes are forwarded there), else null. */
   leaderUrl?: () => string | null;
+  /** Scheduled backups for the console's Settings (issue 37; src/backup-schedule.ts). */
+  backups?: () => BackupStatus;
 }

@@ -104,21 +104,27 @@ function holdForTests(): Promise<void> | null {
  *   AppError 400 `store.unsupported` on PostgreSQL
  */
 export async function writeBackup(store: Store, dir: string, at: number, nativeBinding?: object): Promise<BackupFile> {
-  mkdirSync(dir, { recursive: true });
   const name = backupName(at);
   const file = join(dir, name);
   const partial = join(dir, `.${name}.partial`);
-  rmSync(partial, { force: true });
   try {
+    mkdirSync(dir, { recursive: true });
+    rmSync(partial, { force: true });
     await store.backupTo(partial);
     await holdForTests();
     const check = checkDbFile(partial, nativeBinding, { ownCopy: true });
     if (!check.ok) throw new Error(check.problem ?? 'check failed');
     renameSync(partial, file);
   } catch (e) {
-    for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+    let leftover = '';
+    try {
+      for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+    } catch (r) {
+      // A folder that cannot be written (the usual reason to be here) may refuse the clean-up too.
+      if ((r as NodeJS.ErrnoException).code !== 'ENOTDIR') leftover = ` (and its partial copy could not be removed: ${(r as Error).message})`;
+    }
     if (e instanceof AppError) throw e;
-    throw new AppError(500, 'backup.failed', `backup to ${file} failed: ${(e as Error).message}`);
+    throw new AppError(500, 'backup.failed', `backup to ${file} failed: ${(e as Error).message}${leftover}`);
   }
   return { name, file, bytes: statSync(file).size, at };
 }

@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/open.ts';
 import { checkDbFile, listBackups, writeBackup } from '../../src/store/backup-files.ts';
 import { rawDb } from '../../src/store/index.ts';
 import type { Logger } from '../../src/lib/logger.ts';
+import { setupAdmin } from '../support/console.ts';
 import { ONCE_IN_SQLITE_RUN, startTestPharos, tempDir, TEST_DRIVER } from '../support/pharos.ts';
 import { freePort, isolatedCwd, isolatedEnv, PHAROS_FROM_SOURCE, spawnPharos, waitFor, type PharosProcess } from '../support/process.ts';
 
@@ -43,6 +44,7 @@ test('scheduled backups: every interval a verified copy is listed, the oldest be
   const p = await startTestPharos({ backup: { every: '1h', keep: 2 } }, undefined, collectingLogger(lines));
   try {
     const dir = join(p.core.config.data_dir, 'backups');
+    const admin = await setupAdmin(p); // before the clock moves past the setup link's hour
     await p.advance(HOUR - 1);
     assert.equal(p.backups.status().files.length, 0);
     if (TEST_DRIVER === 'postgres') {
@@ -60,11 +62,17 @@ test('scheduled backups: every interval a verified copy is listed, the oldest be
     assert.deepEqual(status.runs.map((r) => r.ok), [true, true, true]);
     assert.equal(status.files.length, 2, 'keep: 2');
     assert.deepEqual(status.files.map((f) => f.name), status.runs.slice(0, 2).map((r) => r.name));
-    assert.ok(status.files.every((f) => checkDbFile(f.file).ok));
+    assert.ok(status.files.every((f) => checkDbFile(join(dir, f.name)).ok));
     assert.deepEqual(readdirSync(dir).sort(), status.files.map((f) => f.name).sort(), 'nothing else in the folder');
     const logged = lines.filter((l) => l.startsWith('backup ok: '));
     assert.equal(logged.length, 3);
     assert.match(logged[2]!, /MB, integrity_check ok, \d+ ms; removed pharos-/);
+    // Settings → Backups (admins): the schedule, the two files with their sizes, the three runs.
+    const html = (await admin.get('/settings')).html;
+    assert.match(html, /<h2 id="backups">Backups<\/h2>/);
+    assert.match(html, /Every 1h, keeping 2, in /);
+    for (const f of status.files) assert.ok(html.includes(`<td>${f.name}</td>`), f.name);
+    assert.equal((html.match(/<td>ok \(pharos-/g) ?? []).length, 3);
   } finally {
     await p.close();
   }
@@ -83,6 +91,7 @@ test('a backup that fails is logged and raises an operator notice on the flood g
     await p.advance(30 * 60_000);
     const run = await waitFor('the failed run', async () => p.backups.status().runs[0]);
     assert.equal(run.ok, false);
+    assert.match((await (await setupAdmin(p)).get('/settings')).html, /<td>failed: backup to .* failed: ENOTDIR/);
     assert.ok(lines.some((l) => l.startsWith('backup failed: ')), lines.join('\n'));
     const rows = await waitFor('the notice', async () => {
       const r = rawDb(p.store).prepare<[], { channel: string; message: string }>("SELECT channel, message FROM alerts WHERE kind = 'notice'").all();

@@ -4,6 +4,8 @@ import type { FormErrors, Shell } from './model.ts';
 import { isAdmin } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ago, when } from './layout.tsx';
 import { Invitations, type InvitationsView } from './invitations.tsx';
+import type { BackupStatus } from '../../src/domain/backup.ts';
+import { BackupsSection } from './settings-backups.tsx';
 
 /** Everything the settings screen shows; admin-only parts are absent for others. */
 export interface SettingsView {
@@ -22,6 +24,8 @@ export interface SettingsView {
   probes: ProbeListing[];
   channels: Array<{ name: string; type: string }>;
   about: { version: string; database: { name: string; version: string }; node: string; dataDir: string; dbBytes: number | null; publicUrl: string };
+  /** Scheduled backups (admins; issue 37), else null. */
+  backups?: BackupStatus | null | undefined;
   /** A token just created: shown this once. */
   newToken?: string | undefined;
   notice?: string | undefined;
@@ -191,6 +195,7 @@ export function SettingsPage(props: { s: Shell; v: SettingsView }) {
           <dd>{v.about.dbBytes === null ? '—' : `${(v.about.dbBytes / 1_048_576).toFixed(1)} MiB`}</dd>
         </dl>
       </div>
+      {v.backups ? <BackupsSection b={v.backups} now={v.now} /> : null}
     </Layout>
   );
 }

@@ -33,6 +33,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       tokens: admin ? await core.users.listTokens() : [],
       probes: core.probes.list(deps.version),
       channels: cfg.channels.map((ch) => ({ name: ch.name, type: ch.type })),
+      backups: admin && deps.backups ? deps.backups() : null,
       about: { version: deps.version, database: await core.consoleView.databaseVersion(), node: process.version, dataDir: cfg.data_dir, dbBytes, publicUrl: cfg.public_url },
       now: clock.now(),
       ...extra,
