@@ -219,7 +219,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // on a synthetic page, as soon as there is a page, instead of by its first visitor.
   const stopWarmUp = warmUpWhenPagesExist(core, clock, logger);
   // The pid file lets `pharos restore` refuse this data dir (issue 37).
-  const unmarkDataDir = target.driver === 'sqlite' ? markDataDirServed(config.data_dir) : () => undefined;
+  const unmarkDataDir = target.driver === 'sqlite' ? markDataDirServed(config.data_dir, opts.nativeBinding) : () => undefined;
 
   let prune: TimerHandle | null = null;
   const pruning = new AbortController();

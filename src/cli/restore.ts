@@ -8,7 +8,7 @@ import { maintenanceConfig, parse, type CliCommand } from './command.ts';
 
 /**
  * `pharos restore FILE`: puts a backup in place of `<data_dir>/pharos.db` (issue 37 point 3).
- * Refuses while a Pharos serves the data dir (its `pharos.pid`, store/data-dir-lock.ts) and a file
+ * Refuses while a Pharos serves the data dir (the lock it holds on `pharos.lock`, store/data-dir-lock.ts) and a file
  * that fails the checks of a backup (integrity_check, Pharos tables, a schema not newer than this
  * binary). The database it replaces is kept as `pharos.db.<time>.before-restore` (with its `-wal`).
  */
@@ -30,13 +30,14 @@ SQLite only (storage.driver postgres: use pg_restore / psql).`,
       throw new AppError(400, 'cli.invalid', 'restore: storage.driver is postgres: restore PostgreSQL with its own tools (pg_restore or psql, docs/operations.md "Backups and restore")');
     }
     const dir = config.data_dir;
-    const pid = dataDirServer(dir);
+    const binding = sqliteNativeBinding(env, dir);
+    mkdirSync(dir, { recursive: true });
+    const pid = dataDirServer(dir, binding);
     if (pid !== null) {
       throw new AppError(409, 'cli.server_running', `restore: a Pharos (process ${pid}) is serving ${dir}; stop it first (systemctl stop pharos, or docker compose stop), then restore`);
     }
-    const check = checkDbFile(file, sqliteNativeBinding(env, dir));
+    const check = checkDbFile(file, binding);
     if (!check.ok) throw new AppError(400, 'cli.bad_backup', `restore: ${file} cannot be restored: ${check.problem}; nothing was changed`);
-    mkdirSync(dir, { recursive: true });
     const db = join(dir, 'pharos.db');
     const incoming = join(dir, '.pharos.db.restoring');
     copyFileSync(file, incoming);

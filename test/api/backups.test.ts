@@ -140,7 +140,7 @@ test('killed mid-backup: the previous backup stays intact and the partial copy i
   assert.ok(existsSync(join(dataDir, 'pharos.db')));
   assert.ok(!readdirSync(dataDir).some((n) => n.endsWith('.before-restore')));
 
-  // The server is gone (its pid file stays, naming a dead process): restore goes ahead.
+  // The server is gone (the kernel dropped its lock; its pid file stays): restore goes ahead.
   const ok = await pharos(['restore', previous.file], { PHAROS_DATA_DIR: dataDir });
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /integrity_check ok/);
