@@ -102,6 +102,11 @@ export function importKuma(
       const mapped = mapMonitor(m, caps, null);
       const group = m.parentId === null ? undefined : groupOf.get(m.parentId);
       if (mapped.kind === 'monitor' && group) (mapped.body as Record<string, unknown>).group = group;
+      // A description comes over where Pharos has the field (issue 36), else the report names it.
+      if (mapped.kind !== 'skipped' && m.description?.trim()) {
+        if (mapped.kind === 'monitor' && caps.monitorFields.has('description')) (mapped.body as Record<string, unknown>).description = m.description.trim();
+        else mapped.notes.push(`description not carried (Pharos ${kind}s have no description): "${m.description.trim().slice(0, 200)}"`);
+      }
       if (mapped.kind === 'skipped') {
         monitorItems.push({ kind, kumaId: m.id, name: m.name, result: 'skipped', reason: mapped.reason, notes: [] });
         continue;
@@ -139,7 +144,10 @@ export function importKuma(
         }),
       }));
       try {
-        const page = deps.statuspages.createWithoutPassword({ name: p.title, subdomain: subdomainOf(p.slug), description: p.description ?? null, sections }, KUMA_IMPORT);
+        // Kuma's footer and theme (issue 36): `auto` is Pharos's `system`, light and dark stay.
+        const theme = p.theme === 'light' || p.theme === 'dark' ? p.theme : 'system';
+        const footer = p.footerText?.trim() ? { footer_text: p.footerText.trim().slice(0, 500) } : {};
+        const page = deps.statuspages.createWithoutPassword({ name: p.title, subdomain: subdomainOf(p.slug), description: p.description ?? null, sections, theme, ...footer }, KUMA_IMPORT);
         if (page.subdomain !== subdomainOf(p.slug)) notes.push(`subdomain ${subdomainOf(p.slug)} is taken: ${page.subdomain}`);
         tx.kumaImports.remember('statuspage', p.id, page.uuid, now);
         pageUuidOf.set(p.id, page.uuid);

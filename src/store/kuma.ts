@@ -47,9 +47,15 @@ export function readKumaDb(file: string, nativeBinding?: object): KumaData {
     if (tables.has('status_page')) {
       const groups = kuma.prepare('SELECT id, name FROM "group" WHERE status_page_id = ? ORDER BY weight, id');
       const members = kuma.prepare('SELECT monitor_id FROM monitor_group WHERE group_id = ? ORDER BY weight, id');
-      for (const p of kuma.prepare('SELECT id, slug, title, description FROM status_page ORDER BY id').all() as { id: number; slug: string; title: string; description: string | null }[]) {
+      // Footer and theme (issue 36) where the columns exist.
+      const pageCols = columns('status_page');
+      const extra = ['footer_text', 'theme'].filter((c) => pageCols.has(c)).map((c) => `, ${c}`).join('');
+      for (const row of kuma.prepare(`SELECT id, slug, title, description${extra} FROM status_page ORDER BY id`).all() as { id: number; slug: string; title: string; description: string | null; footer_text?: string | null; theme?: string | null }[]) {
+        const { footer_text, theme, ...p } = row;
         statusPages.push({
           ...p,
+          footerText: footer_text ?? null,
+          theme: theme ?? null,
           groups: (groups.all(p.id) as { id: number; name: string }[]).map((g) => ({ name: g.name, monitorIds: (members.all(g.id) as { monitor_id: number }[]).map((m) => m.monitor_id) })),
         });
       }

@@ -70,3 +70,21 @@ INSERT INTO monitor(id, name, active, user_id, interval, url, type, keyword, inv
   assert.equal(kwSettings.auth_token, 'T0KEN');
   assert.deepEqual(kwSettings.request_headers, [{ name: 'X-Env', value: 'prod' }]);
 });
+
+test("a monitor's description is named in the report (Pharos monitors have none); a status page keeps Kuma's footer and light theme", async () => {
+  const r = importSql(`
+INSERT INTO monitor(id, name, active, user_id, interval, url, type, description) VALUES (21, 'Described', 1, 1, 60, 'https://d.example.com', 'http', 'The shop front, owned by team A');
+INSERT INTO status_page(id, slug, title, description, icon, theme, footer_text) VALUES (5, 'light-page', 'Light page', NULL, '/icon.svg', 'light', 'Run by **Example Ltd**');
+INSERT INTO "group"(id, name, public, weight, status_page_id) VALUES (5, 'Web', 1, 1, 5);
+INSERT INTO monitor_group(monitor_id, group_id, weight) VALUES (21, 5, 1);`);
+  const d = item(r, 'Described');
+  assert.equal(d.result, 'created');
+  assert.ok(d.notes.some((n) => n.includes('description not carried') && n.includes('The shop front, owned by team A')), JSON.stringify(d.notes));
+  const pages = (await (await p.api('/v2/statuspages')).json()).statuspages as Array<Record<string, unknown>>;
+  const listed = pages.find((x) => x.name === 'Light page')!;
+  assert.ok(listed, 'page imported');
+  const got = (await (await p.api(`/v2/statuspages/${String(listed.uuid)}`)).json()) as Record<string, Record<string, unknown>>;
+  const settings = got.statuspage!.settings as Record<string, unknown>;
+  assert.equal(settings.theme, 'light', 'not system');
+  assert.deepEqual(settings.footer_text, { en: 'Run by **Example Ltd**' });
+});

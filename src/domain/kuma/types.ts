@@ -112,6 +112,9 @@ export interface KumaStatusPage {
   slug: string;
   title: string;
   description: string | null;
+  /** Footer text (Kuma's `footer_text`, markdown) and theme (`light`, `dark`, `auto`); absent from backups. */
+  footerText?: string | null;
+  theme?: string | null;
   groups: { name: string; monitorIds: number[] }[];
 }
 
