@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 import { AppError } from '../lib/errors.ts';
+import { addonFileOf, isSea } from '../lib/sea.ts';
+import { checkDbFileAgainst, type DbFileCheck } from './db-file-check.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import type { Store } from './index.ts';
 
@@ -17,15 +19,7 @@ export interface BackupFile {
   at: number;
 }
 
-/** What {@link checkDbFile} found in a SQLite file. */
-export interface DbFileCheck {
-  /** `PRAGMA integrity_check` said ok, it holds Pharos's tables, and its schema is not newer than this Pharos. */
-  ok: boolean;
-  /** Its `PRAGMA user_version` (the Pharos schema version), 0 when unreadable. */
-  version: number;
-  /** Why it is not ok, one line; null when ok. */
-  problem: string | null;
-}
+export type { DbFileCheck } from './db-file-check.ts';
 
 const NAME = /^pharos-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})Z\.db$/;
 
@@ -52,33 +46,30 @@ export function listBackups(dir: string): BackupFile[] {
 }
 
 /**
- * Checks a SQLite file before it is listed as a backup or restored: opens it read-only, runs
- * `PRAGMA integrity_check` (the whole file: seconds per GB, synchronous), reads `user_version`, and
- * looks for Pharos's tables. Never throws for a bad file: the problem is in the answer.
- * @param opts.ownCopy the file is a copy Pharos just wrote: opened read-write and switched to
- *   `journal_mode = DELETE` first (one file, no `-wal`/`-shm` beside it)
- * @param nativeBinding the loaded better-sqlite3 addon inside the single executable (lib/sea.ts)
+ * Checks a SQLite file before it is listed as a backup or restored ({@link checkDbFileAgainst}
+ * against the latest schema version of this Pharos). Synchronous: on the event loop only in CLI
+ * commands; the server checks its copies on a worker thread ({@link checkCopyOffThread}).
+ * @param opts.ownCopy the file is a copy Pharos just wrote: switched to `journal_mode = DELETE` first
  */
 export function checkDbFile(file: string, nativeBinding?: object, opts: { ownCopy?: boolean } = {}): DbFileCheck {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(file, { readonly: !opts.ownCopy, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) } as Database.Options);
-    // A copy of a WAL database is in WAL mode too: made one self-contained file (no -wal/-shm beside it).
-    if (opts.ownCopy) db.pragma('journal_mode = DELETE');
-    const rows = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
-    const verdict = rows.map((r) => r.integrity_check).join('; ');
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (verdict !== 'ok') return { ok: false, version, problem: `integrity_check: ${verdict.slice(0, 200)}` };
-    const monitors = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'monitors'").get();
-    if (!monitors || version < 1) return { ok: false, version, problem: 'not a Pharos database (no monitors table or schema version 0)' };
-    const latest = MIGRATIONS.at(-1)!.version;
-    if (version > latest) return { ok: false, version, problem: `its schema version ${version} is newer than this Pharos knows (${latest}): restore it with the newer Pharos` };
-    return { ok: true, version, problem: null };
-  } catch (e) {
-    return { ok: false, version: 0, problem: `cannot read it as a SQLite database: ${(e as Error).message}` };
-  } finally {
-    db?.close();
-  }
+  return checkDbFileAgainst(file, MIGRATIONS.at(-1)!.version, { nativeBinding, ownCopy: opts.ownCopy });
+}
+
+/**
+ * {@link checkDbFile} of a copy Pharos just wrote (`ownCopy`) on a worker thread
+ * (store/verify-worker.ts), so `PRAGMA integrity_check` (about a second per GB) does not hold the
+ * event loop. Inside the single executable, where the worker is not bundled, it runs inline.
+ */
+export function checkCopyOffThread(file: string, nativeBinding?: object): Promise<DbFileCheck> {
+  const latest = MIGRATIONS.at(-1)!.version;
+  const addonFile = nativeBinding ? addonFileOf(nativeBinding) : undefined;
+  if (isSea() || (nativeBinding && !addonFile)) return Promise.resolve(checkDbFileAgainst(file, latest, { nativeBinding, ownCopy: true }));
+  return new Promise<DbFileCheck>((resolve, reject) => {
+    const worker = new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData: { file, latest, addonFile }, name: 'pharos-backup-check', execArgv: [] });
+    worker.once('message', (m: DbFileCheck) => resolve(m));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the backup check thread ended (code ${code}) without an answer`)));
+  });
 }
 
 /**
@@ -112,7 +103,7 @@ export async function writeBackup(store: Store, dir: string, at: number, nativeB
     rmSync(partial, { force: true });
     await store.backupTo(partial);
     await holdForTests();
-    const check = checkDbFile(partial, nativeBinding, { ownCopy: true });
+    const check = await checkCopyOffThread(partial, nativeBinding);
     if (!check.ok) throw new Error(check.problem ?? 'check failed');
     renameSync(partial, file);
   } catch (e) {
