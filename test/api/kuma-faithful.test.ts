@@ -88,3 +88,17 @@ INSERT INTO monitor_group(monitor_id, group_id, weight) VALUES (21, 5, 1);`);
   assert.equal(settings.theme, 'light', 'not system');
   assert.deepEqual(settings.footer_text, { en: 'Run by **Example Ltd**' });
 });
+
+test("json-query (JSONata in Kuma): a plain path becomes the JSONPath of a JSON assertion; an expression beyond a path is reported, not guessed", async () => {
+  const r = importSql(`
+INSERT INTO monitor(id, name, active, user_id, interval, url, type, json_path, json_path_operator, expected_value) VALUES
+  (31, 'Plain path', 1, 1, 60, 'https://j.example.com', 'json-query', 'data.version', 'contains', '1.2'),
+  (32, 'Quoted path', 1, 1, 60, 'https://j.example.com', 'json-query', '$.items[0].\`health state\`', '==', 'ok'),
+  (33, 'Expression', 1, 1, 60, 'https://j.example.com', 'json-query', '$count(items[status="down"])', '==', '0');`);
+  assert.deepEqual((await monitorNamed('Plain path')).assertions, [{ source: 'json', path: '$.data.version', op: 'contains', value: '1.2' }]);
+  assert.deepEqual((await monitorNamed('Quoted path')).assertions, [{ source: 'json', path: "$.items[0]['health state']", op: 'equals', value: 'ok' }]);
+  assert.ok(item(r, 'Plain path').notes.includes('JSON query data.version → JSONPath $.data.version'), JSON.stringify(item(r, 'Plain path').notes));
+  const expr = item(r, 'Expression');
+  assert.equal(expr.result, 'skipped');
+  assert.match(expr.reason!, /JSONata expression beyond a plain path/);
+});

@@ -2,7 +2,7 @@ import { MIN_GRACE_S, type HealthcheckBodyInput } from '../healthcheck.ts';
 import { ALERTS_WAIT_MIN, CHECK_FREQUENCIES_S, HTTP_METHODS, MonitorBody, PROTOCOLS, type MonitorBodyInput } from '../monitor.ts';
 import type { KumaMaintenance, KumaMonitor } from './types.ts';
 import { mapKumaCheckType } from './check-types.ts';
-import { kumaHttpOptions } from './http-options.ts';
+import { jsonataPathToJsonPath, kumaHttpOptions } from './http-options.ts';
 import { MAX_TAGS_PER_MONITOR, formatTagRef, parseTagRef } from '../tags.ts';
 
 /**
@@ -133,7 +133,11 @@ export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid:
       // lt/gt compare numbers; Kuma keeps the expected value as text.
       const value = op === 'lt' || op === 'gt' ? Number(expected) : expected;
       if (typeof value === 'number' && !Number.isFinite(value)) return { kind: 'skipped', reason: `JSON query "${m.jsonPathOperator}" needs a number, got "${expected}"` };
-      (body as Record<string, unknown>).assertions = [{ source: 'json', path: m.jsonPath, op, value }];
+      // Kuma's expression is JSONata: a plain path becomes a JSONPath; anything else is reported (issue 36).
+      const path = jsonataPathToJsonPath(m.jsonPath);
+      if (path === null) return { kind: 'skipped', reason: `JSON query "${m.jsonPath}" is a JSONata expression beyond a plain path (Pharos evaluates JSONPath)` };
+      if (path !== m.jsonPath) notes.push(`JSON query ${m.jsonPath} → JSONPath ${path}`);
+      (body as Record<string, unknown>).assertions = [{ source: 'json', path, op, value }];
     }
     return { kind: 'monitor', body, notes };
   }
