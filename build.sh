@@ -116,6 +116,9 @@ build_target() {
   # it dlopens the addon file the main thread loaded): the SEA asset checkpoint-worker.cjs.
   node_modules/.bin/esbuild src/store/checkpoint-worker.ts --bundle --platform=node --format=cjs --target=node24 \
     --outfile="$work/checkpoint-worker.cjs" --log-level=error --legal-comments=none
+  # The backup check thread (src/store/verify-worker.ts, issue 37): the SEA asset verify-worker.cjs.
+  node_modules/.bin/esbuild src/store/verify-worker.ts --bundle --platform=node --format=cjs --target=node24 \
+    --outfile="$work/verify-worker.cjs" --log-level=error --legal-comments=none
   # The store host thread (src/store-host.ts: the store and every module defining procedures; on
   # PostgreSQL it runs store.async calls so the main event loop never waits): SEA asset store-host.cjs.
   node_modules/.bin/esbuild src/store-host.ts --bundle --platform=node --format=cjs --target=node24 \
@@ -154,6 +157,7 @@ build_target() {
         "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js",
         "pg-worker.cjs": `${process.env.WORK}/pg-worker.cjs`,
         "checkpoint-worker.cjs": `${process.env.WORK}/checkpoint-worker.cjs`,
+        "verify-worker.cjs": `${process.env.WORK}/verify-worker.cjs`,
         "store-host.cjs": `${process.env.WORK}/store-host.cjs`,
       },
     };

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, write
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../lib/errors.ts';
-import { addonFileOf, isSea } from '../lib/sea.ts';
+import { addonFileOf, bundledFile, isSea } from '../lib/sea.ts';
 import { checkDbFileAgainst, type DbFileCheck } from './db-file-check.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import type { Store } from './index.ts';
@@ -57,15 +57,27 @@ export function checkDbFile(file: string, nativeBinding?: object, opts: { ownCop
 
 /**
  * {@link checkDbFile} of a copy Pharos just wrote (`ownCopy`) on a worker thread
- * (store/verify-worker.ts), so `PRAGMA integrity_check` (about a second per GB) does not hold the
- * event loop. Inside the single executable, where the worker is not bundled, it runs inline.
+ * (store/verify-worker.ts; inside the single executable its bundle, the SEA asset verify-worker.cjs,
+ * loading the same addon file), so `PRAGMA integrity_check` (about a second per GB) does not hold
+ * the event loop. Runs inline only when the addon's file is unknown or the asset is missing.
  */
 export function checkCopyOffThread(file: string, nativeBinding?: object): Promise<DbFileCheck> {
   const latest = MIGRATIONS.at(-1)!.version;
   const addonFile = nativeBinding ? addonFileOf(nativeBinding) : undefined;
-  if (isSea() || (nativeBinding && !addonFile)) return Promise.resolve(checkDbFileAgainst(file, latest, { nativeBinding, ownCopy: true }));
+  const inline = () => Promise.resolve(checkDbFileAgainst(file, latest, { nativeBinding, ownCopy: true }));
+  if (nativeBinding && !addonFile) return inline();
+  const options = { workerData: { file, latest, addonFile }, name: 'pharos-backup-check' };
+  let code: string | null = null;
+  if (isSea()) {
+    try {
+      code = bundledFile('verify-worker.cjs', '').toString('utf8');
+    } catch (e) {
+      if (!/asset/i.test((e as Error).message)) throw e;
+      return inline();
+    }
+  }
   return new Promise<DbFileCheck>((resolve, reject) => {
-    const worker = new Worker(new URL('./verify-worker.ts', import.meta.url), { workerData: { file, latest, addonFile }, name: 'pharos-backup-check', execArgv: [] });
+    const worker = code !== null ? new Worker(code, { ...options, eval: true }) : new Worker(new URL('./verify-worker.ts', import.meta.url), { ...options, execArgv: [] });
     worker.once('message', (m: DbFileCheck) => resolve(m));
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the backup check thread ended (code ${code}) without an answer`)));
