@@ -20,6 +20,7 @@ import { createPersonSender } from './alerting/person-sender.ts';
 import { createApp } from './http/app.ts';
 import { clientErrorHandler } from './http/errors.ts';
 import { pingHandler } from './http/ping.ts';
+import { kumaPushHandler } from './http/kuma-push.ts';
 import { hostGuard } from './http/host.ts';
 import { fairListener } from './http/fair.ts';
 import { warmUpWhenPagesExist } from './http/pages/warm-up.ts';
@@ -172,6 +173,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   await core.pageAccess.ready();
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
+    const kumaPush = kumaPushHandler({ core, clock, logger, store });
     const hostOk = hostGuard();
     // Pings are answered by a plain node:http handler in front of the Hono app (the hot path); an invalid
     // Host is refused before either. The app's work per event-loop turn is bounded (src/http/fair.ts):
@@ -179,7 +181,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     const withPings = ((options: object, listener: RequestListener) => {
       const fair = fairListener(listener);
       return createServer(options, (req, res) => {
-        if (hostOk(req, res) && !pings(req, res)) fair(req, res);
+        if (hostOk(req, res) && !pings(req, res) && !kumaPush(req, res)) fair(req, res);
       }).on('clientError', clientErrorHandler());
     }) as unknown as typeof createServer;
     const s = serve({ fetch: app.fetch, hostname: host, port, createServer: withPings }, () => resolve(s));

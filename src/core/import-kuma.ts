@@ -117,6 +117,11 @@ export function importKuma(
             ? { uuid: deps.writers.healthcheck(tx, parsed(HealthcheckBody, mapped.body), now).uuid, healthcheck: true }
             : { uuid: deps.writers.monitor(tx, parsed(MonitorBody, mapped.body), now).uuid, healthcheck: false };
         tx.kumaImports.remember('monitor', m.id, created.uuid, now);
+        // Kuma's push URL keeps working (issue 36): its token is an alias of the healthcheck's (http/kuma-push.ts).
+        if (created.healthcheck && m.pushToken && /^[A-Za-z0-9_-]{1,100}$/.test(m.pushToken) && !tx.kumaImports.pushAlias(m.pushToken)) {
+          tx.kumaImports.remember(`push-token:${m.pushToken}`, m.id, created.uuid, now);
+          mapped.notes.splice(0, mapped.notes.length, ...mapped.notes.filter((n) => !n.startsWith('new ping URL')), `Kuma's push URL ${deps.publicUrl.replace(/\/+$/, '')}/api/push/${m.pushToken} keeps working`);
+        }
         const l = alerting.link(kind, created.uuid, m.id, m.notificationIds);
         monitorItems.push({ kind, kumaId: m.id, name: m.name, result: 'created', uuid: created.uuid, notes: [...mapped.notes, ...l.notes], ...(created.healthcheck ? { pingUrl: pingUrl(deps.publicUrl, created.uuid) } : {}) });
       } catch (e) {

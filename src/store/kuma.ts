@@ -103,7 +103,13 @@ export function readKumaDb(file: string, nativeBinding?: object): KumaData {
 export function kumaImportsStore(db: Db) {
   const get = db.prepare<[string, number], { uuid: string }>('SELECT uuid FROM kuma_imports WHERE kind = ? AND kuma_id = ?');
   const put = db.prepare('INSERT INTO kuma_imports(kind, kuma_id, uuid, imported_at) VALUES (?, ?, ?, ?)');
+  const alias = db.prepare<[string], { uuid: string }>('SELECT uuid FROM kuma_imports WHERE kind = ? LIMIT 1');
   return {
+    /**
+     * The ping token (`tok_…`) of the healthcheck an imported push monitor became, by Kuma's push
+     * token (issue 36; recorded as kind `push-token:<token>`), or undefined.
+     */
+    pushAlias: (kumaToken: string): string | undefined => alias.get(`push-token:${kumaToken}`)?.uuid,
     /** The Pharos uuid a Kuma object of `kind` became, or undefined when never imported. */
     uuidOf: (kind: string, kumaId: number): string | undefined => get.get(kind, kumaId)?.uuid,
     /** Records an import. Call inside the importing transaction. */

@@ -102,3 +102,23 @@ INSERT INTO monitor(id, name, active, user_id, interval, url, type, json_path, j
   assert.equal(expr.result, 'skipped');
   assert.match(expr.reason!, /JSONata expression beyond a plain path/);
 });
+
+test("a push monitor's Kuma URL /api/push/<token>?status=…&msg=… keeps working: up → a success ping, down → a fail ping with msg as its body", async () => {
+  const r = importSql(`INSERT INTO monitor(id, name, active, user_id, interval, type, push_token) VALUES (41, 'Cron job', 1, 1, 3600, 'push', 'KumaPush0123');`);
+  const it = item(r, 'Cron job');
+  assert.equal(it.result, 'created', JSON.stringify(it));
+  assert.ok(it.notes.includes("Kuma's push URL https://pharos.example.com/api/push/KumaPush0123 keeps working"), JSON.stringify(it.notes));
+  const tok = it.uuid!;
+  const up = await fetch(`${p.url}/api/push/KumaPush0123?status=up&msg=OK&ping=12`);
+  assert.equal(up.status, 200);
+  assert.deepEqual(await up.json(), { ok: true });
+  const down = await fetch(`${p.url}/api/push/KumaPush0123?status=down&msg=${encodeURIComponent('disk full')}&ping=`);
+  assert.equal(down.status, 200);
+  const pings = await p.core.healthchecks.pings(tok, 10);
+  assert.deepEqual(pings.map((x) => [x.kind, x.body]).reverse().slice(-2), [['success', 'OK'], ['fail', 'disk full']], JSON.stringify(pings));
+  const hc = (await p.store.async.healthchecks.list()).find((h) => h.name === 'Cron job')!;
+  assert.equal(hc.status, 'down', 'status=down is a fail signal');
+  const unknown = await fetch(`${p.url}/api/push/NoSuchToken?status=up`);
+  assert.equal(unknown.status, 404);
+  assert.deepEqual(await unknown.json(), { ok: false, msg: 'Monitor not found or not active.' });
+});

@@ -79,6 +79,8 @@ export interface KumaMonitor {
   description?: string | null;
   /** "Certificate expiry notification" (Kuma's `expiry_notification`). */
   expiryNotification?: boolean;
+  /** push: the token of its push URL `/api/push/<token>` (Kuma's `push_token`). */
+  pushToken?: string | null;
 }
 
 /** A tag on a Kuma monitor. */
@@ -233,6 +235,7 @@ export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[
     oauthScopes: str(pick('oauth_scopes')),
     description: str(r.description),
     expiryNotification: bool(pick('expiry_notification', 'expiryNotification')),
+    pushToken: str(pick('push_token', 'pushToken')),
   };
 }
 
