@@ -1,13 +1,14 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../lib/errors.ts';
+import { checkDbFile } from '../store/backup-files.ts';
 import { maintenanceConfig, parse, withStore, type CliCommand } from './command.ts';
 
 /** `pharos backup FILE`: an online SQLite backup (the server may keep running). */
 export const command: CliCommand = {
   help: `Usage: pharos backup [--config FILE] DEST
 Writes an online backup of the database (<data_dir>/pharos.db) to DEST while Pharos may keep running.
-Refuses to overwrite DEST. SQLite only (storage.driver postgres: use pg_dump). Unset \${VARIABLES} in config.yaml do not matter here.`,
+The copy passes PRAGMA integrity_check before it is named DEST. Refuses to overwrite DEST. SQLite only (storage.driver postgres: use pg_dump). Unset \${VARIABLES} in config.yaml do not matter here.`,
   async run(args, env) {
     const { values, positionals } = parse(args, {});
     const dest = positionals[0];
@@ -17,11 +18,14 @@ Refuses to overwrite DEST. SQLite only (storage.driver postgres: use pg_dump). U
     if (config.storage.driver !== 'sqlite') {
       throw new AppError(400, 'cli.invalid', 'backup: storage.driver is postgres: back up PostgreSQL with its own tools (pg_dump, or your provider\'s backups); pharos backup copies the SQLite file only');
     }
-    return withStore(config, env, async (store) => {
+    return withStore(config, env, async (store, nativeBinding) => {
       const tmp = `${dest}.partial`;
       rmSync(tmp, { force: true });
       try {
         await store.backupTo(tmp);
+        // Checked like a scheduled backup (integrity_check, one self-contained file) before it gets its name.
+        const check = checkDbFile(tmp, nativeBinding, { ownCopy: true });
+        if (!check.ok) throw new Error(check.problem ?? 'check failed');
         renameSync(tmp, dest);
       } catch (e) {
         rmSync(tmp, { force: true });

@@ -175,6 +175,11 @@ test('upgrades: version --check-db names pending migrations, the first start cop
   const db = new Database(join(dataDir, 'pharos.db'));
   db.pragma(`user_version = ${last.version + 5}`);
   db.close();
+  const elsewhere = tempDir();
+  const refused = await pharos(['restore', join(dataDir, 'pharos.db')], { PHAROS_DATA_DIR: elsewhere });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, new RegExp(`its schema version ${last.version + 5} is newer than this Pharos knows \\(${last.version}\\).*nothing was changed`));
+  assert.equal(existsSync(join(elsewhere, 'pharos.db')), false);
   const newer = await pharos(['version', '--check-db', '--data-dir', dataDir]);
   assert.equal(newer.code, 3);
   assert.match(newer.stdout, /written by a newer Pharos/);
