@@ -112,7 +112,9 @@ export async function startTestPharos(config: Record<string, unknown> = {}, cloc
     config = { ...config, storage: { ...storage, driver: 'postgres', postgres_url: (await databaseFor(dataDir)).url } };
   }
   // One key for every test instance: instances sharing a PostgreSQL database must hold the same one (issue 32).
-  const cfg = parseConfig({ listen: '127.0.0.1:0', data_dir: dataDir, admin_token: WRITE_TOKEN, secret_key: TEST_SECRET_KEY, ...config });
+  // Scheduled backups (on by default, every 6h) are off unless a test asks: a test moving its clock by
+  // days would otherwise copy its database at every 6 hours it crosses (test/api/backups.test.ts turns them on).
+  const cfg = parseConfig({ listen: '127.0.0.1:0', data_dir: dataDir, admin_token: WRITE_TOKEN, secret_key: TEST_SECRET_KEY, backup: { every: 'off' }, ...config });
   const p = await startPharos({ config: cfg, logger, clock });
   const settle = async () => {
     await p.scheduler.settled();
