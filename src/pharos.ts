@@ -173,7 +173,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   await core.pageAccess.ready();
   const server = await new Promise<ServerType>((resolve, reject) => {
     const pings = pingHandler({ core, clock, logger });
-    const kumaPush = kumaPushHandler({ core, clock, logger, store });
+    const kumaPush = kumaPushHandler({ core, clock, logger, pushAlias: (t) => store.async.kumaImports.pushAlias(t) });
     const hostOk = hostGuard();
     // Pings are answered by a plain node:http handler in front of the Hono app (the hot path); an invalid
     // Host is refused before either. The app's work per event-loop turn is bounded (src/http/fair.ts):

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Store } from '../store/index.ts';
 import type { HttpDeps } from './context.ts';
 
 const PREFIX = '/api/push/';
@@ -15,7 +14,7 @@ function answer(res: ServerResponse, status: number, body: object): void {
 /**
  * Uptime Kuma's push URL `<public_url>/api/push/<kuma token>?status=up|down&msg=…&ping=…` for push
  * monitors brought over by `pharos import kuma` (issue 36), so the jobs that push need no edit. The
- * Kuma token is looked up in the import's id map (`kumaImports.pushAlias`, through `store.async`) and
+ * Kuma token is looked up in the import's id map (`pushAlias`: pharos.ts passes `store.async.kumaImports.pushAlias`) and
  * the request becomes a ping of that healthcheck through `core.healthchecks.ping`, as `/ping/<tok>`
  * would: `status=down` → a `fail` signal, anything else a success; `msg` (first 10 KB) is the ping's
  * body; `ping` (Kuma's response time) is not kept. GET, HEAD or POST (the body is not read);
@@ -23,8 +22,8 @@ function answer(res: ServerResponse, status: number, body: object): void {
  * Borrowed from Kuma's server/routers/api-router.js (`/api/push/:pushToken`).
  * @returns a listener that handles `/api/push/…` and returns false for anything else
  */
-export function kumaPushHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'> & { store: Pick<Store, 'async'> }) {
-  const { core, clock, logger, store } = deps;
+export function kumaPushHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'> & { pushAlias: (kumaToken: string) => Promise<string | undefined> }) {
+  const { core, clock, logger, pushAlias } = deps;
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '';
     if (!url.startsWith(PREFIX)) return false;
@@ -45,8 +44,7 @@ export function kumaPushHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'
       if ((e as { code?: string }).code !== 'store.unavailable') logger.error('kuma push failed', { error: (e as Error).message });
       if (!res.headersSent) answer(res, 503, { ok: false, msg: 'Ping not stored, try again' });
     };
-    store.async.kumaImports
-      .pushAlias(token)
+    pushAlias(token)
       .then(async (tok) => {
         if (!tok) return notFound();
         const ua = req.headers['user-agent'];
