@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser, signInTab, watchedTab, type ContextOptions } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 
@@ -26,17 +26,9 @@ after(async () => {
   await p?.cleanup();
 });
 
-async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<Page> {
-  const tab = await (await browser.newContext({ colorScheme: 'light', ...options })).newPage();
-  tab.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${tab.url()}: ${m.text()}`);
-  });
-  tab.on('pageerror', (e) => problems.push(e.message));
-  await tab.goto(`${p.url}/login`);
-  await tab.fill('input[name=email]', EMAIL);
-  await tab.fill('input[name=password]', PW);
-  await tab.click('button[type=submit]');
-  await tab.waitForURL(`${p.url}/`);
+async function signedIn(options: ContextOptions): Promise<Page> {
+  const tab = await watchedTab(browser, problems, options);
+  await signInTab(tab, p.url, EMAIL, PW);
   return tab;
 }
 const dependsOnOf = async (tab: Page) => {

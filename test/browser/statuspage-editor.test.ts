@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser, signInTab, watchedTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 
@@ -26,23 +26,10 @@ after(async () => {
   await p.cleanup();
 });
 
-const VIEWPORTS = [
-  { name: 'desktop', options: { viewport: { width: 1366, height: 900 } } },
-  { name: '390 px phone', options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
-] as const;
 
-async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<Page> {
-  const ctx = await browser.newContext({ colorScheme: 'light', ...options });
-  const tab = await ctx.newPage();
-  tab.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${tab.url()}: ${m.text()}`);
-  });
-  tab.on('pageerror', (e) => problems.push(e.message));
-  await tab.goto(`${p.url}/login`);
-  await tab.fill('input[name=email]', EMAIL);
-  await tab.fill('input[name=password]', PW);
-  await tab.click('button[type=submit]');
-  await tab.waitForURL(`${p.url}/`);
+async function signedIn(options: ContextOptions): Promise<Page> {
+  const tab = await watchedTab(browser, problems, options);
+  await signInTab(tab, p.url, EMAIL, PW);
   return tab;
 }
 const newPage = async (name: string, subdomain: string): Promise<string> => {
