@@ -47,18 +47,5 @@ function formatDurationUncached(s: number, lang: string): string {
   return f.format(parts);
 }
 
-const pluralRules = new Map<string, Intl.PluralRules>();
-
-/** The CLDR plural category (`one`, `few`, `many`, `other`…) of `n` in `lang`, by Intl.PluralRules (cached per language). */
-export function pluralCategory(n: number, lang = 'en'): Intl.LDMLPluralRule {
-  return cached(pluralRules, lang, () => new Intl.PluralRules(lang)).select(n);
-}
-
-/**
- * `n` and the word in the form its count takes: `plural(1, 'monitor')` → "1 monitor",
- * `plural(2, 'monitor')` → "2 monitors", `plural(0, 'policy', 'policies')` → "0 policies". English
- * (the console's language) unless `lang` is given; `many` defaults to `one` + "s".
- */
-export function plural(n: number, one: string, many = `${one}s`, lang = 'en'): string {
-  return `${n} ${pluralCategory(n, lang) === 'one' ? one : many}`;
-}
+/** Counted words ("1 monitor", "2 monitors"): src/domain/plural.ts, shared with operator notices. */
+export { plural, pluralCategory } from '../src/domain/plural.ts';

@@ -5,6 +5,7 @@ import { noticeKey, type AlertMessage } from '../domain/alert.ts';
 import { escalationRestart, type EscalationSettings, type MemoryGate } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import { plural } from '../domain/plural.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 
@@ -118,7 +119,7 @@ export class FloodGuard implements MemoryGate {
     this.#active = { since: now, held: new Set(uuids), ongoing: new Set(uuids) };
     this.#recent = new Map();
     const region = this.deps.config.probe.region;
-    const notices = this.#notices(now, false, `probe ${region} lost connectivity: ${uuids.length} monitors failing`, `${uuids.length} monitor outages opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
+    const notices = this.#notices(now, false, `probe ${region} lost connectivity: ${plural(uuids.length, 'monitor')} failing`, `${plural(uuids.length, 'monitor outage')} opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
     this.deps.metrics.floodActive(true);
     this.deps.logger.warn('flood guard: probe connectivity loss, alerts held', { region, failing: uuids.length });
     // Queued in a transaction of its own (this hook may run before the outage's transaction, on the
@@ -166,7 +167,7 @@ export class FloodGuard implements MemoryGate {
       now,
       true,
       `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
-      still.length > 0 ? `${still.length} monitors are still failing; they alert if still failing in ${config.alerting.flood_guard.window_seconds} s.` : 'Every monitor of the burst recovered; their held alerts are dropped.',
+      still.length > 0 ? `${plural(still.length, 'monitor')} ${still.length === 1 ? 'is' : 'are'} still failing; they alert if still failing in ${config.alerting.flood_guard.window_seconds} s.` : 'Every monitor of the burst recovered; their held alerts are dropped.',
     );
     this.#write({ restarted, releaseAt, notices, esc: core.escalation.settings }, 'flood guard: restarting the held escalations failed', () => {
       this.deps.metrics.floodActive(false);
