@@ -64,7 +64,7 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
     const admins = (await store.async.people.members()).filter((m) => m.role === 'admin' && m.disabledAt === null);
     for (const a of admins) {
       // Under the outage's uuid: acknowledging or resolving it cancels these pages' later steps too.
-      const r = await core.people.page(a.uuid, { outageUuid: o.uuid, title: `Pharos could not page anyone for outage #${o.incidentNumber}`, text, ...core.pageLinks.linksFor(o.uuid, a.uuid, clock.now()) });
+      const r = await core.people.page(a.uuid, { outageUuid: o.uuid, title: `Pharos could not page anyone for outage #${o.incidentNumber}`, text, ...(await core.pageLinks.linksFor(o.uuid, a.uuid, clock.now())) });
       if (!r.reached) logger.error(`pager: admin ${a.email} could not be told either`, { outage: o.uuid });
     }
   }
@@ -110,7 +110,7 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
     let reached = step.targets.some((t) => t.type === 'integration');
     const members = new Map((await store.async.people.members()).map((m) => [m.uuid, m]));
     for (const [userUuid, why] of people) {
-      const links = core.pageLinks.linksFor(o.uuid, userUuid, now);
+      const links = await core.pageLinks.linksFor(o.uuid, userUuid, now);
       let r: PageResult;
       try {
         r = await core.people.page(userUuid, { outageUuid: o.uuid, title, text, ...links });

@@ -5,7 +5,8 @@ import { randomBase62 } from '../domain/ids.ts';
 import { PROVIDER } from '../domain/people.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createHttpSender } from './channels/http.ts';
-import { cut } from './channels/render.ts';
+import { cut, joinUrl, jsonRequest } from './channels/render.ts';
+import { telegramText } from './channels/telegram/index.ts';
 import { integrationSender } from './integration-channels.ts';
 
 /** `&`, `<`, `>`, quotes escaped for TwiML. */
@@ -33,6 +34,22 @@ async function call(config: ChannelConfigOf<'twilio'>, to: string, speech: strin
 }
 
 /**
+ * A page to a Telegram chat with inline buttons (issue 34 point 4): Bot API `sendMessage` as the
+ * Telegram channel sends it, plus `reply_markup: {inline_keyboard: [[{text, callback_data}, …]]}`
+ * (https://core.telegram.org/bots/api#inlinekeyboardmarkup); the buttons come back to `/hooks/telegram/…`.
+ * @throws ChannelError (from the HTTP sender) when Telegram refuses or cannot be reached
+ */
+async function telegramWithButtons(config: ChannelConfigOf<'telegram'>, chatId: string, alert: AlertMessage, buttons: Array<{ text: string; data: string }>): Promise<void> {
+  const http = createHttpSender({ label: `telegram ${config.name}`, timeoutSeconds: config.timeout_seconds });
+  try {
+    const body = { chat_id: chatId, text: telegramText(alert), parse_mode: 'HTML', link_preview_options: { is_disabled: true }, reply_markup: { inline_keyboard: [buttons.map((b) => ({ text: b.text, callback_data: b.data }))] } };
+    await http.request(jsonRequest(joinUrl(config.api_url, `bot${config.bot_token}/sendMessage`), body), { deliveryId: `dlv_${randomBase62(22)}` });
+  } finally {
+    await http.close();
+  }
+}
+
+/**
  * The {@link PersonSender} (issue 34 point 1): a person's address put into the provider integration's
  * settings (Twilio `to`, email `to`, ntfy `topic`, Pushover `user_key`, Telegram `chat_id`; domain/people.ts
  * PROVIDER) and sent by the existing channel of that kind as a notice (a throwaway sender, closed after);
@@ -51,6 +68,12 @@ export function createPersonSender(deps: { clock: Clock }): PersonSender {
     const base = target.provider ?? { name: 'ntfy.sh', kind: 'ntfy' as const, settings: {} };
     const channel = integrationSender({ name: base.name, kind: base.kind, settings: { ...base.settings, [p.field]: p.list ? [target.address] : target.address } });
     const alert: AlertMessage = { kind: 'notice', title: message.title, text: message.text, outage: null, escalation: null, link: message.link, createdAt: new Date(deps.clock.now()).toISOString() };
+    if (target.kind === 'telegram' && message.buttons && target.provider) {
+      const parsed = TypedChannelConfig.safeParse({ ...target.provider.settings, name: target.provider.name, type: 'telegram' });
+      if (!parsed.success || parsed.data.type !== 'telegram') throw new Error(`integration "${target.provider.name}" has invalid Telegram settings`);
+      await telegramWithButtons(parsed.data, target.address, alert, message.buttons);
+      return;
+    }
     try {
       await channel.send(alert, { deliveryId: `dlv_${randomBase62(22)}` });
     } finally {

@@ -9,6 +9,7 @@ import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import type { OutagesService } from './outages.ts';
 import { providerFor } from './people-pages.ts';
+import { parseTelegramCallback, telegramCallbackData, telegramKeys, telegramMacOk } from './page-links-telegram.ts';
 
 /** How long a page's acknowledge / resolve link works, ms (30 minutes). */
 export const PAGE_LINK_TTL_MS = 30 * 60_000;
@@ -53,6 +54,8 @@ const readSmsReply = procedure('pageLinks.smsReply', (tx: Store, a: { incident: 
   return items.find((o) => o.incidentNumber === a.incident);
 });
 
+const incidentOf = procedure('pageLinks.incidentOf', (tx: Store, a: { outageUuid: string }) => tx.outages.get(a.outageUuid)?.incidentNumber ?? null);
+
 /**
  * Acknowledge and resolve from the page itself (issue 34 point 4). Every person-directed page carries
  * two links, `<public_url>/ack/<token>` and `<public_url>/resolve/<token>`: the token is the claims
@@ -95,6 +98,14 @@ export function pageLinksService(deps: { store: Store; clock: Clock; logger: Log
     return action === 'ack' ? deps.outages.acknowledge(outageUuid, by, how) : deps.outages.resolve(outageUuid, by, how);
   }
 
+  async function telegramBot(): Promise<{ token: string; apiUrl: string } | null> {
+    if (!deps.secrets) return null;
+    const box = deps.secrets;
+    const s = (await providerFor(store, () => box, 'telegram'))?.settings;
+    if (typeof s?.bot_token !== 'string' || s.bot_token.length === 0) return null;
+    return { token: s.bot_token, apiUrl: typeof s.api_url === 'string' && s.api_url ? s.api_url : 'https://api.telegram.org' };
+  }
+
   return {
     /** The auth token of the Twilio integration that texts pages (the first enabled one), or null: what signs Twilio's webhooks. */
     async twilioAuthToken(): Promise<string | null> {
@@ -103,11 +114,57 @@ export function pageLinksService(deps: { store: Store; clock: Clock; logger: Log
       const token = (await providerFor(store, () => box, 'sms'))?.settings.auth_token;
       return typeof token === 'string' && token.length > 0 ? token : null;
     },
-    /** The `ackUrl` and `resolveUrl` of a page to `userUuid` about `outageUuid` (none without a secret key). */
-    linksFor(outageUuid: string, userUuid: string, now: number): { ackUrl?: string; resolveUrl?: string } {
+    /** The enabled Telegram integration's bot (token, API base URL), or null: what signs the buttons and answers callbacks. */
+    telegramBot,
+    /**
+     * The `ackUrl` and `resolveUrl` of a page to `userUuid` about `outageUuid` (none without a secret key),
+     * and with a Telegram integration the inline buttons' callback data `telegramAck` / `telegramResolve`
+     * (same expiry, single use; page-links-telegram.ts).
+     */
+    async linksFor(outageUuid: string, userUuid: string, now: number): Promise<{ ackUrl?: string; resolveUrl?: string; telegramAck?: string; telegramResolve?: string }> {
       if (!deps.secrets) return {};
       const make = (a: PageAction) => deps.secrets!.seal(JSON.stringify({ o: outageUuid, u: userUuid, a, e: now + PAGE_LINK_TTL_MS, n: randomBase62(12) } satisfies LinkClaims));
-      return { ackUrl: `${deps.baseUrl}/ack/${make('ack')}`, resolveUrl: `${deps.baseUrl}/resolve/${make('resolve')}` };
+      const links = { ackUrl: `${deps.baseUrl}/ack/${make('ack')}`, resolveUrl: `${deps.baseUrl}/resolve/${make('resolve')}` };
+      const bot = await telegramBot();
+      const incident = bot ? await store.async.tx(incidentOf, { outageUuid }) : null;
+      if (!bot || incident === null) return links;
+      const { mac } = telegramKeys(bot.token);
+      const data = (action: PageAction) => telegramCallbackData(mac, { action, incident, expiresAt: Math.floor((now + PAGE_LINK_TTL_MS) / 1000) * 1000, nonce: randomBase62(12) }, outageUuid, userUuid);
+      return { ...links, telegramAck: data('ack'), telegramResolve: data('resolve') };
+    },
+    /**
+     * A pressed inline button (`callback_query` from chat `chatId` with `data`): acts as the owner of the
+     * chat's verified Telegram method when the data was signed for them, once, before it expires.
+     * @returns `answer` (the callback's toast) and `edit` (the message's new text, when it acted)
+     */
+    async telegramCallback(chatId: string, data: string): Promise<{ answer: string; edit: string | null }> {
+      const bot = await telegramBot();
+      const c = parseTelegramCallback(data);
+      if (!bot || !c) return { answer: 'This button is not valid.', edit: null };
+      let person: { uuid: string; name: string } | null = null;
+      for (const member of await store.async.people.members()) {
+        if (member.disabledAt !== null) continue;
+        for (const method of await store.async.people.methods(member.uuid)) {
+          if (method.kind !== 'telegram' || method.verifiedAt === null) continue;
+          const sealed = await store.async.people.sealedAddress(method.uuid);
+          if (sealed && deps.secrets?.open(sealed) === chatId) person = { uuid: member.uuid, name: member.name || member.email };
+        }
+        if (person) break;
+      }
+      if (!person) return { answer: 'This chat is not a verified Telegram contact method of anyone here.', edit: null };
+      const outage = await store.async.tx(readSmsReply, { incident: c.incident });
+      if (!outage || !telegramMacOk(telegramKeys(bot.token).mac, c, outage.uuid, person.uuid)) return { answer: 'This button is not valid for you.', edit: null };
+      const { used } = await store.async.tx(readLink, { outageUuid: outage.uuid, userUuid: person.uuid, nonce: c.nonce });
+      if (used) return { answer: 'This button was already used: it acts once.', edit: null };
+      if (c.expiresAt <= clock.now()) return { answer: `This button expired (buttons work for ${PAGE_LINK_TTL_MS / 60_000} minutes).`, edit: null };
+      try {
+        await act(c.action, outage.uuid, person.uuid, `by Telegram button, ${person.name} ${marker(c.nonce)}`);
+      } catch (e) {
+        if (e instanceof AppError) return { answer: `Outage #${c.incident}: ${e.message}`, edit: null };
+        throw e;
+      }
+      const done = `${c.action === 'ack' ? 'Acknowledged' : 'Resolved'} by ${person.name}`;
+      return { answer: done, edit: `Outage #${c.incident}: ${done}.` };
     },
     /**
      * What a link would do (its confirmation page: GET never acts, link scanners fetch GETs).

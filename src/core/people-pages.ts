@@ -17,6 +17,8 @@ export interface PersonMessage {
   speech?: string;
   /** The main link (acknowledge), or null. */
   link: string | null;
+  /** Inline buttons (Telegram only: `text` shown, `data` the callback data sent back to `/hooks/telegram/…`). */
+  buttons?: Array<{ text: string; data: string }>;
 }
 
 /**
@@ -77,7 +79,8 @@ export async function providerFor(store: Store, box: () => SecretBox, kind: Cont
 /** The message of a page: its text and the acknowledge / resolve links. */
 function pageMessage(p: PageContent): PersonMessage {
   const links = [p.ackUrl ? `Acknowledge: ${p.ackUrl}` : '', p.resolveUrl ? `Resolve: ${p.resolveUrl}` : ''].filter(Boolean);
-  return { title: p.title, text: [p.text, ...links].join('\n'), speech: `Pharos page. ${p.title}. ${p.text}`, link: p.ackUrl ?? null };
+  const buttons = p.telegramAck && p.telegramResolve ? [{ text: 'Acknowledge', data: p.telegramAck }, { text: 'Resolve', data: p.telegramResolve }] : undefined;
+  return { title: p.title, text: [p.text, ...links].join('\n'), speech: `Pharos page. ${p.title}. ${p.text}`, link: p.ackUrl ?? null, ...(buttons ? { buttons } : {}) };
 }
 
 /**
@@ -176,7 +179,7 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
       const steps = pageSteps(rules, methods);
       const byUuid = new Map(methods.map((m) => [m.uuid, m]));
       const later = steps.filter((s) => s.delayMinutes > 0);
-      const stored: PageContent = { outageUuid: page.outageUuid, title: page.title, text: page.text, ackUrl: page.ackUrl, resolveUrl: page.resolveUrl };
+      const stored: PageContent = { outageUuid: page.outageUuid, title: page.title, text: page.text, ackUrl: page.ackUrl, resolveUrl: page.resolveUrl, telegramAck: page.telegramAck, telegramResolve: page.telegramResolve };
       const rows = later.map((s) => ({ outageUuid: page.outageUuid, userUuid, methodUuid: s.methodUuid, delayMinutes: s.delayMinutes, dueAt: now + s.delayMinutes * 60_000, page: JSON.stringify(stored) }));
       // Stored before the immediate sends: a crash while sending loses no later step.
       if (rows.length > 0) await store.async.tx(schedule, { rows, now });

@@ -125,6 +125,10 @@ export interface PageContent {
   ackUrl?: string | undefined;
   /** Signed link that resolves, if any. */
   resolveUrl?: string | undefined;
+  /** Telegram inline-button callback data that acknowledges (`ack:…`, ≤ 64 bytes; core/page-links.ts), when a Telegram integration is set up. */
+  telegramAck?: string | undefined;
+  /** Telegram inline-button callback data that resolves (`res:…`). */
+  telegramResolve?: string | undefined;
 }
 
 /** A person as the team sees them (migration 0028 adds `phone`). */

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { PageAction } from '../core/page-links.ts';
+import { telegramKeys } from '../core/page-links-telegram.ts';
 import { AppError } from '../lib/errors.ts';
 import { rateLimitKey } from '../lib/ip-ranges.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
@@ -40,10 +41,15 @@ const twiml = (text: string) => `<?xml version="1.0" encoding="UTF-8"?><Response
  *   checked over `public_url` + the path (+ query) and the form with the auth token of the Twilio
  *   integration that texts pages (403 otherwise); "ACK <n>" / "RESOLVE <n>" from a verified SMS method
  *   acts on outage #n as its owner; the answer is TwiML with one message.
+ * - `POST /hooks/telegram/<secret>`: Telegram's webhook (setWebhook with `secret_token` = the same
+ *   secret; core/page-links-telegram.ts `telegramKeys`, derived from the bot token). The path secret
+ *   and X-Telegram-Bot-Api-Secret-Token must both match (403 otherwise); a `callback_query` of a
+ *   page's inline button acts as the owner of the chat's verified Telegram method, then Pharos calls
+ *   answerCallbackQuery and editMessageText ("Acknowledged by Ann"). Other updates are answered 200.
  * All are limited to {@link PAGE_LINKS_PER_MINUTE} requests per client address per minute (429).
  */
-export function pageLinksRouter(deps: Pick<HttpDeps, 'core'>) {
-  const { core } = deps;
+export function pageLinksRouter(deps: Pick<HttpDeps, 'core' | 'logger'>) {
+  const { core, logger } = deps;
   const perAddress = new RateLimiterMemory({ keyPrefix: 'page-links-addr', points: PAGE_LINKS_PER_MINUTE, duration: 60 });
   const app = new Hono<AppEnv>();
 
@@ -60,7 +66,7 @@ export function pageLinksRouter(deps: Pick<HttpDeps, 'core'>) {
     }
     await next();
   };
-  for (const path of ['/ack/:token', '/resolve/:token', '/hooks/twilio/sms']) app.use(path, limit);
+  for (const path of ['/ack/:token', '/resolve/:token', '/hooks/twilio/sms', '/hooks/telegram/:secret']) app.use(path, limit);
 
   const refused = (c: Context<AppEnv>, e: unknown) => {
     if (!(e instanceof AppError) || e.status >= 500) throw e;
@@ -105,6 +111,23 @@ export function pageLinksRouter(deps: Pick<HttpDeps, 'core'>) {
     }
     const answer = await core.pageLinks.smsReply(params.From ?? '', params.Body ?? '');
     return c.body(twiml(answer), 200, { 'Content-Type': 'text/xml; charset=utf-8' });
+  });
+  app.post('/hooks/telegram/:secret', async (c) => {
+    const bot = await core.pageLinks.telegramBot();
+    const want = bot ? Buffer.from(telegramKeys(bot.token).webhook) : null;
+    const same = (v: string | undefined) => { const b = Buffer.from(v ?? ''); return want !== null && b.length === want.length && timingSafeEqual(b, want); };
+    if (!same(c.req.param('secret')) || !same(c.req.header('x-telegram-bot-api-secret-token'))) return c.text('the webhook secret does not match (or no Telegram integration is set up)', 403);
+    const update = (await c.req.json().catch(() => null)) as { callback_query?: { id?: string; data?: string; message?: { message_id?: number; chat?: { id?: number | string } } } } | null;
+    const q = update?.callback_query;
+    if (!q || typeof q.id !== 'string' || typeof q.data !== 'string' || q.message?.chat?.id === undefined) return c.json({ ok: true });
+    const chatId = String(q.message.chat.id);
+    const r = await core.pageLinks.telegramCallback(chatId, q.data);
+    const call = (method: string, body: unknown) => fetch(`${bot!.apiUrl.replace(/\/+$/, '')}/bot${bot!.token}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) })
+      .then((res) => { if (!res.ok) logger.warn(`telegram ${method} answered ${res.status}`); })
+      .catch((e: unknown) => logger.warn(`telegram ${method} failed: ${(e as Error).message}`));
+    await call('answerCallbackQuery', { callback_query_id: q.id, text: r.answer });
+    if (r.edit && q.message.message_id !== undefined) await call('editMessageText', { chat_id: chatId, message_id: q.message.message_id, text: r.edit });
+    return c.json({ ok: true });
   });
   return app;
 }
