@@ -33,6 +33,7 @@ import { escalationPoliciesService } from './escalation-policies.ts';
 import { onCallService } from './on-call.ts';
 import { onCallFeedsService } from './on-call-feeds.ts';
 import { peopleService } from './people.ts';
+import { ConsolePager } from './console-pager.ts';
 import { handoffNoticesService } from './on-call-handoffs.ts';
 import { pageLinksService } from './page-links.ts';
 import type { PersonSender } from './people-pages.ts';
@@ -72,7 +73,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   logOperatorEvents({ bus, logger, clock });
   const accounts = accountsService({ store, clock, config, logger });
   const reports = reportsService({ store, clock });
-  const people = peopleService({ store, clock, logger, secrets: deps.secrets, sender: deps.personSender });
+  const consolePager = new ConsolePager();
+  const people = peopleService({ store, clock, logger, secrets: deps.secrets, sender: deps.personSender, consolePager });
   const outages = outagesService({ store, clock, bus, config, escalation });
   // An acknowledged or resolved outage pages nobody further (issue 34 point 1): its delayed steps are dropped.
   for (const event of ['outage.acknowledged', 'outage.resolved'] as const) {
@@ -80,6 +82,8 @@ export function createCore(deps: { store: Store; clock: Clock; logger: Logger; c
   }
   return {
     bus,
+    /** Open console streams by person: contact kind `console` (the console's /events route adds them). */
+    consolePager,
     /** Configured channels (names, kinds) and test deliveries (console "send test alert", `pharos alert test`). */
     channels: channelsService({ store, secrets: deps.secrets, tester: deps.channelTester }),
     pageAccess,

@@ -1,11 +1,12 @@
 import { openSettings } from '../domain/integration.ts';
-import { PROVIDER, pageSteps, type ContactKind, type ContactMethod, type PageContent, type PendingPage } from '../domain/people.ts';
+import { PROVIDER, pageSteps, type ContactKind, type ProviderKind, type ContactMethod, type PageContent, type PendingPage } from '../domain/people.ts';
 import type { Clock, TimerHandle } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import type { ChannelTestTarget } from './channels.ts';
+import type { ConsolePager } from './console-pager.ts';
 
 /** What is sent to a person: a page or a verification code. */
 export interface PersonMessage {
@@ -19,6 +20,8 @@ export interface PersonMessage {
   link: string | null;
   /** Inline buttons (Telegram only: `text` shown, `data` the callback data sent back to `/hooks/telegram/…`). */
   buttons?: Array<{ text: string; data: string }>;
+  /** The outage the message is about (console notifications group by it), if any. */
+  tag?: string;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface PersonMessage {
  * settings, or null (ntfy: ntfy.sh).
  * @throws Error (rejects) with a message safe to log (no secrets, no address) when the provider refused or could not be reached
  */
-export type PersonSender = (target: { kind: ContactKind; address: string; provider: ChannelTestTarget | null }, message: PersonMessage) => Promise<void>;
+export type PersonSender = (target: { kind: ProviderKind; address: string; provider: ChannelTestTarget | null }, message: PersonMessage) => Promise<void>;
 
 /** One method tried by {@link pagesService} `page`. */
 export interface PageAttempt {
@@ -69,6 +72,7 @@ const cancelOutage = procedure('people.cancelOutage', (tx: Store, a: { outageUui
  * order), its settings opened; null when there is none.
  */
 export async function providerFor(store: Store, box: () => SecretBox, kind: ContactKind): Promise<ChannelTestTarget | null> {
+  if (kind === 'console') return null;
   const want = PROVIDER[kind].kind;
   const found = (await store.async.integrations.list()).find((i) => i.kind === want && i.enabled);
   if (!found) return null;
@@ -80,7 +84,7 @@ export async function providerFor(store: Store, box: () => SecretBox, kind: Cont
 function pageMessage(p: PageContent): PersonMessage {
   const links = [p.ackUrl ? `Acknowledge: ${p.ackUrl}` : '', p.resolveUrl ? `Resolve: ${p.resolveUrl}` : ''].filter(Boolean);
   const buttons = p.telegramAck && p.telegramResolve ? [{ text: 'Acknowledge', data: p.telegramAck }, { text: 'Resolve', data: p.telegramResolve }] : undefined;
-  return { title: p.title, text: [p.text, ...links].join('\n'), speech: `Pharos page. ${p.title}. ${p.text}`, link: p.ackUrl ?? null, ...(buttons ? { buttons } : {}) };
+  return { title: p.title, text: [p.text, ...links].join('\n'), speech: `Pharos page. ${p.title}. ${p.text}`, link: p.ackUrl ?? null, tag: p.outageUuid, ...(buttons ? { buttons } : {}) };
 }
 
 /**
@@ -90,7 +94,7 @@ function pageMessage(p: PageContent): PersonMessage {
  * (start), so a restart loses no step; a step claimed by an instance that died is sent again after
  * 5 minutes (at least once).
  */
-export function pagesService(deps: { store: Store; clock: Clock; logger: Logger; box: () => SecretBox; sender: PersonSender | undefined }) {
+export function pagesService(deps: { store: Store; clock: Clock; logger: Logger; box: () => SecretBox; sender: PersonSender | undefined; consolePager: ConsolePager }) {
   const { store, clock, logger } = deps;
   let timer: TimerHandle | null = null;
   let timerAt: number | null = null;
@@ -104,6 +108,11 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
 
   /** Sends `message` through `method`. @returns null when delivered, else why not (safe to log) */
   async function deliver(method: ContactMethod, message: PersonMessage): Promise<string | null> {
+    if (method.kind === 'console') {
+      // Reached when at least one of the person's console tabs is open on this instance (issue 34 point 5: none open = failed).
+      const n = deps.consolePager.deliver(method.userUuid, { title: message.title, text: message.text, link: message.link, tag: message.tag ?? '' });
+      return n > 0 ? null : 'no console of this person is open';
+    }
     if (!deps.sender) return 'paging is not wired here (no alerting part)';
     try {
       const sealed = await store.async.people.sealedAddress(method.uuid);

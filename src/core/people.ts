@@ -22,6 +22,7 @@ import type { SecretBox } from '../lib/secret-box.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { pagesService, providerFor, type PersonSender } from './people-pages.ts';
+import type { ConsolePager } from './console-pager.ts';
 import { ADMIN_EMAIL } from './users.ts';
 import { recordAudit } from './audit-log.ts';
 
@@ -45,6 +46,8 @@ function audit(tx: Store, a: { userUuid: string; actor: AuditActor; now: number 
 const addMethod = procedure('people.addMethod', (tx: Store, a: { uuid: string; userUuid: string; kind: ContactKind; label: string; sealedAddress: string; hint: string; now: number; actor: AuditActor }) => {
   if (!tx.people.member(a.userUuid)) throw new AppError(404, 'team_members.not_found', `team member ${a.userUuid} not found`);
   tx.people.insertMethod(a, a.now);
+  // A console method is verified by being added by the signed-in person: there is nothing to send a code to.
+  if (a.kind === 'console') tx.people.markVerified(a.uuid, a.now);
   const m = tx.people.method(a.uuid)!;
   audit(tx, a, { [`contact_methods.${m.uuid}`]: { after: audited(m) } });
   return m;
@@ -130,13 +133,13 @@ const relabel = procedure('people.relabel', (tx: Store, a: { uuid: string; label
  * Who may change whose methods is the HTTP layer's decision (a person their own, admins anyone's);
  * every function here takes the person's uuid.
  */
-export function peopleService(deps: { store: Store; clock: Clock; logger: Logger; secrets: SecretBox | undefined; sender: PersonSender | undefined }) {
+export function peopleService(deps: { store: Store; clock: Clock; logger: Logger; secrets: SecretBox | undefined; sender: PersonSender | undefined; consolePager: ConsolePager }) {
   const { store, clock, logger } = deps;
   const box = (): SecretBox => {
     if (!deps.secrets) throw new AppError(503, 'contact_methods.unavailable', 'contact methods need the secret key, which is not loaded here');
     return deps.secrets;
   };
-  const pages = pagesService({ store, clock, logger, box, sender: deps.sender });
+  const pages = pagesService({ store, clock, logger, box, sender: deps.sender, consolePager: deps.consolePager });
 
   /** A method of `userUuid` (404 when it is someone else's: their existence is not told). */
   async function methodOf(userUuid: string, uuid: string): Promise<ContactMethod> {
@@ -183,7 +186,7 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
     method: methodOf,
     /**
      * Adds an unverified contact method and sends its code (see {@link sendCode}; a failed send leaves
-     * the method, unverified, and is reported in `codeError`).
+     * the method, unverified, and is reported in `codeError`). A `console` method is verified at once and no code is sent.
      * @throws AppError 400 `validation.invalid` naming `address`; 404 `team_members.not_found`; 503 without a secret key
      */
     async addMethod(userUuid: string, input: { kind: ContactKind; address: string; label?: string | undefined }, actor: AuditActor): Promise<{ method: ContactMethod; codeError: string | null }> {
@@ -193,6 +196,7 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
       const method = await store.async.tx(addMethod, { uuid, userUuid, kind: input.kind, label: input.label ?? '', sealedAddress: box().seal(n.address), hint: maskAddress(input.kind, n.address), now: clock.now(), actor });
       logger.info(`contact method added: ${input.kind} ${method.hint} for ${userUuid} (unverified)`, { method: uuid });
       let codeError: string | null = null;
+      if (input.kind === 'console') return { method, codeError }; // verified already: no code
       try {
         await api.sendCode(userUuid, uuid);
       } catch (e) {

@@ -7,16 +7,22 @@ import type { Role } from './user.ts';
  * kinds, address validation and masking, the steps of a page. No I/O, no clock.
  */
 
-/** How a person can be paged. `sms` and `voice` go through Twilio; `email` through an SMTP integration. */
-export const CONTACT_KINDS = ['email', 'sms', 'voice', 'ntfy', 'pushover', 'telegram'] as const;
+/**
+ * How a person can be paged. `sms` and `voice` go through Twilio; `email` through an SMTP integration;
+ * `console` to the person's open console tabs (browser notification and an in-page banner; its
+ * "address" is only a name for the device, and it needs no integration and no code).
+ */
+export const CONTACT_KINDS = ['email', 'sms', 'voice', 'ntfy', 'pushover', 'telegram', 'console'] as const;
 export type ContactKind = (typeof CONTACT_KINDS)[number];
+/** The contact kinds sent through a provider integration (every kind but `console`). */
+export type ProviderKind = Exclude<ContactKind, 'console'>;
 
 /**
  * The integration kind that carries each contact kind (the provider an admin configures once:
  * Twilio's account, the SMTP server, the Pushover application, the Telegram bot, the ntfy server),
  * and the settings field the person's address replaces in it.
  */
-export const PROVIDER: Record<ContactKind, { kind: ChannelType; field: string; list: boolean }> = {
+export const PROVIDER: Record<ProviderKind, { kind: ChannelType; field: string; list: boolean }> = {
   email: { kind: 'email', field: 'to', list: true },
   sms: { kind: 'twilio', field: 'to', list: true },
   voice: { kind: 'twilio', field: 'to', list: true },
@@ -64,6 +70,8 @@ export function normalizeAddress(kind: ContactKind, raw: string): { ok: true; ad
       return /^[-_A-Za-z0-9]{1,64}$/.test(a) ? { ok: true, address: a } : { ok: false, reason: 'must be an ntfy topic: 1-64 letters, digits, - _' };
     case 'pushover':
       return /^[A-Za-z0-9]{30}$/.test(a) ? { ok: true, address: a } : { ok: false, reason: 'must be a Pushover user key (30 letters and digits)' };
+    case 'console':
+      return a.length >= 1 && a.length <= 100 ? { ok: true, address: a } : { ok: false, reason: 'must name this device (1-100 characters), e.g. "work laptop"' };
     case 'telegram':
       return /^-?\d{1,20}$/.test(a) || /^@[A-Za-z0-9_]{5,32}$/.test(a) ? { ok: true, address: a } : { ok: false, reason: 'must be a Telegram chat id (digits) or @username' };
   }
@@ -74,6 +82,7 @@ export function normalizeAddress(kind: ContactKind, raw: string): { ok: true; ad
  * Phone numbers keep their first two and last two characters; nothing else of the address is shown.
  */
 export function maskAddress(kind: ContactKind, address: string): string {
+  if (kind === 'console') return address; // a device's name, not an address: nothing to hide
   if (kind === 'email') {
     const at = address.lastIndexOf('@');
     return `${address.slice(0, 1)}•••${address.slice(at)}`;
@@ -157,7 +166,7 @@ export interface PendingPage {
 export const ContactMethodCreate = z
   .object({
     kind: z.enum(CONTACT_KINDS),
-    address: z.string().min(1).max(254).describe('Email, phone number (E.164 or with spaces), ntfy topic, Pushover user key or Telegram chat id.'),
+    address: z.string().min(1).max(254).describe('Email, phone number (E.164 or with spaces), ntfy topic, Pushover user key, Telegram chat id, or for `console` a name for the device (verified at once: no code).'),
     label: z.string().max(100).optional(),
   })
   .strict();

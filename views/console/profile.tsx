@@ -17,7 +17,7 @@ export interface ProfileView {
   errors?: { form: string; errors: FormErrors } | undefined;
 }
 
-const KIND_LABEL: Record<ContactKind, string> = { email: 'Email', sms: 'SMS (Twilio)', voice: 'Voice call (Twilio)', ntfy: 'ntfy topic', pushover: 'Pushover user key', telegram: 'Telegram chat id' };
+const KIND_LABEL: Record<ContactKind, string> = { email: 'Email', sms: 'SMS (Twilio)', voice: 'Voice call (Twilio)', ntfy: 'ntfy topic', pushover: 'Pushover user key', telegram: 'Telegram chat id', console: 'This console (browser notification)' };
 /** The Profile page's rules (one line in style.ts): methods as cards, their small forms side by side, wrapping on a phone. */
 export const PROFILE_CSS = `
 .contact-methods{list-style:none;padding:0;display:grid;gap:.6rem;max-width:40rem}
@@ -71,6 +71,12 @@ export function ProfilePage(props: { s: Shell; v: ProfileView }) {
 
       <h2>Contact methods</h2>
       <p class="muted small">Pages go only to verified methods. A code is sent to each new method; enter it here within 10 minutes.</p>
+      <p class="muted small" id="console-notifications">
+        A <b>console</b> method (no code: adding it here verifies it) pages you in every console tab you have open.{' '}
+        <button type="button" class="secondary" data-allow-notifications hidden>
+          Allow notifications
+        </button>
+      </p>
       {v.methods.length > 0 ? (
         <ul class="contact-methods" id="contact-methods">
           {v.methods.map((m) => (

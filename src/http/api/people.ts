@@ -104,7 +104,8 @@ function personRoutes(app: OpenAPIHono<AppEnv>, core: HttpDeps['core'], who: 'me
     }),
     async (c) => {
       const { method: m, codeError } = await core.people.addMethod(await subject(c), c.req.valid('json'), apiActor(c.var.principal));
-      return c.json({ ...toContactMethodJson(m), code_sent: codeError === null, code_error: codeError }, 201);
+      // A console method is verified at once: no code is sent (code_sent false, code_error null).
+      return c.json({ ...toContactMethodJson(m), code_sent: codeError === null && m.kind !== 'console', code_error: codeError }, 201);
     },
   );
   app.openapi(

@@ -7,6 +7,7 @@ import { OVERVIEW_JS } from './overview-client.ts';
 import { HEARTBEAT_JS } from './heartbeat-client.ts';
 import { MAINTENANCE_JS } from './maintenance-client.ts';
 import { PREVIEW_JS } from './page-preview-client.ts';
+import { PAGE_JS } from './page-client.ts';
 
 /**
  * The console's own script (no inline script: strict CSP). Live updates: one EventSource on
@@ -23,6 +24,7 @@ ${OVERVIEW_JS}
 ${HEARTBEAT_JS}
 ${MAINTENANCE_JS}
 ${PREVIEW_JS}
+${PAGE_JS}
   function swapRow(html, tableId) {
     var t = document.createElement('tbody');
     t.innerHTML = html;
@@ -44,6 +46,7 @@ ${PREVIEW_JS}
     es.addEventListener('state', function (e) { swapState(e.data); });
     es.addEventListener('counts', function (e) { placeCounts(e.data); });
     es.addEventListener('beats', function (e) { placeBeats(e.data); });
+    es.addEventListener('page', function (e) { consolePage(e.data); });
     es.addEventListener('hello', caughtUp);
     es.addEventListener('remove', function (e) { var el = document.getElementById('row-' + e.data) || document.getElementById('outage-' + e.data); if (el) el.remove(); recount(); showEmpty(); });
     es.addEventListener('signed-out', function () { es.close(); location.href = '/login'; });

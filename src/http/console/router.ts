@@ -95,8 +95,14 @@ export function consoleRouter(deps: HttpDeps) {
             })
             .catch(() => {});
         });
+        // Pages for this visit's person (contact kind \`console\`), in the same queue: they never overtake a row.
+        const user = c.var.session!.account.uuid;
+        const removePager = core.consolePager.add(user, (p) => {
+          queue = queue.then(() => (ended ? undefined : stream.writeSSE({ event: 'page', data: JSON.stringify(p) }))).catch(() => {});
+        });
         const done = () => {
           remove();
+          removePager();
           resolve();
         };
         stream.onAbort(done);

@@ -63,6 +63,7 @@ export function profileRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
         const kind = text(f, 'kind') as ContactKind;
         if (!CONTACT_KINDS.includes(kind)) throw new AppError(400, 'validation.invalid', `kind: must be one of ${CONTACT_KINDS.join(', ')}`);
         const { method, codeError } = await core.people.addMethod(user, { kind, address: text(f, 'address'), label: text(f, 'label').trim() || undefined }, actor);
+        if (method.kind === 'console') return `Added ${method.hint}: pages now show in every console tab you have open (allow notifications to get them outside the tab).`;
         return codeError ? `Added ${method.hint}, but the code could not be sent: ${codeError}` : `We sent a 6-digit code to ${method.hint}. Enter it below within 10 minutes.`;
       });
     });
