@@ -29,6 +29,11 @@ export class ConsolePager {
     };
   }
 
+  /** How many streams of `userUuid` are open on this instance. */
+  open(userUuid: string): number {
+    return this.#streams.get(userUuid)?.size ?? 0;
+  }
+
   /** Hands `page` to every open stream of `userUuid`. @returns how many streams it went to (0: none open, not reached) */
   deliver(userUuid: string, page: ConsolePage): number {
     const set = this.#streams.get(userUuid);

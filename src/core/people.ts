@@ -45,6 +45,10 @@ function audit(tx: Store, a: { userUuid: string; actor: AuditActor; now: number 
 
 const addMethod = procedure('people.addMethod', (tx: Store, a: { uuid: string; userUuid: string; kind: ContactKind; label: string; sealedAddress: string; hint: string; now: number; actor: AuditActor }) => {
   if (!tx.people.member(a.userUuid)) throw new AppError(404, 'team_members.not_found', `team member ${a.userUuid} not found`);
+  // One console method per person: it reaches every open tab of theirs, so a second would page each tab twice.
+  if (a.kind === 'console' && tx.people.methods(a.userUuid).some((m) => m.kind === 'console')) {
+    throw new AppError(409, 'contact_methods.duplicate', 'kind: you have a console method already: it reaches every console tab you have open');
+  }
   tx.people.insertMethod(a, a.now);
   // A console method is verified by being added by the signed-in person: there is nothing to send a code to.
   if (a.kind === 'console') tx.people.markVerified(a.uuid, a.now);
@@ -187,7 +191,7 @@ export function peopleService(deps: { store: Store; clock: Clock; logger: Logger
     /**
      * Adds an unverified contact method and sends its code (see {@link sendCode}; a failed send leaves
      * the method, unverified, and is reported in `codeError`). A `console` method is verified at once and no code is sent.
-     * @throws AppError 400 `validation.invalid` naming `address`; 404 `team_members.not_found`; 503 without a secret key
+     * @throws AppError 400 `validation.invalid` naming `address`; 404 `team_members.not_found`; 409 `contact_methods.duplicate` for a second console method; 503 without a secret key
      */
     async addMethod(userUuid: string, input: { kind: ContactKind; address: string; label?: string | undefined }, actor: AuditActor): Promise<{ method: ContactMethod; codeError: string | null }> {
       const n = normalizeAddress(input.kind, input.address);

@@ -66,6 +66,9 @@ describe('console notifications', () => {
     assert.equal(m!.kind, 'console');
     assert.equal(m!.hint, 'work laptop');
     assert.ok(m!.verifiedAt !== null, 'verified at once');
+    const second = await vera.post('/profile/methods', { kind: 'console', address: 'phone' });
+    assert.equal(second.status, 409, 'one console method per person: it reaches every open tab already');
+    assert.equal((await p.core.people.methods(uuids.Vera!)).length, 1);
     await admin.post('/profile/methods', { kind: 'console', address: 'desk' });
     await p.core.people.addMethod(uuids.Nora!, { kind: 'console', address: 'phone' }, system);
   });

@@ -27,6 +27,7 @@ export const PROFILE_CSS = `
 .row-forms{display:flex;flex-wrap:wrap;gap:0 .5rem}
 ol.rules{padding-left:1.2rem;margin:0;display:grid;gap:.5rem}
 ol.rules input{width:5rem}
+[data-allow-notifications][hidden]{display:none}
 `;
 
 /** Rows of the rules form: the rules plus this many empty ones. */
