@@ -16,10 +16,14 @@ export interface ConsolePage {
  * streams only. In memory, per instance: a stream open on another instance of a cluster is not reached.
  */
 export class ConsolePager {
-  readonly #streams = new Map<string, Set<(p: ConsolePage) => void>>();
+  readonly #streams = new Map<string, Set<(p: ConsolePage) => Promise<boolean>>>();
 
-  /** Adds `userUuid`'s stream. @returns the function that removes it (the stream closed) */
-  add(userUuid: string, send: (p: ConsolePage) => void): () => void {
+  /**
+   * Adds `userUuid`'s stream; `send` writes a page to it and resolves true once written, false when
+   * the stream could not take it (its session ended, the connection closed); it never rejects.
+   * @returns the function that removes it (the stream closed)
+   */
+  add(userUuid: string, send: (p: ConsolePage) => Promise<boolean>): () => void {
     let set = this.#streams.get(userUuid);
     if (!set) this.#streams.set(userUuid, (set = new Set()));
     set.add(send);
@@ -34,11 +38,14 @@ export class ConsolePager {
     return this.#streams.get(userUuid)?.size ?? 0;
   }
 
-  /** Hands `page` to every open stream of `userUuid`. @returns how many streams it went to (0: none open, not reached) */
-  deliver(userUuid: string, page: ConsolePage): number {
+  /**
+   * Writes `page` to every open stream of `userUuid`.
+   * @returns how many streams took it (0: none open, or none still signed in: not reached)
+   */
+  async deliver(userUuid: string, page: ConsolePage): Promise<number> {
     const set = this.#streams.get(userUuid);
     if (!set) return 0;
-    for (const send of set) send(page);
-    return set.size;
+    const written = await Promise.all([...set].map((send) => send(page)));
+    return written.filter(Boolean).length;
   }
 }

@@ -110,7 +110,7 @@ export function pagesService(deps: { store: Store; clock: Clock; logger: Logger;
   async function deliver(method: ContactMethod, message: PersonMessage): Promise<string | null> {
     if (method.kind === 'console') {
       // Reached when at least one of the person's console tabs is open on this instance (issue 34 point 5: none open = failed).
-      const n = deps.consolePager.deliver(method.userUuid, { title: message.title, text: message.text, link: message.link, tag: message.tag ?? '' });
+      const n = await deps.consolePager.deliver(method.userUuid, { title: message.title, text: message.text, link: message.link, tag: message.tag ?? '' });
       return n > 0 ? null : 'no console of this person is open';
     }
     if (!deps.sender) return 'paging is not wired here (no alerting part)';

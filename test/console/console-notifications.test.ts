@@ -97,6 +97,19 @@ describe('console notifications', () => {
     }
   });
 
+  test('a stream whose session ended is told so, and the page to it is not reached', async () => {
+    const nora = await signIn(p, 'nora@example.com', 'viewer password 1');
+    const tab = await openStream(nora);
+    try {
+      assert.equal((await nora.post('/logout', {})).status, 303);
+      const r = await p.core.people.page(uuids.Nora!, page('out_nora2', 'DOWN: API'));
+      assert.equal(r.reached, false);
+      await tab.next('signed-out');
+    } finally {
+      tab.close();
+    }
+  });
+
   test('the console script shows the banner and the notification for a page message', async () => {
     const js = await (await fetch(`${p.url}/_console/console.js`)).text();
     assert.match(js, /es\.addEventListener\('page', function \(e\) \{ consolePage\(e\.data\); \}\)/);

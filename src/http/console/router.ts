@@ -96,9 +96,25 @@ export function consoleRouter(deps: HttpDeps) {
             .catch(() => {});
         });
         // Pages for this visit's person (contact kind \`console\`), in the same queue: they never overtake a row.
+        // Written only while the session lasts: true once written (the page reached this tab).
         const user = c.var.session!.account.uuid;
         const removePager = core.consolePager.add(user, (p) => {
-          queue = queue.then(() => (ended ? undefined : stream.writeSSE({ event: 'page', data: JSON.stringify(p) }))).catch(() => {});
+          const written = queue.then(async () => {
+            if (ended || stream.aborted || stream.closed) return false;
+            if (!(await core.accounts.session(id))) {
+              ended = true;
+              done();
+              await stream.writeSSE({ event: 'signed-out', data: '' });
+              return false;
+            }
+            await stream.writeSSE({ event: 'page', data: JSON.stringify(p) });
+            return true;
+          });
+          queue = written.then(
+            () => undefined,
+            () => undefined,
+          );
+          return written.catch(() => false);
         });
         const done = () => {
           remove();
