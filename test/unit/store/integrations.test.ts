@@ -125,7 +125,7 @@ for (const driver of DRIVERS) {
       });
       const night = await store.async.escalationPolicies.insert('ep_night', w('night', ['int_a', 'int_b']), T0);
       await store.async.escalationPolicies.insert('ep_day', w('day', ['int_b']), T0);
-      assert.deepEqual(night, { uuid: 'ep_night', createdAt: T0, updatedAt: T0, ...w('night', ['int_a', 'int_b']) });
+      assert.deepEqual(night, { uuid: 'ep_night', createdAt: T0, updatedAt: T0, policyRepeats: 0, ...w('night', ['int_a', 'int_b']) }, 'a write without policyRepeats reads back as 0 (run once)');
       assert.deepEqual((await store.async.escalationPolicies.list()).map((p) => p.name), ['day', 'night']);
       assert.deepEqual(await store.async.escalationPolicies.usingTarget('integration', 'int_b'), [
         { uuid: 'ep_day', name: 'day' },
