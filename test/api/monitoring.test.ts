@@ -199,7 +199,9 @@ describe('scheduling', () => {
     await p.api(`/v1/monitors/${m.uuid}`, { method: 'DELETE' });
     await p.advance(20_000 * 3);
     assert.equal(target.hits, 7, 'deleted monitors are not checked');
-    assert.equal(p.clock.pending <= 2, true, 'only the flush/prune timers remain');
+    // The scheduler's own count, not the clock's: background timers (flush, prune, hand-off notices,
+    // pending pages, a PostgreSQL retry) come and go with the configuration and the driver.
+    assert.equal(p.scheduler.scheduledCount, 0, 'the deleted monitor has no timer left');
   });
 
   test('changing the frequency reschedules at once', async () => {
