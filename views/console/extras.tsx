@@ -3,14 +3,12 @@ import { COMPONENT_STATUSES, INCIDENT_TYPES, UPDATE_TYPES } from '../../src/doma
 import { LANGUAGES, type LocalizedText } from '../../src/domain/localized.ts';
 import type { MaintenanceWindow } from '../../src/domain/maintenance.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
-import { canWrite } from './model.ts';
-import { Csrf, FieldError, FormAlert, Layout, when } from './layout.tsx';
+import { canWrite, formList as list, formValue as val } from './model.ts';
+import { Csrf, FieldError, FormAlert, Layout, Ticks, when } from './layout.tsx';
 import { Picker, type PickerModel } from './picker.tsx';
 import { RecurrenceFields, WindowRow } from './maintenance.tsx';
 import { IncidentActions } from './incidents.tsx';
 
-const val = (f: FormValues, name: string, d = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : d);
-const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
 const firstText = (t: LocalizedText | null) => (t ? (t.en ?? Object.values(t)[0] ?? '') : '');
 
 /** A uuid and name to tick in a form. */
@@ -19,20 +17,6 @@ export interface Choice {
   name: string;
 }
 
-function Ticks(props: { name: string; choices: Choice[]; f: FormValues; legend: string; errors?: FormErrors | undefined }) {
-  return (
-    <fieldset>
-      <legend>{props.legend}</legend>
-      {props.choices.map((ch) => (
-        <label class="check">
-          <input type="checkbox" name={props.name} value={ch.uuid} checked={list(props.f, props.name).includes(ch.uuid)} /> {ch.name}
-        </label>
-      ))}
-      {props.choices.length === 0 ? <p class="muted small">None yet.</p> : null}
-      <FieldError errors={props.errors} name={props.name} />
-    </fieldset>
-  );
-}
 
 /**
  * Maintenance windows: the list (state by occurrence, next occurrences, Edit, End now: maintenance.tsx

@@ -3,6 +3,7 @@ import { PERIOD_UNITS } from '../../src/domain/healthcheck.ts';
 import type { StoredPing } from '../../src/domain/ping.ts';
 import type { OutageRecord } from '../../src/domain/outage.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
+import { formValue as val } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageTable } from './outages.tsx';
 import { HealthcheckState } from './live-state.tsx';
@@ -123,7 +124,6 @@ export function healthcheckFormValues(h: Healthcheck): FormValues {
   };
 }
 
-const val = (f: FormValues, name: string, fallback = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : fallback);
 
 /** Create form of a healthcheck: simple period or cron + time zone, and the grace period. */
 export function HealthcheckFormPage(props: { s: Shell; values: FormValues; errors?: FormErrors | undefined; policies: Array<{ uuid: string; name: string }>; uuid?: string }) {

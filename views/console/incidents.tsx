@@ -2,8 +2,8 @@ import type { Component, Incident } from '../../src/domain/incident.ts';
 import { INCIDENT_TYPES, UPDATE_TYPES } from '../../src/domain/incident.ts';
 import { LANGUAGES, type LocalizedText } from '../../src/domain/localized.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
-import { canWrite } from './model.ts';
-import { Csrf, FieldError, FormAlert, Layout, when } from './layout.tsx';
+import { canWrite, formList as list, formValue as val } from './model.ts';
+import { Csrf, FieldError, FormAlert, Layout, Ticks, when } from './layout.tsx';
 import { DeleteButton } from './delete-button.tsx';
 
 /**
@@ -13,8 +13,6 @@ import { DeleteButton } from './delete-button.tsx';
  * controls (Delete asks: confirmation page without JavaScript, a dialog with it; delete-button.tsx).
  */
 
-const val = (f: FormValues, name: string, d = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : d);
-const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
 
 /** The form's field names of an incident's title in `lang` and of update `i`'s parts. */
 export const incidentField = {
@@ -57,20 +55,6 @@ const langsOf = (t: LocalizedText, f: FormValues, field: (lang: string) => strin
   return had.length ? had : (['en'] as const);
 };
 
-function Ticks(props: { name: string; legend: string; choices: Array<{ uuid: string; name: string }>; f: FormValues; errors?: FormErrors | undefined; error: string }) {
-  return (
-    <fieldset>
-      <legend>{props.legend}</legend>
-      {props.choices.map((ch) => (
-        <label class="check">
-          <input type="checkbox" name={props.name} value={ch.uuid} checked={list(props.f, props.name).includes(ch.uuid)} /> {ch.name}
-        </label>
-      ))}
-      {props.choices.length === 0 ? <p class="muted small">None yet.</p> : null}
-      <FieldError errors={props.errors} name={props.error} />
-    </fieldset>
-  );
-}
 
 /** The incident's edit page (GET/POST `/incidents/:uuid`). */
 export function IncidentEditPage(props: { s: Shell; incident: Incident; statuspages: Array<{ uuid: string; name: string }>; components: Component[]; values: FormValues; errors?: FormErrors | undefined }) {

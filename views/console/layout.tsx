@@ -1,6 +1,6 @@
 import type { Child } from 'hono/jsx';
-import type { FormErrors, Shell } from './model.ts';
-import { canWrite } from './model.ts';
+import type { FormErrors, FormValues, Shell } from './model.ts';
+import { canWrite, formList } from './model.ts';
 import { DeleteButton } from './delete-button.tsx';
 import { ThemeToggle } from './theme.tsx';
 
@@ -179,3 +179,23 @@ export function ago(at: number | null, now: number): string {
 
 /** ISO date-time without seconds' fraction, UTC. */
 export const when = (at: number | null): string => (at === null ? '—' : new Date(at).toISOString().replace('T', ' ').slice(0, 19) + ' UTC');
+
+/**
+ * A fieldset of checkboxes, one per choice (`uuid` posted as `name`, ticked when the form had it),
+ * "None yet." when there are none, and the field's error under it (`error`: the API's field name
+ * where it differs from the form's, e.g. `affectedComponents`).
+ */
+export function Ticks(props: { name: string; legend: string; choices: Array<{ uuid: string; name: string }>; f: FormValues; errors?: FormErrors | undefined; error?: string }) {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.choices.map((ch) => (
+        <label class="check">
+          <input type="checkbox" name={props.name} value={ch.uuid} checked={formList(props.f, props.name).includes(ch.uuid)} /> {ch.name}
+        </label>
+      ))}
+      {props.choices.length === 0 ? <p class="muted small">None yet.</p> : null}
+      <FieldError errors={props.errors} name={props.error ?? props.name} />
+    </fieldset>
+  );
+}

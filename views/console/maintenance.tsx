@@ -1,7 +1,7 @@
 import type { MaintenanceWindow } from '../../src/domain/maintenance.ts';
 import type { Occurrence, Recurrence } from '../../src/domain/maintenance-recurrence.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
-import { canWrite } from './model.ts';
+import { canWrite, formList as list, formValue as val } from './model.ts';
 import { Csrf, FieldError } from './layout.tsx';
 
 /**
@@ -10,8 +10,6 @@ import { Csrf, FieldError } from './layout.tsx';
  * monitor field stay in extras.tsx (`MaintenancePage`).
  */
 
-const val = (f: FormValues, name: string, d = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : d);
-const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
 
 /** Weekday names, 0 = Sunday (the API's `days_of_week`). */
 export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;

@@ -21,6 +21,12 @@ export interface FormErrors {
 /** A form's values as strings, as the person typed them (re-shown after an error). */
 export type FormValues = Record<string, string | string[] | undefined>;
 
+/** A posted form's single value of `name` (the first form re-rendered after an error), or `fallback`. */
+export const formValue = (f: FormValues, name: string, fallback = ''): string => (typeof f[name] === 'string' ? (f[name] as string) : fallback);
+
+/** Every posted value of `name` (ticked checkboxes, a multi-select): one value is a list of one. */
+export const formList = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
+
 /** True when the person may change things (admin or editor). */
 export const canWrite = (s: Shell): boolean => s.user.role !== 'viewer';
 /** True for admins (users and API tokens). */

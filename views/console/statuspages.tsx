@@ -1,6 +1,6 @@
 import type { Statuspage } from '../../src/domain/statuspage.ts';
 import type { FormErrors, FormValues, Shell } from './model.ts';
-import { canWrite } from './model.ts';
+import { canWrite, formList as list, formValue as val } from './model.ts';
 import { Csrf, FieldError, FormAlert, Layout } from './layout.tsx';
 import { Picker, type PickerModel } from './picker.tsx';
 
@@ -14,8 +14,6 @@ export interface ServiceChoice {
   kind: string;
 }
 
-const val = (f: FormValues, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '');
-const list = (f: FormValues, name: string): string[] => (Array.isArray(f[name]) ? (f[name] as string[]) : typeof f[name] === 'string' ? [f[name] as string] : []);
 
 /** Status pages: the list with "view page" links, and the create form with sections (`formKey`: the form's idempotency key, 22 base62). */
 export function StatuspagesPage(props: { s: Shell; pages: Statuspage[]; urlOf: (p: Statuspage) => string; services: ServiceChoice[]; values: FormValues; formKey: string; errors?: FormErrors | undefined; pickers?: PickerModel[] }) {
