@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser, openWatched, signedInContext, type ContextOptions, openLive } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 import { httpTarget, type HttpTarget } from '../support/targets.ts';
@@ -32,42 +32,9 @@ const VIEWPORTS = [
   { name: '390 px phone', width: 390, options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
 ] as const;
 
-async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ colorScheme: 'light', ...options });
-  // Counts the stream's `hello` (sent once the stream is registered with the live hub), so the test changes nothing before the page listens.
-  await ctx.addInitScript(`
-    window.liveHellos = 0;
-    window.EventSource = class extends window.EventSource {
-      constructor(url, init) {
-        super(url, init);
-        this.addEventListener('hello', () => window.liveHellos++);
-      }
-    };
-  `);
-  const tab = await open(ctx, '/login');
-  await tab.fill('input[name=email]', EMAIL);
-  await tab.fill('input[name=password]', PW);
-  await tab.click('button[type=submit]');
-  await tab.waitForURL(`${p.url}/`);
-  await tab.close();
-  return ctx;
-}
-async function open(ctx: BrowserContext, path: string): Promise<Page> {
-  const tab = await ctx.newPage();
-  tab.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${tab.url()}: ${m.text()}`);
-  });
-  tab.on('pageerror', (e) => problems.push(e.message));
-  await tab.goto(p.url + path);
-  return tab;
-}
-async function live(ctx: BrowserContext, path: string): Promise<Page> {
-  const tab = await open(ctx, path);
-  // A function, not a string: a string predicate is eval'd, which the console's CSP refuses.
-  await tab.waitForFunction(() => (globalThis as any).liveHellos > 0 && (globalThis as any).htmx !== undefined);
-  await tab.evaluate('window.marker = 42');
-  return tab;
-}
+const signedIn = (options: ContextOptions): Promise<BrowserContext> => signedInContext(browser, p.url, EMAIL, PW, problems, options);
+const open = (ctx: BrowserContext, path: string): Promise<Page> => openWatched(ctx, p.url + path, problems);
+const live = (ctx: BrowserContext, path: string): Promise<Page> => openLive(ctx, p.url + path, problems);
 const nextCheck = async (uuid: string) => {
   const due = p.scheduler.nextDueAt(p.store.monitors.get(uuid)!.id)!;
   await p.advance(due - p.clock.now());

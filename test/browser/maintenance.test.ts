@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser, openWatched, signedInContext, type ContextOptions } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { setupAdmin } from '../support/console.ts';
@@ -34,25 +34,8 @@ const VIEWPORTS = [
   { name: '390 px phone', width: 390, options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } },
 ] as const;
 
-async function signedIn(options: Parameters<Browser['newContext']>[0]): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ colorScheme: 'light', ...options });
-  const tab = await open(ctx, '/login');
-  await tab.fill('input[name=email]', EMAIL);
-  await tab.fill('input[name=password]', PW);
-  await tab.click('button[type=submit]');
-  await tab.waitForURL(`${p.url}/`);
-  await tab.close();
-  return ctx;
-}
-async function open(ctx: BrowserContext, path: string): Promise<Page> {
-  const tab = await ctx.newPage();
-  tab.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${tab.url()}: ${m.text()}`);
-  });
-  tab.on('pageerror', (e) => problems.push(e.message));
-  await tab.goto(p.url + path);
-  return tab;
-}
+const signedIn = (options: ContextOptions): Promise<BrowserContext> => signedInContext(browser, p.url, EMAIL, PW, problems, options);
+const open = (ctx: BrowserContext, path: string): Promise<Page> => openWatched(ctx, p.url + path, problems);
 const noOverflow = async (tab: Page, width: number) => {
   const scroll = (await tab.evaluate('document.documentElement.scrollWidth')) as number;
   assert.ok(scroll <= width, `no sideways scrolling at ${width} px (${scroll} px on ${tab.url()})`);
