@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../lib/errors.ts';
@@ -85,18 +85,6 @@ export function checkCopyOffThread(file: string, nativeBinding?: object): Promis
 }
 
 /**
- * Test hook (only when the environment names a file in PHAROS_TEST_HOLD_BACKUP): once the copy is
- * written but before it is verified and renamed, the file is created and the backup never goes on,
- * so a test can kill the process "mid-backup" deterministically.
- */
-function holdForTests(): Promise<void> | null {
-  const marker = process.env.PHAROS_TEST_HOLD_BACKUP;
-  if (!marker) return null;
-  writeFileSync(marker, String(process.pid));
-  return new Promise<void>(() => undefined);
-}
-
-/**
  * Writes one backup of the SQLite store into `dir` (created when missing): better-sqlite3's online
  * backup (`db.backup()`: copies pages in steps between event-loop turns, the server keeps writing)
  * to `.pharos-….db.partial`, then {@link checkDbFile} on that copy, and only when it says ok the
@@ -114,7 +102,6 @@ export async function writeBackup(store: Store, dir: string, at: number, nativeB
     mkdirSync(dir, { recursive: true });
     rmSync(partial, { force: true });
     await store.backupTo(partial);
-    await holdForTests();
     const check = await checkCopyOffThread(partial, nativeBinding);
     if (!check.ok) throw new Error(check.problem ?? 'check failed');
     renameSync(partial, file);

@@ -1,7 +1,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -107,30 +107,55 @@ test('a backup that fails is logged and raises an operator notice on the flood g
 test('killed mid-backup: the previous backup stays intact and the partial copy is never listed; restore refuses the running server, a corrupt file, then restores', { skip: ONCE_IN_SQLITE_RUN }, async () => {
   const dataDir = tempDir();
   const dir = join(dataDir, 'backups');
-  // The previous backup, made by an earlier run (overdue: the server backs up at once when it starts).
+  // A database large enough that its copy and check take a moment (~60 MB of audit entries, one
+  // transaction), and the previous backup, made by an earlier run (overdue: the server backs up at
+  // once when it starts).
   const store = openStore({ driver: 'sqlite', dataDir });
+  const diff = { note: { after: 'x'.repeat(4000) } };
+  store.tx((tx) => {
+    for (let i = 0; i < 15_000; i++) {
+      tx.auditLog.append({ at: i, actor: { type: 'system', id: 'seed', name: 'seed' }, action: 'update', resourceType: 'monitor', resourceUuid: `mon_${i}`, resourceName: 'seed', diff });
+    }
+  });
   const previous = await writeBackup(store, dir, Date.UTC(2020, 0, 1));
   store.close();
   const before = readFileSync(previous.file);
-  const marker = join(dataDir, 'held');
   const port = await freePort();
   const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_BACKUP_EVERY: '1h' };
-  const server = await spawnPharos({ ...env, PHAROS_TEST_HOLD_BACKUP: marker });
-  children.push(server);
-  // The copy is written; the server holds before verifying and renaming it (the test hook).
-  await waitFor('the backup to be under way', async () => existsSync(marker));
-  const partial = readdirSync(dir).filter((n) => n.endsWith('.partial'));
-  assert.equal(partial.length, 1, readdirSync(dir).join(', '));
 
-  const refused = await pharos(['restore', previous.file], { PHAROS_DATA_DIR: dataDir });
-  assert.equal(refused.code, 1);
-  assert.match(refused.stderr, new RegExp(`a Pharos \\(process \\d+\\) is serving ${dataDir}; stop it first`));
-
-  server.child.kill('SIGKILL');
-  await server.exited;
+  // SIGKILL the moment the partial copy appears in the folder (the copy is being written; it is
+  // renamed only after its integrity_check): no sleep, the folder's own event.
+  const child = spawn(process.execPath, [...PHAROS_FROM_SOURCE, 'serve'], { cwd: isolatedCwd(), env: isolatedEnv({ ...env, PHAROS_SECRET_KEY: '7e'.repeat(32) }), stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const seen: string[] = [];
+  const watcher = watch(dir, (_event, name) => {
+    if (name && name.endsWith('.partial') && child.exitCode === null) {
+      seen.push(name);
+      child.kill('SIGKILL');
+    }
+  });
+  try {
+    await exited;
+  } finally {
+    watcher.close();
+  }
+  assert.ok(seen.length > 0, 'killed while the partial copy was being written');
+  assert.equal(readdirSync(dir).filter((n) => n.endsWith('.partial')).length, 1, `the partial copy is left behind: ${readdirSync(dir).join(', ')}`);
   assert.deepEqual(listBackups(dir).map((b) => b.name), [previous.name], 'the partial copy is not listed');
   assert.ok(readFileSync(previous.file).equals(before), 'the previous backup is untouched');
   assert.equal(checkDbFile(previous.file).ok, true);
+
+  // Started again, it removes the partial copy before its (overdue) backup; while it serves, restore is refused.
+  const again = await spawnPharos(env);
+  children.push(again);
+  await waitFor('the overdue backup', async () => listBackups(dir).length === 2);
+  assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.partial')), []);
+  const refused = await pharos(['restore', previous.file], { PHAROS_DATA_DIR: dataDir });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, new RegExp(`a Pharos \\(process ${again.child.pid}\\) is serving ${dataDir}; stop it first`));
+  again.child.kill('SIGTERM');
+  await again.exited;
+  assert.equal(existsSync(join(dataDir, 'pharos.pid')), false, 'a graceful stop removes the pid file');
 
   const corrupt = join(dataDir, 'corrupt.db');
   writeFileSync(corrupt, Buffer.concat([before.subarray(0, 4096), Buffer.alloc(before.length - 4096, 0x5a)]));
@@ -140,20 +165,10 @@ test('killed mid-backup: the previous backup stays intact and the partial copy i
   assert.ok(existsSync(join(dataDir, 'pharos.db')));
   assert.ok(!readdirSync(dataDir).some((n) => n.endsWith('.before-restore')));
 
-  // The server is gone (the kernel dropped its lock; its pid file stays): restore goes ahead.
   const ok = await pharos(['restore', previous.file], { PHAROS_DATA_DIR: dataDir });
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /integrity_check ok/);
   assert.equal(readdirSync(dataDir).filter((n) => n.endsWith('.before-restore')).length, 1);
-
-  // Started again, it removes the partial copy before its next backup.
-  const again = await spawnPharos(env);
-  children.push(again);
-  await waitFor('the overdue backup', async () => listBackups(dir).length === 2);
-  assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.partial')), []);
-  again.child.kill('SIGTERM');
-  await again.exited;
-  assert.equal(existsSync(join(dataDir, 'pharos.pid')), false, 'a graceful stop removes the pid file');
 });
 
 test('upgrades: version --check-db names pending migrations, the first start copies the database before them, a downgrade refuses to start with a clear message', { skip: ONCE_IN_SQLITE_RUN }, async () => {
