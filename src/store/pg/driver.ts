@@ -179,7 +179,9 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         port1.postMessage({ op: 'abandon', id });
         throw unavailable();
       }
-      Atomics.wait(flags, READY, seen, left);
+      // A caller that can give up is asked again every 50 ms: its wake-up (host-client.ts) may come
+      // between the question above and this wait, and would otherwise be missed until the answer.
+      Atomics.wait(flags, READY, seen, cancelled ? Math.min(left, 50) : left);
     }
   };
 

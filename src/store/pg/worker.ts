@@ -60,6 +60,8 @@ const pool = newPool();
 const asyncPool = newPool();
 
 let tx: pg.PoolClient | null = null;
+/** The id of the chain's `begin` that opened {@link tx}. */
+let txBegunBy = 0;
 /** The highest request id the main thread gave up waiting for (requests up to it are abandoned). */
 let gaveUp = 0;
 /** A request being handled and the connection it is using, if any (destroyed when it is abandoned). */
@@ -127,6 +129,16 @@ function abandon(id: number, one = false): void {
   if (!one) gaveUp = Math.max(gaveUp, id);
   else if (inFlight.has(id)) abandonedOnes.add(id);
   for (const r of inFlight.values()) if (r.client && isAbandoned(r)) destroy(r.client);
+  // A `begin` given up on after the server had answered it: its caller threw from `begin`, so no
+  // commit or rollback will come, and the next call (another caller's) would run inside it. Its
+  // connection is ended instead; the server rolls the transaction back.
+  if (!one && tx && txBegunBy === id) {
+    const client = tx;
+    tx = null;
+    client.off('error', onTxError);
+    client.on('error', () => undefined);
+    client.release(true);
+  }
 }
 
 /** Thrown for a request abandoned before or while it ran (answered, but nobody reads the answer). */
@@ -225,6 +237,7 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
           throw e;
         }
         tx = client;
+        txBegunBy = id;
         txBroken = false;
         // A pinned client losing its server between two statements must not kill the thread.
         client.on('error', onTxError);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../src/lib/errors.ts';
 import { openPostgresDb } from '../../../src/store/pg/driver.ts';
+import { READY, STATE_BYTES } from '../../../src/store/pg/protocol.ts';
 import { startPostgres } from '../../support/postgres.ts';
 import { waitFor } from '../../support/process.ts';
 
@@ -40,6 +41,52 @@ test('a BEGIN given up on while the database is frozen never opens a transaction
     await admin.connect();
     const rows = (await admin.query<{ x: number }>('SELECT x FROM t ORDER BY x')).rows.map((r) => r.x);
     assert.deepEqual(rows, [2], 'the later transaction committed; the abandoned one wrote nothing');
+    await waitFor('no Pharos session idle in a transaction', async () => {
+      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
+      return r.rows[0]!.n === 0;
+    });
+  } finally {
+    await admin.end().catch(() => undefined);
+    db.close();
+    await server.cleanup();
+  }
+});
+
+test('a BEGIN its caller gave up on just after the server answered it is rolled back, not left open for the next call to write into', { timeout: 120_000 }, async () => {
+  // The store host's race (CI run on 204cc53): its caller gave up while BEGIN was on its way, but the
+  // host saw the cancellation only after the worker had the server's answer and had pinned the
+  // transaction. The host then threw from `begin` (no rollback follows a failed begin) and the next
+  // call, a plain read or write of another request, ran inside that transaction and never committed.
+  const server = await startPostgres('abandonlate');
+  const state = new SharedArrayBuffer(STATE_BYTES);
+  const flags = new Int32Array(state);
+  /** The caller gives up on its next call once the worker answered it (the driver's first ask is before it posts). */
+  let giveUpOnBegin = false;
+  let asked = 0;
+  const db = openPostgresDb({
+    url: server.url,
+    poolSize: 2,
+    statementTimeoutMs: 300,
+    state,
+    cancelled: () => {
+      if (!giveUpOnBegin || ++asked === 1) return false;
+      // Deterministically the late case: wait until the worker has answered this BEGIN, then give up.
+      const seen = Atomics.load(flags, READY);
+      Atomics.wait(flags, READY, seen, 2000);
+      giveUpOnBegin = false;
+      return true;
+    },
+  });
+  const admin = server.admin('abandonlate');
+  try {
+    db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
+    giveUpOnBegin = true;
+    assert.throws(() => db.tx(() => db.prepare('INSERT INTO t (x) VALUES (1)').run()), isUnavailable, 'the caller that gave up is answered 503');
+    db.prepare('INSERT INTO t (x) VALUES (2)').run();
+    db.tx(() => db.prepare('INSERT INTO t (x) VALUES (3)').run());
+    await admin.connect();
+    const rows = (await admin.query<{ x: number }>('SELECT x FROM t ORDER BY x')).rows.map((r) => r.x);
+    assert.deepEqual(rows, [2, 3], 'the later write and transaction committed; the given-up one wrote nothing');
     await waitFor('no Pharos session idle in a transaction', async () => {
       const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
       return r.rows[0]!.n === 0;
