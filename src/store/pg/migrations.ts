@@ -1,3 +1,4 @@
+import { AppError } from '../../lib/errors.ts';
 import type { Db } from '../driver.ts';
 import { pendingMigrations, type Migration } from '../migrations/index.ts';
 import { sql as baseline } from './0015_baseline.ts';
@@ -45,30 +46,39 @@ export const PG_MIGRATIONS: readonly Migration[] = [
 const MIGRATION_LOCK = 7_242_001;
 
 /**
- * Applies every migration above the stored version (table `pharos_schema`), all in one transaction
- * under an advisory lock (PostgreSQL runs DDL in transactions: a failure leaves the schema as it was).
+ * Applies every migration above the stored version (table `pharos_schema`), each step in its own
+ * transaction together with its version bump (PostgreSQL runs DDL in transactions: a step that fails
+ * leaves the schema and the version at the previous step, whole). Each transaction holds an advisory
+ * lock and reads the version again, so instances starting together migrate one step at a time and
+ * never apply a step twice. No copy is taken first (as SQLite's pre-upgrade copy): take a pg_dump
+ * before upgrading (docs/operations.md "Upgrading").
  * @returns the versions applied
- * @throws AppError `store.newer_schema` when the database was written by a newer Pharos
+ * @throws AppError `store.newer_schema` when the database was written by a newer Pharos (the
+ *   message says what to do); the error of a failing step (that step rolled back)
  */
 export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MIGRATIONS): number[] {
-  return db.tx(() => {
-    db.prepare('SELECT pg_advisory_xact_lock(?)').get(MIGRATION_LOCK);
-    db.exec('CREATE TABLE IF NOT EXISTS pharos_schema (version BIGINT NOT NULL)');
-    const row = db.prepare<[], { version: number }>('SELECT version FROM pharos_schema').get();
-    const current = row?.version ?? 0;
-    const applied: number[] = [];
-    for (const m of pendingMigrations(current, migrations)) {
+  const applied: number[] = [];
+  for (;;) {
+    const step = db.tx(() => {
+      db.prepare('SELECT pg_advisory_xact_lock(?)').get(MIGRATION_LOCK);
+      db.exec('CREATE TABLE IF NOT EXISTS pharos_schema (version BIGINT NOT NULL)');
+      const row = db.prepare<[], { version: number }>('SELECT version FROM pharos_schema').get();
+      const current = row?.version ?? 0;
+      const latest = migrations.at(-1)?.version ?? 0;
+      if (current > latest) {
+        throw new AppError(500, 'store.newer_schema', `PostgreSQL database: schema version ${current} is newer than this Pharos knows (up to ${latest}): a newer Pharos wrote it; refusing to downgrade it. Run the newer Pharos, or restore the pg_dump taken before the upgrade (docs/operations.md "Upgrading")`);
+      }
+      const m = pendingMigrations(current, migrations)[0];
+      if (!m) return null;
       db.exec(m.sql);
       m.run?.(db);
-      applied.push(m.version);
-    }
-    const latest = applied.at(-1);
-    if (latest !== undefined) {
-      if (row) db.prepare('UPDATE pharos_schema SET version = ?').run(latest);
-      else db.prepare('INSERT INTO pharos_schema(version) VALUES (?)').run(latest);
-    }
-    return applied;
-  });
+      if (row) db.prepare('UPDATE pharos_schema SET version = ?').run(m.version);
+      else db.prepare('INSERT INTO pharos_schema(version) VALUES (?)').run(m.version);
+      return m.version;
+    });
+    if (step === null) return applied;
+    applied.push(step);
+  }
 }
 
 /** The stored schema version (0 for an empty database). */
