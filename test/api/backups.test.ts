@@ -12,7 +12,9 @@ import { checkDbFile, listBackups, writeBackup } from '../../src/store/backup-fi
 import { rawDb } from '../../src/store/index.ts';
 import type { Logger } from '../../src/lib/logger.ts';
 import { setupAdmin } from '../support/console.ts';
-import { ONCE_IN_SQLITE_RUN, startTestPharos, tempDir, TEST_DRIVER } from '../support/pharos.ts';
+import { ONCE_IN_POSTGRES_MATRIX, ONCE_IN_SQLITE_RUN, sharedPostgres, startTestPharos, tempDir, TEST_DRIVER } from '../support/pharos.ts';
+import { openPostgresDb } from '../../src/store/pg/driver.ts';
+import { migratePostgres, PG_MIGRATIONS } from '../../src/store/pg/migrations.ts';
 import { freePort, isolatedCwd, isolatedEnv, PHAROS_FROM_SOURCE, spawnPharos, waitFor, type PharosProcess } from '../support/process.ts';
 
 // Issue 37 points 3 and 4: scheduled backups, pharos restore, pharos version --check-db, pre-upgrade
@@ -202,5 +204,21 @@ test('upgrades: version --check-db names pending migrations, the first start cop
   const serve = await pharos(['serve'], { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_SECRET_KEY: '7e'.repeat(32) });
   assert.equal(serve.code, 3, serve.stderr);
   assert.match(serve.stderr, new RegExp(`^pharos: ${join(dataDir, 'pharos.db')}: schema version ${last.version + 5} is newer than this Pharos knows \\(up to ${last.version}\\): a newer Pharos wrote it; refusing to downgrade it\\. Run the newer Pharos, or restore a backup from before the upgrade`));
+  assert.doesNotMatch(serve.stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('upgrades on PostgreSQL: a database written by a newer Pharos refuses to start with a clear message and exit code 3', { skip: ONCE_IN_POSTGRES_MATRIX }, async () => {
+  const url = await (await sharedPostgres()).createDatabase(`newer${process.pid}`);
+  const db = openPostgresDb({ url, poolSize: 1, statementTimeoutMs: 10_000 });
+  try {
+    migratePostgres(db);
+    db.prepare('UPDATE pharos_schema SET version = ?').run(PG_MIGRATIONS.at(-1)!.version + 5);
+  } finally {
+    db.close();
+  }
+  const port = await freePort();
+  const serve = await pharos(['serve'], { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: tempDir(), PHAROS_DATABASE_URL: url, PHAROS_SECRET_KEY: '7e'.repeat(32) });
+  assert.equal(serve.code, 3, serve.stderr);
+  assert.match(serve.stderr, new RegExp(`^pharos: PostgreSQL database: schema version ${PG_MIGRATIONS.at(-1)!.version + 5} is newer than this Pharos knows \\(up to ${PG_MIGRATIONS.at(-1)!.version}\\): a newer Pharos wrote it; refusing to downgrade it\\. Run the newer Pharos, or restore the pg_dump taken before the upgrade`));
   assert.doesNotMatch(serve.stderr, /\n\s+at /, 'no stack trace');
 });
