@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import * as REGISTERED from './registry.ts';
 import type { ProtocolDefinition, SecretKind } from './types.ts';
+import { UPSIDE_DOWN_DEFAULTS, UPSIDE_DOWN_FIELDS } from './upside-down.ts';
 
 /**
  * Every protocol, from the registry (src/protocols/registry.ts, one line per protocol; house rule
@@ -8,7 +9,32 @@ import type { ProtocolDefinition, SecretKind } from './types.ts';
  * settings' validation, the probes of the main and of `pharos agent`, and the contract test
  * matrix all derive from it.
  */
-export const PROTOCOL_DEFINITIONS = REGISTERED satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>;
+export const PROTOCOL_DEFINITIONS = Object.fromEntries(
+  Object.entries(REGISTERED satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>).map(([name, d]) => [name, withUpsideDown(d as unknown as ProtocolDefinition)]),
+) as { [P in keyof typeof REGISTERED]: WithUpsideDown<(typeof REGISTERED)[P]> };
+
+/** A registered definition with the `upside_down` setting every protocol has (src/protocols/upside-down.ts). */
+type WithUpsideDown<D> = D extends { fields: infer F; defaults: infer V }
+  ? Omit<D, 'fields' | 'defaults'> & { fields: F & typeof UPSIDE_DOWN_FIELDS; defaults: V & typeof UPSIDE_DOWN_DEFAULTS }
+  : never;
+
+/**
+ * `d` plus `upside_down`: in its fields, defaults and console form (after its own fields), and in
+ * what the API shows only when true (so API.md's port, icmp and http responses keep their fields).
+ */
+function withUpsideDown(d: ProtocolDefinition): ProtocolDefinition {
+  return {
+    ...d,
+    fields: { ...d.fields, ...UPSIDE_DOWN_FIELDS },
+    defaults: { ...d.defaults, ...UPSIDE_DOWN_DEFAULTS },
+    ...(d.formFields ? { formFields: [...d.formFields, 'upside_down'] } : {}),
+    show: (settings) => {
+      const { upside_down, ...rest } = settings as Record<string, unknown>;
+      const shown = d.show ? d.show(rest as typeof settings) : rest;
+      return upside_down === true ? { ...shown, upside_down } : shown;
+    },
+  };
+}
 
 /** A monitor protocol name. */
 export type Protocol = keyof typeof PROTOCOL_DEFINITIONS;

@@ -2,7 +2,7 @@ import type { KumaMonitor } from './types.ts';
 
 /**
  * Kuma's HTTP monitor options as the http protocol's options of issue 36 (src/protocols/http):
- * accepted codes as a list, ignore TLS, upside-down, inverted keyword, basic / bearer / OAuth2
+ * accepted codes as a list, ignore TLS, inverted keyword, basic / bearer / OAuth2
  * client-credentials / mTLS auth, certificate-expiry notification. Field meanings from Kuma's
  * `monitor` table and server/model/monitor.js (its auth_method `basic`, `ntlm`, `mtls`, `oauth2-cc`).
  */
@@ -23,7 +23,6 @@ export function kumaHttpOptions(m: KumaMonitor, headers: Header[], notes: string
   // Kuma keeps a list (["200-299","501"]); the http protocol takes the same list comma-separated.
   if (m.acceptedStatusCodes.length > 0) fields.expected_status_code = m.acceptedStatusCodes.join(',');
   if (m.ignoreTls) fields.ignore_tls_errors = true;
-  if (m.upsideDown) fields.upside_down = true;
   if (m.type === 'keyword' && m.invertKeyword) fields.keyword_absent = true;
   let rest = headers;
   const method = m.authMethod ?? (m.basicAuthUser ? 'basic' : null);

@@ -41,7 +41,7 @@ function atLeast(allowed: readonly number[], v: number): number {
 /** Kuma 2.x json-query operators → the http protocol's assertion ops (src/protocols/http); `<=` and `>=` have none. */
 const KUMA_OPS: Record<string, string> = { '==': 'equals', '!=': 'not_equals', '<': 'lt', '>': 'gt', contains: 'contains' };
 
-/** The fields every HTTP-ish monitor shares: schedule, paused, alert delay from retries, timeout. */
+/** The fields every monitor shares: schedule, paused, alert delay from retries, timeout, tags, upside-down. */
 function common(m: KumaMonitor, notes: string[]): Partial<MonitorBodyInput> {
   const frequency = nearest(CHECK_FREQUENCIES_S, m.intervalSeconds);
   if (frequency !== m.intervalSeconds) notes.push(`interval ${m.intervalSeconds} s → ${frequency} s (Pharos's check frequencies)`);
@@ -51,6 +51,8 @@ function common(m: KumaMonitor, notes: string[]): Partial<MonitorBodyInput> {
   const wait = m.maxRetries > 0 ? atLeast(ALERTS_WAIT_MIN.filter((w) => w >= 0), Math.ceil(retrySeconds / 60)) : 0;
   if (m.maxRetries > 0) notes.push(`${m.maxRetries} retries (${retrySeconds} s) → alerts_wait ${wait} min`);
   const out: Partial<MonitorBodyInput> = { check_frequency: frequency, paused: !m.active, alerts_wait: wait };
+  // Upside-down mode is every protocol's in Pharos, as it is every type's in Kuma (issue 36).
+  if (m.upsideDown) (out as Record<string, unknown>).upside_down = true;
   if (m.timeoutSeconds !== null) {
     const t = Math.min(60, frequency, Math.max(1, Math.round(m.timeoutSeconds)));
     // Kuma's editor lets a timeout exceed the interval; Pharos refuses that, so it is clamped (issue 36).
@@ -97,19 +99,19 @@ function headers(m: KumaMonitor, notes: string[]): { name: string; value: string
  * Maps one monitor. HTTP, keyword and JSON-query monitors → `http`; port → `port`; ping → `icmp`;
  * DNS → `dns` when this Pharos has that protocol; push → a healthcheck with the same period and a
  * grace of the retries' time (at least 60 s); docker, mqtt, smtp and websocket-upgrade → their check
- * types ({@link mapKumaCheckType}); HTTP options (codes, TLS, upside-down, inverted keyword, auth) by
- * {@link kumaHttpOptions}. Anything else, and upside-down monitors of other types, are skipped with the reason.
+ * types ({@link mapKumaCheckType}); HTTP options (codes, TLS, inverted keyword, auth) by
+ * {@link kumaHttpOptions}; upside-down mode, every type's in both, by {@link common}. Anything else is skipped with the reason.
  * @param policyUuid the escalation policy for the monitor's notifications, when it exists
  */
 export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid: string | null): MonitorMapping {
   const notes: string[] = [];
-  const httpLike = m.type === 'http' || m.type === 'keyword' || m.type === 'json-query';
-  if (m.upsideDown && !httpLike) return { kind: 'skipped', reason: 'upside-down mode (up when the check fails) is only in Pharos\'s http checks' };
+  if (m.upsideDown && m.type !== 'push' && !caps.monitorFields.has('upside_down')) return { kind: 'skipped', reason: 'upside-down mode (up when the check fails) needs the upside_down setting, which this Pharos does not have' };
   const policy = policyUuid ? { escalation_policy: policyUuid } : {};
   if (m.type === 'push') {
     const graceS = Math.max(MIN_GRACE_S, m.maxRetries * (m.retryIntervalSeconds || m.intervalSeconds));
     if (graceS === MIN_GRACE_S && m.maxRetries * m.retryIntervalSeconds < MIN_GRACE_S) notes.push(`grace ${m.maxRetries * m.retryIntervalSeconds} s → 60 s (Pharos's minimum)`);
     if (!m.active) notes.push('paused in Kuma: Pharos healthchecks cannot be paused; it is active');
+    if (m.upsideDown) notes.push('upside-down mode is not imported: a healthcheck is up while pings arrive');
     notes.push('new ping URL: update the job that pushed to Kuma');
     return { kind: 'healthcheck', body: { name: m.name, period_value: Math.max(1, m.intervalSeconds), period_type: 'seconds', grace_period_value: graceS, grace_period_type: 'seconds', ...policy }, notes };
   }

@@ -64,10 +64,9 @@ const pem = (what: string) => optionalText(65536).refine((v) => v === null || v.
 /** Authentication methods of an HTTP check (issue 36; docs/api.md "Check types"). */
 export const HTTP_AUTH_METHODS = ['none', 'basic', 'bearer', 'oauth2_client_credentials'] as const;
 
-/** The HTTP options Kuma users rely on (issue 36): TLS, upside-down, inverted keyword, proxy, mTLS, auth. */
+/** The HTTP options Kuma users rely on (issue 36): TLS, inverted keyword, proxy, mTLS, auth (upside-down is every protocol's: src/protocols/upside-down.ts). */
 const optionFields = {
   keyword_absent: z.boolean({ error: 'must be a boolean' }),
-  upside_down: z.boolean({ error: 'must be a boolean' }),
   ignore_tls_errors: z.boolean({ error: 'must be a boolean' }),
   proxy_url: httpUrl,
   tls_client_cert: pem('certificate'),
@@ -83,7 +82,6 @@ const optionFields = {
 };
 const OPTION_DEFAULTS = {
   keyword_absent: false,
-  upside_down: false,
   ignore_tls_errors: false,
   proxy_url: null as string | null,
   tls_client_cert: null as string | null,

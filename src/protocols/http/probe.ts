@@ -11,7 +11,6 @@ import type { http } from './index.ts';
 type HttpSettings = typeof http.defaults;
 import { checkDispatchers } from './dispatchers.ts';
 import { AuthFailure, authenticator, needsOwnDispatchers, ownDispatchers } from './options.ts';
-import { isDescriptorExhaustionReason } from '../descriptors.ts';
 import { headersOnly } from './headers-only.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
@@ -49,15 +48,8 @@ export const httpProbe: ProbeFactory = (options) => {
   const dispatchers = checkDispatchers(wrap(buildConnector({} as buildConnector.BuildOptions)));
   const authorization = authenticator();
 
-  /** One check, turned around in upside-down mode (issue 36): up when it failed, down (saying so) when it passed; Pharos's own descriptor shortage stays a failure. */
+  // Upside-down mode is every protocol's, applied around this check (src/protocols/upside-down.ts).
   const check = async (spec: CheckSpec): Promise<CheckOutcome> => {
-    const o = await checkOnce(spec);
-    if (!(spec.settings as HttpSettings).upside_down || isDescriptorExhaustionReason(o.reason)) return o;
-    if (o.ok) return { ...o, ok: false, degraded: undefined, reason: `Upside-down mode: the check passed (HTTP ${o.statusCode}), so the monitor is down` };
-    return { ...o, ok: true, reason: null };
-  };
-
-  const checkOnce = async (spec: CheckSpec): Promise<CheckOutcome> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const s = spec.settings as HttpSettings;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { parseExpectedStatuses, statusMatches } from '../../../src/protocols/seed.ts';
 import { http } from '../../../src/protocols/http/index.ts';
+import { protocolDefinition } from '../../../src/protocols/index.ts';
 import { AppError } from '../../../src/lib/errors.ts';
 
 // Issue 36: the http protocol's options as pure rules (the checks themselves: test/api/http-options.test.ts).
@@ -41,5 +42,8 @@ test('secrets are declared, and defaults are not shown (API.md clients see their
   assert.deepEqual(Object.keys(http.secrets).sort(), ['auth_password', 'auth_token', 'oauth2_client_secret', 'proxy_url', 'request_headers', 'tls_client_key']);
   const shown = http.show(http.defaults);
   for (const f of ['ignore_tls_errors', 'upside_down', 'keyword_absent', 'proxy_url', 'auth_method']) assert.ok(!(f in shown), f);
-  assert.equal((http.show({ ...http.defaults, upside_down: true }) as Record<string, unknown>).upside_down, true);
+  // upside_down is every protocol's (the registry adds it): shown only when true
+  const registered = protocolDefinition('http');
+  assert.ok(!('upside_down' in registered.show!(registered.defaults)));
+  assert.equal(registered.show!({ ...registered.defaults, upside_down: true }).upside_down, true);
 });
