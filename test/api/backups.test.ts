@@ -11,7 +11,7 @@ import { openStore } from '../../src/store/open.ts';
 import { checkDbFile, listBackups, writeBackup } from '../../src/store/backup-files.ts';
 import { rawDb } from '../../src/store/index.ts';
 import type { Logger } from '../../src/lib/logger.ts';
-import { setupAdmin } from '../support/console.ts';
+import { setupAdmin, signIn } from '../support/console.ts';
 import { ONCE_IN_POSTGRES_MATRIX, ONCE_IN_SQLITE_RUN, sharedPostgres, startTestPharos, tempDir, TEST_DRIVER } from '../support/pharos.ts';
 import { openPostgresDb } from '../../src/store/pg/driver.ts';
 import { migratePostgres, PG_MIGRATIONS } from '../../src/store/pg/migrations.ts';
@@ -75,6 +75,12 @@ test('scheduled backups: every interval a verified copy is listed, the oldest be
     assert.match(html, /Every 1h, keeping 2, in /);
     for (const f of status.files) assert.ok(html.includes(`<td>${f.name}</td>`), f.name);
     assert.equal((html.match(/<td>ok \(pharos-/g) ?? []).length, 3);
+    // Admins only: an editor's Settings has no Backups section (where the files are, what failed).
+    await admin.post('/settings/users', { email: 'ed@example.com', name: 'Ed', role: 'editor', password: 'ed long password' });
+    const editor = await signIn(p, 'ed@example.com', 'ed long password');
+    const theirs = (await editor.get('/settings')).html;
+    assert.match(theirs, /Settings/);
+    assert.doesNotMatch(theirs, /id="backups"|pharos-\d{8}/);
   } finally {
     await p.close();
   }
