@@ -15,5 +15,6 @@ export { port } from './port/index.ts';
 export { postgres } from './postgres/index.ts';
 export { redis } from './redis/index.ts';
 export { smtp } from './smtp/index.ts';
+export { snmp } from './snmp/index.ts';
 export { tls } from './tls/index.ts';
 export { websocket } from './websocket/index.ts';
