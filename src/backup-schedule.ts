@@ -39,7 +39,7 @@ const queueNotice = procedure('backups.notice', (tx: Store, rows: Array<Paramete
  * one: store/backup-files.ts). The first runs `every` after the newest listed backup (at once when that
  * is overdue; `every` after start when there is none), then every `every` after the previous one ended. Each result is one
  * log line; a failure also queues an operator notice to the flood guard's channels (every channel
- * when it names none), keyed `backup:failed`. Nothing is scheduled on PostgreSQL (pg_dump) or with `every: off`.
+ * when it names none), keyed `backup:failed`, and the next backup that works one resolving it. Nothing is scheduled on PostgreSQL (pg_dump) or with `every: off`.
  */
 export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'>; clock: Clock; logger: Logger; config: Readonly<Config>; nativeBinding?: object | undefined }): BackupSchedule {
   const { store, clock, logger, config } = deps;
@@ -51,11 +51,22 @@ export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'
   let inFlight: Promise<BackupRun> | null = null;
   let closed = false;
 
-  const notify = async (error: string, now: number) => {
+  // A failure's notice is resolved by the next backup that works (PagerDuty, Opsgenie: same key).
+  let failing = false;
+  const notify = async (error: string | null, now: number) => {
     const named = config.alerting.flood_guard.channels;
     const channels = named.length > 0 ? named : config.channels.map((c) => c.name);
     if (channels.length === 0) return;
-    const message: AlertMessage = { kind: 'notice', title: 'Pharos backup failed', text: error, outage: null, escalation: null, link: null, createdAt: new Date(now).toISOString(), subject: { key: 'backup:failed', resolve: false } };
+    const message: AlertMessage = {
+      kind: 'notice',
+      title: error === null ? 'Pharos backups work again' : 'Pharos backup failed',
+      text: error ?? `A backup was written and verified after earlier failures (folder ${dir}).`,
+      outage: null,
+      escalation: null,
+      link: null,
+      createdAt: new Date(now).toISOString(),
+      subject: { key: 'backup:failed', resolve: error === null },
+    };
     const rows = channels.map((channel) => ({ outageUuid: null, channel, kind: 'notice' as const, step: null, message: JSON.stringify(message), createdAt: now, dueAt: now }));
     await store.async.tx(queueNotice, rows);
     deps.core.bus.emit('notices.queued', { count: rows.length });
@@ -71,11 +82,16 @@ export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'
       const removed = pruneBackups(dir, config.backup.keep);
       const run: BackupRun = { at, ok: true, name: b.name, bytes: b.bytes, ms: Math.round(performance.now() - started), error: null };
       logger.info(`backup ok: ${b.file} (${(b.bytes / 1_048_576).toFixed(1)} MB, integrity_check ok, ${run.ms} ms${removed.length ? `; removed ${removed.join(', ')}` : ''})`, { backup: b.file, bytes: b.bytes, ms: run.ms, removed });
+      if (failing) {
+        failing = false;
+        await notify(null, at).catch((n: unknown) => logger.error(`backups work again but the notice could not be queued: ${(n as Error).message}`));
+      }
       return run;
     } catch (e) {
       const error = (e as Error).message;
       const run: BackupRun = { at, ok: false, name: null, bytes: null, ms: Math.round(performance.now() - started), error };
       logger.error(`backup failed: ${error}`, { dir });
+      failing = true;
       await notify(error, at).catch((n: unknown) => logger.error(`backup failed and its notice could not be queued: ${(n as Error).message}`));
       return run;
     }

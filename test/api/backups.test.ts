@@ -1,7 +1,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -106,7 +106,20 @@ test('a backup that fails is logged and raises an operator notice on the flood g
       return r.length > 0 ? r : null;
     });
     assert.equal(rows[0]!.channel, 'ops');
+    assert.deepEqual(JSON.parse(rows[0]!.message).subject, { key: 'backup:failed', resolve: false });
     assert.equal(JSON.parse(rows[0]!.message).title, 'Pharos backup failed');
+    // The folder can be written again: the next backup works and resolves the notice (same key).
+    rmSync(blocker);
+    mkdirSync(blocker);
+    await p.advance(30 * 60_000);
+    await waitFor('the next run', async () => p.backups.status().runs.length === 2);
+    assert.equal(p.backups.status().runs[0]!.ok, true);
+    const resolved = await waitFor('the resolving notice', async () => {
+      const r = rawDb(p.store).prepare<[], { message: string }>("SELECT message FROM alerts WHERE kind = 'notice' ORDER BY id").all();
+      return r.length > 1 ? JSON.parse(r[1]!.message) : null;
+    });
+    assert.equal(resolved.title, 'Pharos backups work again');
+    assert.deepEqual(resolved.subject, { key: 'backup:failed', resolve: true });
   } finally {
     await p.close();
   }
