@@ -1,0 +1,120 @@
+/**
+ * `npm test` and `npm run test:postgres`: runs the given test files (globs) with node:test in two
+ * pools side by side (run as `node test/support/run-tests.ts GLOB…`; Node 24 strips the types).
+ *
+ * - the main pool: every file but those below, two at a time (the machine's 2 cores), at a lower
+ *   CPU priority (nice 10, inherited by the servers, browsers and databases its tests start);
+ * - the real-time pool: the files listed in {@link REAL_TIME}, two at a time, at normal priority.
+ *   They spend most of their minutes waiting on the real clock (real processes, real timeouts:
+ *   a 30 s freeze, a 70 s healthcheck deadline) and need little CPU; in the main pool they held a
+ *   slot each while a core idled. At normal priority, their processes get the CPU they ask for at
+ *   once although the main pool keeps both cores busy, so their real-time bounds hold as before.
+ *
+ * The main pool's output streams; the real-time pool's is held until the main pool ends, then
+ * streams. Exit code: 0 when both pools pass. At the end, the slowest files of each pool with their
+ * durations (node:test's per-file summary), to see where the time goes.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Files that mostly wait on the real clock. A file skipped under the current driver (`ONCE_IN_…`)
+ * costs a second wherever it is, so one list serves both runs.
+ */
+export const REAL_TIME: readonly string[] = [
+  'test/api/agents.test.ts',
+  'test/api/cluster-relay.test.ts',
+  'test/api/db-outage.test.ts',
+  'test/api/descriptors.test.ts',
+  'test/api/event-loop-postgres.test.ts',
+  'test/api/failover-state.test.ts',
+  'test/api/failover.test.ts',
+  'test/api/faults-database.test.ts',
+  'test/api/faults-process.test.ts',
+  'test/api/healthcheck-realtime.test.ts',
+  'test/api/lease-freeze.test.ts',
+  'test/api/pings-frozen-postgres.test.ts',
+  'test/api/pings-postgres-instances.test.ts',
+  'test/api/postgres-outage.test.ts',
+  'test/api/restart.test.ts',
+];
+
+/** Files run at once in each pool. */
+const CONCURRENCY = 2;
+/** Niceness of the main pool (the real-time pool keeps 0). */
+const MAIN_NICENESS = 10;
+/** Slowest files listed per pool at the end. */
+const SLOWEST = 12;
+
+interface Pool {
+  name: string;
+  files: string[];
+  child: ChildProcess;
+  durations: string;
+  exit: Promise<number>;
+  started: number;
+  ended?: number;
+}
+
+const DURATIONS_REPORTER = new URL('./durations-reporter.ts', import.meta.url).pathname;
+
+function startPool(name: string, files: string[], out: (chunk: Buffer) => void, dir: string): Pool {
+  const durations = join(dir, `${name}.durations`);
+  const args = ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${DURATIONS_REPORTER}`, `--test-reporter-destination=${durations}`, ...files];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', out);
+  child.stderr!.on('data', out);
+  const exit = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  return { name, files, child, durations, exit, started: Date.now() };
+}
+
+function slowest(pool: Pool): string {
+  let lines: string[];
+  try {
+    lines = readFileSync(pool.durations, 'utf8').split('\n').filter(Boolean);
+  } catch (e) {
+    return `  (no durations: ${(e as Error).message})\n`;
+  }
+  return lines.slice(0, SLOWEST).map((l) => `  ${l}\n`).join('');
+}
+
+async function main(): Promise<number> {
+  const patterns = process.argv.slice(2);
+  if (patterns.length === 0) throw new Error('usage: node test/support/run-tests.ts GLOB…');
+  const files = [...new Set(patterns.flatMap((p) => globSync(p)))].sort();
+  const realTime = files.filter((f) => REAL_TIME.includes(f));
+  const rest = files.filter((f) => !REAL_TIME.includes(f));
+  const dir = mkdtempSync(join(tmpdir(), 'pharos-run-tests-'));
+
+  const held: Buffer[] = [];
+  let mainDone = false;
+  const main = startPool('main', rest, (c) => process.stdout.write(c), dir);
+  try {
+    if (main.child.pid) setPriority(main.child.pid, MAIN_NICENESS);
+  } catch (e) {
+    process.stderr.write(`run-tests: could not lower the main pool's priority (${(e as Error).message}); running it at normal priority\n`);
+  }
+  const timed = realTime.length ? startPool('real-time', realTime, (c) => (mainDone ? process.stdout.write(c) : held.push(c)), dir) : undefined;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => [main, timed].forEach((p) => p?.child.kill(sig)));
+
+  const mainCode = await main.exit;
+  main.ended = Date.now();
+  process.stdout.write(`\n=== real-time pool (${realTime.length} files, ${CONCURRENCY} at a time, beside the main pool): ${timed ? '' : 'none'}\n`);
+  for (const c of held) process.stdout.write(c);
+  mainDone = true;
+  const timedCode = timed ? await timed.exit : 0;
+  if (timed) timed.ended = Date.now();
+
+  for (const p of [main, timed]) {
+    if (!p) continue;
+    process.stdout.write(`\n=== ${p.name} pool: ${p.files.length} files in ${Math.round(((p.ended ?? Date.now()) - p.started) / 1000)} s; slowest:\n${slowest(p)}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  if (mainCode !== 0) process.stderr.write(`the main pool failed (exit ${mainCode})\n`);
+  if (timedCode !== 0) process.stderr.write(`the real-time pool failed (exit ${timedCode})\n`);
+  return mainCode !== 0 || timedCode !== 0 ? 1 : 0;
+}
+
+process.exitCode = await main();
