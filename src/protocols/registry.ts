@@ -4,6 +4,7 @@
  */
 export { dns } from './dns/index.ts';
 export { docker } from './docker/index.ts';
+export { gamedig } from './gamedig/index.ts';
 export { group } from './group/index.ts';
 export { grpc } from './grpc/index.ts';
 export { http } from './http/index.ts';
