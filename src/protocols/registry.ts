@@ -9,6 +9,7 @@ export { group } from './group/index.ts';
 export { grpc } from './grpc/index.ts';
 export { http } from './http/index.ts';
 export { icmp } from './icmp/index.ts';
+export { mongodb } from './mongodb/index.ts';
 export { mqtt } from './mqtt/index.ts';
 export { mysql } from './mysql/index.ts';
 export { ntp } from './ntp/index.ts';

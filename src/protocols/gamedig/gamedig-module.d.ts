@@ -3,6 +3,7 @@
  * from its README ("Usage", "Query options", "Return value").
  */
 declare module 'gamedig' {
+  import type { Socket } from 'node:dgram';
   /** Options of one query (times in ms). */
   export interface QueryOptions {
     type: string;
@@ -31,6 +32,6 @@ declare module 'gamedig' {
   export class GameDig {
     constructor(runnerOpts?: { listenUdpPort?: number });
     query(options: QueryOptions): Promise<QueryResult>;
-    queryRunner: { udpSocket: { socket: import('node:dgram').Socket | null } };
+    queryRunner: { udpSocket: { socket: Socket | null } };
   }
 }
