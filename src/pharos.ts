@@ -31,7 +31,8 @@ import { markDataDirServed } from './store/data-dir-lock.ts';
 import { AppError } from './lib/errors.ts';
 import { listenUrls } from './lib/listen-urls.ts';
 import type { Logger } from './lib/logger.ts';
-import { describeTarget, openStore, watchAvailability } from './store/open.ts';
+import { describeTarget, migrationLine, openStore, watchAvailability } from './store/open.ts';
+import type { MigrationReport } from './store/migrations/index.ts';
 import { openSecretBox } from './store/secret-check.ts';
 import type { SecretBox } from './lib/secret-box.ts';
 import { storageTarget } from './config/storage.ts';
@@ -97,7 +98,9 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   const clock = opts.clock ?? systemClock;
   const target = storageTarget(config, opts.nativeBinding);
   // SQLite: WAL checkpoints on a worker thread, not inside the commits of the event loop (issue 21).
-  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line) } } : target);
+  // Migrations applied at start are said in one line (and where the copy from before them is, issue 37).
+  const onMigrated = (r: MigrationReport) => logger.info(migrationLine(target, r), { from: r.from, to: r.to, copy: r.copy });
+  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line) }, onMigrated } : { ...target, onMigrated });
   if (target.driver === 'postgres') logger.info(`store: ${describeTarget(target)} (pool ${config.storage.postgres_pool_size}, statement timeout ${config.storage.postgres_statement_timeout_ms} ms)`);
   const stopWatching = watchAvailability(store, (up) => {
     if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);

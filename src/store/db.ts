@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { AppError } from '../lib/errors.ts';
 import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.ts';
 import { conflict, type Db, type QueryResult, type Step, type TxSteps } from './driver.ts';
-import { MIGRATIONS, pendingMigrations, type Migration } from './migrations/index.ts';
+import { MIGRATIONS, migrationFailed, pendingMigrations, type Migration, type MigrationReport } from './migrations/index.ts';
 
 
 export type { Db } from './driver.ts';
@@ -94,21 +94,27 @@ export function sqliteOf(db: Db): Database.Database | undefined {
  *   inside the commits of this connection (the server passes it; CLI commands and tests of the store alone do not)
  * @throws AppError `store.newer_schema` when the file was written by a newer Pharos (downgrade refused)
  */
-export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object, checkpoints?: CheckpointOptions): SqliteDb {
+export function openDb(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object, checkpoints?: CheckpointOptions, onMigrated?: (r: MigrationReport) => void): SqliteDb {
   mkdirSync(dataDir, { recursive: true });
-  return openDbFile(join(dataDir, 'pharos.db'), migrations, nativeBinding, checkpoints);
+  return openDbFile(join(dataDir, 'pharos.db'), migrations, nativeBinding, checkpoints, onMigrated);
 }
 
-/** Like {@link openDb} for an explicit file path (`:memory:` works too, never with a checkpoint worker). */
-export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object, checkpoints?: CheckpointOptions): SqliteDb {
+/**
+ * Like {@link openDb} for an explicit file path (`:memory:` works too, never with a checkpoint worker).
+ * @param onMigrated told what was migrated when any migration ran (not called when none was pending)
+ * @throws AppError `store.migration_failed` naming the step that failed (the steps before it stay)
+ */
+export function openDbFile(file: string, migrations: readonly Migration[] = MIGRATIONS, nativeBinding?: object, checkpoints?: CheckpointOptions, onMigrated?: (r: MigrationReport) => void): SqliteDb {
   const db = new Database(file, dbOptions(nativeBinding));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   try {
-    copyBeforeUpgrade(db, file, migrations);
-    migrate(db, migrations);
+    const from = db.pragma('user_version', { simple: true }) as number;
+    const copy = copyBeforeUpgrade(db, file, migrations);
+    const applied = migrate(db, migrations);
+    if (applied.length > 0) onMigrated?.({ from, to: applied.at(-1)!, applied, copy });
   } catch (e) {
     db.close();
     throw e;
@@ -154,23 +160,25 @@ export function schemaStatusOfFile(file: string, nativeBinding?: object): Return
  * so an upgrade that goes wrong can be undone with `pharos restore`. Kept when present (a start that
  * failed and is tried again). A database newer than `migrations` is refused here with the message
  * operators see.
+ * @returns the copy's path (made now or kept from before), or null when none is needed
  * @throws AppError `store.newer_schema` (the file, both versions, what to do)
  */
-function copyBeforeUpgrade(db: Database.Database, file: string, migrations: readonly Migration[]): void {
+function copyBeforeUpgrade(db: Database.Database, file: string, migrations: readonly Migration[]): string | null {
   const { current, latest, pending, newer } = schemaStatus(db, migrations);
   if (newer) {
     throw new AppError(500, 'store.newer_schema', `${file}: schema version ${current} is newer than this Pharos knows (up to ${latest}): a newer Pharos wrote it; refusing to downgrade it. Run the newer Pharos, or restore a backup from before the upgrade (pharos restore FILE; Pharos copied the database before each upgrade to ${preUpgradeCopyName(file, '<old>', '<new>')})`);
   }
-  if (current < 1 || pending.length === 0 || db.memory) return;
+  if (current < 1 || pending.length === 0 || db.memory) return null;
   const copy = preUpgradeCopyName(file, current, latest);
-  if (existsSync(copy)) return;
-  db.prepare('VACUUM INTO ?').run(copy);
+  if (!existsSync(copy)) db.prepare('VACUUM INTO ?').run(copy);
+  return copy;
 }
 
 /**
  * Applies every migration whose version is above `PRAGMA user_version`, each in its own transaction
  * together with the version bump, so a crash leaves the schema at a whole step.
  * @returns the versions applied
+ * @throws AppError `store.migration_failed` naming the step that failed (rolled back; the steps before it stay)
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
   const current = db.pragma('user_version', { simple: true }) as number;
@@ -181,13 +189,17 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     if (m.foreignKeysOff) db.pragma('foreign_keys = OFF');
     try {
       db.transaction(() => {
-        db.exec(m.sql);
-        m.run?.(sqliteDb(db));
-        if (m.foreignKeysOff) {
-          const broken = db.pragma('foreign_key_check') as unknown[];
-          if (broken.length > 0) throw new Error(`migration ${m.version} ${m.name}: ${broken.length} foreign key violations, e.g. ${JSON.stringify(broken[0])}`);
+        try {
+          db.exec(m.sql);
+          m.run?.(sqliteDb(db));
+          if (m.foreignKeysOff) {
+            const broken = db.pragma('foreign_key_check') as unknown[];
+            if (broken.length > 0) throw new Error(`${broken.length} foreign key violations, e.g. ${JSON.stringify(broken[0])}`);
+          }
+          db.pragma(`user_version = ${m.version}`);
+        } catch (e) {
+          throw migrationFailed(m, applied.at(-1) ?? current, e);
         }
-        db.pragma(`user_version = ${m.version}`);
       })();
     } finally {
       if (fkWas) db.pragma('foreign_keys = ON');

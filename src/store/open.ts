@@ -5,13 +5,18 @@ import type { Db } from './driver.ts';
 import { copySqliteToPostgres, type TableCount } from './copy.ts';
 import { createStore, type Store } from './index.ts';
 import { openPostgresDb, redactUrl } from './pg/driver.ts';
+import type { MigrationReport } from './migrations/index.ts';
 import { migratePostgres } from './pg/migrations.ts';
 import { registerHost, storeHost } from './host-client.ts';
 
 /** Where the store lives (config `storage.driver` and friends; see src/config/storage.ts). */
-export type StorageTarget =
+export type StorageTarget = (
   | { driver: 'sqlite'; dataDir: string; nativeBinding?: object | undefined; checkpoints?: CheckpointOptions | undefined }
-  | { driver: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number };
+  | { driver: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number }
+) & {
+  /** Told what opening migrated, when any migration ran (the server logs it, issue 37 point 4). */
+  onMigrated?: ((r: MigrationReport) => void) | undefined;
+};
 
 /**
  * Opens the database of `target` and applies pending migrations: SQLite `<dataDir>/pharos.db`, or
@@ -22,7 +27,7 @@ export type StorageTarget =
 export function openDatabase(target: StorageTarget): Db {
   if (target.driver === 'sqlite') {
     try {
-      return openDb(target.dataDir, undefined, target.nativeBinding, target.checkpoints);
+      return openDb(target.dataDir, undefined, target.nativeBinding, target.checkpoints, target.onMigrated);
     } catch (e) {
       if (e instanceof AppError) throw e;
       throw new AppError(500, 'store.open_failed', `cannot open the database in ${target.dataDir}: ${(e as Error).message}`);
@@ -30,7 +35,7 @@ export function openDatabase(target: StorageTarget): Db {
   }
   const db = openPostgresDb({ url: target.url, poolSize: target.poolSize, statementTimeoutMs: target.statementTimeoutMs });
   try {
-    migratePostgres(db);
+    migratePostgres(db, undefined, target.onMigrated);
     return db;
   } catch (e) {
     db.close();
@@ -90,4 +95,15 @@ export function copyStorage(from: StorageTarget & { driver: 'sqlite' }, to: Stor
 /** A one-line description of `target` for logs (PostgreSQL: the URL with the password masked). */
 export function describeTarget(target: StorageTarget): string {
   return target.driver === 'sqlite' ? `sqlite ${target.dataDir}/pharos.db` : `postgres ${redactUrl(target.url)}`;
+}
+
+/**
+ * The start-up log line of what opening `target` migrated: a new database created, or an upgrade
+ * with where the copy from before it is (SQLite), or that none was taken (PostgreSQL: pg_dump).
+ */
+export function migrationLine(target: StorageTarget, r: MigrationReport): string {
+  const steps = `${r.applied.length} migration${r.applied.length === 1 ? '' : 's'}, one transaction each`;
+  if (r.from === 0) return `database created (${describeTarget(target)}): schema version ${r.to} (${steps})`;
+  const kept = r.copy !== null ? `the database from before is kept as ${r.copy} (pharos restore it to go back)` : target.driver === 'postgres' ? 'Pharos took no copy of a PostgreSQL database: the pg_dump taken before the upgrade is the way back (docs/operations.md "Upgrading")' : 'no copy was needed';
+  return `database upgraded (${describeTarget(target)}): schema version ${r.from} → ${r.to} (${steps}); ${kept}`;
 }

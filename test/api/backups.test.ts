@@ -241,3 +241,28 @@ test('upgrades on PostgreSQL: a database written by a newer Pharos refuses to st
   assert.match(serve.stderr, new RegExp(`^pharos: PostgreSQL database: schema version ${PG_MIGRATIONS.at(-1)!.version + 5} is newer than this Pharos knows \\(up to ${PG_MIGRATIONS.at(-1)!.version}\\): a newer Pharos wrote it; refusing to downgrade it\\. Run the newer Pharos, or restore the pg_dump taken before the upgrade`));
   assert.doesNotMatch(serve.stderr, /\n\s+at /, 'no stack trace');
 });
+
+test('upgrades at start: each store says in one line what it migrated and where the copy from before is (SQLite) or that none was taken (PostgreSQL: pg_dump)', async () => {
+  const dataDir = tempDir();
+  const last = MIGRATIONS.at(-1)!;
+  // PostgreSQL: a database of its own (the test databases start at the latest schema).
+  const url = TEST_DRIVER === 'postgres' ? await (await sharedPostgres()).createDatabase(`upgrade${process.pid}`) : undefined;
+  const config = { data_dir: dataDir, ...(url ? { storage: { driver: 'postgres', postgres_url: url } } : {}) };
+  if (url) {
+    const db = openPostgresDb({ url, poolSize: 1, statementTimeoutMs: 10_000 });
+    try {
+      migratePostgres(db, PG_MIGRATIONS.slice(0, -1));
+    } finally {
+      db.close();
+    }
+  } else {
+    openDb(dataDir, MIGRATIONS.slice(0, -1)).close();
+  }
+  const lines: string[] = [];
+  const p = await startTestPharos(config, undefined, collectingLogger(lines));
+  await p.close();
+  const said = lines.filter((l) => l.startsWith('database '));
+  assert.equal(said.length, 1, lines.join('\n'));
+  const copy = url ? 'Pharos took no copy of a PostgreSQL database: the pg_dump taken before the upgrade is the way back' : `the database from before is kept as ${join(dataDir, 'pharos.db')}.schema${last.version - 1}.before-upgrade-to-${last.version} (pharos restore it to go back)`;
+  assert.ok(said[0]!.includes(`: schema version ${last.version - 1} → ${last.version} (1 migration, one transaction each); ${copy}`), said[0]);
+});

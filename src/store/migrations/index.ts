@@ -91,3 +91,23 @@ export function pendingMigrations(current: number, migrations: readonly Migratio
   }
   return migrations.filter((m) => m.version > current);
 }
+
+/** What opening a database migrated (issue 37 point 4: said in one log line at start). */
+export interface MigrationReport {
+  /** The schema version found (0: a new database). */
+  from: number;
+  /** The schema version now. */
+  to: number;
+  /** The versions applied, each in its own transaction. */
+  applied: number[];
+  /** The copy of the database taken before them (SQLite), or null (a new database; PostgreSQL: pg_dump). */
+  copy: string | null;
+}
+
+/**
+ * The error of migration `m` failing (a step rolled back alone): which one, why, and that the
+ * database stays whole at `previous`.
+ */
+export function migrationFailed(m: Migration, previous: number, e: unknown): AppError {
+  return new AppError(500, 'store.migration_failed', `migration ${m.version} ${m.name} failed: ${(e as Error).message}; the database stays at schema version ${previous} (each migration is its own transaction)`);
+}

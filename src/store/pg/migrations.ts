@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.ts';
 import type { Db } from '../driver.ts';
-import { pendingMigrations, type Migration } from '../migrations/index.ts';
+import { migrationFailed, pendingMigrations, type Migration, type MigrationReport } from '../migrations/index.ts';
 import { sql as baseline } from './0015_baseline.ts';
 import { sql as resultsHourly, run as moveResultsHourly } from './0016_results_hourly.ts';
 import { sql as clusterInstances } from './0017_cluster_instances.ts';
@@ -52,12 +52,14 @@ const MIGRATION_LOCK = 7_242_001;
  * lock and reads the version again, so instances starting together migrate one step at a time and
  * never apply a step twice. No copy is taken first (as SQLite's pre-upgrade copy): take a pg_dump
  * before upgrading (docs/operations.md "Upgrading").
+ * @param onMigrated told what was migrated when any migration ran (`copy` null)
  * @returns the versions applied
  * @throws AppError `store.newer_schema` when the database was written by a newer Pharos (the
- *   message says what to do); the error of a failing step (that step rolled back)
+ *   message says what to do); `store.migration_failed` naming a step that failed (rolled back alone)
  */
-export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MIGRATIONS): number[] {
+export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MIGRATIONS, onMigrated?: (r: MigrationReport) => void): number[] {
   const applied: number[] = [];
+  let from: number | null = null;
   for (;;) {
     const step = db.tx(() => {
       db.prepare('SELECT pg_advisory_xact_lock(?)').get(MIGRATION_LOCK);
@@ -68,15 +70,24 @@ export function migratePostgres(db: Db, migrations: readonly Migration[] = PG_MI
       if (current > latest) {
         throw new AppError(500, 'store.newer_schema', `PostgreSQL database: schema version ${current} is newer than this Pharos knows (up to ${latest}): a newer Pharos wrote it; refusing to downgrade it. Run the newer Pharos, or restore the pg_dump taken before the upgrade (docs/operations.md "Upgrading")`);
       }
+      from ??= current;
       const m = pendingMigrations(current, migrations)[0];
       if (!m) return null;
-      db.exec(m.sql);
-      m.run?.(db);
-      if (row) db.prepare('UPDATE pharos_schema SET version = ?').run(m.version);
-      else db.prepare('INSERT INTO pharos_schema(version) VALUES (?)').run(m.version);
+      try {
+        db.exec(m.sql);
+        m.run?.(db);
+        if (row) db.prepare('UPDATE pharos_schema SET version = ?').run(m.version);
+        else db.prepare('INSERT INTO pharos_schema(version) VALUES (?)').run(m.version);
+      } catch (e) {
+        // Lost connections and timeouts stay what they are (store.unavailable); anything else names the step.
+        throw e instanceof AppError ? e : migrationFailed(m, current, e);
+      }
       return m.version;
     });
-    if (step === null) return applied;
+    if (step === null) {
+      if (applied.length > 0) onMigrated?.({ from: from ?? 0, to: applied.at(-1)!, applied, copy: null });
+      return applied;
+    }
     applied.push(step);
   }
 }

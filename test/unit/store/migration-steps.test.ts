@@ -27,7 +27,7 @@ const fixed: Migration = { ...bad, run: undefined };
 test('SQLite: a failing step rolls back alone (its DDL and version), the steps before it stay; the pre-upgrade copy holds the schema before them; a fixed step applies next start', () => {
   const file = join(tempDir(), 'pharos.db');
   openDbFile(file).close();
-  assert.throws(() => openDbFile(file, [...MIGRATIONS, good, bad]), /fake step fails after its DDL/);
+  assert.throws(() => openDbFile(file, [...MIGRATIONS, good, bad]), new RegExp(`^AppError: migration ${latest + 2} fake_bad failed: fake step fails after its DDL; the database stays at schema version ${latest + 1} \\(each migration is its own transaction\\)$`));
   const db = new Database(file, { readonly: true });
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'fake_%'").pluck().all() as string[]).sort();
   assert.equal(db.pragma('user_version', { simple: true }), latest + 1);
@@ -49,7 +49,7 @@ test('PostgreSQL: a failing step rolls back alone (its DDL and version), the ste
   try {
     assert.equal(PG_MIGRATIONS.at(-1)!.version, latest);
     migratePostgres(db);
-    assert.throws(() => migratePostgres(db, [...PG_MIGRATIONS, good, bad]), /fake step fails after its DDL/);
+    assert.throws(() => migratePostgres(db, [...PG_MIGRATIONS, good, bad]), new RegExp(`migration ${latest + 2} fake_bad failed: fake step fails after its DDL; the database stays at schema version ${latest + 1} \\(each migration is its own transaction\\)$`));
     assert.equal(postgresSchemaVersion(db), latest + 1);
     const tables = db.prepare<[], { t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'fake_%' ORDER BY 1").all();
     assert.deepEqual(tables.map((r) => r.t), ['fake_good']);
