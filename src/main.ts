@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   agent: { summary: 'run a remote probe for one region', load: () => import('./cli/agent.ts') },
   alert: { summary: 'send a sample alert through a channel and print the answer', load: () => import('./cli/alert.ts') },
   backup: { summary: 'online backup of the database to a file', load: () => import('./cli/backup.ts') },
+  healthcheck: { summary: 'ask the local server\'s /healthz (exit 0 when healthy; container HEALTHCHECK)', load: () => import('./cli/healthcheck.ts') },
   import: { summary: 'import monitors, pages and notifications from Uptime Kuma', load: () => import('./cli/import.ts') },
   'install-service': { summary: 'install and start the systemd service (root)', load: () => import('./cli/install-service.ts') },
   restore: { summary: 'replace the database with a checked backup (server stopped)', load: () => import('./cli/restore.ts') },
