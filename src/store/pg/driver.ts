@@ -246,6 +246,12 @@ export function openPostgresDb(opts: PostgresOptions): Db {
       }
       const step = r.value;
       const begin = !open;
+      if (o.signal?.aborted) {
+        // The caller gave up between two steps: the worker holds the transaction open for a step that
+        // will never come; end it (nobody waits for the answer).
+        if (open) sendAsync({ op: 'step', tx, begin: false, queries: [], end: 'rollback' }, Date.now() + waitMs).catch(() => undefined);
+        throw unavailable();
+      }
       // Whatever the answer, the worker ends the transaction on an error or with `commit`.
       open = !step.commit;
       committed = step.commit === true;

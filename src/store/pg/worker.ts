@@ -311,11 +311,34 @@ port.on('message', (req: Request) => {
 const asyncTxs = new Map<number, pg.PoolClient>();
 const onAsyncClientError = () => markDown();
 
-/** Ends asynchronous transaction `tx`'s use of `client`: back to the pool, or destroyed with `err`. */
+/** The last step answered of each open asynchronous transaction, by transaction number. */
+const lastStepOf = new Map<number, number>();
+
+/** Ends asynchronous transaction `tx`'s use of `client`: back to the pool, or destroyed with `err`. Once only. */
 function endAsync(tx: number, client: pg.PoolClient, err?: Error): void {
+  // An abandoned step and a rollback that followed it may both end the same transaction.
+  if (asyncTxs.get(tx) !== client) return;
   asyncTxs.delete(tx);
+  lastStepOf.delete(tx);
   client.off('error', onAsyncClientError);
   client.release(err);
+}
+
+/**
+ * Ends the open transaction whose last answered step is `id`: its caller gave up after the worker had
+ * answered (the answer unread), so no further step, commit or rollback will come for it. Its
+ * connection is closed; the server rolls the transaction back.
+ */
+function endAnswered(id: number): void {
+  for (const [tx, step] of lastStepOf) {
+    if (step !== id) continue;
+    const client = asyncTxs.get(tx);
+    if (client) {
+      client.on('error', () => undefined);
+      endAsync(tx, client, new Error('the caller gave up after this step was answered'));
+    }
+    lastStepOf.delete(tx);
+  }
 }
 
 /** A step that is a whole transaction of one statement (run without BEGIN/COMMIT). */
@@ -377,6 +400,7 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
 init.asyncPort.on('message', (req: AsyncRequest) => {
   if (req.op === 'abandon') {
     abandon(req.id, true);
+    endAnswered(req.id);
     if (req.timedOut) markDown();
     return;
   }
@@ -385,6 +409,7 @@ init.asyncPort.on('message', (req: AsyncRequest) => {
   void handleStep(req, self).then((reply) => {
     inFlight.delete(req.id);
     abandonedOnes.delete(req.id);
+    if (reply.ok && asyncTxs.has(req.tx)) lastStepOf.set(req.tx, req.id);
     init.asyncPort.postMessage(reply);
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../src/lib/errors.ts';
@@ -81,29 +82,38 @@ for (const driver of ['sqlite', 'postgres'] as const) {
 
 test('postgres: transactions run in parallel with each other and with the synchronous calls, without blocking the event loop', async () => {
   pgDb.exec('DELETE FROM t');
+  pgDb.exec('CREATE TABLE IF NOT EXISTS gate (x INTEGER)');
+  // A keeps its transaction open on the server until this test lets it go: its second step waits on
+  // a lock another session holds (no timing involved).
+  const locker = server.admin('async');
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE gate IN ACCESS EXCLUSIVE MODE');
   const order: string[] = [];
-  // A keeps its transaction open on the server for a while.
-  const slow = pgDb
-    .txAsync(function* () {
-      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1)] };
-      yield { queries: [q('SELECT pg_sleep(0.5)')] };
-      return 'slow';
-    })
-    .then((v) => order.push(v));
-  const timer = new Promise<void>((r) => setTimeout(() => r(void order.push('timer')), 20));
-  const fast = pgDb
-    .txAsync(function* () {
+  try {
+    const slow = pgDb
+      .txAsync(function* () {
+        yield { queries: [q('INSERT INTO t (x) VALUES (?)', 1)] };
+        yield { queries: [q('SELECT count(*) FROM gate')] };
+        return 'slow';
+      })
+      .then((v) => order.push(v));
+    await waitFor('A to hold its transaction open, waiting on the lock', async () => (await locker.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'pharos' AND wait_event_type = 'Lock'")).rows.length === 1);
+    await new Promise<void>((r) => setTimeout(() => r(void order.push('timer')), 5));
+    const fast = await pgDb.txAsync(function* () {
       yield { queries: [q('INSERT INTO t (x) VALUES (?)', 2)], commit: true };
       return 'fast';
-    })
-    .then((v) => order.push(v));
-  await timer;
-  // While A's transaction is open the synchronous chain answers (its own pool) and sees B's commit, not A's row.
-  assert.deepEqual(rowsOf(pgDb), [2]);
-  await Promise.all([slow, fast]);
-  assert.equal(order.at(-1), 'slow', 'the long transaction ends last: the others did not wait for it');
-  assert.ok(order.indexOf('timer') < order.indexOf('slow'), 'a timer fired while a statement ran: the event loop was free');
-  assert.deepEqual(rowsOf(pgDb), [1, 2]);
+    });
+    order.push(fast);
+    // While A's transaction is open the synchronous chain answers (its own pool) and sees B's commit, not A's row.
+    assert.deepEqual(rowsOf(pgDb), [2]);
+    await locker.query('COMMIT');
+    await slow;
+    assert.deepEqual(order, ['timer', 'fast', 'slow'], 'a timer fired and B committed while A waited: neither the event loop nor B waited for A');
+    assert.deepEqual(rowsOf(pgDb), [1, 2]);
+  } finally {
+    await locker.end();
+  }
 });
 
 test('postgres: a caller that gives up (AbortSignal) abandons its transaction on the server: the backend is gone, nothing commits', async () => {
@@ -127,6 +137,74 @@ test('postgres: a caller that gives up (AbortSignal) abandons its transaction on
   } finally {
     await admin.end();
   }
+});
+
+/** Waits until no session of Pharos is idle inside a transaction (what an abandoned, still-open one would be). */
+async function noSessionIdleInTransaction(): Promise<void> {
+  const admin = server.admin('async');
+  await admin.connect();
+  try {
+    await waitFor('no Pharos session idle in a transaction', async () => {
+      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
+      return r.rows[0]!.n === 0;
+    });
+  } finally {
+    await admin.end();
+  }
+}
+
+test('postgres: a caller that gives up between two steps ends its transaction: nothing commits, nothing stays open', async () => {
+  pgDb.exec('DELETE FROM t');
+  const ac = new AbortController();
+  const running = pgDb.txAsync(
+    function* () {
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 8)] };
+      // The first step's answer is in; the caller gives up before the next step is sent.
+      ac.abort();
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 9)], commit: true };
+    },
+    { signal: ac.signal },
+  );
+  await assert.rejects(running, isUnavailable);
+  await noSessionIdleInTransaction();
+  assert.deepEqual(rowsOf(pgDb), [], 'the abandoned transaction wrote nothing');
+});
+
+test('postgres: a caller that gives up once the worker answered its first step (the answer unread) ends the transaction', async () => {
+  pgDb.exec('DELETE FROM t');
+  // The first step waits on a lock another session holds. With this thread blocked (spawnSync), psql
+  // ends that session, waits until the worker has run the step and the server holds the open
+  // transaction, and only then, before this thread can read the answer, the caller gives up.
+  const locker = server.admin('async');
+  locker.on('error', () => undefined); // it is ended from psql on purpose
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE t IN ACCESS EXCLUSIVE MODE');
+  const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const ac = new AbortController();
+  const running = pgDb.txAsync(
+    function* () {
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 10)] };
+      yield { queries: [q('INSERT INTO t (x) VALUES (?)', 11)], commit: true };
+    },
+    { signal: ac.signal },
+  );
+  const admin = server.admin('async');
+  await admin.connect();
+  try {
+    await waitFor('the first step to wait on the lock', async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'pharos' AND wait_event_type = 'Lock'")).rows.length === 1);
+  } finally {
+    await admin.end();
+  }
+  const psql = spawnSync('psql', ['-X', '-v', 'ON_ERROR_STOP=1', '-h', server.dir, '-p', String(server.port), '-U', 'pharos', '-d', 'async',
+    '-c', `SELECT pg_terminate_backend(${lockerPid})`,
+    '-c', "DO $$ BEGIN WHILE NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = 'pharos' AND state = 'idle in transaction') LOOP PERFORM pg_sleep(0.01); PERFORM pg_stat_clear_snapshot(); END LOOP; END $$"],
+    { encoding: 'utf8', env: { ...process.env, PGAPPNAME: 'test-locker' }, timeout: 30_000 });
+  ac.abort();
+  assert.equal(psql.status, 0, `psql: ${psql.stderr}`);
+  await assert.rejects(running, isUnavailable);
+  await noSessionIdleInTransaction();
+  assert.deepEqual(rowsOf(pgDb), [], 'the abandoned transaction wrote nothing');
 });
 
 test('postgres: while the database is frozen a transaction fails 503 within its bound; after the thaw nothing of it exists and the next one commits', { timeout: 120_000 }, async () => {
