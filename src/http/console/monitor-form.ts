@@ -80,7 +80,8 @@ function unwrap(schema: z.ZodType): { def: Def; optional: boolean } {
 
 const humanize = (protocol: string, name: string) => {
   const words = name.replace(new RegExp(`^${protocol}_`), '').replace(/_ms$/, ' (ms)').replace(/_days$/, ' (days)').replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1).replace(/\btls\b/g, 'TLS').replace(/\bdns\b/g, 'DNS');
+  const label = words.charAt(0).toUpperCase() + words.slice(1).replace(/\btls\b/g, 'TLS').replace(/\bdns\b/g, 'DNS');
+  return label.replace(/\b(?:oid|json)\b/gi, (w) => w.toUpperCase());
 };
 
 /** How the console edits `name` of `protocol`, from its schema. */

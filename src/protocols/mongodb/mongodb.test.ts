@@ -79,6 +79,6 @@ describe('mongodb monitor over the API and the console form', () => {
     const admin = await setupAdmin(p);
     const { page } = await createThroughForm(p, admin, 'mongodb', { name: 'Mongo form', url }, { mongodb_command: '{"buildInfo": 1}', mongodb_json_path: '$.version', mongodb_expected: '7.0.0' });
     assert.match(page, /id="monitor-status">up</);
-    assert.match(page, /<dt>Json path<\/dt><dd>\$\.version<\/dd>/);
+    assert.match(page, /<dt>JSON path<\/dt><dd>\$\.version<\/dd>/);
   });
 });

@@ -147,6 +147,7 @@ describe('snmp monitor over the API and the console form', () => {
     const { page } = await createThroughForm(p, admin, 'snmp', { name: 'Switch', url: '127.0.0.1', port: String(port) }, { snmp_version: '2c', snmp_community: 'pharos-ro', snmp_oid: `${BASE}.2.0`, snmp_condition: '<', snmp_expected: '50' });
     assert.match(page, /id="monitor-status">up</);
     assert.match(page, /<dt>Condition<\/dt><dd>&lt;<\/dd>/);
+    assert.match(page, new RegExp(`<dt>OID</dt><dd>${BASE.replaceAll('.', '\\.')}\\.2\\.0</dd>`));
     assert.doesNotMatch(page, /pharos-ro/);
   });
 });
