@@ -4,6 +4,14 @@
  *
  *   npm run bench:monitors -- --monitors 10000 [--frequency 10] [--duration 180] [--warmup 30]
  *                             [--pharos dist|src] [--only pharos|baseline] [--pharos-node-options '--flag']
+ *                             [--scheme http|https|http,https|https,http] [--distinct]
+ *
+ * `--scheme https` checks an HTTPS target (bench/target-tls.ts) whose certificates come from a local
+ * CA made for the run (test/support/certs.ts; Pharos trusts it through NODE_EXTRA_CA_CERTS), one per
+ * 250 addresses; `http,https` runs both, in that order, each against its own target, for the HTTPS vs
+ * HTTP comparison of issue 38 (run `https,http` too: the machine is shared). `--distinct` puts monitor
+ * i on its own origin (127.2.x.y, as bench/origins.ts does); the baseline runs only for one plain-HTTP
+ * origin. HTTPS rows say how many of the window's handshakes the target saw resumed.
  *
  * `--pharos` may name several builds, comma-separated, each optionally with environment for its
  * process after `+` (e.g. `/tmp/base/pharos,dist,dist+MALLOC_ARENA_MAX=2`): they run one after the
@@ -15,7 +23,8 @@
  * Pharos the DB bytes per stored check. Results are printed as
  * a Markdown table and written to bench/results/ (not committed). See docs/PERFORMANCE.md.
  */
-import { mkdirSync, writeFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
@@ -23,6 +32,8 @@ import { countResults, resultBytes } from './results-db.ts';
 import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
+import { originAddress } from './origins-lib.ts';
+import { testCa } from '../test/support/certs.ts';
 
 const { values: opt } = benchArgs({
   about: 'N HTTP monitors at a fixed frequency against a local target, Pharos side by side with the bare timers + undici baseline (bench/baseline.ts).',
@@ -35,6 +46,8 @@ const { values: opt } = benchArgs({
     pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path; several comma-separated, each optionally +ENV=value, run in turn" },
     only: { type: 'string', help: 'pharos or baseline: run only that side' },
     'pharos-node-options': { type: 'string', help: "node options for the Pharos process, e.g. '--cpu-prof'" },
+    scheme: { type: 'string', default: 'http', help: 'http, https, or both comma-separated in the order to run them (each against its own target)' },
+    distinct: { type: 'boolean', default: false, help: 'each monitor on its own origin (127.2.x.y); no baseline run' },
   },
 });
 const N = Number(opt.monitors);
@@ -42,6 +55,8 @@ const FREQ_S = Number(opt.frequency);
 const DURATION_S = Number(opt.duration);
 const WARMUP_S = Number(opt.warmup);
 const NODE = process.execPath;
+const SCHEMES = opt.scheme!.split(',') as Array<'http' | 'https'>;
+if (SCHEMES.some((x) => x !== 'http' && x !== 'https')) throw new Error(`--scheme: http or https, comma-separated (got ${opt.scheme})`);
 
 /** One measured run. */
 interface Row {
@@ -54,7 +69,66 @@ interface Row {
   cpuCores: number;
   peakRssMb: number;
   dbBytesPerCheck?: number;
+  /** CPU per check done, ms. */
+  cpuMsPerCheck?: number;
+  /** Peak open descriptors (1 s samples). */
+  peakFds?: number;
   notes?: string;
+}
+
+/** Samples the open descriptors of `pid` every second; `peak()` stops and returns the maximum. */
+function fdSampler(pid: number) {
+  let max = 0;
+  const sample = () => {
+    try {
+      max = Math.max(max, readdirSync(`/proc/${pid}/fd`).length);
+    } catch {
+      max = Math.max(max, 0); // exited
+    }
+  };
+  sample();
+  const t = setInterval(sample, 1000);
+  return { peak: () => (clearInterval(t), sample(), max) };
+}
+
+/** A running target: monitor i's URL, environment Pharos needs, the TLS target's handshake counts. */
+interface Target {
+  url(i: number): string;
+  env: Record<string, string>;
+  handshakes?: () => Promise<{ full: number; resumed: number }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the target of `scheme`: one origin or N (`--distinct`); for https a local CA and its certificates first. */
+async function startTarget(scheme: 'http' | 'https'): Promise<Target> {
+  const port = await freePort();
+  const origins = opt.distinct ? N : 1;
+  if (scheme === 'http') {
+    const child = opt.distinct ? startChild(NODE, [join(ROOT, 'bench/target-many.ts'), String(port), String(N)]) : startChild(NODE, [join(ROOT, 'bench/target.ts'), String(port)]);
+    await child.nextLine();
+    return { url: (i) => `http://${opt.distinct ? originAddress(i) : '127.0.0.1'}:${port}/m/${i}`, env: {}, stop: () => stop(child) };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-tls-'));
+  const ca = testCa(dir);
+  for (let g = 0; g < Math.ceil(origins / 250); g++) {
+    const names = Array.from({ length: Math.min(250, origins - g * 250) }, (_, j) => `IP:${originAddress(g * 250 + j)}`);
+    ca.leaf(`group-${g}`, names.join(','), -1, 90);
+  }
+  writeFileSync(join(dir, 'ca.pem'), ca.cert);
+  const child = startChild(NODE, [join(ROOT, 'bench/target-tls.ts'), String(port), String(origins), dir]);
+  await child.nextLine();
+  return {
+    url: (i) => `https://${originAddress(opt.distinct ? i : 0)}:${port}/m/${i}`,
+    env: { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
+    async handshakes() {
+      child.proc.kill('SIGUSR2');
+      return JSON.parse(await child.nextLine()) as { full: number; resumed: number };
+    },
+    async stop() {
+      await stop(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function runBaseline(target: string): Promise<Row> {
@@ -80,16 +154,16 @@ async function runBaseline(target: string): Promise<Row> {
   };
 }
 
-async function createMonitors(p: BenchPharos, target: string): Promise<void> {
+async function createMonitors(p: BenchPharos, target: Target): Promise<void> {
   await forEachConcurrent(N, 8, async (i) => {
-    const res = await p.api('/v1/monitors', 'POST', { name: `bench ${i}`, url: `${target}/m/${i}`, monitor_type: 'status', check_frequency: FREQ_S });
+    const res = await p.api('/v1/monitors', 'POST', { name: `bench ${i}`, url: target.url(i), monitor_type: 'status', check_frequency: FREQ_S });
     if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
   });
 }
 
-async function runPharos(target: string, variant: string): Promise<Row> {
+async function runPharos(target: Target, scheme: string, variant: string): Promise<Row> {
   const [how, ...envs] = variant.split('+');
-  const env = Object.fromEntries(envs.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const env = { ...target.env, ...Object.fromEntries(envs.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) };
   const p = await startBenchPharos(how!, opt['pharos-node-options'], undefined, '', env);
   try {
     const t0 = performance.now();
@@ -100,9 +174,13 @@ async function runPharos(target: string, variant: string): Promise<Row> {
     const first = await scrape();
     const checks0 = metric(first, 'pharos_checks_total');
     const lag0 = buckets(first, 'pharos_scheduler_lag_hist_seconds');
+    const hs0 = await target.handshakes?.();
     const win = new ProcessWindow(p.child.proc.pid!);
+    const fds = fdSampler(p.child.proc.pid!);
     await sleep(DURATION_S * 1000);
     const m = win.end();
+    const peakFds = fds.peak();
+    const hs1 = await target.handshakes?.();
     const last = await scrape();
     const checks1 = metric(last, 'pharos_checks_total');
     const lag1 = buckets(last, 'pharos_scheduler_lag_hist_seconds');
@@ -113,17 +191,21 @@ async function runPharos(target: string, variant: string): Promise<Row> {
     const tableBytes = resultBytes(db);
     db.close();
     const fileBytes = statSync(p.dbFile).size;
+    const donePerS = (checks1 - checks0) / m.wallS;
+    const tls = hs0 && hs1 ? `; TLS handshakes in the window: ${hs1.full - hs0.full} full, ${hs1.resumed - hs0.resumed} resumed` : '';
     return {
-      what: `pharos (${variant}${opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : ''})`,
+      what: `pharos ${scheme}${opt.distinct ? ' distinct' : ''} (${variant}${opt['pharos-node-options'] ? ` ${opt['pharos-node-options']}` : ''})`,
       monitors: N,
       duePerS: N / FREQ_S,
-      donePerS: (checks1 - checks0) / m.wallS,
+      donePerS,
+      cpuMsPerCheck: (m.cpuCores * 1000) / donePerS,
+      peakFds,
       lagP50Ms: windowQuantile(lag0, lag1, 0.5) * 1000,
       lagP99Ms: windowQuantile(lag0, lag1, 0.99) * 1000,
       cpuCores: m.cpuCores,
       peakRssMb: m.peakRss / 2 ** 20,
       dbBytesPerCheck: tableBytes / rows,
-      notes: `V8 heap used ${heapMb('pharos_nodejs_heap_size_used_bytes')} MB of ${heapMb('pharos_nodejs_heap_size_total_bytes')} MB, external ${heapMb('pharos_nodejs_external_memory_bytes')} MB; created ${N} monitors in ${createS.toFixed(1)} s; ${rows} results, file ${(fileBytes / 2 ** 20).toFixed(1)} MB (${(fileBytes / rows).toFixed(0)} B/check incl. monitors)`,
+      notes: `${tls.slice(2)}${tls ? '; ' : ''}V8 heap used ${heapMb('pharos_nodejs_heap_size_used_bytes')} MB of ${heapMb('pharos_nodejs_heap_size_total_bytes')} MB, external ${heapMb('pharos_nodejs_external_memory_bytes')} MB; created ${N} monitors in ${createS.toFixed(1)} s; ${rows} results, file ${(fileBytes / 2 ** 20).toFixed(1)} MB (${(fileBytes / rows).toFixed(0)} B/check incl. monitors)`,
     };
   } finally {
     await p.cleanup();
@@ -133,25 +215,25 @@ async function runPharos(target: string, variant: string): Promise<Row> {
 function table(rows: Row[]): string {
   const f = (n: number | undefined, d = 1) => (n === undefined ? '–' : n.toFixed(d));
   return [
-    '| run | monitors | checks/s due | checks/s done | lag p50 ms | lag p99 ms | CPU (cores) | peak RSS MB | DB B/check |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.what} | ${r.monitors} | ${f(r.duePerS)} | ${f(r.donePerS)} | ${f(r.lagP50Ms)} | ${f(r.lagP99Ms)} | ${f(r.cpuCores, 2)} | ${f(r.peakRssMb, 0)} | ${f(r.dbBytesPerCheck, 0)} |`),
+    '| run | monitors | checks/s due | checks/s done | lag p50 ms | lag p99 ms | CPU (cores) | CPU ms/check | peak RSS MB | peak fds | DB B/check |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.what} | ${r.monitors} | ${f(r.duePerS)} | ${f(r.donePerS)} | ${f(r.lagP50Ms)} | ${f(r.lagP99Ms)} | ${f(r.cpuCores, 2)} | ${f(r.cpuMsPerCheck, 2)} | ${f(r.peakRssMb, 0)} | ${f(r.peakFds, 0)} | ${f(r.dbBytesPerCheck, 0)} |`),
     ...rows.filter((r) => r.notes).map((r) => `\n${r.what}: ${r.notes}`),
   ].join('\n');
 }
 
-const targetPort = await freePort();
-const target = startChild(NODE, [join(ROOT, 'bench/target.ts'), String(targetPort)]);
-await target.nextLine();
-const targetUrl = `http://127.0.0.1:${targetPort}`;
 const rows: Row[] = [];
-try {
-  if (opt.only !== 'pharos') rows.push(await runBaseline(targetUrl));
-  if (opt.only !== 'baseline') for (const v of opt.pharos!.split(',')) rows.push(await runPharos(targetUrl, v));
-} finally {
-  await stop(target);
+for (const scheme of SCHEMES) {
+  const target = await startTarget(scheme);
+  try {
+    // The baseline knows one plain-HTTP origin (bench/origins.ts has the distinct-origin one).
+    if (opt.only !== 'pharos' && scheme === 'http' && !opt.distinct) rows.push(await runBaseline(target.url(0).replace(/\/m\/0$/, '')));
+    if (opt.only !== 'baseline') for (const v of opt.pharos!.split(',')) rows.push(await runPharos(target, scheme, v));
+  } finally {
+    await target.stop();
+  }
 }
 const out = table(rows);
-console.log(`\n${N} HTTP monitors every ${FREQ_S} s, ${DURATION_S} s window after ${WARMUP_S} s warm-up\n\n${out}`);
+console.log(`\n${N} ${SCHEMES.join(' then ').toUpperCase()} monitors every ${FREQ_S} s${opt.distinct ? ' on distinct origins' : ''}, ${DURATION_S} s window after ${WARMUP_S} s warm-up\n\n${out}`);
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/monitors-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));

@@ -1,6 +1,7 @@
-import { ProxyAgent, buildConnector, interceptors, request } from 'undici';
+import { ProxyAgent, interceptors, request, type buildConnector } from 'undici';
 import type { http } from './index.ts';
 import { checkDispatchers, type CheckDispatchers } from './dispatchers.ts';
+import type { CheckTlsOptions } from './tls-sessions.ts';
 
 type HttpSettings = typeof http.defaults;
 
@@ -23,12 +24,13 @@ function tlsOptions(s: HttpSettings): { rejectUnauthorized: boolean; cert?: stri
 
 /**
  * Dispatchers made for one check and closed after it (`close()`): the probe's one-shot clients over a
- * connector with the check's TLS options, or a `ProxyAgent` (redirects through the same proxy).
- * @param wrap wraps a connector with the probe's own (source address, certificate capture, timing)
+ * connector with the check's TLS options, or a `ProxyAgent` (redirects through the same proxy; its
+ * tunnelled connections do not resume TLS sessions).
+ * @param connectorFor the probe's connector for these TLS options (session resumption per TLS profile, source address, certificate capture, timing)
  */
-export function ownDispatchers(s: HttpSettings, wrap: (base: buildConnector.connector) => buildConnector.connector): CheckDispatchers {
+export function ownDispatchers(s: HttpSettings, connectorFor: (tls: CheckTlsOptions) => buildConnector.connector): CheckDispatchers {
   const tls = tlsOptions(s);
-  if (s.proxy_url === null) return checkDispatchers(wrap(buildConnector(tls as buildConnector.BuildOptions)));
+  if (s.proxy_url === null) return checkDispatchers(connectorFor(tls));
   const agent = new ProxyAgent({ uri: s.proxy_url, requestTls: tls, proxyTls: { rejectUnauthorized: !s.ignore_tls_errors } });
   return {
     direct: agent,

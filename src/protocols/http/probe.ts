@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { buildConnector, request, type Dispatcher } from 'undici';
+import { request, type buildConnector, type Dispatcher } from 'undici';
 import type { CheckOutcome } from '../../domain/check.ts';
 import { describeNetworkError } from '../errors.ts';
 import { statusMatches } from '../seed.ts';
@@ -12,6 +12,7 @@ type HttpSettings = typeof http.defaults;
 import { checkDispatchers } from './dispatchers.ts';
 import { AuthFailure, authenticator, needsOwnDispatchers, ownDispatchers } from './options.ts';
 import { headersOnly } from './headers-only.ts';
+import { sessionConnector, TlsSessionCache, type CheckTlsOptions } from './tls-sessions.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
 const MAX_KEYWORD_BODY_BYTES = 2 * 1024 * 1024;
@@ -38,6 +39,8 @@ export const httpProbe: ProbeFactory = (options) => {
     base(options.sourceAddress ? { ...opts, localAddress: options.sourceAddress } : opts, (err, socket) => {
       if (!err) options.observePhase?.('connect', performance.now() - connectStarted);
       if (!err && socket && opts.protocol === 'https:') {
+        // A resumed session shows no certificate (empty object): the last full handshake's expiry
+        // stands, and sessions are offered at most an hour after it (tls-sessions.ts).
         const cert = (socket as TLSSocket).getPeerCertificate?.();
         if (cert?.valid_to) certExpiry.set(`${opts.hostname}:${opts.port || 443}`, Date.parse(cert.valid_to));
       }
@@ -45,7 +48,10 @@ export const httpProbe: ProbeFactory = (options) => {
       else cb(null, socket!);
     });
   };
-  const dispatchers = checkDispatchers(wrap(buildConnector({} as buildConnector.BuildOptions)));
+  // TLS sessions by origin and TLS profile, resumed by the next check (issue 38; tls-sessions.ts).
+  const sessions = new TlsSessionCache();
+  const connectorFor = (tls: CheckTlsOptions) => wrap(sessionConnector(tls, sessions));
+  const dispatchers = checkDispatchers(connectorFor({}));
   const authorization = authenticator();
 
   // Upside-down mode is every protocol's, applied around this check (src/protocols/upside-down.ts).
@@ -57,7 +63,7 @@ export const httpProbe: ProbeFactory = (options) => {
     const headers: Record<string, string> = { 'user-agent': options.userAgent };
     for (const h of s.request_headers) headers[h.name.toLowerCase()] = h.value;
     const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
-    const own = needsOwnDispatchers(s) ? ownDispatchers(s, wrap) : null;
+    const own = needsOwnDispatchers(s) ? ownDispatchers(s, connectorFor) : null;
     const dispatcher = (own ?? dispatchers)[s.follow_redirects ? 'following' : 'direct'];
     const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
     const networkReason = (e: unknown) => describeNetworkError(e, url.hostname, spec.timeoutSeconds);
