@@ -108,8 +108,11 @@ build_target() {
 
   # CJS bundle: a SEA main script is CommonJS and its require() loads built-ins only, so everything
   # but node: built-ins goes into the bundle; better-sqlite3's addon and static files are SEA assets.
+  # --minify-whitespace (names kept, so stack traces still name functions): the bundle's source stays
+  # in the heap as long as the process lives (V8 compiles functions lazily from it), 14.8 → 10.5 MB,
+  # and far fewer lines for V8's line-end table (issue 38, docs/PERFORMANCE.md "Idle footprint").
   node_modules/.bin/esbuild src/main.ts --bundle --platform=node --format=cjs --target=node24 \
-    --outfile="$work/pharos.cjs" --log-level=warning --legal-comments=none \
+    --outfile="$work/pharos.cjs" --log-level=warning --legal-comments=none --minify-whitespace \
     --define:import.meta.url=__pharos_import_meta_url \
     --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
   # The PostgreSQL driver's worker thread (src/store/pg/worker.ts, with pg inside) as its own CJS
@@ -126,9 +129,18 @@ build_target() {
   # The store host thread (src/store-host.ts: the store and every module defining procedures; on
   # PostgreSQL it runs store.async calls so the main event loop never waits): SEA asset store-host.cjs.
   node_modules/.bin/esbuild src/store-host.ts --bundle --platform=node --format=cjs --target=node24 \
-    --outfile="$work/store-host.cjs" --log-level=warning --legal-comments=none \
+    --outfile="$work/store-host.cjs" --log-level=warning --legal-comments=none --minify-whitespace \
     --define:import.meta.url=__pharos_import_meta_url \
     --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
+
+  # ASCII only: V8 keeps a script's source as one byte per character only when every character fits
+  # in Latin-1, else two (the 10.5 MB main bundle would cost 21 MB of heap). esbuild escapes strings
+  # and templates but leaves the odd regular expression (a ping parser's /(ms|мс)/) and comments:
+  # every non-ASCII UTF-16 unit becomes \uXXXX, which means the same in a regex, string or comment.
+  "$NODE" -e '
+    const fs = require("node:fs");
+    for (const f of process.argv.slice(1)) fs.writeFileSync(f, fs.readFileSync(f, "utf8").replace(/[^\x00-\x7f]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")));
+  ' "$work"/*.cjs
 
   # Who makes the blob: the target's own Node (its code cache is valid there), run natively or
   # under qemu; else this machine's Node without a code cache.

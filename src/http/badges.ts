@@ -1,5 +1,4 @@
 import { Hono, type Context } from 'hono';
-import { makeBadge } from 'badge-maker';
 import type { BadgeStatus } from '../core/badges.ts';
 import type { AppEnv, HttpDeps } from './context.ts';
 import { errorBody } from './errors.ts';
@@ -57,8 +56,9 @@ export function monitorBadgesRouter(deps: Pick<HttpDeps, 'core'>) {
     badgeHeaders(c);
     await next();
   });
-  const svg = (c: Context, label: string, message: string, color: string) =>
-    c.body(makeBadge({ label, message, color }), 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
+  // badge-maker (its font-width tables: ~4 MB of heap) loads at the first badge, not at start (issue 38).
+  const svg = async (c: Context, label: string, message: string, color: string) =>
+    c.body((await import('badge-maker')).makeBadge({ label, message, color }), 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
   const missing = (c: Context) => c.json(errorBody('no such badge', undefined, 'badges.not_found'), 404);
   const bad = (c: Context, name: string, rule: string) => c.json(errorBody(`${name}: ${rule}`, undefined, 'validation.invalid'), 400);
 

@@ -21,6 +21,8 @@ const ALLOWED: Record<string, string[]> = {
   // High availability (issue 22): leadership, the instances listing and the change relay. The PostgreSQL
   // leader lock, heartbeats and LISTEN/NOTIFY run on its own async `pg` connection (BRIEF design decision).
   cluster: ['cluster', 'core', 'domain', 'lib'],
+  // HTTPS served by Pharos (issue 37): ACME certificates for status pages' hosts (core), failure notices (store outbox).
+  tls: ['tls', 'core', 'store', 'domain', 'lib', 'config'],
   http: ['http', 'core', 'domain', 'lib', 'config', 'engine', 'views'],
   // Templates render what http hands them: domain values and view-model types, never a store handle.
   views: ['views', 'domain'],
@@ -118,7 +120,20 @@ test('imports follow the arrows of ARCHITECTURE.md', () => {
   assert.deepEqual(problems, []);
 });
 
-test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, or pharos.ts the PostgreSQL cluster', () => {
+/**
+ * Issue 38 (idle footprint): libraries only some configurations use load at their first use — one
+ * line each, file → the specifiers it may import(); test/api/lazy-modules.test.ts checks the effect.
+ */
+const LAZY_LIBRARIES: Record<string, readonly string[]> = {
+  'alerting/channels/email/index.ts': ['nodemailer'],
+  'http/sso/router.ts': ['./oidc.ts', './saml.ts'],
+  'http/mcp/server.ts': ['./sdk.ts'],
+  'http/badges.ts': ['badge-maker'],
+  'http/pages/feeds.ts': ['badge-maker'],
+  'http/console/routes-settings.ts': ['qrcode'],
+};
+
+test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, pharos.ts the PostgreSQL cluster, or a lazily loaded library (LAZY_LIBRARIES)', () => {
   const problems: string[] = [];
   for (const file of files(SRC)) {
     const rel = relative(SRC, file);
@@ -127,7 +142,8 @@ test('dynamic import() only where a protocol definition loads its own probe, mai
       const command = rel === 'main.ts' && /^\.\/cli\/[a-z-]+\.ts$/.test(m[1]!);
       // Leadership on PostgreSQL (issue 22) needs `pg` on the main thread: loaded only with that driver.
       const cluster = rel === 'pharos.ts' && m[1] === './cluster/postgres.ts';
-      if (!probe && !command && !cluster) problems.push(`${rel}: import('${m[1]}')`);
+      const lazy = LAZY_LIBRARIES[rel]?.includes(m[1]!) ?? false;
+      if (!probe && !command && !cluster && !lazy) problems.push(`${rel}: import('${m[1]}')`);
     }
   }
   assert.deepEqual(problems, []);

@@ -4,7 +4,7 @@ import { iso } from '../../domain/time.ts';
 import { apiActor } from '../audit-actor.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
-import { spUrls } from '../sso/saml.ts';
+import { spUrls } from '../sso/sp-urls.ts';
 import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 
 /** A SAML SSO connection as the API shows it (docs/api.md "Single sign-on"). */

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import QRCode from 'qrcode';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
@@ -10,6 +9,9 @@ import { page, shellOf, type ConsoleContext, type ConsoleEnv } from './context.t
 import { errorStatus, formErrors, formOf, text } from './forms.ts';
 import { clearSessionCookie } from './security.ts';
 import { consoleActor } from '../audit-actor.ts';
+
+/** The QR code of `uri` as SVG; the qrcode library loads at the first two-factor set-up, not at start (issue 38). */
+const qrSvg = async (uri: string, options: { type: 'svg'; margin: number }): Promise<string> => (await import('qrcode')).default.toString(uri, options);
 
 /** Settings: own sessions and password; users and API tokens (admins); probes, channels, about. */
 export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
@@ -62,7 +64,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
 
   app.post('/settings/totp/start', async (c) => {
     const { secret, uri } = core.accounts.totpProposal(c.var.session!.account);
-    return show(c, { totp: { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) } });
+    return show(c, { totp: { secret, uri, qrSvg: await qrSvg(uri, { type: 'svg', margin: 1 }) } });
   });
   app.post('/settings/totp/enable', async (c) => {
     const f = await formOf(c);
@@ -72,7 +74,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
       return show(c, { recoveryCodes: codes });
     } catch (e) {
       const uri = `otpauth://totp/Pharos:${encodeURIComponent(c.var.session!.account.email)}?issuer=Pharos&secret=${encodeURIComponent(secret)}&algorithm=SHA1&digits=6&period=30`;
-      return show(c, { totp: { secret, uri, qrSvg: await QRCode.toString(uri, { type: 'svg', margin: 1 }) }, errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
+      return show(c, { totp: { secret, uri, qrSvg: await qrSvg(uri, { type: 'svg', margin: 1 }) }, errors: { form: 'totp', errors: formErrors(e) } }, errorStatus(e));
     }
   });
   app.post('/settings/totp/disable', async (c) => {

@@ -1,6 +1,4 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { errorBody } from '../errors.ts';
 import type { Principal } from '../../domain/user.ts';
@@ -18,20 +16,6 @@ export const WRITE_TOOLS: ReadonlySet<string> = new Set(MCP_TOOLS.filter((t) => 
 
 /** JSON-RPC error code of a write tool called with a read token (an implementation-defined server error, -32000…-32099). */
 export const SCOPE_ERROR_CODE = -32001;
-
-/**
- * A new MCP server with every tool bound to this request's caller. Each tool answers its value as JSON
- * text in `content[0]` (hyperping-go mcp_transport.go parses `content[0].text`).
- */
-function buildServer(ctx: ToolContext, version: string): McpServer {
-  const server = new McpServer({ name: 'pharos', version }, { capabilities: { tools: {} } });
-  for (const t of MCP_TOOLS) {
-    server.registerTool(t.name, { description: t.description, inputSchema: t.input }, async (args: Record<string, unknown>) => ({
-      content: [{ type: 'text' as const, text: JSON.stringify((await t.run(args, ctx)) ?? null) }],
-    }));
-  }
-  return server;
-}
 
 /** `text` parsed as JSON, or null when it is not JSON. */
 function parseOrNull(text: string): unknown {
@@ -104,8 +88,11 @@ export function mcpRouter(deps: Pick<HttpDeps, 'core' | 'clock' | 'version'>) {
     const headers = new Headers(c.req.raw.headers);
     headers.set('accept', 'application/json, text/event-stream');
     const request = new Request(c.req.raw.url, { method: 'POST', headers, body: text });
-    const server = buildServer({ core: deps.core, clock: deps.clock, principal }, deps.version);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The MCP SDK loads at the first MCP request, not at start (issue 38: ~7 MB of heap nobody
+    // without an MCP client needs; test/api/lazy-modules.test.ts).
+    const { buildServer, jsonTransport } = await import('./sdk.ts');
+    const server = buildServer(MCP_TOOLS, { core: deps.core, clock: deps.clock, principal }, deps.version);
+    const transport = jsonTransport();
     await server.connect(transport);
     try {
       const res = await transport.handleRequest(request);

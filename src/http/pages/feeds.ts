@@ -1,5 +1,4 @@
 import type { Hono } from 'hono';
-import { makeBadge } from 'badge-maker';
 import { localize } from '../../domain/localized.ts';
 import type { MaintenanceWindow } from '../../domain/maintenance.ts';
 import type { ServiceView } from '../../core/status-view.ts';
@@ -83,7 +82,8 @@ export function feedRoutes(app: Hono<PageEnv>, deps: HttpDeps): void {
     return cachedPage(c, cache, 'badge', async () => {
       const { chrome } = c.var;
       const view = await core.statusView.page(c.var.page);
-      const svg = makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
+      // badge-maker loads at the first badge, not at start (issue 38).
+      const svg = (await import('badge-maker')).makeBadge({ label: 'status', message: chrome.t[`banner_${view.overall}`], color: BADGE_COLOURS[view.overall] });
       return { body: svg, contentType: 'image/svg+xml; charset=utf-8', changesAt: viewChangesAt(view) };
     });
   });

@@ -5,8 +5,9 @@ import { AppError } from '../../lib/errors.ts';
 import type { SignInTransaction, VerifiedIdentity } from '../../core/identity.ts';
 import type { HttpDeps } from '../context.ts';
 import { clientAddress, isHttps } from '../pages/client.ts';
-import { oidcAdapter } from './oidc.ts';
-import { samlAdapter, spUrls } from './saml.ts';
+import type { OidcAdapter } from './oidc.ts';
+import type { samlAdapter } from './saml.ts';
+import { spUrls } from './sp-urls.ts';
 
 /** Cookie binding an OIDC sign-in to the browser that started it (path /sso, 10 minutes). */
 const BINDING_COOKIE = 'pharos_sso';
@@ -31,8 +32,12 @@ export type ConsoleSignIn = (c: Context, who: VerifiedIdentity, next: string) =>
 export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {}) {
   const { core, logger, clock } = deps;
   const publicUrl = core.config.public_url.replace(/\/+$/, '');
-  const oidc = oidcAdapter({ clock, logger, redirectUri: `${publicUrl}/sso/oidc/callback` });
-  const saml = samlAdapter({ publicUrl });
+  // The protocol libraries (openid-client, @node-saml/node-saml) load at the first sign-in through
+  // them, not at start (issue 38; test/api/lazy-modules.test.ts).
+  let oidcAdapter: Promise<OidcAdapter> | undefined;
+  let samlAdapterP: Promise<ReturnType<typeof samlAdapter>> | undefined;
+  const oidc = () => (oidcAdapter ??= import('./oidc.ts').then((m) => m.oidcAdapter({ clock, logger, redirectUri: `${publicUrl}/sso/oidc/callback` })));
+  const saml = () => (samlAdapterP ??= import('./saml.ts').then((m) => m.samlAdapter({ publicUrl })));
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -55,14 +60,14 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
       if (t.method.type === 'oidc') {
         const provider = core.identity.provider(t.method.provider);
         if (!provider) return message(c, 404, 'Sign-in unavailable', 'This identity provider is not configured.');
-        const { url, checks } = await oidc.authorizationUrl(provider, t.id);
+        const { url, checks } = await (await oidc()).authorizationUrl(provider, t.id);
         Object.assign(t.protocol, checks);
         setCookie(c, BINDING_COOKIE, t.binding, { path: '/sso/', httpOnly: true, sameSite: 'Lax', secure: isHttps(c), maxAge: 600 });
         return c.redirect(url.href, 303);
       }
       const conn = await core.identity.connections.find(t.method.connection);
       if (!conn) return message(c, 404, 'Sign-in unavailable', 'This SSO connection no longer exists.');
-      return c.redirect(await saml.authorizeUrl(conn, t), 303);
+      return c.redirect(await (await saml()).authorizeUrl(conn, t), 303);
     } catch (e) {
       logger.warn(`sign-in: could not reach the identity provider`, { error: (e as Error).message });
       return message(c, 502, 'Sign-in unavailable', 'The identity provider could not be reached. Try again later.');
@@ -88,7 +93,7 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
     const current = new URL(`${publicUrl}/sso/oidc/callback${new URL(c.req.url).search}`);
     let who: VerifiedIdentity;
     try {
-      const id = await oidc.callback(provider, current, { state: t.protocol.state!, nonce: t.protocol.nonce!, verifier: t.protocol.verifier });
+      const id = await (await oidc()).callback(provider, current, { state: t.protocol.state!, nonce: t.protocol.nonce!, verifier: t.protocol.verifier });
       who = { method: t.method, ...id };
     } catch (e) {
       logger.info(`sign-in through ${provider.name} refused: ${(e as Error).message}`);
@@ -100,7 +105,7 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
   app.get('/saml/:uuid/metadata', async (c) => {
     const conn = await core.identity.connections.find(c.req.param('uuid'));
     if (!conn) return message(c, 404, 'Not found', 'There is no such SSO connection.');
-    return c.body(saml.metadata(conn), 200, { 'Content-Type': 'application/samlmetadata+xml; charset=utf-8' });
+    return c.body((await saml()).metadata(conn), 200, { 'Content-Type': 'application/samlmetadata+xml; charset=utf-8' });
   });
 
   app.post('/saml/:uuid/acs', async (c) => {
@@ -115,7 +120,7 @@ export function ssoRouter(deps: HttpDeps, hooks: { console?: ConsoleSignIn } = {
     }
     let who: VerifiedIdentity;
     try {
-      const id = await saml.validate(conn, t, response);
+      const id = await (await saml()).validate(conn, t, response);
       if (!core.identity.firstUse(`${conn.uuid}:${id.assertionId}`, id.validUntil)) throw new Error(`assertion ${id.assertionId} was already used (replay)`);
       who = { method: t.method, subject: id.subject, email: id.email, emailVerified: true };
     } catch (e) {

@@ -1,6 +1,7 @@
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import type { SsoConnection } from '../../domain/sso-connection.ts';
 import { SIGN_IN_TTL_MS, type SignInTransaction } from '../../core/identity.ts';
+import { spUrls } from './sp-urls.ts';
 
 /** Clock skew accepted on assertion times (NotBefore, NotOnOrAfter), ms: at most 2 minutes (issue 19). */
 export const SAML_SKEW_MS = 120_000;
@@ -16,11 +17,8 @@ export interface SamlIdentity {
   validUntil: number;
 }
 
-/** The SP's URLs of one connection, all under `<public_url>/sso/saml/<uuid>`. */
-export function spUrls(publicUrl: string, connectionUuid: string): { entityId: string; acs: string; metadata: string } {
-  const entityId = `${publicUrl.replace(/\/+$/, '')}/sso/saml/${connectionUuid}`;
-  return { entityId, acs: `${entityId}/acs`, metadata: `${entityId}/metadata` };
-}
+/** The SP's URLs of one connection (src/http/sso/sp-urls.ts). */
+export { spUrls };
 
 /**
  * The SAML 2.0 service-provider side (issue 19) with `@node-saml/node-saml`: AuthnRequests by

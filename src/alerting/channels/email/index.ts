@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { ChannelConfigOf } from '../../../domain/channels/index.ts';
 import { escapeHtml, facts } from '../render.ts';
 import { ChannelError, type AlertMessage, type Channel, type ChannelPlugin } from '../types.ts';
@@ -120,14 +120,18 @@ function noStartTls(err: unknown): boolean {
  *
  * `send` throws ChannelError (see {@link mapEmailError}); when the server accepts only some
  * recipients it throws a permanent ChannelError naming the rejected ones (retrying would send the
- * message again to those that got it). `close()` closes the transport.
+ * message again to those that got it). `close()` closes the transport (nodemailer is loaded and the
+ * transport made at the first `send`).
  */
 export function createEmailChannel(config: EmailConfig): Channel {
   const smtp = config.smtp;
   const timeoutMs = smtp.timeout_seconds * 1000;
   // Only `require_tls: false` needs the guard: with it set, a server without STARTTLS is refused anyway.
   const guardAuth = smtp.user !== undefined && !smtp.secure && !smtp.require_tls && !smtp.allow_plaintext_auth;
-  const transport = nodemailer.createTransport({
+  // nodemailer is loaded at the first message, not at start (issue 38: a configuration without mail
+  // never loads it; test/api/lazy-modules.test.ts).
+  let transport: Promise<Transporter> | undefined;
+  const open = (): Promise<Transporter> => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,
@@ -140,7 +144,7 @@ export function createEmailChannel(config: EmailConfig): Channel {
     pool: false,
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
+  })));
   const label = `email ${config.name}`;
   const where = `${smtp.host}:${smtp.port}`;
 
@@ -150,7 +154,7 @@ export function createEmailChannel(config: EmailConfig): Channel {
       const content = emailContent(message);
       let info: { accepted?: unknown[]; rejected?: unknown[]; response?: unknown };
       try {
-        info = await transport.sendMail({
+        info = await (await open()).sendMail({
           from: config.from,
           to: config.to,
           subject: content.subject,
@@ -173,7 +177,7 @@ export function createEmailChannel(config: EmailConfig): Channel {
       return { status: Number.parseInt(reply, 10) || 250, body: reply.slice(0, 2_000) };
     },
     async close() {
-      transport.close();
+      if (transport) (await transport).close();
     },
   };
 }
