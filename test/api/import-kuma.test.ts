@@ -189,7 +189,7 @@ for (const version of ['1.23', '2.x'] as const) {
       assert.deepEqual([dns.protocol, dns.url, dns.dns_record_type, dns.dns_resolver], ['dns', 'example.com', 'MX', '1.1.1.1']);
       const json = api['Status JSON']!;
       assert.equal(json.url, 'https://api.example.com/status');
-      assert.deepEqual(json.assertions, [{ source: 'json', path: '$.status', op: 'equals', value: 'ok' }]);
+      assert.deepEqual(json.assertions, [{ source: 'json_query', path: '$.status', op: 'equals', value: 'ok' }], "Kuma's JSONata, evaluated as Kuma does (issue 36)");
 
       const hcs = (await (await p.api('/v1/healthchecks')).json()) as { uuid: string; name: string; period: number; gracePeriod: number }[];
       assert.equal(hcs.length, 1);

@@ -89,18 +89,21 @@ INSERT INTO monitor_group(monitor_id, group_id, weight) VALUES (21, 5, 1);`);
   assert.deepEqual(settings.footer_text, { en: 'Run by **Example Ltd**' });
 });
 
-test("json-query (JSONata in Kuma): a plain path becomes the JSONPath of a JSON assertion; an expression beyond a path is reported, not guessed", async () => {
+test("json-query (JSONata in Kuma): every expression becomes a json_query assertion evaluated as Kuma does (with its <= and >=); one that is not JSONata is reported", async () => {
   const r = importSql(`
 INSERT INTO monitor(id, name, active, user_id, interval, url, type, json_path, json_path_operator, expected_value) VALUES
   (31, 'Plain path', 1, 1, 60, 'https://j.example.com', 'json-query', 'data.version', 'contains', '1.2'),
   (32, 'Quoted path', 1, 1, 60, 'https://j.example.com', 'json-query', '$.items[0].\`health state\`', '==', 'ok'),
-  (33, 'Expression', 1, 1, 60, 'https://j.example.com', 'json-query', '$count(items[status="down"])', '==', '0');`);
-  assert.deepEqual((await monitorNamed('Plain path')).assertions, [{ source: 'json', path: '$.data.version', op: 'contains', value: '1.2' }]);
-  assert.deepEqual((await monitorNamed('Quoted path')).assertions, [{ source: 'json', path: "$.items[0]['health state']", op: 'equals', value: 'ok' }]);
-  assert.ok(item(r, 'Plain path').notes.includes('JSON query data.version → JSONPath $.data.version'), JSON.stringify(item(r, 'Plain path').notes));
-  const expr = item(r, 'Expression');
-  assert.equal(expr.result, 'skipped');
-  assert.match(expr.reason!, /JSONata expression beyond a plain path/);
+  (33, 'Expression', 1, 1, 60, 'https://j.example.com', 'json-query', '$count(items[status="down"])', '<=', '0'),
+  (34, 'Whole body', 1, 1, 60, 'https://j.example.com', 'json-query', NULL, '==', 'pong'),
+  (35, 'Broken', 1, 1, 60, 'https://j.example.com', 'json-query', 'items[status=', '==', '0');`);
+  assert.deepEqual((await monitorNamed('Plain path')).assertions, [{ source: 'json_query', path: 'data.version', op: 'contains', value: '1.2' }]);
+  assert.deepEqual((await monitorNamed('Quoted path')).assertions, [{ source: 'json_query', path: '$.items[0].`health state`', op: 'equals', value: 'ok' }]);
+  assert.deepEqual((await monitorNamed('Expression')).assertions, [{ source: 'json_query', path: '$count(items[status="down"])', op: 'lte', value: 0 }]);
+  assert.deepEqual((await monitorNamed('Whole body')).assertions, [{ source: 'json_query', path: '$', op: 'equals', value: 'pong' }]);
+  const broken = item(r, 'Broken');
+  assert.equal(broken.result, 'skipped');
+  assert.match(broken.reason!, /^JSON query "items\[status=" is not a valid JSONata expression: /);
 });
 
 test("a push monitor's Kuma URL /api/push/<token>?status=…&msg=… keeps working: up → a success ping, down → a fail ping with msg as its body", async () => {

@@ -46,29 +46,3 @@ export function kumaHttpOptions(m: KumaMonitor, headers: Header[], notes: string
   if (m.expiryNotification && m.url?.toLowerCase().startsWith('https:')) fields.tls_expiry_days = [...KUMA_TLS_EXPIRY_DAYS];
   return { fields, headers: rest };
 }
-
-/**
- * A Kuma json-query expression (JSONata, in 1.23 and 2.x: server/model/monitor.js evaluates it with
- * the `jsonata` package) as a JSONPath for the http protocol's JSON assertions, when it is a plain
- * path: names (or `` `quoted names` ``) joined by dots, each with optional `[n]` indexes (n ≥ 0),
- * optionally starting at `$`. `status` → `$.status`, `$.data.items[0].name` → `$.data.items[0].name`.
- * One difference remains: JSONata maps a name over an array on the way (`items.name` is every item's
- * name); JSONPath does not, so such a path finds nothing (the check says `not found`).
- * @returns the JSONPath, or null for any other expression (functions, predicates, operators)
- */
-export function jsonataPathToJsonPath(expression: string): string | null {
-  const e = expression.trim();
-  if (e === '$') return '$';
-  const body = e.startsWith('$.') ? e.slice(2) : e;
-  const segment = /^(?:([A-Za-z_][A-Za-z0-9_]*)|`([^`]+)`)((?:\[\d+\])*)(?:\.|$)/;
-  let rest = body;
-  let out = '$';
-  while (rest !== '') {
-    const m = segment.exec(rest);
-    if (!m || (m[0].endsWith('.') && m[0].length === rest.length)) return null;
-    out += m[1] !== undefined ? `.${m[1]}` : `['${m[2]!.replace(/'/g, "\\'")}']`;
-    out += m[3] ?? '';
-    rest = rest.slice(m[0].length);
-  }
-  return body === '' ? null : out;
-}

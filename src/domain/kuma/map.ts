@@ -2,7 +2,8 @@ import { MIN_GRACE_S, type HealthcheckBodyInput } from '../healthcheck.ts';
 import { ALERTS_WAIT_MIN, CHECK_FREQUENCIES_S, HTTP_METHODS, MonitorBody, PROTOCOLS, type MonitorBodyInput } from '../monitor.ts';
 import type { KumaMaintenance, KumaMonitor } from './types.ts';
 import { mapKumaCheckType } from './check-types.ts';
-import { jsonataPathToJsonPath, kumaHttpOptions } from './http-options.ts';
+import { kumaHttpOptions } from './http-options.ts';
+import { jsonataSyntaxError } from '../../protocols/http/index.ts';
 import { MAX_TAGS_PER_MONITOR, formatTagRef, parseTagRef } from '../tags.ts';
 
 /**
@@ -38,8 +39,8 @@ function atLeast(allowed: readonly number[], v: number): number {
   return allowed.find((a) => a >= v) ?? allowed[allowed.length - 1]!;
 }
 
-/** Kuma 2.x json-query operators → the http protocol's assertion ops (src/protocols/http); `<=` and `>=` have none. */
-const KUMA_OPS: Record<string, string> = { '==': 'equals', '!=': 'not_equals', '<': 'lt', '>': 'gt', contains: 'contains' };
+/** Kuma 2.x json-query operators → the http protocol's `json_query` assertion ops (src/protocols/http); 1.23 had `==` only. */
+const KUMA_OPS: Record<string, string> = { '==': 'equals', '!=': 'not_equals', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte', contains: 'contains' };
 
 /** The fields every monitor shares: schedule, paused, alert delay from retries, timeout, tags, upside-down. */
 function common(m: KumaMonitor, notes: string[]): Partial<MonitorBodyInput> {
@@ -130,16 +131,16 @@ export function mapMonitor(m: KumaMonitor, caps: PharosCapabilities, policyUuid:
     if (m.type === 'json-query') {
       if (!caps.monitorFields.has('assertions')) return { kind: 'skipped', reason: 'JSON query needs response assertions, which this Pharos does not have' };
       const op = KUMA_OPS[m.jsonPathOperator ?? '=='];
-      if (!op || !m.jsonPath) return { kind: 'skipped', reason: `JSON query operator "${m.jsonPathOperator}" or path missing` };
+      if (!op) return { kind: 'skipped', reason: `JSON query operator "${m.jsonPathOperator}" has no Pharos equivalent` };
       const expected = m.expectedValue ?? '';
-      // lt/gt compare numbers; Kuma keeps the expected value as text.
-      const value = op === 'lt' || op === 'gt' ? Number(expected) : expected;
+      // Ordering ops compare numbers; Kuma keeps the expected value as text.
+      const value = op === 'lt' || op === 'gt' || op === 'lte' || op === 'gte' ? Number(expected) : expected;
       if (typeof value === 'number' && !Number.isFinite(value)) return { kind: 'skipped', reason: `JSON query "${m.jsonPathOperator}" needs a number, got "${expected}"` };
-      // Kuma's expression is JSONata: a plain path becomes a JSONPath; anything else is reported (issue 36).
-      const path = jsonataPathToJsonPath(m.jsonPath);
-      if (path === null) return { kind: 'skipped', reason: `JSON query "${m.jsonPath}" is a JSONata expression beyond a plain path (Pharos evaluates JSONPath)` };
-      if (path !== m.jsonPath) notes.push(`JSON query ${m.jsonPath} → JSONPath ${path}`);
-      (body as Record<string, unknown>).assertions = [{ source: 'json', path, op, value }];
+      // Kuma's expression is JSONata, evaluated as Kuma does by the json_query assertion (issue 36); no expression = the whole body.
+      const expression = m.jsonPath?.trim() || '$';
+      const syntax = jsonataSyntaxError(expression);
+      if (syntax) return { kind: 'skipped', reason: `JSON query "${expression}" ${syntax}` };
+      (body as Record<string, unknown>).assertions = [{ source: 'json_query', path: expression, op, value }];
     }
     return { kind: 'monitor', body, notes };
   }

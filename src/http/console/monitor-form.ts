@@ -35,7 +35,7 @@ const literal = (s: string): unknown => {
   return s;
 };
 const showLiteral = (v: unknown): string => (typeof v === 'string' && literal(v) === v ? v : JSON.stringify(v));
-const PATHED = new Set(['json', 'header']);
+const PATHED = new Set(['json', 'header', 'json_query']);
 
 const LINE_CODECS: Record<string, LineCodec> = {
   request_headers: {
@@ -47,8 +47,12 @@ const LINE_CODECS: Record<string, LineCodec> = {
     format: (h) => `${(h as { name: string }).name}: ${(h as { value: string }).value}`,
   },
   assertions: {
-    hint: 'one per line: "json $.status equals UP", "header Content-Type contains json", "body not_contains error", "response_time lt 500"',
+    hint: 'one per line: "json $.status equals UP", "header Content-Type contains json", "body not_contains error", "response_time lt 500", "json_query $count(services[up]) gte 3" (JSONata)',
     parse: (l) => {
+      // A JSONata expression may hold spaces: it runs up to the first op word (json-query.ts).
+      const q = /^\s*json_query\s+(.+?)\s+(equals|not_equals|contains|lte|lt|gte|gt)(?:\s+(.*?))?\s*$/.exec(l);
+      // Its value is compared as text (a number only for the ordering ops): `1.20` stays "1.20".
+      if (q) return { source: 'json_query', path: q[1], op: q[2], ...(q[3] ? { value: /^(lte?|gte?)$/.test(q[2]!) ? literal(q[3]) : /^".*"$/.test(q[3]) ? literal(q[3]) : q[3] } : {}) };
       const t = l.trim().split(/\s+/);
       const source = t[0]!;
       const pathed = PATHED.has(source);

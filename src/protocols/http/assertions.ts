@@ -1,5 +1,6 @@
 import { JSONPath } from 'jsonpath-plus';
 import type { HttpAssertion } from './index.ts';
+import { jsonQueryFailure } from './json-query.ts';
 
 /** What assertions look at: headers (lower-case names), the body text (capped), the elapsed ms. */
 export interface AssertionInput {
@@ -13,9 +14,9 @@ const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v));
 /**
  * The first failing assertion's reason for a person (`JSON $.status was "DOWN"`), or null when
  * all hold. JSONPath via jsonpath-plus with its safe evaluator; a path matching several values
- * holds when any of them does. Syntax: docs/api.md "Check types".
+ * holds when any of them does; JSONata (`json_query`) via ./json-query.ts. Syntax: docs/api.md "Check types".
  */
-export function failedAssertion(list: readonly HttpAssertion[], input: AssertionInput): string | null {
+export async function failedAssertion(list: readonly HttpAssertion[], input: AssertionInput): Promise<string | null> {
   let json: unknown;
   let parsed = false;
   for (const a of list) {
@@ -35,6 +36,11 @@ export function failedAssertion(list: readonly HttpAssertion[], input: Assertion
       const got = Array.isArray(raw) ? raw.join(', ') : raw;
       if (got === undefined) return `Header ${a.path} missing`;
       if (a.op !== 'exists' && !holds(a.op, got, a.value)) return `Header ${a.path} was ${show(got)}`;
+      continue;
+    }
+    if (a.source === 'json_query') {
+      const failure = await jsonQueryFailure(a.path!, a.op, a.value, input.body);
+      if (failure !== null) return failure;
       continue;
     }
     if (!parsed) {

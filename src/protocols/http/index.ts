@@ -4,6 +4,7 @@ import { urlTarget } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 import { TLS_EXPIRY_FIELD } from '../expiry.ts';
 import { invalid } from '../../lib/errors.ts';
+import jsonata from 'jsonata';
 
 /**
  * Assertions on an HTTP response (docs/api.md "Check types"). A small, closed syntax:
@@ -11,19 +12,37 @@ import { invalid } from '../../lib/errors.ts';
  *   ops `equals`, `not_equals`, `contains`, `matches` (value = a regex source), `exists`, `lt`, `gt`;
  * - `{source: "header", path: "X-Name", op, value}`: ops `exists`, `equals`, `contains`, `matches`;
  * - `{source: "body", op, value}`: ops `contains`, `not_contains`, `matches`;
- * - `{source: "response_time", op: "lt", value: ms}`: the check fails when the response took longer.
+ * - `{source: "response_time", op: "lt", value: ms}`: the check fails when the response took longer;
+ * - `{source: "json_query", path: "<JSONata>", op, value}`: Uptime Kuma 2.x's json-query (issue 36): a
+ *   JSONata expression (the `jsonata` package, as Kuma evaluates it) whose single value is compared as
+ *   text with `value` (`equals`, `not_equals`, `contains`) or as numbers (`lt`, `lte`, `gt`, `gte`).
  */
 export const ASSERTION_OPS = {
   json: ['equals', 'not_equals', 'contains', 'matches', 'exists', 'lt', 'gt'],
   header: ['exists', 'equals', 'contains', 'matches'],
   body: ['contains', 'not_contains', 'matches'],
   response_time: ['lt'],
+  json_query: ['equals', 'not_equals', 'contains', 'lt', 'lte', 'gt', 'gte'],
 } as const;
+
+/** Ops comparing numbers (their `value` must be a number). */
+const NUMERIC_OPS = new Set(['lt', 'lte', 'gt', 'gte']);
+
+/** Why a JSONata expression does not compile, or null when it does (its parser's message and position). */
+export function jsonataSyntaxError(expression: string): string | null {
+  try {
+    jsonata(expression);
+    return null;
+  } catch (e) {
+    const err = e as { message?: string; position?: number };
+    return `is not a valid JSONata expression: ${err.message ?? String(e)}${typeof err.position === 'number' ? ` (at ${err.position})` : ''}`;
+  }
+}
 
 const Assertion = z
   .object(
     {
-      source: z.enum(['json', 'header', 'body', 'response_time'], { error: 'must be one of json, header, body, response_time' }),
+      source: z.enum(['json', 'header', 'body', 'response_time', 'json_query'], { error: 'must be one of json, header, body, response_time, json_query' }),
       path: z.string({ error: 'must be a string' }).min(1).max(512).optional(),
       op: z.string({ error: 'must be a string' }),
       value: z.union([z.string().max(1024), z.number(), z.boolean(), z.null()], { error: 'must be a string, number, boolean or null' }).optional(),
@@ -35,8 +54,12 @@ const Assertion = z
     if (!ops.includes(a.op)) ctx.addIssue({ code: 'custom', path: ['op'], message: `must be one of ${ops.join(', ')} for source ${a.source}` });
     if (a.source === 'json' && !a.path?.startsWith('$')) ctx.addIssue({ code: 'custom', path: ['path'], message: 'must be a JSONPath starting with $' });
     if (a.source === 'header' && !a.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'must name the header' });
+    if (a.source === 'json_query') {
+      const syntax = a.path ? jsonataSyntaxError(a.path) : 'must be a JSONata expression';
+      if (syntax) ctx.addIssue({ code: 'custom', path: ['path'], message: syntax });
+    }
     if (a.op !== 'exists' && a.value === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `is required for op ${a.op}` });
-    if ((a.op === 'lt' || a.op === 'gt') && typeof a.value !== 'number') ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a number for op ${a.op}` });
+    if (NUMERIC_OPS.has(a.op) && typeof a.value !== 'number') ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a number for op ${a.op}` });
     if (a.op === 'matches') {
       try {
         new RegExp(String(a.value));

@@ -65,7 +65,7 @@ export const httpProbe: ProbeFactory = (options) => {
     const hasBody = s.request_body != null && s.http_method !== 'GET' && s.http_method !== 'HEAD';
     const own = needsOwnDispatchers(s) ? ownDispatchers(s, connectorFor) : null;
     const dispatcher = (own ?? dispatchers)[s.follow_redirects ? 'following' : 'direct'];
-    const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body');
+    const needsBody = s.required_keyword !== null || s.assertions.some((a) => a.source === 'json' || a.source === 'body' || a.source === 'json_query');
     const networkReason = (e: unknown) => describeNetworkError(e, url.hostname, spec.timeoutSeconds);
     const noResponse = (e: unknown): CheckOutcome => ({ ok: false, latencyMs: elapsed(), statusCode: 0, reason: networkReason(e), ...ssl(url) });
     // One timer cleared when the check ends (AbortSignal.timeout's would stay queued, and fire, for the
@@ -112,7 +112,7 @@ export const httpProbe: ProbeFactory = (options) => {
   };
 
   /** The check's outcome from its final response: status, keyword, assertions, degraded; `failure` when the body could not be read. */
-  const outcome = (s: HttpSettings, url: URL, statusCode: number, headers: IncomingHttpHeaders, text: string, ttfbMs: number, elapsed: () => number, failure: string | null = null): CheckOutcome => {
+  const outcome = async (s: HttpSettings, url: URL, statusCode: number, headers: IncomingHttpHeaders, text: string, ttfbMs: number, elapsed: () => number, failure: string | null = null): Promise<CheckOutcome> => {
     // A body that could not be read is the reason; else status, keyword, assertions in turn.
     const reason =
       failure ??
@@ -123,7 +123,7 @@ export const httpProbe: ProbeFactory = (options) => {
             ? `Keyword "${s.required_keyword}" found (it must not appear)`
             : `Keyword "${s.required_keyword}" not found`
           : s.assertions.length > 0
-            ? failedAssertion(s.assertions, { headers, body: text, latencyMs: elapsed() })
+            ? await failedAssertion(s.assertions, { headers, body: text, latencyMs: elapsed() })
             : null);
     if (statusCode === 401) authorization.rejected(s);
     const latencyMs = elapsed();
