@@ -5,8 +5,8 @@ import type { Db } from './driver.ts';
 import { copySqliteToPostgres, type TableCount } from './copy.ts';
 import { createStore, type Store } from './index.ts';
 import { openPostgresDb, redactUrl } from './pg/driver.ts';
-import type { MigrationReport } from './migrations/index.ts';
-import { migratePostgres } from './pg/migrations.ts';
+import type { Migration, MigrationReport } from './migrations/index.ts';
+import { migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from './pg/migrations.ts';
 import { registerHost, storeHost } from './host-client.ts';
 
 /** Where the store lives (config `storage.driver` and friends; see src/config/storage.ts). */
@@ -106,4 +106,24 @@ export function migrationLine(target: StorageTarget, r: MigrationReport): string
   if (r.from === 0) return `database created (${describeTarget(target)}): schema version ${r.to} (${steps})`;
   const kept = r.copy !== null ? `the database from before is kept as ${r.copy} (pharos restore it to go back)` : target.driver === 'postgres' ? 'Pharos took no copy of a PostgreSQL database: the pg_dump taken before the upgrade is the way back (docs/operations.md "Upgrading")' : 'no copy was needed';
   return `database upgraded (${describeTarget(target)}): schema version ${r.from} → ${r.to} (${steps}); ${kept}`;
+}
+
+/**
+ * The schema of the PostgreSQL database at `url` against this Pharos's migrations, read without
+ * changing anything (`pharos version --check-db` on PostgreSQL): like SQLite's `schemaStatusOfFile`.
+ * @throws AppError `store.open_failed` when the database cannot be reached (the URL's password masked)
+ */
+export function postgresSchemaStatus(url: string, statementTimeoutMs: number): { current: number; latest: number; pending: Migration[]; newer: boolean } {
+  let db: Db | undefined;
+  try {
+    db = openPostgresDb({ url, poolSize: 1, statementTimeoutMs });
+    const current = postgresSchemaVersion(db);
+    const latest = PG_MIGRATIONS.at(-1)!.version;
+    return { current, latest, pending: current > latest ? [] : PG_MIGRATIONS.filter((m) => m.version > current), newer: current > latest };
+  } catch (e) {
+    const why = e instanceof AppError ? 'it does not answer' : (e as Error).message.split(url).join(redactUrl(url));
+    throw new AppError(500, 'store.open_failed', `cannot open the PostgreSQL database ${redactUrl(url)}: ${why}`);
+  } finally {
+    db?.close();
+  }
 }

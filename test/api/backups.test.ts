@@ -226,15 +226,29 @@ test('upgrades: version --check-db names pending migrations, the first start cop
   assert.doesNotMatch(serve.stderr, /\n\s+at /, 'no stack trace');
 });
 
-test('upgrades on PostgreSQL: a database written by a newer Pharos refuses to start with a clear message and exit code 3', { skip: ONCE_IN_POSTGRES_MATRIX }, async () => {
+test('upgrades on PostgreSQL: version --check-db names pending migrations; a database written by a newer Pharos refuses to start with a clear message and exit code 3', { skip: ONCE_IN_POSTGRES_MATRIX }, async () => {
   const url = await (await sharedPostgres()).createDatabase(`newer${process.pid}`);
+  const last = PG_MIGRATIONS.at(-1)!;
+  const check = () => pharos(['version', '--check-db'], { PHAROS_DATABASE_URL: url });
+  const empty = await check();
+  assert.equal(empty.code, 1, empty.stderr);
+  assert.match(empty.stdout, /: empty \(the first start creates the schema\)/);
   const db = openPostgresDb({ url, poolSize: 1, statementTimeoutMs: 10_000 });
   try {
+    migratePostgres(db, PG_MIGRATIONS.slice(0, -1));
+    const pending = await check();
+    assert.equal(pending.code, 0, pending.stderr);
+    assert.match(pending.stdout, new RegExp(`database postgres://.*: schema version ${last.version - 1}; this Pharos needs ${last.version}: 1 migration pending: ${last.version} ${last.name}; Pharos takes no copy of a PostgreSQL database: pg_dump it first`));
+    assert.doesNotMatch(pending.stdout, new RegExp(new URL(url).password), 'the password is masked');
     migratePostgres(db);
+    assert.match((await check()).stdout, new RegExp(`schema version ${last.version}: up to date`));
     db.prepare('UPDATE pharos_schema SET version = ?').run(PG_MIGRATIONS.at(-1)!.version + 5);
   } finally {
     db.close();
   }
+  const newer = await check();
+  assert.equal(newer.code, 3);
+  assert.match(newer.stdout, /written by a newer Pharos .*restore the pg_dump taken before the upgrade/);
   const port = await freePort();
   const serve = await pharos(['serve'], { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: tempDir(), PHAROS_DATABASE_URL: url, PHAROS_SECRET_KEY: '7e'.repeat(32) });
   assert.equal(serve.code, 3, serve.stderr);
