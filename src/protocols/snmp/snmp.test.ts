@@ -129,6 +129,10 @@ describe('snmp monitor over the API and the console form', () => {
       fixIt: () => setState('ok'),
     });
     assert.deepEqual([created.snmp_auth_key, created.snmp_priv_key, created.snmp_community, created.snmp_user], ['***', '***', '***', 'pharosv3']);
+    const { uuid, ...asRead } = created as Record<string, unknown> & { uuid: string };
+    const put = await p.api(`/v1/monitors/${uuid}`, { method: 'PUT', json: { ...asRead, snmp_expected: 'OK' } });
+    assert.equal(put.status, 200, 'the monitor as read (keys masked) goes back: *** keeps the stored keys');
+    assert.equal(p.store.monitors.get(uuid)!.settings.snmp_priv_key, 'privpass123');
     const bad = async (body: Record<string, unknown>, message: RegExp) => {
       const res = await p.api('/v1/monitors', { method: 'POST', json: { name: 'x', url: '127.0.0.1', protocol: 'snmp', ...body } });
       assert.equal(res.status, 400);
