@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
 import { tempDir } from '../support/pharos.ts';
 import { freePort, spawnPharos } from '../support/process.ts';
 
@@ -31,7 +32,7 @@ test('pharos --help lists every command; pharos <command> --help prints its usag
   const help = await pharos(['--help']);
   assert.equal(help.code, 0);
   const names = [...help.stdout.matchAll(/^ {2}([a-z-]+) {2,}\S/gm)].map((m) => m[1]!);
-  assert.deepEqual(names, ['agent', 'alert', 'backup', 'import', 'install-service', 'restore', 'serve', 'storage', 'token', 'uninstall-service', 'user', 'version']);
+  assert.deepEqual(names, ['agent', 'alert', 'backup', 'healthcheck', 'import', 'install-service', 'restore', 'serve', 'storage', 'token', 'uninstall-service', 'user', 'version']);
   for (const name of names) {
     const r = await pharos([name, '--help']);
     assert.equal(r.code, 0, `${name} --help: ${r.stderr}`);
@@ -47,6 +48,25 @@ test('pharos --help lists every command; pharos <command> --help prints its usag
   const badOption = await pharos(['token', 'list', '--frob']);
   assert.equal(badOption.code, 1);
   assert.match(badOption.stderr, /^pharos: Unknown option '--frob'/);
+});
+
+test('pharos healthcheck (the container image\'s HEALTHCHECK): exit 0 on a 2xx /healthz at the listen address (0.0.0.0 asked on 127.0.0.1), 1 when nothing answers', { timeout: 60_000 }, async () => {
+  const port = await freePort();
+  const down = await pharos(['healthcheck'], { PHAROS_LISTEN: `0.0.0.0:${port}` });
+  assert.equal(down.code, 1);
+  assert.match(down.stdout, new RegExp(`^http://127\\.0\\.0\\.1:${port}/healthz: no answer: `));
+  // A stand-in /healthz (test/build/image.test.ts runs it against a real server in the container).
+  const server = createServer((req, res) => res.writeHead(req.url === '/healthz' ? 200 : 404, { 'Content-Type': 'application/json' }).end('{"status":"ok"}'));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  try {
+    const up = await pharos(['healthcheck'], { PHAROS_LISTEN: `0.0.0.0:${port}` });
+    assert.equal(up.code, 0, up.stdout);
+    assert.match(up.stdout, new RegExp(`^http://127\\.0\\.0\\.1:${port}/healthz: 200 \\{"status":"ok"\\}`));
+    const wrong = await pharos(['healthcheck', '--url', `http://127.0.0.1:${port}/nope`]);
+    assert.equal(wrong.code, 1, 'a non-2xx answer is unhealthy');
+  } finally {
+    server.close();
+  }
 });
 
 test('pharos version prints the Pharos, Node and SQLite versions and the target', async () => {
