@@ -20,6 +20,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
+import { cancelOnServer } from './cancel.ts';
 import { CONFLICT, DOWN, EXITED, READY, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
 
 const init = workerData as WorkerInit;
@@ -89,36 +90,8 @@ function destroy(client: pg.PoolClient): void {
     client.off('error', onAsyncClientError);
     client.on('error', () => undefined);
   }
-  cancelOnServer(client);
+  cancelOnServer(client, init.url);
   (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-}
-
-/**
- * Sends PostgreSQL's CancelRequest for what `client`'s backend runs now (pg's `Client.cancel`, on a
- * connection of its own): a server sees a closed socket only when it next reads or writes it, so a
- * long statement would otherwise run on to its statement_timeout after its caller gave up. Fire and
- * forget; a server that does not answer (frozen, cut off) gets 10 s before the attempt is dropped.
- */
-function cancelOnServer(client: pg.PoolClient): void {
-  const { processID, secretKey } = client as unknown as { processID: number | null; secretKey: number | null };
-  if (processID === null || secretKey === null) return;
-  const target = new pg.Client({ connectionString: init.url }) as unknown as { host: string; port: number; connection: CancelConnection };
-  const con = target.connection;
-  const stop = setTimeout(() => con.stream.destroy(), 10_000);
-  con.on('error', () => clearTimeout(stop));
-  con.on('end', () => clearTimeout(stop));
-  con.once('connect', () => con.cancel(processID, secretKey));
-  if (target.host.startsWith('/')) con.connect(`${target.host}/.s.PGSQL.${target.port}`);
-  else con.connect(target.port, target.host);
-}
-
-/** What {@link cancelOnServer} uses of pg's (untyped) Connection. */
-interface CancelConnection {
-  stream: { destroy(): void };
-  on(event: 'error' | 'end', fn: () => void): void;
-  once(event: 'connect', fn: () => void): void;
-  connect(portOrPath: number | string, host?: string): void;
-  cancel(processID: number, secretKey: number): void;
 }
 
 /**
