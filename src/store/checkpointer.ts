@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { addonFileOf, bundledFile, isSea } from '../lib/sea.ts';
@@ -26,7 +27,17 @@ export interface CheckpointOptions {
    * cut back when it starts over.
    */
   restartPages?: number;
+  /**
+   * Start the worker only once the WAL has reached this many pages (0 or unset: at once). A thread
+   * holds ~20 MB of RSS (its own V8 isolate), which an idle Pharos does not need: until then
+   * SQLite's own autocheckpoint (1,000 pages) stays on, and the WAL file's size is looked at every
+   * {@link WAL_LOOK_MS} (issue 38, docs/PERFORMANCE.md "Idle footprint").
+   */
+  startAtWalPages?: number;
 }
+
+/** Milliseconds between two looks at the WAL file's size while the worker waits for {@link CheckpointOptions.startAtWalPages}. */
+export const WAL_LOOK_MS = 1000;
 
 /**
  * Defaults of {@link CheckpointOptions}, measured (docs/PERFORMANCE.md "Session 8"): a pass every
@@ -43,8 +54,8 @@ export const FALLBACK_AUTOCHECKPOINT = 1000;
 
 /** The main thread's side of the checkpoint worker of one SQLite connection. */
 export interface Checkpointer {
-  /** `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
-  readonly mode: 'starting' | 'running' | 'fallback' | 'stopped';
+  /** `waiting` for the WAL to reach `startAtWalPages`, `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
+  readonly mode: 'waiting' | 'starting' | 'running' | 'fallback' | 'stopped';
   /** The worker's counters: passes finished (each one or more passive checkpoints; counted after its figures are stored), RESTART/TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
   stats(): { passes: number; restarts: number; walPages: number; copiedPages: number };
   /**
@@ -95,8 +106,8 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
   };
 
   const addonFile = nativeBinding ? addonFileOf(nativeBinding) : undefined;
-  if (nativeBinding && !addonFile) fallback('cannot start: the file of the loaded SQLite addon is unknown');
-  else {
+  const launch = () => {
+    mode = 'starting';
     try {
       const w = startWorker({ file: raw.name, addonFile, state: shared, intervalMs, restartPages });
       worker = w;
@@ -113,6 +124,28 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
     } catch (e) {
       fallback(`could not start (${(e as Error).message.split('\n')[0]})`);
     }
+  };
+  let look: NodeJS.Timeout | undefined;
+  const startAt = opts.startAtWalPages ?? 0;
+  if (nativeBinding && !addonFile) fallback('cannot start: the file of the loaded SQLite addon is unknown');
+  else if (startAt <= 0) launch();
+  else {
+    mode = 'waiting';
+    const pageSize = raw.pragma('page_size', { simple: true }) as number;
+    const walPages = () => {
+      try {
+        return statSync(`${raw.name}-wal`).size / pageSize;
+      } catch {
+        return 0; // no WAL file yet
+      }
+    };
+    look = setInterval(() => {
+      if (mode !== 'waiting' || !raw.open) return clearInterval(look);
+      if (walPages() < startAt) return;
+      clearInterval(look);
+      launch();
+    }, WAL_LOOK_MS);
+    look.unref();
   }
 
   return {
@@ -121,6 +154,7 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
     },
     stats: () => ({ passes: Atomics.load(flags, PASSES), restarts: Atomics.load(flags, RESTARTS), walPages: Atomics.load(flags, LOG), copiedPages: Atomics.load(flags, DONE) }),
     stop() {
+      if (look) clearInterval(look);
       const wasRunning = mode === 'starting' || mode === 'running';
       mode = 'stopped';
       if (!wasRunning || !worker) return;

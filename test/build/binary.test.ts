@@ -209,17 +209,11 @@ test('serve on SQLite: WAL checkpoints run on the checkpoint worker thread from 
     await waitFor('the binary to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 30_000);
     const pid = child.pid!;
     // Linux keeps 15 bytes of a thread's name.
-    await waitFor('the checkpoint worker thread', async () => readdirSync(`/proc/${pid}/task`).some((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === 'pharos-checkpoi'));
-    const addons = new Set(
-      readFileSync(`/proc/${pid}/maps`, 'utf8')
-        .split('\n')
-        .map((l) => l.slice(l.indexOf('/')))
-        .filter((p) => p.endsWith('.node')),
-    );
-    assert.deepEqual([...addons].map((p) => p.replace(/-[0-9a-f]{16}\.node$/, '.node')), [join(data, 'native', 'better_sqlite3.node')], 'one SQLite addon file, loaded by both threads');
+    const checkpointThread = () => readdirSync(`/proc/${pid}/task`).some((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === 'pharos-checkpoi');
+    assert.equal(checkpointThread(), false, 'idle, with an empty WAL: no checkpoint thread yet (issue 38)');
 
-    // Pings write to the WAL; the main connection runs with wal_autocheckpoint = 0 (no warning line
-    // says it fell back), so the database file grows only by the worker's checkpoints.
+    // Pings write to the WAL; once it reaches 1,000 pages the worker starts and the main connection runs
+    // with wal_autocheckpoint = 0 (no warning line says it fell back).
     const created = await api('/v1/healthchecks', { method: 'POST', body: JSON.stringify({ name: 'job', period_value: 1, period_type: 'days', grace_period_value: 1, grace_period_type: 'hours' }) });
     assert.equal(created.status, 201);
     const uuid = ((await created.json()) as { healthcheck: { uuid: string } }).healthcheck.uuid;
@@ -228,6 +222,14 @@ test('serve on SQLite: WAL checkpoints run on the checkpoint worker thread from 
       await Promise.all(Array.from({ length: 200 }, async () => assert.equal((await fetch(`${url}/ping/${uuid}`)).status, 200)));
       return size('pharos.db') > before;
     });
+    await waitFor('the checkpoint worker thread', async () => checkpointThread());
+    const addons = new Set(
+      readFileSync(`/proc/${pid}/maps`, 'utf8')
+        .split('\n')
+        .map((l) => l.slice(l.indexOf('/')))
+        .filter((p) => p.endsWith('.node')),
+    );
+    assert.deepEqual([...addons].map((p) => p.replace(/-[0-9a-f]{16}\.node$/, '.node')), [join(data, 'native', 'better_sqlite3.node')], 'one SQLite addon file, loaded by both threads');
   } finally {
     child.kill('SIGTERM');
   }

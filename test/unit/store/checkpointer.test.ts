@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { openDb, openDbFile, type SqliteDb } from '../../../src/store/db.ts';
-import { FALLBACK_AUTOCHECKPOINT } from '../../../src/store/checkpointer.ts';
+import { FALLBACK_AUTOCHECKPOINT, WAL_LOOK_MS } from '../../../src/store/checkpointer.ts';
 import { tempDir } from '../../support/pharos.ts';
 import { waitFor } from '../../support/process.ts';
 
@@ -18,10 +18,10 @@ afterEach(async () => {
 });
 
 /** A data dir with pharos.db opened with a checkpoint worker (small bound, short interval), and the lines it warned. */
-function open(opts: { restartPages?: number; nativeBinding?: object } = {}) {
+function open(opts: { restartPages?: number; nativeBinding?: object; startAtWalPages?: number } = {}) {
   const dir = tempDir();
   const warned: string[] = [];
-  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256 });
+  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256, startAtWalPages: opts.startAtWalPages });
   cleanups.push(() => {
     if (db.sqlite.open) db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -81,6 +81,28 @@ test('the worker checkpoints the WAL and truncates it at 4× its bound; the main
   assert.ok(db.checkpointer!.stats().passes >= 1);
   assert.equal((db.sqlite.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n, 2000);
   assert.deepEqual(warned, []);
+});
+
+test('with startAtWalPages the worker waits for the WAL to reach it (SQLite autocheckpoint meanwhile), then runs (issue 38: no thread while idle)', async () => {
+  const { db, warned } = open({ startAtWalPages: 400 });
+  assert.equal(db.checkpointer!.mode, 'waiting');
+  assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), FALLBACK_AUTOCHECKPOINT, 'SQLite checkpoints by itself while no worker runs');
+  writePages(db, 100);
+  // Two looks at the WAL (every WAL_LOOK_MS) find it below the bound: still waiting.
+  await new Promise((r) => setTimeout(r, 2 * WAL_LOOK_MS + 100));
+  assert.equal(db.checkpointer!.mode, 'waiting', 'below the bound: no worker');
+  writePages(db, 400);
+  await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
+  assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), 0);
+  assert.deepEqual(warned, []);
+});
+
+test('close while the worker waits for the WAL: no thread was started, the WAL is checkpointed away', () => {
+  const { db, wal } = open({ startAtWalPages: 100_000 });
+  writePages(db, 10);
+  db.close();
+  assert.equal(db.checkpointer!.mode, 'stopped');
+  assert.equal(existsSync(wal), false);
 });
 
 test('below the bound the worker checkpoints passively: the WAL restarts from its start instead of growing', async () => {
