@@ -8,6 +8,7 @@ import { tempDir } from '../support/pharos.ts';
 import { prepareBinary } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
+import { startPostgres } from '../support/postgres.ts';
 
 // `build.sh --image` (issue 37 point 1): OCI images for linux/amd64 and linux/arm64 written without a
 // Docker daemon. The amd64 image runs under Debian's podman (root, vfs storage and runc in a temp
@@ -29,12 +30,14 @@ const podman = (...args: string[]) => execFileSync('podman', [...podmanArgs, ...
 // This machine's root may lower rlimits but not raise them (no CAP_SYS_RESOURCE): podman's defaults
 // (nofile 1048576, nproc = the host's) fail in setrlimit, so the container gets explicit ones.
 const nofile = execFileSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim();
-const LIMITS = ['--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', 'nproc=4096:4096'];
+let loaded = '';
+const LIMITS = ['--pull', 'never', '--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', 'nproc=4096:4096'];
 
 before(() => {
   for (const tool of ['podman', 'runc']) assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `${tool} is installed (.ci/run)`);
   assert.ok(existsSync(QEMU), 'qemu-user-static is installed (.ci/run)');
   execFileSync('bash', [join(ROOT, 'build.sh'), '--image'], { cwd: ROOT, stdio: 'ignore' });
+  loaded = podman('load', '-i', join(ROOT, 'dist', `pharos-${VERSION}.oci.tar`));
 });
 after(() => {
   spawnSync('podman', [...podmanArgs, 'rm', '--all', '--force'], { stdio: 'ignore' });
@@ -86,7 +89,6 @@ test('the multi-arch archive is an image index of linux/amd64 and linux/arm64, n
 });
 
 test('podman: the amd64 image serves from env-only configuration, checks a local target, passes its health check, drains on stop; a new container on the same volume has the data', { timeout: 240_000 }, async () => {
-  const loaded = podman('load', '-i', join(ROOT, 'dist', `pharos-${VERSION}.oci.tar`));
   assert.match(loaded, new RegExp(`Loaded image: ${IMAGE.replace(/[.]/g, '\\.')}`));
   assert.equal(podman('image', 'inspect', '--format', '{{.Architecture}} {{.Config.User}}', IMAGE), 'amd64 10001:10001', 'podman picks this machine\u2019s image from the index');
   podman('volume', 'create', 'pharos-data');
@@ -123,6 +125,29 @@ test('podman: the amd64 image serves from env-only configuration, checks a local
   } finally {
     spawnSync('podman', [...podmanArgs, 'stop', '--time', '30', 'pharos-1', 'pharos-2'], { stdio: 'ignore' });
     await target.stop();
+  }
+});
+
+test('podman: the amd64 image on PostgreSQL, configured by PHAROS_DATABASE_URL alone (docs/operations.md: Compose, Pharos + PostgreSQL)', { timeout: 120_000 }, async (t) => {
+  const pg = await startPostgres();
+  t.after(() => pg.cleanup());
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  podman('run', '-d', '--name', 'pharos-pg', '--network', 'host', ...LIMITS, '-v', 'pharos-pg-data:/data', '-e', `PHAROS_LISTEN=127.0.0.1:${port}`, '-e', `PHAROS_ADMIN_TOKEN=${TOKEN}`, '-e', `PHAROS_DATABASE_URL=${pg.url}`, IMAGE);
+  try {
+    await waitFor('the container to listen', async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok, 60_000);
+    const created = await fetch(`${url}/v1/monitors`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'on-pg', url: 'http://127.0.0.1:9/', check_frequency: 60 }) });
+    assert.equal(created.status, 201);
+  } finally {
+    spawnSync('podman', [...podmanArgs, 'stop', '--time', '30', 'pharos-pg'], { stdio: 'ignore' });
+  }
+  assert.equal(podman('inspect', '--format', '{{.State.ExitCode}}', 'pharos-pg'), '0');
+  const c = pg.admin('pharos');
+  await c.connect();
+  try {
+    assert.deepEqual((await c.query('SELECT name FROM monitors')).rows.map((r: { name: string }) => r.name), ['on-pg'], 'the monitor is in PostgreSQL');
+  } finally {
+    await c.end();
   }
 });
 
