@@ -12,7 +12,7 @@ type HttpSettings = typeof http.defaults;
 import { checkDispatchers } from './dispatchers.ts';
 import { AuthFailure, authenticator, needsOwnDispatchers, ownDispatchers } from './options.ts';
 import { headersOnly } from './headers-only.ts';
-import { sessionConnector, TlsSessionCache, type CheckTlsOptions } from './tls-sessions.ts';
+import { connectorsByProfile, sessionConnector, TlsSessionCache, type CheckTlsOptions } from './tls-sessions.ts';
 
 /** Bodies are read only for keyword checks, and only this far (bytes). */
 const MAX_KEYWORD_BODY_BYTES = 2 * 1024 * 1024;
@@ -38,9 +38,9 @@ export const httpProbe: ProbeFactory = (options) => {
     // undici passes a per-connection localAddress (undefined) that overrides the connector's own.
     base(options.sourceAddress ? { ...opts, localAddress: options.sourceAddress } : opts, (err, socket) => {
       if (!err) options.observePhase?.('connect', performance.now() - connectStarted);
-      if (!err && socket && opts.protocol === 'https:') {
-        // A resumed session shows no certificate (empty object): the last full handshake's expiry
-        // stands, and sessions are offered at most an hour after it (tls-sessions.ts).
+      // A resumed session shows no certificate (an empty object): the last full handshake's expiry
+      // stands, and sessions are offered at most an hour after it (tls-sessions.ts).
+      if (!err && socket && opts.protocol === 'https:' && !(socket as TLSSocket).isSessionReused()) {
         const cert = (socket as TLSSocket).getPeerCertificate?.();
         if (cert?.valid_to) certExpiry.set(`${opts.hostname}:${opts.port || 443}`, Date.parse(cert.valid_to));
       }
@@ -50,7 +50,7 @@ export const httpProbe: ProbeFactory = (options) => {
   };
   // TLS sessions by origin and TLS profile, resumed by the next check (issue 38; tls-sessions.ts).
   const sessions = new TlsSessionCache();
-  const connectorFor = (tls: CheckTlsOptions) => wrap(sessionConnector(tls, sessions));
+  const connectorFor = connectorsByProfile((tls: CheckTlsOptions) => wrap(sessionConnector(tls, sessions)));
   const dispatchers = checkDispatchers(connectorFor({}));
   const authorization = authenticator();
 

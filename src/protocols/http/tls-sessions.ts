@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type TLSSocket } from 'node:tls';
 import { buildConnector } from 'undici';
 
 /**
@@ -128,6 +128,26 @@ export function tlsProfile(o: CheckTlsOptions): string {
   return `${verify}:${createHash('sha256').update(o.cert ?? '').update('\0').update(o.key ?? '').digest('base64url')}`;
 }
 
+/**
+ * The probe's connector for a check's TLS options, one per TLS profile (at most `maxProfiles`, least
+ * recently used dropped), so checks with the same client certificate or `ignore_tls_errors` share
+ * one `SecureContext` and connector instead of building them per check.
+ * @param make builds the connector of a profile (the probe's: {@link sessionConnector} wrapped)
+ */
+export function connectorsByProfile(make: (tls: CheckTlsOptions) => buildConnector.connector, maxProfiles = 256): (tls: CheckTlsOptions) => buildConnector.connector {
+  const byProfile = new Map<string, buildConnector.connector>();
+  return (tls) => {
+    const profile = tlsProfile(tls);
+    let c = byProfile.get(profile);
+    if (c === undefined) {
+      c = make(tls);
+      if (byProfile.size >= maxProfiles) byProfile.delete(byProfile.keys().next().value!);
+    } else byProfile.delete(profile);
+    byProfile.set(profile, c);
+    return c;
+  };
+}
+
 /** The cache key of a connection: TLS profile, server name (SNI) and `host:port`. */
 export function sessionKey(profile: string, hostname: string, port: string | number, servername: string | null | undefined): string {
   return `${profile} ${servername ?? ''} ${hostname}:${port || 443}`;
@@ -138,13 +158,20 @@ export function sessionKey(profile: string, hostname: string, port: string | num
  * https:// ones without a session go through one `buildConnector(tls)` (its own cache off); a
  * connection with a session to offer goes through a connector built for it (`buildConnector`'s
  * `session` option is fixed per connector), so connect timeouts, keep-alive and error handling stay
- * undici's. Each socket's `'session'` events store its newest session (attached before any I/O: a
- * TLS 1.2 session arrives before `secureConnect`); a connection that fails drops the one it offered.
+ * undici's. Each socket's first `'session'` event stores its session (attached before any I/O: a
+ * TLS 1.2 session arrives before `secureConnect`; a TLS 1.3 server may send several tickets, one is
+ * enough); a connection that fails drops the one it offered.
+ *
+ * One `SecureContext` (the default CA store, the client certificate) serves every connection of the
+ * connector: `tls.connect` without one builds a new OpenSSL context per connection, ~10 % of the CPU of
+ * an HTTPS check in a profile (bench/monitors.ts --scheme https). The CA store is the one of when the
+ * connector is made (`NODE_EXTRA_CA_CERTS` is read at start).
  * @param tls the check's TLS options (verification, client certificate)
  */
 export function sessionConnector(tls: CheckTlsOptions, cache: TlsSessionCache): buildConnector.connector {
   const profile = tlsProfile(tls);
-  const base = { ...tls, maxCachedSessions: 0 } as buildConnector.BuildOptions;
+  const secureContext = createSecureContext(tls.cert !== undefined || tls.key !== undefined ? { cert: tls.cert, key: tls.key } : {});
+  const base = { rejectUnauthorized: tls.rejectUnauthorized !== false, secureContext, maxCachedSessions: 0 } as buildConnector.BuildOptions;
   const fresh = buildConnector(base);
   return (opts, cb) => {
     if (opts.protocol !== 'https:') {
@@ -160,6 +187,6 @@ export function sessionConnector(tls: CheckTlsOptions, cache: TlsSessionCache): 
       if (err) cb(err, null);
       else cb(null, s!);
     }) as unknown as TLSSocket | undefined;
-    socket?.on('session', (ticket: Buffer) => cache.set(key, ticket, socket.isSessionReused()));
+    socket?.once('session', (ticket: Buffer) => cache.set(key, ticket, socket.isSessionReused()));
   };
 }
