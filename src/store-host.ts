@@ -14,6 +14,7 @@ import './alerting/stepper.ts';
 import './alerting/subscriber-channels.ts';
 import './alerting/outage-alerts.ts';
 import './alerting/integration-channels.ts';
+import './tls/notice.ts';
 import { serveStoreHost } from './store/host-server.ts';
 
 serveStoreHost();

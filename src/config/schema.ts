@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { REGIONS } from '../domain/regions.ts';
 import { DEFAULT_USER_AGENT } from '../domain/probe.ts';
+import { TlsConfig } from './tls.ts';
 
 const HOST_PORT = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/;
 
@@ -277,6 +278,8 @@ export const ConfigSchema = z.strictObject({
       dir: z.string().min(1).optional(),
     })
     .prefault({}),
+  /** HTTPS served by Pharos (issue 37 point 2, src/config/tls.ts, docs/operations.md "HTTPS"); unset: plain HTTP on `listen`. */
+  tls: TlsConfig.optional(),
   /** Notification channels; escalation policy steps name them. Strings may use `${ENV_VAR}`. */
   channels: z.array(ChannelConfig).default([]),
   escalation_policies: z.array(EscalationPolicyConfig).default([]),

@@ -53,7 +53,9 @@ export function createApp(deps: HttpDeps) {
 
   // overwrite: false keeps what a router chose itself (the console's and status pages' Referrer-Policy
   // same-origin: with no-referrer, Chromium sends `Origin: null` on form posts and the console's Origin check fails).
-  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin', overwrite: false }));
+  // HSTS is opt-in (issue 37): only with tls.hsts_max_age_seconds (behind a reverse proxy, the proxy's choice).
+  const hstsSeconds = core.config.tls?.hsts_max_age_seconds ?? 0;
+  app.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin', overwrite: false, strictTransportSecurity: hstsSeconds > 0 ? `max-age=${hstsSeconds}` : false }));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
