@@ -63,7 +63,7 @@ export interface RegionChoice {
  * fieldset is on the page (only the chosen protocol's fields are read); console.js shows only the
  * chosen one.
  */
-export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[]; regionChoices?: RegionChoice[]; dependsOn?: PickerModel }) {
+export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols: ProtocolForm[]; errors?: FormErrors | undefined; uuid?: string; policies: Array<{ uuid: string; name: string }>; localRegion: string; groups?: string[]; regionChoices?: RegionChoice[]; dependsOn?: PickerModel; groupMembers?: PickerModel }) {
   const { s, values: f, errors } = props;
   const chosen = v(f, 'protocol', 'http');
   const regions = Array.isArray(f.regions) ? f.regions : typeof f.regions === 'string' ? [f.regions] : [props.localRegion];
@@ -107,9 +107,17 @@ export function MonitorFormPage(props: { s: Shell; values: FormValues; protocols
               {p.label} <span class="muted small">({p.protocol === chosen ? 'chosen' : `used when the kind is ${p.label}`})</span>
             </legend>
             <p class="muted small">URL: {p.urlMeaning}</p>
-            {p.fields.map((x) => (
-              <ProtocolInput p={p.protocol} field={x} f={f} errors={p.protocol === chosen ? errors : undefined} />
-            ))}
+            {p.fields.map((x) =>
+              // A group's members (issue 36): the searchable picker, posting `group.group_members` once per member.
+              p.protocol === 'group' && x.name === 'group_members' && props.groupMembers ? (
+                <>
+                  <Picker p={props.groupMembers} legend="Members (up when all are up, degraded when some are down)" source="monitors" searchAction={props.uuid ? `/monitors/${props.uuid}/edit` : '/monitors/new'} />
+                  <FieldError errors={p.protocol === chosen ? errors : undefined} name="group_members" />
+                </>
+              ) : (
+                <ProtocolInput p={p.protocol} field={x} f={f} errors={p.protocol === chosen ? errors : undefined} />
+              ),
+            )}
           </fieldset>
         ))}
         {field(

@@ -125,7 +125,8 @@ function fieldJson(f: ProtocolFieldForm, raw: string | string[] | undefined): un
   if (f.kind === 'numbers') return s === '' ? (f.optional ? null : []) : s.split(/[\s,]+/).filter(Boolean).map(numberish);
   if (f.kind === 'lines') {
     const codec = LINE_CODECS[f.name];
-    const lines = s.split(/\r?\n/).filter((l) => l.trim() !== '');
+    // Posted once per item by a picker (a group's members), or as one text of lines.
+    const lines = (Array.isArray(raw) ? raw : [s]).flatMap((t) => t.split(/\r?\n/)).filter((l) => l.trim() !== '');
     return lines.map((l) => (codec ? codec.parse(l) : l.trim()));
   }
   return s === '' && f.optional ? null : s;

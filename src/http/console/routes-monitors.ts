@@ -25,9 +25,15 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   const policies = async () => (await core.escalationPolicies.list()).map((p) => ({ uuid: p.uuid, name: p.name }));
   // The "Depends on" picker (issue 36): every monitor but this one; "Search" without JavaScript comes back by GET.
   const dependsOn = async (values: FormValues, uuid?: string) => pickerModel(values, 'depends_on', (await pickItems(core, 'monitors')).filter((it) => it.uuid !== uuid));
+  // A group monitor's members (issue 36) in the same picker; the edit form's values hold them one per line.
+  const groupMembers = async (values: FormValues, uuid?: string) => {
+    const given = values['group.group_members'];
+    const chosen = typeof given === 'string' ? given.split(/\s+/).filter((u) => u !== '') : given;
+    return pickerModel({ ...values, 'group.group_members': chosen }, 'group.group_members', (await pickItems(core, 'monitors')).filter((it) => it.uuid !== uuid));
+  };
   const form = async (c: ConsoleContext, given: FormValues, uuid?: string, e?: unknown) => {
     const values = { ...given, ...pickQueryValues(c) };
-    return page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, dependsOn: await dependsOn(values, uuid), protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, regionChoices: regionChoices(core.probes.list(deps.version), core.config.probe.region, chosenRegions(values)), groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
+    return page(c, MonitorFormPage({ s: shellOf(c, '/monitors'), values, dependsOn: await dependsOn(values, uuid), groupMembers: await groupMembers(values, uuid), protocols: protocolForms(), errors: e === undefined ? undefined : monitorFormErrors(e, formErrors), ...(uuid ? { uuid } : {}), policies: await policies(), localRegion: core.config.probe.region, regionChoices: regionChoices(core.probes.list(deps.version), core.config.probe.region, chosenRegions(values)), groups: await core.tags.groups() }), e === undefined ? 200 : errorStatus(e));
   };
   // The monitor page's settings in words, monitors named (issue 36: what it depends on; a group's members).
   const settingsOf = async (m: Monitor) => {
