@@ -182,7 +182,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // HTTPS (issue 37 point 2): `listen` serves TLS; tls.http_listen answers ACME challenges and redirects.
   let tls: TlsFront | null;
   try {
-    tls = startTls({ config, clock, logger, core, store });
+    tls = await startTls({ config, clock, logger, core, store });
   } catch (e) {
     stopWatching();
     store.close();

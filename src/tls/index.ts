@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Store } from '../store/index.ts';
-import { acmeManager, type AcmeManager } from './acme.ts';
+import type { AcmeManager } from './acme.ts';
 import { tlsFiles } from './files.ts';
 import { tlsNotifier } from './notice.ts';
 import { watchCertFiles } from './static.ts';
@@ -39,10 +39,11 @@ const SAFE_HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/;
 /**
  * Builds the HTTPS front from `config.tls` (null when unset): certificate files (loaded now, reloaded
  * when they change), or the ACME manager (certificates by SNI: src/tls/acme.ts), whose first pass starts
- * with the HTTPS server.
+ * with the HTTPS server. acme-client (and axios, node-forge, @peculiar/x509 under it) is loaded only
+ * when `tls.acme` is set (issue 38: a configuration loads what it uses).
  * @throws AppError `tls.invalid` when the certificate files cannot be read or do not match
  */
-export function startTls(deps: { config: Readonly<Config>; clock: Clock; logger: Logger; core: Core; store: Store }): TlsFront | null {
+export async function startTls(deps: { config: Readonly<Config>; clock: Clock; logger: Logger; core: Core; store: Store }): Promise<TlsFront | null> {
   const { config, logger } = deps;
   const tls = config.tls;
   if (!tls) return null;
@@ -51,7 +52,7 @@ export function startTls(deps: { config: Readonly<Config>; clock: Clock; logger:
   let plain: HttpServer | null = null;
   const domain = hostedDomain(config);
   const acme = tls.acme
-    ? acmeManager({
+    ? (await import('./acme.ts')).acmeManager({
         acme: tls.acme,
         files: tlsFiles(config.data_dir),
         clock: deps.clock,

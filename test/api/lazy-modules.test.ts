@@ -31,6 +31,7 @@ const UNUSED: Record<string, RegExp> = {
   'MQTT (mqtt)': /\/node_modules\/mqtt\//,
   'MySQL (mysql2)': /\/node_modules\/mysql2\//,
   'Redis (redis)': /\/node_modules\/(redis|@redis\/[\w-]+)\//,
+  'ACME (acme-client)': /\/node_modules\/(acme-client|axios|node-forge|@peculiar\/)/,
 };
 const GRPC = /\/node_modules\/@grpc\/grpc-js\//;
 
