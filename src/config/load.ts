@@ -31,7 +31,7 @@ export function parseConfig(raw: unknown): Readonly<Config> {
  * `public_url` follows `listen` when it is not set (issue #20): `http://<host>:<port>` with the
  * listen host, or `localhost` for a wildcard host (`0.0.0.0`, `::`, empty). A listen port of 0 (a
  * free port picked at bind time, as in tests) cannot be named before binding: the schema's default,
- * `http://localhost:8080`, stays.
+ * `http://localhost:8080`, stays. With `tls` set (HTTPS on `listen`, issue 37) the scheme is `https`.
  */
 function withPublicUrl(raw: unknown): unknown {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
@@ -40,7 +40,8 @@ function withPublicUrl(raw: unknown): unknown {
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):(\d{1,5})$/.exec(typeof r.listen === 'string' ? r.listen : '');
   if (!m || Number(m[2]) === 0) return raw;
   const host = m[1] === '' || m[1] === '0.0.0.0' || m[1] === '[::]' ? 'localhost' : m[1];
-  return { ...r, public_url: `http://${host}:${Number(m[2])}` };
+  const scheme = r.tls && typeof r.tls === 'object' ? 'https' : 'http';
+  return { ...r, public_url: `${scheme}://${host}:${Number(m[2])}` };
 }
 
 /** How loadConfig treats a `${NAME}` whose variable is not set. */

@@ -21,3 +21,8 @@ test('tls: certificate files or ACME, with the defaults; mistakes name the key',
   assert.throws(() => parseConfig({ tls: { acme: { email: 'ops@example.com', challenge: 'dns-01' } } }), /config: tls\.acme\.challenge: /);
   assert.throws(() => parseConfig({ tls: { cert: '/c.pem', key: '/k.pem', hsts: true } }), /config: tls\.hsts: unknown config key/);
 });
+
+test('tls: public_url following listen says https', () => {
+  assert.equal(parseConfig({ listen: '0.0.0.0:8443', tls: { cert: '/c.pem', key: '/k.pem' } }).public_url, 'https://localhost:8443');
+  assert.equal(parseConfig({ listen: '0.0.0.0:8443' }).public_url, 'http://localhost:8443');
+});
