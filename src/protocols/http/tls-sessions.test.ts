@@ -111,17 +111,28 @@ describe('session age and bounds (tls-sessions.ts)', () => {
     assert.deepEqual(t.handshakes, ['full', 'resumed', 'full']);
   });
 
-  test('the cache holds at most maxEntries sessions and maxBytes bytes, least recently used dropped first', () => {
-    const cache = new TlsSessionCache({ maxEntries: 3, maxBytes: 1_000 });
+  test('the cache holds at most maxEntries sessions and maxBytes bytes; when full of live sessions a new one is not kept, past maxAgeMs the least recently used goes', () => {
+    let nowMs = 0;
+    const cache = new TlsSessionCache({ maxEntries: 3, maxBytes: 1_000, maxAgeMs: 100, now: () => nowMs });
     for (const k of ['a', 'b', 'c']) cache.set(k, Buffer.alloc(100), false);
-    assert.ok(cache.get('a'));
     cache.set('d', Buffer.alloc(100), false);
-    assert.deepEqual([cache.size, cache.sizeBytes, cache.get('b')], [3, 300, undefined], 'b, the least recently used, went');
-    cache.set('e', Buffer.alloc(850), false);
-    assert.deepEqual([cache.size, cache.sizeBytes], [2, 950], 'c then a went for the bytes');
-    assert.ok(cache.get('e') && cache.get('d'));
-    for (let i = 0; i < 20_000; i++) cache.set(`k${i}`, Buffer.alloc(10), false);
-    assert.deepEqual([cache.size, cache.sizeBytes], [3, 30]);
+    assert.deepEqual([cache.size, cache.sizeBytes, cache.get('d')], [3, 300, undefined], 'full of live sessions: d not kept');
+    // Round-robin over more origins than places: the ones held keep resuming (plain LRU would hold none at its next use).
+    for (let round = 0; round < 3; round++) for (const k of ['a', 'b', 'c', 'd', 'e']) if (!cache.get(k)) cache.set(k, Buffer.alloc(100), false);
+    assert.deepEqual(['a', 'b', 'c', 'd', 'e'].map((k) => cache.get(k) !== undefined), [true, true, true, false, false]);
+    cache.set('a', Buffer.alloc(100), true); // a ticket from a resumed connection keeps its ancestor's time
+    nowMs = 50;
+    cache.set('b', Buffer.alloc(100), false); // a full handshake: b is fresh again
+    nowMs = 120; // a and c are past maxAgeMs; c is the least recently used
+    cache.set('f', Buffer.alloc(100), false);
+    assert.deepEqual([cache.get('c'), cache.size], [undefined, 3], 'c, stale and least recently used, went for f');
+    assert.ok(cache.get('f') && cache.get('b'));
+    assert.equal(cache.get('a'), undefined, 'a is past maxAgeMs: not offered');
+    cache.set('g', Buffer.alloc(850), false);
+    assert.deepEqual([cache.get('g'), cache.sizeBytes <= 1_000], [undefined, true], 'no room in bytes among live sessions');
+    nowMs = 1_000;
+    cache.set('g', Buffer.alloc(850), false);
+    assert.deepEqual([cache.size, cache.sizeBytes, cache.get('g')?.length], [2, 950, 850], 'a stale session (f) made room in bytes');
     cache.set('huge', Buffer.alloc(2_000), false);
     assert.equal(cache.get('huge'), undefined, 'a session larger than the whole bound is not kept');
   });

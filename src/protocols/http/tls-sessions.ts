@@ -17,7 +17,7 @@ import { buildConnector } from 'undici';
 
 /** Bounds of a {@link TlsSessionCache}. */
 export interface TlsSessionCacheOptions {
-  /** At most this many sessions, least recently used dropped first (default 10,000). */
+  /** At most this many sessions (default 10,000; see {@link TlsSessionCache} for which go). */
   maxEntries?: number;
   /** At most this many bytes of sessions (default 32 MiB; a session is ~1–3 KB: it holds the server's certificate). */
   maxBytes?: number;
@@ -39,8 +39,13 @@ interface Entry {
 }
 
 /**
- * A bounded LRU of TLS sessions by key (see {@link sessionKey}): a `Map` in use order, trimmed to
- * `maxEntries` and `maxBytes` on every store. One per probe (no module state).
+ * A bounded cache of TLS sessions by key (see {@link sessionKey}): a `Map` in use order, held to
+ * `maxEntries` and `maxBytes` on every store. When full, the least recently used session goes only
+ * when its full handshake is older than `maxAgeMs` (it would not be offered again anyway); otherwise the
+ * new session is not kept. Plain LRU would drop, with more origins than places checked round-robin
+ * (every monitor every period), each session just before its next use: no check would resume; this
+ * way as many origins as there are places keep resuming and the rest make full handshakes.
+ * One per probe (no module state).
  */
 export class TlsSessionCache {
   private readonly entries = new Map<string, Entry>();
@@ -90,14 +95,16 @@ export class TlsSessionCache {
       this.entries.delete(key);
       this.bytes -= old.session.length;
     }
-    if (session.length > this.maxBytes) return;
-    this.entries.set(key, { session, fullAtMs: resumed && old !== undefined ? old.fullAtMs : this.now() });
-    this.bytes += session.length;
+    const now = this.now();
     for (const [k, e] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      if (this.entries.size < this.maxEntries && this.bytes + session.length <= this.maxBytes) break;
+      if (now - e.fullAtMs <= this.maxAgeMs) return; // full of live sessions: this one is not kept
       this.entries.delete(k);
       this.bytes -= e.session.length;
     }
+    if (this.entries.size >= this.maxEntries || this.bytes + session.length > this.maxBytes) return;
+    this.entries.set(key, { session, fullAtMs: resumed && old !== undefined ? old.fullAtMs : now });
+    this.bytes += session.length;
   }
 
   /** Forgets `key`'s session (its connection failed: the next one makes a full handshake). */
