@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '../lib/errors.ts';
 import { ConfigSchema, type Config } from './schema.ts';
+import { tlsFromEnv } from './tls.ts';
 
 /** Environment variables that override config keys (CONTRACT.md "Process, configuration, CLI"). */
 const ENV_KEYS = {
@@ -94,6 +95,8 @@ export function loadConfig(env: Record<string, string | undefined>, explicitPath
     const backup = raw.backup && typeof raw.backup === 'object' && !Array.isArray(raw.backup) ? (raw.backup as Record<string, unknown>) : {};
     raw.backup = { ...backup, [k]: v };
   }
+  // HTTPS (issue 37): PHAROS_TLS_CERT / _KEY / _HTTP_LISTEN, PHAROS_ACME_EMAIL / _DOMAINS / _DIRECTORY / _CHALLENGE.
+  raw = tlsFromEnv(raw, env);
   // PHAROS_DATABASE_URL selects PostgreSQL (issue 22) whatever config.yaml says.
   const dbUrl = env.PHAROS_DATABASE_URL;
   if (dbUrl !== undefined && dbUrl !== '') {

@@ -10,7 +10,7 @@ export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/dire
  * HTTPS served by Pharos itself (issue 37 point 2, docs/operations.md "HTTPS"; src/tls/). With `tls`
  * set, `listen` serves HTTPS; `http_listen` (optional) serves plain HTTP: ACME HTTP-01 challenges and a
  * redirect to HTTPS. Certificates come either from files (`cert` + `key`, reloaded when they change)
- * or from an ACME CA (`acme`, RFC 8555: Let's Encrypt by default), never both.
+ * or from an ACME CA (`acme`, RFC 8555: Let's Encrypt by default), never both. Env: see {@link tlsFromEnv}.
  */
 export const TlsConfig = z
   .strictObject({
@@ -56,3 +56,33 @@ export const TlsConfig = z
 
 /** The validated `tls` block. */
 export type TlsConfig = z.infer<typeof TlsConfig>;
+
+/** Environment variables that set `tls` keys (for containers configured by environment alone). */
+const TLS_ENV = {
+  PHAROS_TLS_CERT: ['cert'],
+  PHAROS_TLS_KEY: ['key'],
+  PHAROS_TLS_HTTP_LISTEN: ['http_listen'],
+  PHAROS_ACME_EMAIL: ['acme', 'email'],
+  PHAROS_ACME_DOMAINS: ['acme', 'domains'],
+  PHAROS_ACME_DIRECTORY: ['acme', 'directory'],
+  PHAROS_ACME_CHALLENGE: ['acme', 'challenge'],
+} as const;
+
+/**
+ * Applies PHAROS_TLS_CERT, PHAROS_TLS_KEY, PHAROS_TLS_HTTP_LISTEN, PHAROS_ACME_EMAIL,
+ * PHAROS_ACME_DOMAINS (comma-separated), PHAROS_ACME_DIRECTORY and PHAROS_ACME_CHALLENGE over
+ * config.yaml's `tls` block (an empty variable is ignored). Returns `raw` itself when none is set.
+ */
+export function tlsFromEnv(raw: Record<string, unknown>, env: Record<string, string | undefined>): Record<string, unknown> {
+  const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : {});
+  let tls: Record<string, unknown> | null = null;
+  for (const [name, path] of Object.entries(TLS_ENV)) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    tls ??= obj(raw.tls);
+    const value = name === 'PHAROS_ACME_DOMAINS' ? v.split(',').map((d) => d.trim()).filter(Boolean) : v;
+    if (path.length === 1) tls[path[0]] = value;
+    else tls[path[0]] = { ...obj(tls[path[0]]), [path[1]]: value };
+  }
+  return tls ? { ...raw, tls } : raw;
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConfig } from '../../../src/config/load.ts';
+import { loadConfig, parseConfig } from '../../../src/config/load.ts';
 import { LETS_ENCRYPT_DIRECTORY } from '../../../src/config/tls.ts';
 
 // The `tls` block (issue 37 point 2, docs/operations.md "HTTPS"): files or ACME, never both; errors name the key.
@@ -25,4 +25,14 @@ test('tls: certificate files or ACME, with the defaults; mistakes name the key',
 test('tls: public_url following listen says https', () => {
   assert.equal(parseConfig({ listen: '0.0.0.0:8443', tls: { cert: '/c.pem', key: '/k.pem' } }).public_url, 'https://localhost:8443');
   assert.equal(parseConfig({ listen: '0.0.0.0:8443' }).public_url, 'http://localhost:8443');
+});
+
+test('tls from the environment alone (containers): PHAROS_ACME_* and PHAROS_TLS_* over config.yaml', () => {
+  const c = loadConfig({ PHAROS_ACME_EMAIL: 'ops@example.com', PHAROS_ACME_DOMAINS: 'a.example.com, b.example.com', PHAROS_TLS_HTTP_LISTEN: '0.0.0.0:8080', PHAROS_LISTEN: '0.0.0.0:8443' });
+  assert.deepEqual(c.tls!.acme!.domains, ['a.example.com', 'b.example.com']);
+  assert.equal(c.tls!.http_listen, '0.0.0.0:8080');
+  assert.equal(c.public_url, 'https://localhost:8443');
+  const files = loadConfig({ PHAROS_TLS_CERT: '/c.pem', PHAROS_TLS_KEY: '/k.pem', PHAROS_ACME_CHALLENGE: '' });
+  assert.deepEqual([files.tls!.cert, files.tls!.key, files.tls!.acme], ['/c.pem', '/k.pem', undefined]);
+  assert.equal(loadConfig({}).tls, undefined);
 });
