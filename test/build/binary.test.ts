@@ -4,7 +4,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/pharos.ts';
-import { buildBinary, prepareBinary, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
+import { prepareBinary, releaseBuild, serveSmoke, type BinaryUnderTest } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
 import { Walker, samlKeys, startOidcProvider } from '../support/idp.ts';
@@ -20,8 +20,8 @@ let b: BinaryUnderTest;
 let bin: string;
 const bareEnv = (extra: Record<string, string> = {}) => b.env(extra);
 
-before(() => {
-  b = prepareBinary(dir, buildBinary());
+before(async () => {
+  b = prepareBinary(dir, await releaseBuild());
   bin = b.bin;
   chmodSync(dir, 0o755); // the tests run as a system user too (uid 65534)
 });

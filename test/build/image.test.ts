@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/pharos.ts';
-import { prepareBinary } from '../support/binary.ts';
+import { prepareBinary, releaseBuild } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
 import { httpTarget } from '../support/targets.ts';
 import { startPostgres } from '../support/postgres.ts';
@@ -33,10 +33,10 @@ const nofile = execFileSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).tr
 let loaded = '';
 const LIMITS = ['--pull', 'never', '--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', 'nproc=4096:4096'];
 
-before(() => {
+before(async () => {
   for (const tool of ['podman', 'runc']) assert.equal(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `${tool} is installed (.ci/run)`);
   assert.ok(existsSync(QEMU), 'qemu-user-static is installed (.ci/run)');
-  execFileSync('bash', [join(ROOT, 'build.sh'), '--image'], { cwd: ROOT, stdio: 'ignore' });
+  await releaseBuild();
   loaded = podman('load', '-i', join(ROOT, 'dist', `pharos-${VERSION}.oci.tar`));
 });
 after(() => {

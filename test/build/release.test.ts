@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/pharos.ts';
-import { prepareBinary, serveSmoke } from '../support/binary.ts';
+import { prepareBinary, releaseBuild, serveSmoke } from '../support/binary.ts';
 
 // `build.sh --release` (issue 20): a tarball per target with the binary, LICENSE, README, the config
 // example and the systemd unit; a CycloneDX SBOM from the lockfile; SHA256SUMS over all of them.
@@ -21,20 +21,27 @@ const dir = tempDir('pharos-release-');
 const QEMU = '/usr/bin/qemu-aarch64-static';
 const SYSROOT = '/usr/aarch64-linux-gnu';
 
-before(() => {
+before(async () => {
   assert.ok(existsSync(QEMU) && existsSync(join(SYSROOT, 'lib/ld-linux-aarch64.so.1')), 'qemu-user-static and the arm64 sysroot are installed (.ci/run)');
-  execFileSync('bash', [join(ROOT, 'build.sh'), '--release'], { cwd: ROOT, stdio: 'ignore' });
+  await releaseBuild();
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('SHA256SUMS lists and verifies both tarballs and the SBOM', () => {
+test('SHA256SUMS lists and verifies both tarballs, the SBOM and the three image archives (--release --image)', () => {
   const sums = readFileSync(join(DIST, 'SHA256SUMS'), 'utf8');
   assert.deepEqual(
     sums.trim().split('\n').map((l) => l.split(/\s+/)[1]).sort(),
-    [`pharos-${VERSION}-linux-arm64.tar.gz`, `pharos-${VERSION}-linux-x64.tar.gz`, `pharos-${VERSION}.cdx.json`],
+    [
+      `pharos-${VERSION}-linux-arm64.oci.tar`,
+      `pharos-${VERSION}-linux-arm64.tar.gz`,
+      `pharos-${VERSION}-linux-x64.oci.tar`,
+      `pharos-${VERSION}-linux-x64.tar.gz`,
+      `pharos-${VERSION}.cdx.json`,
+      `pharos-${VERSION}.oci.tar`,
+    ],
   );
   const check = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: DIST, encoding: 'utf8' });
-  assert.equal(check.trim().split('\n').filter((l) => l.endsWith(': OK')).length, 3, check);
+  assert.equal(check.trim().split('\n').filter((l) => l.endsWith(': OK')).length, 6, check);
 });
 
 for (const [target, machine] of [['linux-x64', '3e 00'], ['linux-arm64', 'b7 00']] as const) {

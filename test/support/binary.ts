@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './process.ts';
@@ -22,12 +22,34 @@ export interface BinaryUnderTest {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Runs build.sh for `target` (default: this machine).
- * @returns the built binary's path (dist/pharos, or dist/<target>/pharos)
+ * `build.sh --release --image` once per test run, for every test file that needs a build
+ * (test/build/*): the first file to ask builds, the others wait for it. One build instead of one per
+ * file saves CI minutes, and files running side by side no longer write dist/ at the same time.
+ * A run is the `node --test` runner process (every test file's parent: `process.ppid`).
+ * @returns dist/<target>/pharos of this machine
+ * @throws when the build failed (in whichever file ran it), naming build.sh's exit
  */
-export function buildBinary(target?: 'linux-x64' | 'linux-arm64'): string {
-  execFileSync('bash', [join(ROOT, 'build.sh'), ...(target ? ['--target', target] : [])], { cwd: ROOT, stdio: 'ignore' });
-  return join(ROOT, 'dist', target ?? '', 'pharos');
+export async function releaseBuild(): Promise<string> {
+  const dist = join(ROOT, 'dist');
+  mkdirSync(dist, { recursive: true });
+  const mark = join(dist, `.test-build-${process.ppid}`);
+  let mine = true;
+  try {
+    mkdirSync(`${mark}.lock`);
+  } catch {
+    mine = false;
+  }
+  if (mine) {
+    try {
+      execFileSync('bash', [join(ROOT, 'build.sh'), '--release', '--image'], { cwd: ROOT, stdio: 'ignore' });
+      writeFileSync(`${mark}.done`, 'ok');
+    } catch (e) {
+      writeFileSync(`${mark}.done`, `build.sh --release --image failed: ${(e as Error).message}`);
+    }
+  }
+  const outcome = await waitFor('the shared build (build.sh --release --image) to finish', async () => (existsSync(`${mark}.done`) ? readFileSync(`${mark}.done`, 'utf8') : null), 900_000);
+  assert.equal(outcome, 'ok', outcome);
+  return join(dist, process.arch === 'arm64' ? 'linux-arm64' : 'linux-x64', 'pharos');
 }
 
 /**
