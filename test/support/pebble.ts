@@ -79,10 +79,17 @@ export async function startPebble(opts: { httpPort: number; tlsPort: number; dns
   };
   child.stdout!.on('data', take);
   child.stderr!.on('data', take);
+  // Not installed: fail (CI installs Debian's pebble: .ci/run), never skip.
+  let failed: Error | null = null;
+  child.once('error', (e) => (failed = new Error(`cannot run pebble (apt-get install pebble): ${e.message}`)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const listenerCa = readFileSync(p('cert.pem'), 'utf8');
   const agent = new Agent({ connect: { ca: listenerCa } });
-  await waitFor('pebble to listen', async () => lines.some((l) => l.includes('ACME directory available')) || (child.exitCode !== null && Promise.reject(new Error(`pebble exited: ${lines.join('\n')}`))));
+  await waitFor('pebble to listen', async () => {
+    if (failed) throw failed;
+    if (child.exitCode !== null) throw new Error(`pebble exited: ${lines.join('\n')}`);
+    return lines.some((l) => l.includes('ACME directory available'));
+  });
   return {
     directory: `https://127.0.0.1:${port}/dir`,
     listenerCa,
