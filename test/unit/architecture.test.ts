@@ -131,6 +131,7 @@ const LAZY_LIBRARIES: Record<string, readonly string[]> = {
   'http/badges.ts': ['badge-maker'],
   'http/pages/feeds.ts': ['badge-maker'],
   'http/console/routes-settings.ts': ['qrcode'],
+  'tls/index.ts': ['./acme.ts'], // acme-client (axios, node-forge, @peculiar/x509) only with tls.acme (issue 37)
 };
 
 test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, pharos.ts the PostgreSQL cluster, or a lazily loaded library (LAZY_LIBRARIES)', () => {
