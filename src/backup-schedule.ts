@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import type { Config } from './config/schema.ts';
 import type { Core } from './core/index.ts';
-import type { AlertMessage } from './domain/alert.ts';
 import type { BackupRun, BackupStatus } from './domain/backup.ts';
 import type { Clock, TimerHandle } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
-import { procedure } from './store/async.ts';
+import { raiseOperatorNotice, resolveOperatorNotice } from './core/operator-notice.ts';
 import { listBackups, pruneBackups, writeBackup } from './store/backup-files.ts';
 import type { Store } from './store/index.ts';
 
@@ -29,16 +28,11 @@ export function backupIntervalMs(every: string): number | null {
   return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
 }
 
-/** The operator notice of a failed backup, queued in one transaction (like the flood guard's). */
-const queueNotice = procedure('backups.notice', (tx: Store, rows: Array<Parameters<Store['alerts']['insert']>[0]>): void => {
-  for (const row of rows) tx.alerts.insert(row);
-});
-
 /**
  * Scheduled online backups of the SQLite store while serving (issue 37 point 3; writing and checking
  * one: store/backup-files.ts). The first runs `every` after the newest listed backup (at once when that
  * is overdue; `every` after start when there is none), then every `every` after the previous one ended. Each result is one
- * log line; a failure also queues an operator notice to the flood guard's channels (every channel
+ * log line; a failure also raises an operator notice (core/operator-notice.ts) to the flood guard's channels (every channel
  * when it names none), keyed `backup:failed`, and the next backup that works one resolving it. Nothing is scheduled on PostgreSQL (pg_dump) or with `every: off`.
  */
 export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'>; clock: Clock; logger: Logger; config: Readonly<Config>; nativeBinding?: object | undefined }): BackupSchedule {
@@ -53,24 +47,10 @@ export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'
 
   // A failure's notice is resolved by the next backup that works (PagerDuty, Opsgenie: same key).
   let failing = false;
-  const notify = async (error: string | null, now: number) => {
-    const named = config.alerting.flood_guard.channels;
-    const channels = named.length > 0 ? named : config.channels.map((c) => c.name);
-    if (channels.length === 0) return;
-    const message: AlertMessage = {
-      kind: 'notice',
-      title: error === null ? 'Pharos backups work again' : 'Pharos backup failed',
-      text: error ?? `A backup was written and verified after earlier failures (folder ${dir}).`,
-      outage: null,
-      escalation: null,
-      link: null,
-      createdAt: new Date(now).toISOString(),
-      subject: { key: 'backup:failed', resolve: error === null },
-    };
-    const rows = channels.map((channel) => ({ outageUuid: null, channel, kind: 'notice' as const, step: null, message: JSON.stringify(message), createdAt: now, dueAt: now }));
-    await store.async.tx(queueNotice, rows);
-    deps.core.bus.emit('notices.queued', { count: rows.length });
-  };
+  const notify = (error: string | null, now: number) =>
+    error !== null
+      ? raiseOperatorNotice(deps, { key: 'backup:failed', title: 'Pharos backup failed', text: error }, now)
+      : resolveOperatorNotice(deps, { key: 'backup:failed', title: 'Pharos backups work again', text: `A backup was written and verified after earlier failures (folder ${dir}).` }, now);
 
   const once = async (): Promise<BackupRun> => {
     const at = clock.now();

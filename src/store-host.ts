@@ -14,7 +14,8 @@ import './alerting/stepper.ts';
 import './alerting/subscriber-channels.ts';
 import './alerting/outage-alerts.ts';
 import './alerting/integration-channels.ts';
-import './tls/notice.ts';
+// Operator notices (the flood guard's, failed backups', failed certificates'): one procedure.
+import './core/operator-notice.ts';
 import { serveStoreHost } from './store/host-server.ts';
 
 serveStoreHost();

@@ -1,24 +1,21 @@
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import { noticeKey, type AlertMessage } from '../domain/alert.ts';
+import { noticeKey } from '../domain/alert.ts';
 import { escalationRestart, type EscalationSettings, type MemoryGate } from '../core/escalation.ts';
 import type { Core } from '../core/index.ts';
+import { raiseOperatorNotice, resolveOperatorNotice, type OperatorNotice } from '../core/operator-notice.ts';
 import type { OutageRecord } from '../domain/outage.ts';
 import { plural } from '../domain/plural.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 
-/** An outbox row of an operator notice. */
-type NoticeRow = Parameters<Store['alerts']['insert']>[0];
-
 /**
- * The flood guard's writes, each in one transaction: at the end of a flood the escalations of the
- * outages still ongoing start over at `releaseAt` (`restarted`), and the notice of its start or end is queued.
+ * The end of a flood, in one transaction: the escalations of the outages still ongoing
+ * (`restarted`) start over at `releaseAt`. (The notices go through core/operator-notice.ts.)
  */
-const writeFlood = procedure('floodGuard.write', (tx: Store, a: { restarted: string[]; releaseAt: number; notices: NoticeRow[]; esc: EscalationSettings }): void => {
+const restartHeld = procedure('floodGuard.restart', (tx: Store, a: { restarted: string[]; releaseAt: number; esc: EscalationSettings }): void => {
   for (const id of a.restarted) escalationRestart(tx, a.esc, id, a.releaseAt);
-  for (const row of a.notices) tx.alerts.insert(row);
 });
 
 /** Flood-guard observations for `/metrics`. */
@@ -119,12 +116,18 @@ export class FloodGuard implements MemoryGate {
     this.#active = { since: now, held: new Set(uuids), ongoing: new Set(uuids) };
     this.#recent = new Map();
     const region = this.deps.config.probe.region;
-    const notices = this.#notices(now, false, `probe ${region} lost connectivity: ${plural(uuids.length, 'monitor')} failing`, `${plural(uuids.length, 'monitor outage')} opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
+    const notice = this.#notice(`probe ${region} lost connectivity: ${plural(uuids.length, 'monitor')} failing`, `${plural(uuids.length, 'monitor outage')} opened within ${window_seconds} s. Pharos treats this as its own connectivity loss and holds their alerts until the probe recovers.`);
     this.deps.metrics.floodActive(true);
     this.deps.logger.warn('flood guard: probe connectivity loss, alerts held', { region, failing: uuids.length });
     // Queued in a transaction of its own (this hook may run before the outage's transaction, on the
     // main thread), behind any release in flight; the dispatcher is woken once it is stored.
-    this.#write({ restarted: [], releaseAt: now, notices, esc: this.deps.core.escalation.settings }, 'flood guard: queueing the connectivity-loss notice failed', () => this.deps.changed([]));
+    this.#write(
+      async () => {
+        await raiseOperatorNotice(this.deps, notice, now);
+      },
+      'flood guard: queueing the connectivity-loss notice failed',
+      () => this.deps.changed([]),
+    );
   }
 
   /** Whether the sends of outage `uuid` are held now: those of the burst while it lasts (no side effect; what a procedure is told). */
@@ -163,27 +166,34 @@ export class FloodGuard implements MemoryGate {
     const restarted = still.filter((id) => !this.#silent.has(id));
     for (const id of still) this.#silent.delete(id);
     this.#active = null;
-    const notices = this.#notices(
-      now,
-      true,
+    const notice = this.#notice(
       `probe ${config.probe.region} regained connectivity: ${a.held.size - still.length} monitors recovered`,
       still.length > 0 ? `${plural(still.length, 'monitor')} ${still.length === 1 ? 'is' : 'are'} still failing; they alert if still failing in ${config.alerting.flood_guard.window_seconds} s.` : 'Every monitor of the burst recovered; their held alerts are dropped.',
     );
-    this.#write({ restarted, releaseAt, notices, esc: core.escalation.settings }, 'flood guard: restarting the held escalations failed', () => {
+    const esc = core.escalation.settings;
+    this.#write(
+      async () => {
+        if (restarted.length > 0) await this.deps.store.async.tx(restartHeld, { restarted, releaseAt, esc });
+        // The escalations restarted stay restarted when the notice cannot be queued: that is logged, and the release goes on.
+        await resolveOperatorNotice(this.deps, notice, now).catch((e: unknown) => logger.error('flood guard: queueing the connectivity-back notice failed', { error: (e as Error).message }));
+      },
+      'flood guard: restarting the held escalations failed',
+      () => {
       this.deps.metrics.floodActive(false);
       logger.info('flood guard: probe connectivity back', { stillFailing: still.length });
       this.deps.changed(restarted);
-    });
+      },
+    );
   }
 
   /**
-   * Runs the `floodGuard.write` procedure behind the one in flight (one at a time: the store answers
-   * asynchronously, issue 31; stop() waits for it), then `done`; a failure is logged as `failed`.
+   * Runs `write` (the guard's store writes) behind the one in flight (one at a time: the store
+   * answers asynchronously, issue 31; stop() waits for it), then `done`; a failure is logged as `failed`.
    */
-  #write(args: Parameters<typeof writeFlood.run>[1], failed: string, done: () => void): void {
+  #write(write: () => Promise<void>, failed: string, done: () => void): void {
     this.#release = this.#release.then(async () => {
       try {
-        await this.deps.store.async.tx(writeFlood, args);
+        await write();
       } catch (e) {
         this.deps.logger.error(failed, { error: (e as Error).message });
         return;
@@ -192,16 +202,8 @@ export class FloodGuard implements MemoryGate {
     });
   }
 
-  /**
-   * The outbox rows of an operator notice to the configured channels about `flood:<region>`: the
-   * start of the flood (`resolve` false) or its end (true).
-   */
-  #notices(now: number, resolve: boolean, title: string, text: string): NoticeRow[] {
-    const { config } = this.deps;
-    const named = config.alerting.flood_guard.channels;
-    const channels = named.length > 0 ? named : config.channels.map((c) => c.name);
-    const subject = { key: noticeKey.flood(config.probe.region), resolve };
-    const message: AlertMessage = { kind: 'notice', title, text, outage: null, escalation: null, link: null, createdAt: new Date(now).toISOString(), subject };
-    return channels.map((channel) => ({ outageUuid: null, channel, kind: 'notice', step: null, message: JSON.stringify(message), createdAt: now, dueAt: now }));
+  /** The operator notice about `flood:<region>` (core/operator-notice.ts raises it at the start of the flood and resolves it at its end). */
+  #notice(title: string, text: string): OperatorNotice {
+    return { key: noticeKey.flood(this.deps.config.probe.region), title, text };
   }
 }
