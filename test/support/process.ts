@@ -78,7 +78,9 @@ export async function spawnPharos(env: Record<string, string>, args: string[] = 
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | string>((r) => child.once('exit', (code, signal) => r(code ?? signal ?? -1)));
   const url = `http://${env.PHAROS_LISTEN}`;
-  const deadline = Date.now() + 20_000;
+  // A bound for a wedged start, not a timing assertion: a start on PostgreSQL (three threads loading
+  // the source through tsx) took over 20 s on a 2-core machine at load 17.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pharos exited early: ${err}`);
     try {
@@ -87,7 +89,11 @@ export async function spawnPharos(env: Record<string, string>, args: string[] = 
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`pharos did not start: ${err}`);
+    if (Date.now() > deadline) {
+      // Killed, or the child (its pipes) would keep the test file's process alive after the failure.
+      child.kill('SIGKILL');
+      throw new Error(`pharos did not start within 60 s: ${err}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { child, url, stdout: () => out, stderr: () => err, exited };
