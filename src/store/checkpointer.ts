@@ -56,6 +56,8 @@ export const FALLBACK_AUTOCHECKPOINT = 1000;
 export interface Checkpointer {
   /** `waiting` for the WAL to reach `startAtWalPages`, `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
   readonly mode: 'waiting' | 'starting' | 'running' | 'fallback' | 'stopped';
+  /** How many times the WAL's size was looked at while `waiting` (every {@link WAL_LOOK_MS}). */
+  readonly walLooks: number;
   /** The worker's counters: passes finished (each one or more passive checkpoints; counted after its figures are stored), RESTART/TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
   stats(): { passes: number; restarts: number; walPages: number; copiedPages: number };
   /**
@@ -126,6 +128,7 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
     }
   };
   let look: NodeJS.Timeout | undefined;
+  let walLooks = 0;
   const startAt = opts.startAtWalPages ?? 0;
   if (nativeBinding && !addonFile) fallback('cannot start: the file of the loaded SQLite addon is unknown');
   else if (startAt <= 0) launch();
@@ -141,6 +144,7 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
     };
     look = setInterval(() => {
       if (mode !== 'waiting' || !raw.open) return clearInterval(look);
+      walLooks++;
       if (walPages() < startAt) return;
       clearInterval(look);
       launch();
@@ -151,6 +155,9 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
   return {
     get mode() {
       return mode;
+    },
+    get walLooks() {
+      return walLooks;
     },
     stats: () => ({ passes: Atomics.load(flags, PASSES), restarts: Atomics.load(flags, RESTARTS), walPages: Atomics.load(flags, LOG), copiedPages: Atomics.load(flags, DONE) }),
     stop() {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { openDb, openDbFile, type SqliteDb } from '../../../src/store/db.ts';
-import { FALLBACK_AUTOCHECKPOINT, WAL_LOOK_MS } from '../../../src/store/checkpointer.ts';
+import { FALLBACK_AUTOCHECKPOINT } from '../../../src/store/checkpointer.ts';
 import { tempDir } from '../../support/pharos.ts';
 import { waitFor } from '../../support/process.ts';
 
@@ -89,7 +89,7 @@ test('with startAtWalPages the worker waits for the WAL to reach it (SQLite auto
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), FALLBACK_AUTOCHECKPOINT, 'SQLite checkpoints by itself while no worker runs');
   writePages(db, 100);
   // Two looks at the WAL (every WAL_LOOK_MS) find it below the bound: still waiting.
-  await new Promise((r) => setTimeout(r, 2 * WAL_LOOK_MS + 100));
+  await waitFor('two looks at the WAL', async () => db.checkpointer!.walLooks >= 2);
   assert.equal(db.checkpointer!.mode, 'waiting', 'below the bound: no worker');
   writePages(db, 400);
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
