@@ -73,8 +73,14 @@ function startPool(name: string, files: string[], out: (chunk: Buffer) => void, 
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   child.stdout!.on('data', out);
   child.stderr!.on('data', out);
-  const exit = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
-  return { name, files, child, durations, exit, started: Date.now() };
+  const pool: Pool = { name, files, child, durations, exit: Promise.resolve(0), started: Date.now() };
+  pool.exit = new Promise<number>((resolve) =>
+    child.once('exit', (code, signal) => {
+      pool.ended = Date.now();
+      resolve(code ?? (signal ? 1 : 0));
+    }),
+  );
+  return pool;
 }
 
 function slowest(pool: Pool): string {
@@ -107,12 +113,10 @@ async function main(): Promise<number> {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => [main, timed].forEach((p) => p?.child.kill(sig)));
 
   const mainCode = await main.exit;
-  main.ended = Date.now();
   process.stdout.write(`\n=== real-time pool (${realTime.length} files, ${CONCURRENCY} at a time, beside the main pool): ${timed ? '' : 'none'}\n`);
   for (const c of held) process.stdout.write(c);
   mainDone = true;
   const timedCode = timed ? await timed.exit : 0;
-  if (timed) timed.ended = Date.now();
 
   for (const p of [main, timed]) {
     if (!p) continue;
