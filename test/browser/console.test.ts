@@ -124,7 +124,8 @@ describe('the console in Chromium', () => {
     await tab.fill('input[name=message]', 'looking');
     await tab.locator('button[value=acknowledge]').tap();
     await tab.locator('#outage-state:has-text("acknowledged")').waitFor();
-    assert.match(await tab.locator('#timeline').innerText(), /acknowledged by Ada[\s\S]*looking/);
+    // The state can come over the live stream before the answer to the post renders the timeline.
+    await tab.locator('#timeline', { hasText: /acknowledged by Ada[\s\S]*looking/ }).waitFor({ timeout: 10_000 });
     // The overview tab of the admin got the change live too.
     await admin.locator('#ongoing tr[data-state=acknowledged]').waitFor({ timeout: 10_000 });
   });
