@@ -2,6 +2,7 @@ import { appendFileSync, chownSync, readdirSync, readFileSync, rmSync, writeFile
 import { join } from 'node:path';
 import pg from 'pg';
 import { daemonDir, freePort, runAs, setupAs, startDaemon, type Daemon } from './daemons.ts';
+import { waitFor } from './process.ts';
 
 /** Debian's PostgreSQL 15 server binaries (package `postgresql`). */
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -142,4 +143,17 @@ export async function startPostgres(database = 'pharos', opts: { untilExit?: boo
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits until no Pharos session (`application_name` 'pharos') is idle inside a transaction: what a
+ * transaction whose caller gave up, and that nobody ended, looks like on the server.
+ * @param admin a connected client of the cluster (any database: pg_stat_activity covers them all)
+ * @throws after {@link waitFor}'s default timeout, naming what it waited for
+ */
+export async function noPharosSessionIdleInTransaction(admin: pg.Client): Promise<void> {
+  await waitFor('no Pharos session idle in a transaction', async () => {
+    const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
+    return r.rows[0]!.n === 0;
+  });
 }

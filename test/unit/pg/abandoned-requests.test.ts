@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { AppError } from '../../../src/lib/errors.ts';
 import { openPostgresDb } from '../../../src/store/pg/driver.ts';
 import { READY, STATE_BYTES } from '../../../src/store/pg/protocol.ts';
-import { startPostgres } from '../../support/postgres.ts';
+import { noPharosSessionIdleInTransaction, startPostgres } from '../../support/postgres.ts';
 import { waitFor } from '../../support/process.ts';
 
 // Issue 31 point 1: a request the store's caller gave up waiting for must never run later. A frozen
@@ -41,10 +41,7 @@ test('a BEGIN given up on while the database is frozen never opens a transaction
     await admin.connect();
     const rows = (await admin.query<{ x: number }>('SELECT x FROM t ORDER BY x')).rows.map((r) => r.x);
     assert.deepEqual(rows, [2], 'the later transaction committed; the abandoned one wrote nothing');
-    await waitFor('no Pharos session idle in a transaction', async () => {
-      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
-      return r.rows[0]!.n === 0;
-    });
+    await noPharosSessionIdleInTransaction(admin);
   } finally {
     await admin.end().catch(() => undefined);
     db.close();
@@ -87,10 +84,7 @@ test('a BEGIN its caller gave up on just after the server answered it is rolled 
     await admin.connect();
     const rows = (await admin.query<{ x: number }>('SELECT x FROM t ORDER BY x')).rows.map((r) => r.x);
     assert.deepEqual(rows, [2, 3], 'the later write and transaction committed; the given-up one wrote nothing');
-    await waitFor('no Pharos session idle in a transaction', async () => {
-      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
-      return r.rows[0]!.n === 0;
-    });
+    await noPharosSessionIdleInTransaction(admin);
   } finally {
     await admin.end().catch(() => undefined);
     db.close();

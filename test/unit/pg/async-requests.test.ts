@@ -5,7 +5,7 @@ import { AppError } from '../../../src/lib/errors.ts';
 import { openDbFile } from '../../../src/store/db.ts';
 import type { Db, TxSteps } from '../../../src/store/driver.ts';
 import { openPostgresDb, workerHooksForTests } from '../../../src/store/pg/driver.ts';
-import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { noPharosSessionIdleInTransaction, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { waitFor } from '../../support/process.ts';
 
 // Issue 31: the store's asynchronous transactions (`Db.txAsync`). On PostgreSQL each step is a
@@ -144,10 +144,7 @@ async function noSessionIdleInTransaction(): Promise<void> {
   const admin = server.admin('async');
   await admin.connect();
   try {
-    await waitFor('no Pharos session idle in a transaction', async () => {
-      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
-      return r.rows[0]!.n === 0;
-    });
+    await noPharosSessionIdleInTransaction(admin);
   } finally {
     await admin.end();
   }
@@ -250,10 +247,7 @@ test('postgres: while the database is frozen a transaction fails 503 within its 
     });
     assert.deepEqual(rowsOf(db), [2], 'the abandoned transaction wrote nothing');
     await admin.connect();
-    await waitFor('no Pharos session idle in a transaction', async () => {
-      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
-      return r.rows[0]!.n === 0;
-    });
+    await noPharosSessionIdleInTransaction(admin);
   } finally {
     await admin.end().catch(() => undefined);
     db.close();

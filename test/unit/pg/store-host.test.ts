@@ -5,7 +5,7 @@ import type { Store } from '../../../src/store/index.ts';
 import { openStore } from '../../../src/store/open.ts';
 import { syncCallCount } from '../../../src/store/sync-trace.ts';
 import type { Procedure } from '../../../src/store/async.ts';
-import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { noPharosSessionIdleInTransaction, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { waitFor } from '../../support/process.ts';
 
 // Issue 31, "no network round trip ever blocks the event loop": on PostgreSQL `store.async` runs the
@@ -116,10 +116,7 @@ test('an AbortSignal gives the call up at once: 503, and what it started is aban
   const admin = server.admin('storehost');
   await admin.connect();
   try {
-    await waitFor('no Pharos session idle in a transaction', async () => {
-      const r = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pharos' AND state LIKE 'idle in transaction%'");
-      return r.rows[0]!.n === 0;
-    });
+    await noPharosSessionIdleInTransaction(admin);
   } finally {
     await admin.end();
   }
