@@ -27,6 +27,7 @@ import { warmUpWhenPagesExist } from './http/pages/warm-up.ts';
 import { createMetrics } from './http/metrics.ts';
 import { systemClock, type Clock, type TimerHandle } from './lib/clock.ts';
 import { startBackupSchedule, type BackupSchedule } from './backup-schedule.ts';
+import { startDomainExpiry, type DomainExpiryWatch } from './domain-expiry.ts';
 import { markDataDirServed } from './store/data-dir-lock.ts';
 import { AppError } from './lib/errors.ts';
 import { listenUrls } from './lib/listen-urls.ts';
@@ -76,6 +77,8 @@ export interface RunningPharos {
   setupToken: string | null;
   /** Scheduled SQLite backups (issue 37; src/backup-schedule.ts): their status, a backup now. */
   backups: BackupSchedule;
+  /** Domain-expiry warnings (issue 36; src/domain-expiry.ts): a sweep now. */
+  domainExpiry: DomainExpiryWatch;
   /** HTTPS served by Pharos (config `tls`, src/tls/): its ACME manager and plain-HTTP port; null without `tls`. */
   tls: TlsFront | null;
   /** Graceful stop: stop accepting requests, wait for checks in flight, flush results, checkpoint WAL, close the DB. */
@@ -173,6 +176,8 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   };
   // Scheduled backups of the SQLite database (issue 37), before the app that shows them.
   const backups = startBackupSchedule({ store, core, clock, logger, config, nativeBinding: opts.nativeBinding });
+  // Domain-expiry warnings over RDAP (issue 36), swept by the leader.
+  const domainExpiry = startDomainExpiry({ store, core, clock, logger, config, isLeader: () => cluster.isLeader });
   const app = createApp({ core, clock, logger, metricsText: metrics.text, metricsContentType: metrics.contentType, version: PHAROS_VERSION, testAlert, cluster: () => cluster.view(), leaderUrl: () => cluster.leaderUrl(), backups: () => backups.status(),
     health: () => clusterHealth(cluster, store),
   });
@@ -302,6 +307,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
     setupToken,
     provision,
     backups,
+    domainExpiry,
     tls,
     close() {
       closing ??= (async () => {
@@ -324,6 +330,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
         await Promise.all(Object.values(probes).map((p) => p.close()));
         stopWatching();
         await pruningSessions;
+        await domainExpiry.close();
         await backups.close();
         store.close();
         unmarkDataDir();

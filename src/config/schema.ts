@@ -113,6 +113,12 @@ export const ConfigSchema = z.strictObject({
       /** Checks in flight at once, all monitors together. */
       max_concurrent_checks: z.number().int().min(1).max(100000).default(2000),
       user_agent: z.string().min(1).default(DEFAULT_USER_AGENT),
+      /**
+       * Where domain-expiry warnings (issue 36, `domain_expiry_days`) find each TLD's RDAP server: an
+       * RFC 9224 bootstrap file (IANA's by default). Point it at a mirror, or at a file of your own
+       * for private registries; the RDAP requests go only to the servers it lists.
+       */
+      rdap_bootstrap_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://data.iana.org/rdap/dns.json'),
     })
     .prefault({}),
   storage: z

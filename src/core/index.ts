@@ -38,6 +38,8 @@ import { handoffNoticesService } from './on-call-handoffs.ts';
 import { pageLinksService } from './page-links.ts';
 import type { PersonSender } from './people-pages.ts';
 import { auditLogService } from './audit-log.ts';
+// Its procedure must be known to the store host (src/store-host.ts imports this module).
+import './domain-expiry.ts';
 import { tagsService } from './tags.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 

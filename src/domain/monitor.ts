@@ -36,6 +36,8 @@ export interface Monitor {
   paused: boolean;
   port: number | null;
   sslExpirationDays: number | null;
+  /** Its registrable domain's expiration read over RDAP (issue 36), epoch ms; absent until read. */
+  domainExpiresAt?: number | null;
   /** The last check passed but was slower than the protocol's degraded threshold (http `degraded_after_ms`). */
   degraded: boolean;
   alertsWaitMinutes: number;
@@ -56,7 +58,7 @@ export interface Monitor {
 }
 
 /** The settings a client controls: everything of {@link Monitor} but identity, state and timestamps. */
-export type MonitorSettings = Omit<Monitor, 'id' | 'uuid' | 'status' | 'sslExpirationDays' | 'degraded' | 'createdAt' | 'updatedAt' | 'tags'> & {
+export type MonitorSettings = Omit<Monitor, 'id' | 'uuid' | 'status' | 'sslExpirationDays' | 'domainExpiresAt' | 'degraded' | 'createdAt' | 'updatedAt' | 'tags'> & {
   /** Its tags by name and value; a name not yet stored makes a tag of its default colour. */
   tags: TagRef[];
 };

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import * as REGISTERED from './registry.ts';
 import type { ProtocolDefinition, SecretKind } from './types.ts';
 import { UPSIDE_DOWN_DEFAULTS, UPSIDE_DOWN_FIELDS } from './upside-down.ts';
+import { DOMAIN_EXPIRY_DEFAULTS, DOMAIN_EXPIRY_FIELDS } from './domain-expiry.ts';
 
 /**
  * Every protocol, from the registry (src/protocols/registry.ts, one line per protocol; house rule
@@ -13,25 +14,25 @@ export const PROTOCOL_DEFINITIONS = Object.fromEntries(
   Object.entries(REGISTERED satisfies Record<string, ProtocolDefinition<z.ZodRawShape>>).map(([name, d]) => [name, withUpsideDown(d as unknown as ProtocolDefinition)]),
 ) as { [P in keyof typeof REGISTERED]: WithUpsideDown<(typeof REGISTERED)[P]> };
 
-/** A registered definition with the `upside_down` setting every protocol has (src/protocols/upside-down.ts). */
+/** A registered definition with the settings every protocol has: `upside_down` (src/protocols/upside-down.ts), `domain_expiry_days` (src/protocols/domain-expiry.ts). */
 type WithUpsideDown<D> = D extends { fields: infer F; defaults: infer V }
-  ? Omit<D, 'fields' | 'defaults'> & { fields: F & typeof UPSIDE_DOWN_FIELDS; defaults: V & typeof UPSIDE_DOWN_DEFAULTS }
+  ? Omit<D, 'fields' | 'defaults'> & { fields: F & typeof UPSIDE_DOWN_FIELDS & typeof DOMAIN_EXPIRY_FIELDS; defaults: V & typeof UPSIDE_DOWN_DEFAULTS & typeof DOMAIN_EXPIRY_DEFAULTS }
   : never;
 
 /**
- * `d` plus `upside_down`: in its fields, defaults and console form (after its own fields), and in
- * what the API shows only when true (so API.md's port, icmp and http responses keep their fields).
+ * `d` plus `upside_down` and `domain_expiry_days`: in its fields, defaults and console form (after its
+ * own fields), and in what the API shows only when set (so API.md's port, icmp and http responses keep their fields).
  */
 function withUpsideDown(d: ProtocolDefinition): ProtocolDefinition {
   return {
     ...d,
-    fields: { ...d.fields, ...UPSIDE_DOWN_FIELDS },
-    defaults: { ...d.defaults, ...UPSIDE_DOWN_DEFAULTS },
-    ...(d.formFields ? { formFields: [...d.formFields, 'upside_down'] } : {}),
+    fields: { ...d.fields, ...UPSIDE_DOWN_FIELDS, ...DOMAIN_EXPIRY_FIELDS },
+    defaults: { ...d.defaults, ...UPSIDE_DOWN_DEFAULTS, ...DOMAIN_EXPIRY_DEFAULTS },
+    ...(d.formFields ? { formFields: [...d.formFields, 'upside_down', 'domain_expiry_days'] } : {}),
     show: (settings) => {
-      const { upside_down, ...rest } = settings as Record<string, unknown>;
+      const { upside_down, domain_expiry_days, ...rest } = settings as Record<string, unknown>;
       const shown = d.show ? d.show(rest as typeof settings) : rest;
-      return upside_down === true ? { ...shown, upside_down } : shown;
+      return { ...shown, ...(upside_down === true ? { upside_down } : {}), ...(domain_expiry_days != null ? { domain_expiry_days } : {}) };
     },
   };
 }

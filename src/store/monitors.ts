@@ -24,6 +24,8 @@ interface MonitorRow {
   degraded: number;
   public_badges: number;
   group_name: string | null;
+  /** Since migration 33 (issue 36). */
+  domain_expires_at?: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -40,6 +42,7 @@ const toMonitor = (r: MonitorRow, tags: MonitorTag[], dependsOn: string[] = []):
   paused: r.paused === 1,
   port: r.port,
   sslExpirationDays: r.ssl_expiration_days,
+  ...(r.domain_expires_at != null ? { domainExpiresAt: Number(r.domain_expires_at) } : {}),
   degraded: r.degraded === 1,
   alertsWaitMinutes: r.alerts_wait_min,
   escalationPolicyUuid: r.escalation_policy_uuid,
@@ -108,6 +111,8 @@ export function monitorsStore(db: Db) {
       : undefined;
   const getAlerted = db.prepare<[number], { tls_alerted_days: number | null }>('SELECT tls_alerted_days FROM monitors WHERE id = ?');
   const setAlerted = db.prepare('UPDATE monitors SET tls_alerted_days = ? WHERE id = ?');
+  const getDomain = db.prepare<[number], { domain_expires_at: number | null; domain_alerted_days: number | null }>('SELECT domain_expires_at, domain_alerted_days FROM monitors WHERE id = ?');
+  const setDomain = db.prepare('UPDATE monitors SET domain_expires_at = ?, domain_alerted_days = ? WHERE id = ?');
 
   // A monitor's tags (issue 33 point 5) live in monitor_tags: read with its row, replaced with its settings.
   const links = tagLinks(db);
@@ -207,6 +212,15 @@ export function monitorsStore(db: Db) {
     /** Records the threshold just alerted (null again once a renewed certificate is above every threshold). */
     setTlsAlertedDays(id: number, days: number | null): void {
       setAlerted.run(days, id);
+    },
+    /** The domain's expiration read over RDAP (epoch ms) and the smallest domain-expiry threshold alerted (issue 36); nulls when never read. */
+    domainExpiry(id: number): { expiresAt: number | null; alertedDays: number | null } {
+      const r = getDomain.get(id);
+      return { expiresAt: r?.domain_expires_at == null ? null : Number(r.domain_expires_at), alertedDays: r?.domain_alerted_days ?? null };
+    },
+    /** Records the domain's expiration (epoch ms) and the threshold alerted (null: none open). */
+    setDomainExpiry(id: number, expiresAt: number | null, alertedDays: number | null): void {
+      setDomain.run(expiresAt, alertedDays, id);
     },
   };
 }

@@ -88,7 +88,7 @@ describe('console monitor form: every protocol of the registry', () => {
     const uuid = uuidFrom(res);
     const m = (await p.core.monitors.get(uuid));
     assert.equal(m.protocol, 'dns');
-    assert.deepEqual(m.settings, { dns_record_type: 'A', dns_resolver: resolver, dns_expected: '10.0.0.5', upside_down: false }, 'only the chosen protocol is read (with the setting every protocol has)');
+    assert.deepEqual(m.settings, { dns_record_type: 'A', dns_resolver: resolver, dns_expected: '10.0.0.5', upside_down: false, domain_expiry_days: null }, 'only the chosen protocol is read (with the settings every protocol has)');
     await nextCheck(uuid);
     const page = await admin.get(`/monitors/${uuid}`);
     assert.match(page.html, /id="monitor-status">up</);
