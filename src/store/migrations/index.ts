@@ -29,7 +29,7 @@ import { sql as idsNeverRepeat, run as rebuildWithAutoincrement } from './0027_i
 import { sql as people } from './0028_people.ts';
 import { sql as onCallHandoffs } from './0029_on_call_handoffs.ts';
 import { sql as monitorDependencies } from './0030_monitor_dependencies.ts';
-import { sql as domainExpiry } from './0033_domain_expiry.ts';
+import { sql as domainExpiry } from './0031_domain_expiry.ts';
 import type { Db } from '../db.ts';
 
 /** One numbered, named schema change (house rule 6). `version` is stored in `PRAGMA user_version`. */
@@ -78,7 +78,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 28, name: 'people', sql: people },
   { version: 29, name: 'on_call_handoffs', sql: onCallHandoffs },
   { version: 30, name: 'monitor_dependencies', sql: monitorDependencies },
-  { version: 33, name: 'domain_expiry', sql: domainExpiry },
+  { version: 31, name: 'domain_expiry', sql: domainExpiry },
 ];
 
 /**

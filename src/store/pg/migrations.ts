@@ -16,7 +16,7 @@ import { sql as idsNeverRepeat } from './0027_ids_never_repeat.ts';
 import { sql as people } from './0028_people.ts';
 import { sql as onCallHandoffs } from './0029_on_call_handoffs.ts';
 import { sql as monitorDependencies } from './0030_monitor_dependencies.ts';
-import { sql as domainExpiry } from './0033_domain_expiry.ts';
+import { sql as domainExpiry } from './0031_domain_expiry.ts';
 import { sql as onCall } from './0026_on_call.ts';
 
 /**
@@ -41,7 +41,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 28, name: 'people', sql: people },
   { version: 29, name: 'on_call_handoffs', sql: onCallHandoffs },
   { version: 30, name: 'monitor_dependencies', sql: monitorDependencies },
-  { version: 33, name: 'domain_expiry', sql: domainExpiry },
+  { version: 31, name: 'domain_expiry', sql: domainExpiry },
 ];
 
 /** Any 64-bit key, held for the migration transaction so instances starting together migrate one at a time. */
