@@ -1,9 +1,9 @@
 import type { KumaMonitor } from './types.ts';
 
 /**
- * Kuma's docker, mqtt, smtp and websocket-upgrade monitors as Pharos's `docker`, `mqtt`, `smtp` and
- * `websocket` check types (issue 36); field meanings from Kuma's `monitor` and `docker_host` tables
- * and its monitor types (server/monitor-types/*.js, server/docker.js).
+ * Kuma's docker, mqtt, smtp, websocket-upgrade, snmp, mongodb and gamedig monitors as Pharos's
+ * check types of those names (issue 36); field meanings from Kuma's `monitor` and `docker_host`
+ * tables and its monitor types (server/monitor-types/*.js, server/docker.js).
  */
 
 /** The protocol-specific part of the monitor body (name, common fields and policy are the caller's), notes, or why it is skipped. */
@@ -18,7 +18,7 @@ function dockerUrl(m: KumaMonitor): string | null {
 }
 
 /**
- * Maps one of the four types, or null when `m.type` is none of them (or this Pharos lacks the
+ * Maps one of the seven types, or null when `m.type` is none of them (or this Pharos lacks the
  * protocol). MQTT credentials go into the URL (its password is a secret like every URL's); Kuma's
  * JSON-query MQTT check is skipped (only its keyword check has a Pharos counterpart); SMTP's
  * `smtpSecurity` `secure` → `tls`, `starttls` → `starttls`, anything else → `none`.
@@ -57,5 +57,46 @@ export function mapKumaCheckType(m: KumaMonitor, protocols: readonly string[]): 
     if (!m.url) return { reason: 'no URL' };
     return { body: { url: m.url, protocol: 'websocket' }, notes: m.wsIgnoreAcceptHeader ? ['"ignore Sec-WebSocket-Accept" is not imported: Pharos checks the header'] : [] };
   }
+  if (m.type === 'snmp' && has('snmp')) return mapSnmp(m);
+  if (m.type === 'mongodb' && has('mongodb')) {
+    if (!m.databaseConnectionString) return { reason: 'no connection string' };
+    let path: string | null = null;
+    if (m.jsonPath) {
+      // Kuma evaluates JSONata over the command's reply; a plain dotted path reads the same as JSONPath.
+      if (!/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/.test(m.jsonPath)) return { reason: `the JSONata expression "${m.jsonPath}" over the reply has no Pharos counterpart (plain paths such as version or a.b do)` };
+      path = `$.${m.jsonPath}`;
+    }
+    return { body: { url: m.databaseConnectionString, protocol: 'mongodb', mongodb_command: m.databaseQuery || null, mongodb_json_path: path, mongodb_expected: m.expectedValue || null }, notes: [] };
+  }
+  if (m.type === 'gamedig' && has('gamedig')) {
+    if (!m.hostname || !m.game) return { reason: !m.hostname ? 'no host' : 'no game' };
+    return { body: { url: m.hostname, protocol: 'gamedig', port: m.port, gamedig_game: m.game, gamedig_given_port_only: m.gamedigGivenPortOnly ?? true }, notes: [] };
+  }
   return null;
+}
+
+/** Kuma 2.x's condition operators on the SNMP value (evaluateJsonQuery), all of which Pharos's snmp has. */
+const SNMP_OPERATORS = ['==', '!=', '<', '<=', '>', '>=', 'contains'];
+
+/**
+ * Kuma's snmp monitor (2.x: server/monitor-types/snmp.js): one GET of `snmp_oid`, community in
+ * `radius_password`, and the value compared by `json_path_operator` with `expected_value` through a
+ * JSONata expression that is `$` (the value itself) as Kuma's form sets it. Another expression, or
+ * version 3 (Kuma's form offers 1 and 2c), is skipped with the reason. Without an expected value:
+ * up whenever the agent answers with a value (`any`).
+ */
+function mapSnmp(m: KumaMonitor): KumaCheckType {
+  if (!m.hostname) return { reason: 'no host' };
+  if (!m.snmpOid) return { reason: 'no OID' };
+  const version = m.snmpVersion ?? '2c';
+  if (version !== '1' && version !== '2c') return { reason: `SNMP version ${version}: Kuma's monitor has no v3 credentials to import` };
+  if (m.jsonPath && m.jsonPath.trim() !== '$') return { reason: `the JSONata expression "${m.jsonPath}" over the SNMP value has no Pharos counterpart (the value itself, $, has)` };
+  const op = m.jsonPathOperator ?? '==';
+  if (!SNMP_OPERATORS.includes(op)) return { reason: `condition "${op}" has no Pharos counterpart` };
+  const expected = m.expectedValue ?? '';
+  const condition = expected === '' ? 'any' : op;
+  return {
+    body: { url: m.hostname, protocol: 'snmp', port: m.port ?? 161, snmp_version: version, snmp_oid: m.snmpOid.replace(/^\./, ''), snmp_condition: condition, snmp_expected: expected === '' ? null : expected, snmp_community: m.radiusPassword ?? 'public' },
+    notes: expected === '' ? ['no expected value: up whenever the agent answers with a value'] : [],
+  };
 }

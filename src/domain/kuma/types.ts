@@ -75,6 +75,15 @@ export interface KumaMonitor {
   oauthClientId?: string | null;
   oauthClientSecret?: string | null;
   oauthScopes?: string | null;
+  /** snmp (2.x): the OID, the version (`1`, `2c`), and the community, which Kuma keeps in `radius_password` (server/monitor-types/snmp.js). */
+  snmpOid?: string | null;
+  snmpVersion?: string | null;
+  radiusPassword?: string | null;
+  /** gamedig: the game id and "use the given port only". */
+  game?: string | null;
+  gamedigGivenPortOnly?: boolean;
+  /** mongodb (and other database types): the command, JSON text. */
+  databaseQuery?: string | null;
   /** The monitor's description (Kuma's `description`). */
   description?: string | null;
   /** "Certificate expiry notification" (Kuma's `expiry_notification`). */
@@ -233,6 +242,12 @@ export function kumaMonitor(r: Record<string, unknown>, notificationIds: number[
     oauthClientId: str(pick('oauth_client_id')),
     oauthClientSecret: str(pick('oauth_client_secret')),
     oauthScopes: str(pick('oauth_scopes')),
+    snmpOid: str(pick('snmp_oid', 'snmpOid')),
+    snmpVersion: str(pick('snmp_version', 'snmpVersion')),
+    radiusPassword: str(pick('radius_password', 'radiusPassword')),
+    game: str(r.game),
+    gamedigGivenPortOnly: pick('gamedig_given_port_only', 'gamedigGivenPortOnly') === undefined ? undefined : bool(pick('gamedig_given_port_only', 'gamedigGivenPortOnly')),
+    databaseQuery: str(pick('database_query', 'databaseQuery')),
     description: str(r.description),
     expiryNotification: bool(pick('expiry_notification', 'expiryNotification')),
     pushToken: str(pick('push_token', 'pushToken')),

@@ -17,16 +17,58 @@ test('DNS monitors map to protocol dns with the agreed field names when the prot
   assert.deepEqual(without, { kind: 'skipped', reason: 'DNS monitors need the dns protocol, which this Pharos does not have' });
 });
 
-test('JSON-query monitors become a json assertion with the protocol op of the Kuma operator when assertions exist', () => {
+test('JSON-query monitors become a json_query (JSONata, as Kuma 2.x evaluates it) assertion with the op of the Kuma operator when assertions exist', () => {
   const m = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: '3', json_path_operator: '>' }), WITH_DNS_AND_ASSERTIONS, 'ep_kuma_1');
   assert.equal(m.kind, 'monitor');
   const body = m.kind === 'monitor' ? (m.body as Record<string, unknown>) : {};
-  assert.deepEqual(body.assertions, [{ source: 'json', path: '$.a', op: 'gt', value: 3 }], '> compares numbers');
+  assert.deepEqual(body.assertions, [{ source: 'json_query', path: '$.a', op: 'gt', value: 3 }], '> compares numbers');
   assert.equal(body.escalation_policy, 'ep_kuma_1');
-  const eq = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.s', expected_value: 'ok', json_path_operator: '==' }), WITH_DNS_AND_ASSERTIONS, null);
-  assert.deepEqual(eq.kind === 'monitor' && (eq.body as Record<string, unknown>).assertions, [{ source: 'json', path: '$.s', op: 'equals', value: 'ok' }]);
+  const eq = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$contains(version, "1.2")', expected_value: 'true', json_path_operator: '==' }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.deepEqual(eq.kind === 'monitor' && (eq.body as Record<string, unknown>).assertions, [{ source: 'json_query', path: '$contains(version, "1.2")', op: 'equals', value: 'true' }], 'a JSONata expression is kept as it is');
   const ge = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: '3', json_path_operator: '>=' }), WITH_DNS_AND_ASSERTIONS, null);
-  assert.equal(ge.kind, 'skipped', '>= has no assertion op');
+  assert.deepEqual(ge.kind === 'monitor' && (ge.body as Record<string, unknown>).assertions, [{ source: 'json_query', path: '$.a', op: 'gte', value: 3 }]);
+  const nan = mapMonitor(row({ type: 'json-query', url: 'https://x.example', json_path: '$.a', expected_value: 'many', json_path_operator: '<' }), WITH_DNS_AND_ASSERTIONS, null);
+  assert.equal(nan.kind, 'skipped', '< needs a number');
+});
+
+test('snmp, mongodb and gamedig monitors (Kuma 2.x rows) map to the check types of those names; what has no counterpart is skipped with the reason', () => {
+  const caps: PharosCapabilities = { protocols: ['http', 'snmp', 'mongodb', 'gamedig'], monitorFields: new Set(['name', 'url', 'upside_down']) };
+  const body = (over: Record<string, unknown>) => {
+    const m = mapMonitor(row(over), caps, null);
+    assert.equal(m.kind, 'monitor', JSON.stringify(m));
+    return (m as { body: Record<string, unknown>; notes: string[] });
+  };
+  // Kuma keeps the community in radius_password and compares the value ($) by json_path_operator.
+  const snmp = body({ type: 'snmp', hostname: 'switch.lan', port: 1161, snmp_oid: '.1.3.6.1.2.1.1.3.0', snmp_version: '2c', radius_password: 'lan-ro', json_path: '$', json_path_operator: '>', expected_value: '100' }).body;
+  const keys = ['url', 'protocol', 'port', 'snmp_version', 'snmp_oid', 'snmp_condition', 'snmp_expected', 'snmp_community'];
+  assert.deepEqual(Object.fromEntries(keys.map((k) => [k, snmp[k]])), { url: 'switch.lan', protocol: 'snmp', port: 1161, snmp_version: '2c', snmp_oid: '1.3.6.1.2.1.1.3.0', snmp_condition: '>', snmp_expected: '100', snmp_community: 'lan-ro' });
+  const any = body({ type: 'snmp', hostname: 'switch.lan', snmp_oid: '1.3.6.1.2.1.1.1.0', snmp_version: '1', json_path: '$', json_path_operator: '==', expected_value: '' });
+  assert.equal(any.body.snmp_condition, 'any');
+  assert.equal(any.body.snmp_community, 'public');
+  assert.equal(any.body.port, 161);
+  assert.match(any.notes.join(' '), /no expected value/);
+  const skipped = (over: Record<string, unknown>) => {
+    const m = mapMonitor(row(over), caps, null);
+    assert.equal(m.kind, 'skipped', JSON.stringify(m));
+    return (m as { reason: string }).reason;
+  };
+  assert.match(skipped({ type: 'snmp', hostname: 'h', snmp_oid: '1.3.6', json_path: '$number($) * 2', expected_value: '4' }), /JSONata expression .* no Pharos counterpart/);
+  assert.match(skipped({ type: 'snmp', hostname: 'h', snmp_oid: '1.3.6', snmp_version: '3' }), /version 3/);
+  assert.match(skipped({ type: 'snmp', hostname: 'h' }), /no OID/);
+
+  const mongo = body({ type: 'mongodb', database_connection_string: 'mongodb://db.lan:27017/app', database_query: '{"serverStatus":1}', json_path: 'version', expected_value: '7.0.2' }).body;
+  assert.equal(mongo.protocol, 'mongodb');
+  assert.equal(mongo.url, 'mongodb://db.lan:27017/app');
+  assert.equal(mongo.mongodb_command, '{"serverStatus":1}');
+  assert.equal(mongo.mongodb_json_path, '$.version');
+  assert.equal(mongo.mongodb_expected, '7.0.2');
+  assert.equal(body({ type: 'mongodb', database_connection_string: 'mongodb://db.lan' }).body.mongodb_command, null, 'no command: the check pings');
+  assert.match(skipped({ type: 'mongodb', database_connection_string: 'mongodb://db.lan', json_path: '$count(items)' }), /JSONata expression/);
+
+  const game = body({ type: 'gamedig', hostname: 'mc.lan', port: 25565, game: 'minecraft', gamedig_given_port_only: 0 }).body;
+  assert.deepEqual([game.protocol, game.url, game.port, game.gamedig_game, game.gamedig_given_port_only], ['gamedig', 'mc.lan', 25565, 'minecraft', false]);
+  assert.equal(body({ type: 'gamedig', hostname: 'mc.lan', port: 25565, game: 'minecraft' }).body.gamedig_given_port_only, true, "Kuma's default");
+  assert.match(skipped({ type: 'gamedig', hostname: 'mc.lan', port: 25565 }), /no game/);
 });
 
 test('push: period = interval, grace = retries × retry interval (at least 60 s)', () => {
