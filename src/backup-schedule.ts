@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Config } from './config/schema.ts';
 import type { Core } from './core/index.ts';
 import type { BackupRun, BackupStatus } from './domain/backup.ts';
+import { noticeKey } from './domain/alert.ts';
 import type { Clock, TimerHandle } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { raiseOperatorNotice, resolveOperatorNotice } from './core/operator-notice.ts';
@@ -49,8 +50,8 @@ export function startBackupSchedule(deps: { store: Store; core: Pick<Core, 'bus'
   let failing = false;
   const notify = (error: string | null, now: number) =>
     error !== null
-      ? raiseOperatorNotice(deps, { key: 'backup:failed', title: 'Pharos backup failed', text: error }, now)
-      : resolveOperatorNotice(deps, { key: 'backup:failed', title: 'Pharos backups work again', text: `A backup was written and verified after earlier failures (folder ${dir}).` }, now);
+      ? raiseOperatorNotice(deps, { key: noticeKey.backup(), title: 'Pharos backup failed', text: error }, now)
+      : resolveOperatorNotice(deps, { key: noticeKey.backup(), title: 'Pharos backups work again', text: `A backup was written and verified after earlier failures (folder ${dir}).` }, now);
 
   const once = async (): Promise<BackupRun> => {
     const at = clock.now();

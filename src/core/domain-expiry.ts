@@ -1,4 +1,4 @@
-import type { AlertMessage } from '../domain/alert.ts';
+import { noticeKey, type AlertMessage } from '../domain/alert.ts';
 import { sendChannels } from '../domain/escalation.ts';
 import { crossedThreshold } from '../protocols/expiry.ts';
 import { maskUrl } from '../protocols/target.ts';
@@ -46,7 +46,7 @@ export const recordDomainExpiry = procedure('domainExpiry.record', (tx: Store, a
     return queue(tx, m.escalationPolicyUuid, {
       title: `Domain renewed: ${what}`,
       text: `The domain ${a.domain} of ${m.name} (${maskUrl(m.url)}) now expires in ${daysLeft} days, above every alert threshold.`,
-      key: `domain:${m.uuid}:${alertedDays}`,
+      key: noticeKey.domain(m.uuid, alertedDays),
       resolve: true,
       link,
       now: a.now,
@@ -61,7 +61,7 @@ export const recordDomainExpiry = procedure('domainExpiry.record', (tx: Store, a
   return queue(tx, m.escalationPolicyUuid, {
     title: `Domain ${when}: ${what}`,
     text: `The domain ${a.domain} of ${m.name} (${maskUrl(m.url)}) ${when} (${new Date(a.expiresAt).toISOString().slice(0, 10)}, from its registry's RDAP record). Pharos warns once at each of ${thresholds!.join(', ')} days before expiry.`,
-    key: `domain:${m.uuid}:${crossed}`,
+    key: noticeKey.domain(m.uuid, crossed),
     resolve: false,
     link,
     now: a.now,

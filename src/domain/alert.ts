@@ -63,7 +63,7 @@ export interface AlertOutage {
  * {@link noticeKey}.
  */
 export interface NoticeSubject {
-  /** Stable for the subject: `cert:<monitor uuid>:<threshold days>`, `flood:<probe region>`. */
+  /** Stable for the subject: `cert:<monitor uuid>:<threshold days>`, `flood:<probe region>`, `backup:failed`, `tls:failed:<host>`, `domain:<monitor uuid>:<threshold days>` ({@link noticeKey}). */
   key: string;
   /** True for the notice that says it is over (certificate renewed, flood ended, monitor deleted). */
   resolve: boolean;
@@ -75,6 +75,12 @@ export const noticeKey = {
   cert: (monitorUuid: string, thresholdDays: number) => `cert:${monitorUuid}:${thresholdDays}`,
   /** The flood guard's connectivity loss of the local probe (its region). */
   flood: (region: string) => `flood:${region}`,
+  /** Scheduled backups failing (one subject however many fail in a row). */
+  backup: () => 'backup:failed',
+  /** A certificate ACME could not obtain for `host`. */
+  tls: (host: string) => `tls:failed:${host}`,
+  /** The registrable domain of a monitor under an expiry threshold (days). */
+  domain: (monitorUuid: string, thresholdDays: number) => `domain:${monitorUuid}:${thresholdDays}`,
 };
 
 /** One message, rendered by each channel in its own format. */

@@ -1,4 +1,5 @@
 import { raiseOperatorNotice, resolveOperatorNotice, type OperatorNoticeDeps } from '../core/operator-notice.ts';
+import { noticeKey } from '../domain/alert.ts';
 
 /**
  * Queues an operator notice "certificate for <host> failed" to the flood guard's channels (every
@@ -8,7 +9,7 @@ import { raiseOperatorNotice, resolveOperatorNotice, type OperatorNoticeDeps } f
  */
 export function tlsNotifier(deps: OperatorNoticeDeps) {
   return async (host: string, error: string | null, now: number): Promise<void> => {
-    const key = `tls:failed:${host}`;
+    const key = noticeKey.tls(host);
     if (error !== null) await raiseOperatorNotice(deps, { key, title: `Pharos could not obtain a certificate for ${host}`, text: error }, now);
     else await resolveOperatorNotice(deps, { key, title: `Pharos obtained a certificate for ${host} again`, text: `The certificate for ${host} was obtained after earlier failures.` }, now);
   };
