@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Dialog, Page } from 'playwright-core';
-import { launchBrowser, signInTab, watchedTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
+import { launchBrowser, signedInTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 
@@ -26,11 +26,7 @@ after(async () => {
 });
 
 
-async function signedIn(options: ContextOptions): Promise<Page> {
-  const tab = await watchedTab(browser, problems, options);
-  await signInTab(tab, p.url, EMAIL, PW);
-  return tab;
-}
+const signedIn = (options: ContextOptions): Promise<Page> => signedInTab(browser, p.url, EMAIL, PW, problems, options);
 const monitor = async (name: string): Promise<string> => {
   const res = await p.api('/v1/monitors', { method: 'POST', json: { name, url: 'http://127.0.0.1:9/', check_frequency: 60 } });
   assert.equal(res.status, 201);

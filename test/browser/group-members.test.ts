@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signInTab, watchedTab, type ContextOptions } from '../support/browser.ts';
+import { launchBrowser, signedInTab, type ContextOptions } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 
@@ -27,11 +27,7 @@ after(async () => {
   await p?.cleanup();
 });
 
-async function signedIn(options: ContextOptions): Promise<Page> {
-  const tab = await watchedTab(browser, problems, options);
-  await signInTab(tab, p.url, EMAIL, PW);
-  return tab;
-}
+const signedIn = (options: ContextOptions): Promise<Page> => signedInTab(browser, p.url, EMAIL, PW, problems, options);
 const membersOf = async (tab: Page) => {
   const uuid = new URL(tab.url()).pathname.split('/').pop()!;
   return (await (await p.api(`/v1/monitors/${uuid}`)).json()).group_members as string[];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signInTab, watchedTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
+import { launchBrowser, signedInTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 import { ID_PREFIX, newId } from '../../src/domain/ids.ts';
@@ -43,11 +43,7 @@ after(async () => {
 });
 
 
-async function signedIn(options: ContextOptions): Promise<Page> {
-  const tab = await watchedTab(browser, problems, options);
-  await signInTab(tab, p.url, EMAIL, PW);
-  return tab;
-}
+const signedIn = (options: ContextOptions): Promise<Page> => signedInTab(browser, p.url, EMAIL, PW, problems, options);
 const checkboxes = (tab: Page) => tab.locator('input[type=checkbox]').count();
 
 describe('status-page form: a picker per section, not a checkbox per monitor', () => {

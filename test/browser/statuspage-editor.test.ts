@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signInTab, watchedTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
+import { launchBrowser, signedInTab, type ContextOptions, VIEWPORTS } from '../support/browser.ts';
 import { startTestPharos, type TestPharos } from '../support/pharos.ts';
 import { setupAdmin } from '../support/console.ts';
 
@@ -27,11 +27,7 @@ after(async () => {
 });
 
 
-async function signedIn(options: ContextOptions): Promise<Page> {
-  const tab = await watchedTab(browser, problems, options);
-  await signInTab(tab, p.url, EMAIL, PW);
-  return tab;
-}
+const signedIn = (options: ContextOptions): Promise<Page> => signedInTab(browser, p.url, EMAIL, PW, problems, options);
 const newPage = async (name: string, subdomain: string): Promise<string> => {
   const m = await p.api('/v1/monitors', { method: 'POST', json: { name: `Web ${subdomain}`, url: 'http://127.0.0.1:9/', check_frequency: 60 } });
   assert.equal(m.status, 201);

@@ -90,3 +90,13 @@ export async function signInTab(tab: Page, baseUrl: string, email: string, passw
   await tab.click('button[type=submit]');
   await tab.waitForURL(`${baseUrl}/`);
 }
+
+/**
+ * A new error-watching tab ({@link watchedTab}) signed in to the console at `baseUrl` ({@link signInTab}).
+ * @param options the context's options (viewport, JavaScript on or off)
+ */
+export async function signedInTab(browser: Browser, baseUrl: string, email: string, password: string, problems: string[], options: ContextOptions = {}): Promise<Page> {
+  const tab = await watchedTab(browser, problems, options);
+  await signInTab(tab, baseUrl, email, password);
+  return tab;
+}
