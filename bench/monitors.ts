@@ -23,13 +23,13 @@
  * Pharos the DB bytes per stored check. Results are printed as
  * a Markdown table and written to bench/results/ (not committed). See docs/PERFORMANCE.md.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { countResults, resultBytes } from './results-db.ts';
-import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
+import { ProcessWindow, fdSampler, quantile, sleep, startChild } from './proc.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { originAddress } from './origins-lib.ts';
@@ -74,21 +74,6 @@ interface Row {
   /** Peak open descriptors (1 s samples). */
   peakFds?: number;
   notes?: string;
-}
-
-/** Samples the open descriptors of `pid` every second; `peak()` stops and returns the maximum. */
-function fdSampler(pid: number) {
-  let max = 0;
-  const sample = () => {
-    try {
-      max = Math.max(max, readdirSync(`/proc/${pid}/fd`).length);
-    } catch {
-      max = Math.max(max, 0); // exited
-    }
-  };
-  sample();
-  const t = setInterval(sample, 1000);
-  return { peak: () => (clearInterval(t), sample(), max) };
 }
 
 /** A running target: monitor i's URL, environment Pharos needs, the TLS target's handshake counts. */

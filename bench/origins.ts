@@ -15,11 +15,10 @@
  * whole window; baseline: every check), CPU in cores, peak RSS (VmHWM), open file descriptors (peak
  * of 1 s samples), monitors with at least one stored result, EMFILE/ENFILE met (retried).
  */
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
-import { ProcessWindow, quantile, sleep, startChild } from './proc.ts';
+import { ProcessWindow, fdSampler, quantile, sleep, startChild } from './proc.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
 import { histogram, metric, originAddress, peakRss, windowQuantile } from './origins-lib.ts';
 
@@ -52,21 +51,6 @@ interface Row {
   fds: number;
   checked?: number;
   emfile?: number;
-}
-
-/** Samples the open descriptors of `pid` every second; `peak()` stops and returns the maximum. */
-function fdSampler(pid: number) {
-  let max = 0;
-  const sample = () => {
-    try {
-      max = Math.max(max, readdirSync(`/proc/${pid}/fd`).length);
-    } catch {
-      /* exited */
-    }
-  };
-  sample();
-  const t = setInterval(sample, 1000);
-  return { peak: () => (clearInterval(t), sample(), max) };
 }
 
 async function runBaseline(port: number): Promise<Row> {

@@ -2,7 +2,7 @@
  * Whole-process measurements for the benches, read from Linux `/proc` (no sampling inside the
  * measured process, so the numbers include everything: JS, libuv threads, SQLite, GC).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ; 100 on Linux x86-64). */
@@ -99,3 +99,22 @@ export function startChild(cmd: string, args: string[], env: Record<string, stri
 
 /** Sleeps `ms` milliseconds (benches only: they measure over wall-clock windows). */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Samples the open file descriptors of `pid` (entries of /proc/<pid>/fd) every second, from now on;
+ * `peak()` takes a last sample, stops, and returns the largest count seen (a process that exited
+ * counts as no descriptors).
+ */
+export function fdSampler(pid: number): { peak(): number } {
+  let max = 0;
+  const sample = () => {
+    try {
+      max = Math.max(max, readdirSync(`/proc/${pid}/fd`).length);
+    } catch {
+      // the process exited: nothing open
+    }
+  };
+  sample();
+  const t = setInterval(sample, 1000);
+  return { peak: () => (clearInterval(t), sample(), max) };
+}
