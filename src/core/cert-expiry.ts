@@ -119,9 +119,10 @@ function certNoticeEnded(store: Store, config: CertExpiryConfig, m: Monitor, thr
 
 /**
  * The first step of the monitor's policy as stored now (read in the caller's transaction): all its
- * integrations and those whose kind follows alerts' lifecycle; null without a policy.
+ * integrations and those whose kind follows alerts' lifecycle, and the escalation context of a
+ * notice to them; null without a policy. Also used by domain expiry notices (core/domain-expiry.ts).
  */
-function recipients(store: Store, m: Monitor): { all: readonly string[]; tracking: readonly string[]; escalation: AlertMessage['escalation'] } | null {
+export function recipients(store: Store, m: Monitor): { all: readonly string[]; tracking: readonly string[]; escalation: AlertMessage['escalation'] } | null {
   const policy = policyIn(store, m.escalationPolicyUuid);
   if (!policy) return null;
   const all = sendChannels(policy, 0);
@@ -135,8 +136,8 @@ function recipients(store: Store, m: Monitor): { all: readonly string[]; trackin
   };
 }
 
-/** Queues `message` to each of `channels` (inside the caller's transaction). */
-function queue(store: Store, channels: readonly string[], message: AlertMessage, now: number): void {
+/** Queues `message` as a notice row due at `now` (epoch ms) to each of `channels`, inside the caller's transaction. */
+export function queue(store: Store, channels: readonly string[], message: AlertMessage, now: number): void {
   const json = JSON.stringify(message);
   for (const channel of channels) store.alerts.insert({ outageUuid: null, channel, kind: 'notice', step: null, message: json, createdAt: now, dueAt: now });
 }

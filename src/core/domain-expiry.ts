@@ -1,10 +1,10 @@
 import { noticeKey, type AlertMessage } from '../domain/alert.ts';
-import { sendChannels } from '../domain/escalation.ts';
+import type { Monitor } from '../domain/monitor.ts';
 import { crossedThreshold } from '../protocols/expiry.ts';
 import { maskUrl } from '../protocols/target.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
-import { policyIn } from './escalation.ts';
+import { queue, recipients } from './cert-expiry.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -43,7 +43,7 @@ export const recordDomainExpiry = procedure('domainExpiry.record', (tx: Store, a
   if (crossed === null) {
     tx.monitors.setDomainExpiry(m.id, a.expiresAt, null);
     if (alertedDays === null || !thresholds) return 0;
-    return queue(tx, m.escalationPolicyUuid, {
+    return notify(tx, m, {
       title: `Domain renewed: ${what}`,
       text: `The domain ${a.domain} of ${m.name} (${maskUrl(m.url)}) now expires in ${daysLeft} days, above every alert threshold.`,
       key: noticeKey.domain(m.uuid, alertedDays),
@@ -58,7 +58,7 @@ export const recordDomainExpiry = procedure('domainExpiry.record', (tx: Store, a
   }
   tx.monitors.setDomainExpiry(m.id, a.expiresAt, crossed);
   const when = daysLeft < 0 ? `expired ${-daysLeft} day${daysLeft === -1 ? '' : 's'} ago` : daysLeft === 0 ? 'expires today' : `expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}`;
-  return queue(tx, m.escalationPolicyUuid, {
+  return notify(tx, m, {
     title: `Domain ${when}: ${what}`,
     text: `The domain ${a.domain} of ${m.name} (${maskUrl(m.url)}) ${when} (${new Date(a.expiresAt).toISOString().slice(0, 10)}, from its registry's RDAP record). Pharos warns once at each of ${thresholds!.join(', ')} days before expiry.`,
     key: noticeKey.domain(m.uuid, crossed),
@@ -68,22 +68,20 @@ export const recordDomainExpiry = procedure('domainExpiry.record', (tx: Store, a
   });
 });
 
-/** Queues one notice to every integration of the first step of `policyUuid` (none without a policy). @returns rows queued */
-function queue(tx: Store, policyUuid: string | null, n: { title: string; text: string; key: string; resolve: boolean; link: string; now: number }): number {
-  const policy = policyIn(tx, policyUuid);
-  if (!policy) return 0;
-  const channels = sendChannels(policy, 0);
+/** Queues one notice to every integration of the first step of the monitor's policy (none without a policy). @returns rows queued */
+function notify(tx: Store, m: Monitor, n: { title: string; text: string; key: string; resolve: boolean; link: string; now: number }): number {
+  const to = recipients(tx, m);
+  if (!to) return 0;
   const message: AlertMessage = {
     kind: 'notice',
     title: n.title,
     text: n.text,
     outage: null,
-    escalation: { policyUuid: policy.uuid, policyName: policy.name, step: 1, totalSteps: policy.steps.length, repeat: 0 },
+    escalation: to.escalation,
     link: n.link,
     createdAt: new Date(n.now).toISOString(),
     subject: { key: n.key, resolve: n.resolve },
   };
-  const json = JSON.stringify(message);
-  for (const channel of channels) tx.alerts.insert({ outageUuid: null, channel, kind: 'notice', step: null, message: json, createdAt: n.now, dueAt: n.now });
-  return channels.length;
+  queue(tx, to.all, message, n.now);
+  return to.all.length;
 }
