@@ -107,14 +107,13 @@ build_target() {
   base=$(base_node "$target")
 
   # CJS bundle: a SEA main script is CommonJS and its require() loads built-ins only, so everything
-  # but node: built-ins goes into the bundle; better-sqlite3's addon and static files are SEA assets.
-  # --minify-whitespace (names kept, so stack traces still name functions): the bundle's source stays
-  # in the heap as long as the process lives (V8 compiles functions lazily from it), 14.8 → 10.5 MB,
-  # and far fewer lines for V8's line-end table (issue 38, docs/PERFORMANCE.md "Idle footprint").
-  node_modules/.bin/esbuild src/main.ts --bundle --platform=node --format=cjs --target=node24 \
-    --outfile="$work/pharos.cjs" --log-level=warning --legal-comments=none --minify-whitespace \
-    --define:import.meta.url=__pharos_import_meta_url \
-    --banner:js='const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;'
+  # but node: built-ins goes into the bundles; better-sqlite3's addon and static files are SEA assets.
+  # src/build/bundle.ts splits it (issue 38): the packages `pharos serve` loads at start stay in the
+  # main bundle (pharos.cjs), every other package src/ imports (drivers, gRPC, SSO, mail, MCP, …) is
+  # its own SEA asset lib/<package>.cjs, compiled on first use; it prints those assets as JSON.
+  # --minify-whitespace (names kept, so stack traces still name functions): a bundle's source stays
+  # in the heap as long as the process lives (V8 compiles functions lazily from it).
+  "$NODE" --import tsx src/build/bundle.ts "$work"
   # The PostgreSQL driver's worker thread (src/store/pg/worker.ts, with pg inside) as its own CJS
   # bundle: the SEA asset pg-worker.cjs, started with new Worker(code, { eval: true }).
   node_modules/.bin/esbuild src/store/pg/worker.ts --bundle --platform=node --format=cjs --target=node24 \
@@ -150,41 +149,13 @@ build_target() {
     echo "build.sh: no way to run $target binaries here: its SEA blob has no V8 code cache (slower start)" >&2
   fi
 
-  # Status page font files are SEA assets too (font/<file> → node_modules/@fontsource/…). The list
-  # comes from src/http/pages/fonts.ts itself, so the files the server reads and ships cannot drift.
-  # execArgv: a 2 MiB young-generation semi-space instead of V8's default (up to 32 MiB on a big
-  # machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC; and the old generation
-  # may grow to 2× the live heap before a major GC (V8 picks up to 4× when GC looks cheap, which
-  # held ~220 MB of garbage at 10,000 monitors): peak RSS ~450 → ~270 MB. 1.3× gave ~220 MB but
-  # major GCs often enough to raise the scheduler's lag p99 (docs/PERFORMANCE.md).
+  # Every file the binary carries goes into ONE SEA asset, pharos.pack (src/lib/sea-pack.ts says
+  # why): the worker bundles, the lazy libraries (lib-assets.json), htmx, Swagger UI, the SQLite
+  # addon and the status page fonts (font/<file> → node_modules/@fontsource/…; the list comes from
+  # src/http/pages/fonts.ts itself, so the files the server reads and ships cannot drift).
+  # src/build/sea-config.ts writes the pack and sea-config.json (execArgv and why: there).
   FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets) \
-  WORK=$work ARCH=$arch CODE_CACHE=$code_cache "$NODE" -e '
-    const fs = require("node:fs");
-    const config = {
-      main: `${process.env.WORK}/pharos.cjs`,
-      output: `${process.env.WORK}/sea-prep.blob`,
-      disableExperimentalSEAWarning: true,
-      useCodeCache: process.env.CODE_CACHE === "true",
-      execArgv: ["--max-semi-space-size=2", "--heap-growing-percent=100"],
-      assets: {
-        "better_sqlite3.node": `node_modules/better-sqlite3/prebuilds/linux-${process.env.ARCH}.node`,
-        "swagger-ui.css": "node_modules/swagger-ui-dist/swagger-ui.css",
-        "swagger-ui-bundle.js": "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
-        "htmx.min.js": "node_modules/htmx.org/dist/htmx.min.js",
-        "pg-worker.cjs": `${process.env.WORK}/pg-worker.cjs`,
-        "checkpoint-worker.cjs": `${process.env.WORK}/checkpoint-worker.cjs`,
-        "verify-worker.cjs": `${process.env.WORK}/verify-worker.cjs`,
-        "store-host.cjs": `${process.env.WORK}/store-host.cjs`,
-      },
-    };
-    // A key clash would silently drop an asset, so it fails; so does a missing file.
-    for (const [key, file] of Object.entries(JSON.parse(process.env.FONT_ASSETS))) {
-      if (key in config.assets) throw new Error(`duplicate SEA asset ${key}`);
-      config.assets[key] = file;
-    }
-    for (const file of Object.values(config.assets)) if (!fs.existsSync(file)) throw new Error(`missing SEA asset file ${file}`);
-    fs.writeFileSync(`${process.env.WORK}/sea-config.json`, JSON.stringify(config, null, 2) + "\n");
-  '
+    "$NODE" --import tsx src/build/sea-config.ts "$work" "$arch" "$code_cache"
   # The V8 code cache is only accepted under the same V8 flags as it was made with: the blob is made
   # with the execArgv flags that enter V8's flag hash (--heap-growing-percent does; without it every
   # start logged "Code cache data rejected" and compiled the bundle from source).

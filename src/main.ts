@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { CliCommand } from './cli/command.ts';
 import { AppError } from './lib/errors.ts';
+import { installBundledLibs } from './lib/sea.ts';
 
 /**
  * The CLI's commands: name → one-line summary (for `pharos --help`) and its module in src/cli/,
@@ -62,6 +63,8 @@ async function main(argv: string[]): Promise<number> {
   return command.run(args, process.env);
 }
 
+// In the single executable, libraries a start does not need are bundled apart (src/build/bundle.ts).
+installBundledLibs();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {

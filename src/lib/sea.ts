@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import sea from 'node:sea';
+import { compileFunction } from 'node:vm';
+import { readPack } from './sea-pack.ts';
 
 /**
  * Single-executable support (CONTRACT.md "Runtime and packaging"). Inside `dist/pharos` the code is
@@ -30,8 +32,64 @@ export function buildTarget(): string {
  * @param packageFile `<package>/<path>` resolved with `require.resolve` from source
  */
 export function bundledFile(assetKey: string, packageFile: string): Buffer {
-  if (isSea()) return Buffer.from(sea.getRawAsset(assetKey) as ArrayBuffer);
+  if (isSea()) return packed(assetKey);
   return readFileSync(createRequire(import.meta.url).resolve(packageFile));
+}
+
+let pack: ReadonlyMap<string, Buffer> | undefined;
+
+/**
+ * A file of the binary's asset pack (the one SEA asset `pharos.pack`, src/lib/sea-pack.ts): a view of
+ * the binary's mapped pages, read-only.
+ * @throws Error when the pack has no such file (a build.sh that forgot it)
+ */
+function packed(key: string): Buffer {
+  pack ??= readPack(Buffer.from(sea.getRawAsset('pharos.pack') as ArrayBuffer));
+  const bytes = pack.get(key);
+  if (!bytes) throw new Error(`the single executable carries no file ${key}`);
+  return bytes;
+}
+
+/**
+ * Lets the main bundle's `require` load the libraries build.sh bundled apart (src/build/bundle.ts):
+ * the wrapper at the top of the bundle hands every `pharos-lib:<specifier>` and `pharos-core:<path>`
+ * to the function this installs. `pharos-lib:` compiles the pack's `lib/<package>.cjs` once (with
+ * that same wrapper as its `require`) and answers its export for the specifier; `pharos-core:`
+ * answers a module of the main bundle from the table the bundle's entry filled
+ * (`pharos.coreModules`). Answers carry `__esModule`, so esbuild's interop reads `default` and the
+ * named exports as it would from the module itself. Called once by main.ts; no-op from source.
+ */
+export function installBundledLibs(): void {
+  if (!isSea()) return;
+  const libs = new Map<string, Record<string, object>>();
+  const answers = new Map<string, object>();
+  const load = (id: string, require: NodeJS.Require): object => {
+    const known = answers.get(id);
+    if (known) return known;
+    let ns: object | undefined;
+    if (id.startsWith('pharos-core:')) {
+      ns = (globalThis as Record<symbol, Record<string, object> | undefined>)[Symbol.for('pharos.coreModules')]?.[id.slice('pharos-core:'.length)];
+      if (!ns) throw new Error(`the main bundle holds no module ${id}`);
+    } else {
+      const spec = id.slice('pharos-lib:'.length);
+      const pkg = spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+      let lib = libs.get(pkg);
+      if (!lib) {
+        const module = { exports: {} as { libs?: Record<string, object> } };
+        const run = compileFunction(packed(`lib/${pkg}.cjs`).toString('latin1'), ['exports', 'require', 'module', '__filename', '__dirname'], { filename: `pharos:lib/${pkg}.cjs` });
+        run(module.exports, require, module, process.execPath, dirname(process.execPath));
+        lib = module.exports.libs ?? {};
+        libs.set(pkg, lib);
+      }
+      ns = lib[spec];
+      if (!ns) throw new Error(`lib/${pkg}.cjs exports no ${spec}`);
+    }
+    const answer: Record<string, unknown> = { __esModule: true };
+    for (const key of Object.keys(ns)) if (key !== '__esModule') Object.defineProperty(answer, key, { get: () => (ns as Record<string, unknown>)[key], enumerable: true });
+    answers.set(id, answer);
+    return answer;
+  };
+  (globalThis as Record<symbol, unknown>)[Symbol.for('pharos.require')] = load;
 }
 
 /**
@@ -70,11 +128,12 @@ function safeHomedir(): string | undefined {
  * @param bytes the addon's bytes
  * @param dirs folders to try, in order (see addonDirs)
  * @param name file name stem, e.g. `better_sqlite3`
+ * @param hash the bytes' SHA-256 in hex when known (the binary stores it beside the addon, so a start
+ *   does not read the addon's bytes unless it writes the file); default: computed from `bytes`
  * @returns the addon's exports and the file it was loaded from
  * @throws Error with a one-line message naming every folder tried and why each failed
  */
-export function loadAddon(bytes: Buffer, dirs: readonly string[], name: string): { exports: object; file: string } {
-  const hash = sha256(bytes);
+export function loadAddon(bytes: Buffer, dirs: readonly string[], name: string, hash = sha256(bytes)): { exports: object; file: string } {
   const failures: string[] = [];
   for (const dir of dirs) {
     const file = join(dir, `${name}-${hash.slice(0, 16)}.node`);
@@ -142,8 +201,9 @@ const reason = (e: Error, file: string): string =>
  */
 export function sqliteNativeBinding(env: Record<string, string | undefined>, dataDir?: string): object | undefined {
   if (!isSea()) return undefined;
-  const bytes = Buffer.from(sea.getRawAsset('better_sqlite3.node') as ArrayBuffer);
-  const { exports, file } = loadAddon(bytes, addonDirs(env, dataDir), 'better_sqlite3');
+  // The hash build.sh stored beside the addon: hashing the addon itself at every start would make
+  // its 2 MB of the binary resident for the process's life.
+  const { exports, file } = loadAddon(packed('better_sqlite3.node'), addonDirs(env, dataDir), 'better_sqlite3', packed('better_sqlite3.node.sha256').toString('latin1'));
   addonFiles.set(exports, file);
   return exports;
 }
