@@ -29,8 +29,8 @@ interface Target {
   handshakes: Array<'full' | 'resumed'>;
 }
 const servers: Server[] = [];
-async function target(c: { key: string; cert: string }, clientCa?: string): Promise<Target> {
-  const server = createServer({ key: c.key, cert: c.cert, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, (_req, res) => void res.end('ok'));
+async function target(c: { key: string; cert: string }, clientCa?: string, ecdhCurve?: string): Promise<Target> {
+  const server = createServer({ key: c.key, cert: c.cert, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}), ...(ecdhCurve ? { ecdhCurve } : {}) }, (_req, res) => void res.end('ok'));
   servers.push(server);
   const t = { server, handshakes: [] as Array<'full' | 'resumed'>, url: '', port: 0 };
   server.on('secureConnection', (s: TLSSocket) => t.handshakes.push(s.isSessionReused() ? 'resumed' : 'full'));
@@ -77,6 +77,21 @@ describe('HTTPS checks resume TLS sessions (probe)', () => {
     assert.equal((await probes.http.check(specOf({ url: selfSigned.url, ignore_tls_errors: true }))).ok, true);
     const strict = await probes.http.check(specOf({ url: selfSigned.url }));
     assert.deepEqual([strict.ok, strict.reason], [false, 'TLS error: DEPTH_ZERO_SELF_SIGNED_CERT']);
+  });
+});
+
+describe('key exchange groups of HTTPS checks (CHECK_TLS_GROUPS)', () => {
+  const probes = createProbes({ userAgent: 'pharos-test' });
+  after(() => probes.http.close());
+
+  test('a server with P-256 only is checked (X25519 first, P-256 after a retry); one with the post-quantum hybrid X25519MLKEM768 only is not: checks do not offer it', async () => {
+    const p256 = await target(leaf, undefined, 'P-256');
+    for (let i = 0; i < 2; i++) assert.equal((await probes.http.check(specOf({ url: p256.url }))).ok, true, `P-256 check ${i + 1}`);
+    assert.deepEqual(p256.handshakes, ['full', 'resumed']);
+    const hybridOnly = await target(leaf, undefined, 'X25519MLKEM768');
+    const refused = await probes.http.check(specOf({ url: hybridOnly.url }));
+    assert.equal(refused.ok, false, 'no common group: the handshake fails');
+    assert.deepEqual(hybridOnly.handshakes, [], 'no handshake completed');
   });
 });
 
