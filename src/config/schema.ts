@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isSupportedCountry } from 'libphonenumber-js';
 import { REGIONS } from '../domain/regions.ts';
+import { isSmsCountry } from '../domain/subscriber-caps.ts';
 import { DEFAULT_USER_AGENT } from '../domain/probe.ts';
 import { TlsConfig } from './tls.ts';
 
@@ -190,7 +190,7 @@ export const ConfigSchema = z.strictObject({
            * codes (`+44`, `+1`: every number under it). Empty (the default): SMS subscriptions are off.
            */
           sms_countries: z
-            .array(z.string().refine((v) => /^\+[1-9]\d{0,2}$/.test(v) || isSupportedCountry(v), 'must be an ISO 3166 country code such as GB (not UK) or a calling code such as +44'))
+            .array(z.string().refine((v) => /^\+[1-9]\d{0,2}$/.test(v) || isSmsCountry(v), 'must be an ISO 3166 country code such as GB (not UK) or a calling code such as +44'))
             .default([]),
           /** Texts to subscribers per clock hour, all pages together (codes and notices; past it the form answers 429 and notices fail). */
           sms_per_hour: z.number().int().min(1).max(1_000_000).default(50),

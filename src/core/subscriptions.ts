@@ -1,6 +1,6 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from '../lib/rate-limiter.ts';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, invalid } from '../lib/errors.ts';
@@ -223,7 +223,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; config:
       const t = ch === 'sms' ? target.replace(/[\s().-]/g, '') : target.trim();
       if (ch === 'sms') {
         if (!E164.test(t)) throw invalid('target', 'must be a phone number with its country code, such as +44 20 7946 0000');
-        if (!smsNumberAllowed(t, limits.sms_countries)) throw invalid('target', `must be a mobile number of an allowed country (${limits.sms_countries.join(', ')})`);
+        if (!(await smsNumberAllowed(t, limits.sms_countries))) throw invalid('target', `must be a mobile number of an allowed country (${limits.sms_countries.join(', ')})`);
       } else if (ch === 'email') {
         if (!Email.safeParse(t).success || t.length > 254) throw invalid('target', 'must be an email address');
       } else {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import ical from 'ical-generator';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from '../lib/rate-limiter.ts';
 import { rateLimitKey } from '../lib/ip-ranges.ts';
 import type { Feed } from '../core/on-call-feeds.ts';
 import type { AppEnv, HttpDeps } from './context.ts';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from '../lib/rate-limiter.ts';
 import type { PageAction } from '../core/page-links.ts';
 import { telegramKeys } from '../core/page-links-telegram.ts';
 import { AppError } from '../lib/errors.ts';
