@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Secret, TOTP } from 'otpauth';
 import type { Config } from '../config/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, invalid } from '../lib/errors.ts';
@@ -46,12 +45,18 @@ const SECOND_FACTOR_MS = 5 * MINUTE_MS;
 /** Recovery codes made when TOTP is set up (each works once). */
 const RECOVERY_CODES = 10;
 
-/** The TOTP of a base32 secret (RFC 6238: SHA-1, 6 digits, 30 s, what every authenticator app reads). */
-const totpOf = (secret: string, label: string) => new TOTP({ issuer: 'Pharos', label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+/**
+ * The TOTP of a base32 secret (RFC 6238: SHA-1, 6 digits, 30 s, what every authenticator app reads).
+ * `otpauth` is loaded on first use (issue 38 point 1: a server where nobody uses TOTP never loads it).
+ */
+const totpOf = async (secret: string, label: string) => {
+  const { Secret, TOTP } = await import('otpauth');
+  return new TOTP({ issuer: 'Pharos', label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+};
 /** The time step (epoch ms / 30 000) whose code `code` is, within ±1 step of `now`, or null when it matches none. */
-const totpStep = (secret: string, label: string, code: string, now: number): number | null => {
+const totpStep = async (secret: string, label: string, code: string, now: number): Promise<number | null> => {
   const c = code.replace(/\s+/g, '');
-  const delta = /^\d{6}$/.test(c) ? totpOf(secret, label).validate({ token: c, timestamp: now, window: 1 }) : null;
+  const delta = /^\d{6}$/.test(c) ? (await totpOf(secret, label)).validate({ token: c, timestamp: now, window: 1 }) : null;
   return delta === null ? null : Math.floor(now / TOTP_STEP_MS) + delta;
 };
 
@@ -209,7 +214,7 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       // the count and the hashing (the counters are this process's memory: reserve is atomic here).
       const f = await store.async.tx(signInFactsProc, { email, address: client.address, since: now - KNOWN_ADDRESS_MS, withCode: code.trim() !== '' });
       const { account, totp: t, stored } = f;
-      const step = t ? totpStep(t.secret, account!.email, code, clock.now()) : null;
+      const step = t ? await totpStep(t.secret, account!.email, code, clock.now()) : null;
       // A wrong or replayed code makes the try wrong (and does not lift the per-account cap).
       const codeOk = t === null || (step !== null && (t.lastStep === null || step > t.lastStep));
       const r = throttle.reserve(countersOf(email, client.address, f.known, t !== null && codeOk));
@@ -244,7 +249,7 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       const t = await store.async.sessions.totp(account.uuid);
       if (!t) return false;
       const now = clock.now();
-      const step = totpStep(t.secret, account.email, code, now);
+      const step = await totpStep(t.secret, account.email, code, now);
       const codeHash = createHash('sha256').update(code.replace(/\s+/g, '').toLowerCase()).digest('hex');
       const byRecovery = step === null && t.recovery.includes(codeHash);
       const ok = await store.async.tx(secondFactorProc, { uuid: account.uuid, secret: t.secret, byRecovery, codeHash, step, idHash: sha256(id!), address, now });
@@ -252,9 +257,10 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
       return ok;
     },
     /** A new TOTP secret for `account` to scan: base32 secret and its otpauth:// URI (nothing is stored yet). */
-    totpProposal(account: Account): { secret: string; uri: string } {
+    async totpProposal(account: Account): Promise<{ secret: string; uri: string }> {
+      const { Secret } = await import('otpauth');
       const secret = new Secret({ size: 20 }).base32;
-      return { secret, uri: totpOf(secret, account.email).toString() };
+      return { secret, uri: (await totpOf(secret, account.email)).toString() };
     },
     /**
      * Turns TOTP on once a code from the app matches the proposed secret.
@@ -264,7 +270,7 @@ export function accountsService(deps: { store: Store; clock: Clock; config: Pick
     async enableTotp(uuid: string, secret: string, code: string, actor: AuditActor): Promise<string[]> {
       const a = await mustGet(uuid);
       if (!/^[A-Z2-7]{16,64}$/.test(secret)) throw invalid('secret', 'is not a TOTP secret');
-      const step = totpStep(secret, a.email, code, clock.now());
+      const step = await totpStep(secret, a.email, code, clock.now());
       if (step === null) throw invalid('code', 'does not match: type the 6 digits your app shows now');
       const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(10).toLowerCase());
       await store.async.tx(enableTotpProc, { uuid, secret, recovery: codes.map((c) => createHash('sha256').update(c).digest('hex')), step, now: clock.now(), actor });

@@ -63,7 +63,7 @@ export function settingsRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   });
 
   app.post('/settings/totp/start', async (c) => {
-    const { secret, uri } = core.accounts.totpProposal(c.var.session!.account);
+    const { secret, uri } = await core.accounts.totpProposal(c.var.session!.account);
     return show(c, { totp: { secret, uri, qrSvg: await qrSvg(uri, { type: 'svg', margin: 1 }) } });
   });
   app.post('/settings/totp/enable', async (c) => {
