@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import ical from 'ical-generator';
 import { RateLimiterMemory, RateLimiterRes } from '../lib/rate-limiter.ts';
 import { rateLimitKey } from '../lib/ip-ranges.ts';
 import type { Feed } from '../core/on-call-feeds.ts';
@@ -10,8 +9,12 @@ import { clientAddress } from './pages/client.ts';
 /** Requests per client address per minute on the feed route (a calendar polls every few minutes at most). */
 export const ICAL_PER_MINUTE = 60;
 
-/** A feed as iCalendar text (RFC 5545), made by `ical-generator`: one VEVENT per shift, times in UTC. */
-export function feedIcs(feed: Feed, prodHost: string): string {
+/**
+ * A feed as iCalendar text (RFC 5545), made by `ical-generator`: one VEVENT per shift, times in UTC.
+ * The library is loaded on the first feed asked for (issue 38 point 1: not at start).
+ */
+export async function feedIcs(feed: Feed, prodHost: string): Promise<string> {
+  const { default: ical } = await import('ical-generator');
   const cal = ical({ name: feed.name, prodId: { company: 'Pharos', product: 'on-call', language: 'EN' }, ttl: 15 * 60, x: { 'X-WR-TIMEZONE': feed.timeZone }, description: `Pharos on-call shifts (${prodHost})` });
   for (const e of feed.events) {
     cal.createEvent({
@@ -50,7 +53,7 @@ export function onCallIcalRouter(deps: Pick<HttpDeps, 'core'>) {
     const m = /^([0-9A-Za-z]{1,64})\.ics$/.exec(c.req.param('file'));
     if (!m) return c.json(errorBody('no such iCal feed', undefined, 'on_call_feeds.not_found'), 404);
     const feed = await core.onCallFeeds.feed(m[1]!);
-    return c.body(feedIcs(feed, new URL(core.config.public_url).host), 200, { 'Content-Type': 'text/calendar; charset=utf-8', 'Content-Disposition': 'inline; filename="on-call.ics"' });
+    return c.body(await feedIcs(feed, new URL(core.config.public_url).host), 200, { 'Content-Type': 'text/calendar; charset=utf-8', 'Content-Disposition': 'inline; filename="on-call.ics"' });
   });
   return app;
 }

@@ -42,6 +42,7 @@ const GRPC = /\/node_modules\/@grpc\/grpc-js\//;
 const ON_FIRST_USE: Record<string, RegExp> = {
   'phone numbers (libphonenumber-js)': /\/node_modules\/libphonenumber-js\//,
   'TOTP (otpauth)': /\/node_modules\/otpauth\//,
+  'iCalendar (ical-generator)': /\/node_modules\/ical-generator\//,
   'rate limiter stores (rate-limiter-flexible index)': /\/node_modules\/rate-limiter-flexible\/(index\.js|lib\/RateLimiter(Redis|Postgres|Mongo|MySQL|Cluster)\.js)/,
 };
 

@@ -136,6 +136,7 @@ const LAZY_LIBRARIES: Record<string, readonly string[]> = {
   'tls/index.ts': ['./acme.ts'], // acme-client (axios, node-forge, @peculiar/x509) only with tls.acme (issue 37)
   'domain/subscriber-caps.ts': ['libphonenumber-js'], // only when a page offers SMS subscriptions
   'core/accounts.ts': ['otpauth'], // only when someone uses TOTP
+  'http/ical.ts': ['ical-generator'], // on the first on-call iCal feed asked for
 };
 
 test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, pharos.ts the PostgreSQL cluster, or a lazily loaded library (LAZY_LIBRARIES)', () => {
