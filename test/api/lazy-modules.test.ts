@@ -43,6 +43,7 @@ const ON_FIRST_USE: Record<string, RegExp> = {
   'phone numbers (libphonenumber-js)': /\/node_modules\/libphonenumber-js\//,
   'TOTP (otpauth)': /\/node_modules\/otpauth\//,
   'iCalendar (ical-generator)': /\/node_modules\/ical-generator\//,
+  'time zones (luxon: src/domain/on-call/zone.ts reads Intl as luxon does)': /\/node_modules\/luxon\//,
   'rate limiter stores (rate-limiter-flexible index)': /\/node_modules\/rate-limiter-flexible\/(index\.js|lib\/RateLimiter(Redis|Postgres|Mongo|MySQL|Cluster)\.js)/,
 };
 

@@ -1,9 +1,9 @@
-import { IANAZone } from 'luxon';
-
 /**
  * Wall-clock arithmetic in an IANA time zone for on-call rotations (issue 34 point 2). Offsets come
- * from luxon's IANAZone (the platform's tz database through Intl); the choice made for wall times
- * that do not exist or exist twice is ours, and documented in docs/api.md "On-call schedules":
+ * from the platform's tz database through Intl, read the way luxon 3's IANAZone reads them (its
+ * `isValidZone` and `offset`, ported below so a process does not load luxon to start: issue 38
+ * point 1; test/unit/on-call-zone.test.ts compares both for every zone Intl knows); the choice made for
+ * wall times that do not exist or exist twice is ours, and documented in docs/api.md "On-call schedules":
  *
  * - a wall time in a spring-forward gap (02:30 in Europe/Berlin on the last Sunday of March) is
  *   moved forward by the length of the gap (→ 03:30 local), as luxon and most calendars do;
@@ -23,14 +23,65 @@ export interface LocalDate {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-/** True when `name` is an IANA zone name this platform knows (`Europe/Berlin`, `UTC`); offsets such as `+02:00` are refused. */
-export function isIanaZone(name: string): boolean {
-  return typeof name === 'string' && name.length > 0 && !/^[+-]/.test(name) && IANAZone.isValidZone(name);
+/** Whether Intl knows the zone `name` (luxon's `IANAZone.isValidZone`). */
+function intlKnowsZone(name: string): boolean {
+  if (!name) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name }).format();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** The zone's offset from UTC at epoch ms `at`, in minutes (Berlin summer: 120). */
+/** True when `name` is an IANA zone name this platform knows (`Europe/Berlin`, `UTC`); offsets such as `+02:00` are refused. */
+export function isIanaZone(name: string): boolean {
+  return typeof name === 'string' && name.length > 0 && !/^[+-]/.test(name) && intlKnowsZone(name);
+}
+
+/** Formatters by zone name (luxon's `makeDTF`); bounded: emptied past {@link DTF_CACHE_MAX} names (names differing in case are distinct). */
+const dtfs = new Map<string, Intl.DateTimeFormat | null>();
+const DTF_CACHE_MAX = 1000;
+/** The formatter luxon's IANAZone reads wall times with, or null for a zone Intl does not know. */
+function wallClock(zone: string): Intl.DateTimeFormat | null {
+  let dtf = dtfs.get(zone);
+  if (dtf === undefined) {
+    dtf = intlKnowsZone(zone)
+      ? new Intl.DateTimeFormat('en-US', { hour12: false, timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', era: 'short' })
+      : null;
+    if (dtfs.size >= DTF_CACHE_MAX) dtfs.clear();
+    dtfs.set(zone, dtf);
+  }
+  return dtf;
+}
+
+/**
+ * The zone's offset from UTC at epoch ms `at`, in minutes (Berlin summer: 120); NaN for a zone Intl
+ * does not know or an instant that is not a date. luxon 3.7's `IANAZone#offset`: the wall time Intl
+ * shows at `at` (whole seconds; era BC as a negative year; hour 24 as 0) read as UTC, minus `at`.
+ */
 export function offsetMinutes(zone: string, at: number): number {
-  return IANAZone.create(zone).offset(at);
+  const dtf = wallClock(zone);
+  const date = new Date(at);
+  if (!dtf || Number.isNaN(date.getTime())) return NaN;
+  const f: Record<string, string> = {};
+  for (const { type, value } of dtf.formatToParts(date)) f[type] = value;
+  let year = parseInt(f.year!, 10);
+  if (f.era === 'BC') year = -Math.abs(year) + 1;
+  const hour = parseInt(f.hour!, 10);
+  const month = parseInt(f.month!, 10) - 1;
+  const day = parseInt(f.day!, 10);
+  let asUtc = Date.UTC(year, month, day, hour === 24 ? 0 : hour, parseInt(f.minute!, 10), parseInt(f.second!, 10), 0);
+  // Date.UTC reads years 0–99 as 19xx (luxon's objToLocalTS puts them back).
+  if (year >= 0 && year < 100) {
+    const d = new Date(asUtc);
+    d.setUTCFullYear(year, month, day);
+    asUtc = d.getTime();
+  }
+  let asTs = date.getTime();
+  const over = asTs % 1000;
+  asTs -= over >= 0 ? over : 1000 + over;
+  return (asUtc - asTs) / 60_000;
 }
 
 /**
