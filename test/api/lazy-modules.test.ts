@@ -44,6 +44,7 @@ const ON_FIRST_USE: Record<string, RegExp> = {
   'TOTP (otpauth)': /\/node_modules\/otpauth\//,
   'iCalendar (ical-generator)': /\/node_modules\/ical-generator\//,
   'time zones (luxon: src/domain/on-call/zone.ts reads Intl as luxon does)': /\/node_modules\/luxon\//,
+  'charts (d3-*: status pages draw without it, the console loads it on a monitor page)': /\/node_modules\/d3-[\w-]+\//,
   'rate limiter stores (rate-limiter-flexible index)': /\/node_modules\/rate-limiter-flexible\/(index\.js|lib\/RateLimiter(Redis|Postgres|Mongo|MySQL|Cluster)\.js)/,
 };
 

@@ -8,7 +8,7 @@ import { Layout, ResourceActions, ago, when } from './layout.tsx';
 import { OutageTable } from './outages.tsx';
 import { MonitorBadges, MonitorNow } from './live-state.tsx';
 import { TagChips } from './tags.tsx';
-import { CHART_RANGES, ResponseChart, type ChartRange, type ChartSeries } from './response-chart.tsx';
+import { CHART_RANGES, ResponseChart, type ChartKit, type ChartRange, type ChartSeries } from './response-chart.tsx';
 import { HeartbeatBars } from './heartbeat-bars.tsx';
 import type { Heartbeat } from '../../src/domain/heartbeat.ts';
 
@@ -28,6 +28,8 @@ export interface MonitorPeriod {
   /** The chart's lines (views/console/response-chart.tsx) and the longest gap a line crosses, ms. */
   series: ChartSeries[];
   gapMs: number;
+  /** d3's functions the chart draws with (loaded by the route on the first chart). */
+  kit: ChartKit;
   from: number;
   to: number;
   /** Uptime (%) over the period (src/domain/uptime.ts), null while pending. */
@@ -108,7 +110,7 @@ export function MonitorPage(props: { s: Shell; m: Monitor; checks: StoredResult[
           ))}
         </nav>
         <div class="chart">
-          <ResponseChart series={props.period.series} from={props.period.from} to={props.period.to} gapMs={props.period.gapMs} label={`Response time over ${RANGE_LABELS[props.period.range]}`} />
+          <ResponseChart series={props.period.series} from={props.period.from} to={props.period.to} gapMs={props.period.gapMs} kit={props.period.kit} label={`Response time over ${RANGE_LABELS[props.period.range]}`} />
         </div>
         <p>
           Uptime {RANGE_LABELS[props.period.range]} (SLA) <b data-sla="" data-uptime={props.period.range}>{formatUptime(props.period.sla)}</b> · {plural(props.period.outages, 'outage')} · downtime {props.period.downtime} · MTTR {props.period.mttr}

@@ -1,5 +1,5 @@
-import { scaleLinear, scaleUtc } from 'd3-scale';
-import { line } from 'd3-shape';
+import type { scaleLinear, scaleUtc } from 'd3-scale';
+import type { line } from 'd3-shape';
 
 /**
  * The monitor page's response-time chart (issue 33 point 2): server-rendered SVG with axes — time
@@ -7,8 +7,18 @@ import { line } from 'd3-shape';
  * series (a region, or all regions for the hourly means of 7 and 30 days) and an HTML legend. No
  * script: the range is a link (`?range=1h|24h|7d|30d`). The SVG keeps its aspect ratio (text is not
  * stretched) and scrolls inside its box on a narrow phone rather than shrinking its labels away.
- * d3-scale picks the ticks; d3-shape draws the lines (as views/graph.tsx does for status pages).
+ * d3-scale picks the ticks; d3-shape draws the lines (views/graph.tsx draws status pages' graphs as they would).
  */
+
+/**
+ * The d3 functions the chart draws with, handed in by the route (src/http/console/response-period.ts
+ * `chartSeries` loads them on the first chart: issue 38 point 1, d3 is not loaded at start).
+ */
+export interface ChartKit {
+  scaleLinear: typeof scaleLinear;
+  scaleUtc: typeof scaleUtc;
+  line: typeof line;
+}
 
 /** The monitor page's chart ranges (`?range=`), ms. An unknown or missing range is 24 h (a console link, read leniently; docs/api.md). */
 export const CHART_RANGES = { '1h': 3_600_000, '24h': 24 * 3_600_000, '7d': 7 * 24 * 3_600_000, '30d': 30 * 24 * 3_600_000 } as const;
@@ -39,9 +49,11 @@ export function timeTick(t: Date, spanMs: number): string {
  * The chart for [`from`, `to`] (epoch ms). A series breaks where a gap is longer than `gapMs` (no
  * checks then: nothing is drawn rather than a line across). Fewer than two points in all: a message.
  * @param label what the chart shows, for its accessible name ("Response time over 24 h")
+ * @param kit d3's scales and line ({@link ChartKit})
  */
-export function ResponseChart(props: { series: ChartSeries[]; from: number; to: number; gapMs: number; label: string }) {
+export function ResponseChart(props: { series: ChartSeries[]; from: number; to: number; gapMs: number; label: string; kit: ChartKit }) {
   const { series, from, to, gapMs } = props;
+  const { scaleLinear, scaleUtc, line } = props.kit;
   const total = series.reduce((n, s) => n + s.points.length, 0);
   if (total < 2) return <p class="muted">Not enough checks for a chart yet.</p>;
   let max = 1;
