@@ -1,11 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { tempDir } from '../support/pharos.ts';
+import { tempDir, type TestPharos } from '../support/pharos.ts';
+import { consoleClient } from '../support/console.ts';
 import { prepareBinary, releaseBuild, type BinaryUnderTest } from '../support/binary.ts';
 import { freePort, waitFor } from '../support/process.ts';
 
@@ -15,7 +16,9 @@ import { freePort, waitFor } from '../support/process.ts';
 // of each protocol whose driver is bundled apart checks a loopback server that hangs up (TCP) or
 // never answers (UDP) — the driver loaded and ran when the server saw it and the check failed for
 // the network's reason, not a loader's — and the MCP endpoint (its SDK, sharing the main bundle's
-// zod) and a status page badge (badge-maker) answer.
+// zod), a status page badge (badge-maker), an SMS subscription's number check (libphonenumber-js), a
+// console monitor page (d3's chart functions), TOTP set-up (otpauth, qrcode) and an on-call iCal feed
+// (ical-generator) answer.
 const dir = tempDir('pharos-binary-libs-');
 const TOKEN = 'binary-libs-token-0123456789';
 let b: BinaryUnderTest;
@@ -51,7 +54,7 @@ async function silentUdp(): Promise<{ port: number; seen: () => number }> {
 /** Library load failures as a check, the MCP endpoint or a page would report them. */
 const LOADER_ERROR = /cannot find module|pharos-lib|pharos-core|main bundle holds no|exports no|carries no file|is not a (function|constructor)/i;
 
-test('the libraries bundled apart load from the pack inside the binary: drivers of grpc, mysql, redis, mongodb, mqtt, postgres, snmp, gamedig checks, the MCP SDK, badge-maker', { timeout: 120_000 }, async () => {
+test('the libraries bundled apart load from the pack inside the binary: drivers of grpc, mysql, redis, mongodb, mqtt, postgres, snmp, gamedig checks, the MCP SDK, badge-maker, libphonenumber-js, d3, otpauth, qrcode, ical-generator', { timeout: 120_000 }, async () => {
   const tcp = { grpc: await hangUp(), mysql: await hangUp(), redis: await hangUp(), mongodb: await hangUp(), mqtt: await hangUp(), postgres: await hangUp() };
   const udp = { snmp: await silentUdp(), gamedig: await silentUdp() };
   const urls: Record<string, string> = {
@@ -62,8 +65,15 @@ test('the libraries bundled apart load from the pack inside the binary: drivers 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = join(dir, 'config.yaml');
-  writeFileSync(config, 'probe:\n  recheck_interval_seconds: 2\n');
-  const child = spawn(b.bin, ['serve'], { cwd: dir, env: b.env({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATA_DIR: join(dir, 'data'), PHAROS_CONFIG: config }), stdio: ['ignore', 'pipe', 'pipe'] });
+  // SMS subscriptions of GB numbers (a Twilio channel that is never reached: no number here gets a text).
+  const sms = `channels:\n  - {name: texts, type: twilio, account_sid: AC${'cd'.repeat(16)}, auth_token: tw-token, from: '+15550001111', to: ['+15550009999'], api_url: 'http://127.0.0.1:9'}\nstatus_pages:\n  subscriptions:\n    sms_countries: [GB]\n`;
+  writeFileSync(config, `probe:\n  recheck_interval_seconds: 2\n${sms}`);
+  const env = b.env({ PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATA_DIR: join(dir, 'data'), PHAROS_CONFIG: config });
+  // A console admin (for the monitor page, TOTP and an on-call schedule), made before the server starts.
+  const PASSWORD = 'binary libs password 1';
+  const made = spawnSync(b.bin, ['user', 'create', '--email', 'ada@example.com', '--role', 'admin', '--name', 'Ada', '--password-stdin'], { cwd: dir, env, input: `${PASSWORD}\n`, encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const child = spawn(b.bin, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -99,11 +109,39 @@ test('the libraries bundled apart load from the pack inside the binary: drivers 
     assert.doesNotMatch(call.result.content[0]!.text, LOADER_ERROR);
 
     // badge-maker: a status page's badge.
-    const page = await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'Libs', subdomain: 'libs', sections: [] }) });
+    const page = await api('/v2/statuspages', { method: 'POST', body: JSON.stringify({ name: 'Libs', subdomain: 'libs', sections: [], subscribe: { enabled: true, sms: true } }) });
     assert.equal(page.status, 201, await page.clone().text());
     const badge = await fetch(`${url}/status/libs/badge.svg`);
     assert.equal(badge.status, 200);
     assert.match(await badge.text(), /^<svg[\s\S]*status/);
+
+    // libphonenumber-js: +44 7911 is Guernsey's, not a GB number by GB's numbering plan.
+    const guernsey = await fetch(`${url}/status/libs/subscribe`, { method: 'POST', body: new URLSearchParams({ channel: 'sms', target: '+447911123456' }), redirect: 'manual' });
+    assert.equal(guernsey.status, 400);
+    assert.match(await guernsey.text(), /must be a mobile number of an allowed country \(GB\)/);
+
+    // The console: a monitor page (its chart's d3 functions), TOTP set-up (otpauth, qrcode).
+    const ada = consoleClient({ url } as TestPharos);
+    assert.equal((await ada.post('/login', { email: 'ada@example.com', password: PASSWORD }, { csrf: null })).status, 303);
+    await ada.get('/');
+    const monitors = (await (await api('/v1/monitors')).json()) as Array<{ uuid: string; name: string }>;
+    const monitorPage = await ada.get(`/monitors/${monitors.find((m) => m.name === 'grpc')!.uuid}?range=1h`);
+    assert.equal(monitorPage.status, 200, monitorPage.html.slice(0, 500));
+    assert.match(monitorPage.html, /id="period"/);
+    const totp = await ada.post('/settings/totp/start', {});
+    assert.equal(totp.status, 200, totp.html.slice(0, 500));
+    assert.match(totp.html, /<div class="qr"><svg[\s\S]*name="secret" value="[A-Z2-7]{32}"/);
+
+    // ical-generator: an on-call schedule's feed.
+    const me = (await (await api('/v1/team-members')).json()) as Array<{ uuid: string; email: string }>;
+    const adaUuid = me.find((m) => m.email === 'ada@example.com')!.uuid;
+    const sched = await api('/v1/on-call-schedules', { method: 'POST', body: JSON.stringify({ name: 'Primary', time_zone: 'Europe/Berlin', layers: [{ name: 'Weekly', users: [adaUuid], rotation: { type: 'weekly', handoff_time: '09:00', start_date: '2026-06-01' } }] }) });
+    assert.equal(sched.status, 201, await sched.clone().text());
+    const feed = await api(`/v1/on-call-schedules/${((await sched.json()) as { uuid: string }).uuid}/ical-feed`, { method: 'POST' });
+    assert.equal(feed.status, 201, await feed.clone().text());
+    const ics = await fetch(url + new URL(((await feed.json()) as { url: string }).url).pathname);
+    assert.equal(ics.status, 200, `${await ics.clone().text()} ${stderr}`);
+    assert.match(await ics.text(), /^BEGIN:VCALENDAR[\s\S]*BEGIN:VEVENT[\s\S]*SUMMARY:On call: Ada/);
   } finally {
     child.kill('SIGTERM');
   }
