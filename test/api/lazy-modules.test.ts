@@ -45,6 +45,7 @@ const ON_FIRST_USE: Record<string, RegExp> = {
   'iCalendar (ical-generator)': /\/node_modules\/ical-generator\//,
   'time zones (luxon: src/domain/on-call/zone.ts reads Intl as luxon does)': /\/node_modules\/luxon\//,
   'charts (d3-*: status pages draw without it, the console loads it on a monitor page)': /\/node_modules\/d3-[\w-]+\//,
+  'JSONata (jsonata)': /\/node_modules\/jsonata\//,
   'rate limiter stores (rate-limiter-flexible index)': /\/node_modules\/rate-limiter-flexible\/(index\.js|lib\/RateLimiter(Redis|Postgres|Mongo|MySQL|Cluster)\.js)/,
 };
 
@@ -93,6 +94,13 @@ test('SQLite with HTTP monitors loads no PostgreSQL, gRPC, SSO, mail, MCP, MQTT,
   await waitFor('the HTTP monitor to be checked', async () => httpHits > 0);
   assert.ok(loaded().some((u) => u.includes('/src/protocols/http/probe.ts')), `the HTTP probe was loaded for its check: ${loaded().filter((u) => u.includes('/protocols/')).join(' ')}`);
   assertNoneLoaded('after an HTTP check', { ...UNUSED, ...ON_FIRST_USE, 'gRPC (@grpc/grpc-js)': GRPC });
+
+  // The first json_query assertion loads jsonata, for the API's (asynchronous) check of its syntax.
+  const query = await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'query', url: targetUrl, paused: true, assertions: [{ source: 'json_query', path: 'services[status=', op: 'equals', value: 'x' }] }) });
+  const refused = JSON.stringify(await query.json());
+  assert.equal(query.status, 400, refused);
+  assert.ok(refused.includes('assertions.0.path') && refused.includes('is not a valid JSONata expression'), refused);
+  assert.ok(loaded().some((u) => ON_FIRST_USE['JSONata (jsonata)']!.test(u)), 'a json_query assertion loaded jsonata');
 
   // A gRPC monitor on a TCP server that hangs up: its check (down) needs the gRPC library, and only it.
   let grpcConnections = 0;

@@ -16,9 +16,9 @@ import { freePort, waitFor } from '../support/process.ts';
 // of each protocol whose driver is bundled apart checks a loopback server that hangs up (TCP) or
 // never answers (UDP) — the driver loaded and ran when the server saw it and the check failed for
 // the network's reason, not a loader's — and the MCP endpoint (its SDK, sharing the main bundle's
-// zod), a status page badge (badge-maker), an SMS subscription's number check (libphonenumber-js), a
-// console monitor page (d3's chart functions), TOTP set-up (otpauth, qrcode) and an on-call iCal feed
-// (ical-generator) answer.
+// zod), a status page badge (badge-maker), a json_query assertion's syntax check (jsonata), an SMS
+// subscription's number check (libphonenumber-js), a console monitor page (d3's chart functions),
+// TOTP set-up (otpauth, qrcode) and an on-call iCal feed (ical-generator) answer.
 const dir = tempDir('pharos-binary-libs-');
 const TOKEN = 'binary-libs-token-0123456789';
 let b: BinaryUnderTest;
@@ -54,7 +54,7 @@ async function silentUdp(): Promise<{ port: number; seen: () => number }> {
 /** Library load failures as a check, the MCP endpoint or a page would report them. */
 const LOADER_ERROR = /cannot find module|pharos-lib|pharos-core|main bundle holds no|exports no|carries no file|is not a (function|constructor)/i;
 
-test('the libraries bundled apart load from the pack inside the binary: drivers of grpc, mysql, redis, mongodb, mqtt, postgres, snmp, gamedig checks, the MCP SDK, badge-maker, libphonenumber-js, d3, otpauth, qrcode, ical-generator', { timeout: 120_000 }, async () => {
+test('the libraries bundled apart load from the pack inside the binary: drivers of grpc, mysql, redis, mongodb, mqtt, postgres, snmp, gamedig checks, the MCP SDK, badge-maker, jsonata, libphonenumber-js, d3, otpauth, qrcode, ical-generator', { timeout: 120_000 }, async () => {
   const tcp = { grpc: await hangUp(), mysql: await hangUp(), redis: await hangUp(), mongodb: await hangUp(), mqtt: await hangUp(), postgres: await hangUp() };
   const udp = { snmp: await silentUdp(), gamedig: await silentUdp() };
   const urls: Record<string, string> = {
@@ -114,6 +114,14 @@ test('the libraries bundled apart load from the pack inside the binary: drivers 
     const badge = await fetch(`${url}/status/libs/badge.svg`);
     assert.equal(badge.status, 200);
     assert.match(await badge.text(), /^<svg[\s\S]*status/);
+
+    // jsonata: a json_query assertion's expression is parsed (a broken one is refused with the parser's reason).
+    const query = (path: string) => api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'query', url: 'http://127.0.0.1:9/', paused: true, assertions: [{ source: 'json_query', path, op: 'equals', value: 'x' }] }) });
+    const broken = await query('services[status=');
+    assert.equal(broken.status, 400);
+    assert.match(await broken.text(), /assertions\.0\.path[\s\S]*is not a valid JSONata expression/);
+    const good = await query('$count(services[status="up"])');
+    assert.equal(good.status, 201, await good.clone().text());
 
     // libphonenumber-js: +44 7911 is Guernsey's, not a GB number by GB's numbering plan.
     const guernsey = await fetch(`${url}/status/libs/subscribe`, { method: 'POST', body: new URLSearchParams({ channel: 'sms', target: '+447911123456' }), redirect: 'manual' });

@@ -138,6 +138,7 @@ const LAZY_LIBRARIES: Record<string, readonly string[]> = {
   'core/accounts.ts': ['otpauth'], // only when someone uses TOTP
   'http/ical.ts': ['ical-generator'], // on the first on-call iCal feed asked for
   'http/console/response-period.ts': ['d3-scale', 'd3-shape'], // on the first monitor page's chart
+  'protocols/http/index.ts': ['jsonata'], // on the first json_query assertion checked or run
 };
 
 test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, pharos.ts the PostgreSQL cluster, or a lazily loaded library (LAZY_LIBRARIES)', () => {

@@ -3,8 +3,14 @@ import { ALERTS_WAIT_MIN, CHECK_FREQUENCIES_S, HTTP_METHODS, MonitorBody, PROTOC
 import type { KumaMaintenance, KumaMonitor } from './types.ts';
 import { mapKumaCheckType } from './check-types.ts';
 import { kumaHttpOptions } from './http-options.ts';
-import { jsonataSyntaxError } from '../../protocols/http/index.ts';
+import { jsonataSyntaxError, provideJsonata } from '../../protocols/http/index.ts';
 import { MAX_TAGS_PER_MONITOR, formatTagRef, parseTagRef } from '../tags.ts';
+import jsonata from 'jsonata';
+
+// Kuma's JSONata expressions are checked as they are mapped (synchronously: `pharos import kuma` maps
+// and writes in one transaction), so this module, reached only by that command (src/core/import-kuma.ts)
+// and never by `pharos serve`, loads `jsonata` with it (issue 38 point 1).
+provideJsonata(jsonata);
 
 /**
  * Kuma → Pharos mapping rules, pure. Each result carries `notes`: what changed on the way (an

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { AppError } from '../../lib/errors.ts';
 import { MonitorBody, type Monitor } from '../../domain/monitor.ts';
+import { prepareAssertions } from '../../protocols/http/index.ts';
 import { uptimeSpanOf } from '../../domain/uptime.ts';
 import { maskMonitor } from '../../protocols/secrets.ts';
 import type { HttpDeps } from '../context.ts';
@@ -69,7 +70,9 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
   app.post('/monitors', async (c) => {
     const f = await formOf(c);
     try {
-      const m = await core.monitors.create(parseWith(MonitorBody, monitorJson(f)), consoleActor(c.var.session!));
+      const json = monitorJson(f);
+      await prepareAssertions(json);
+      const m = await core.monitors.create(parseWith(MonitorBody, json), consoleActor(c.var.session!));
       return c.redirect(`/monitors/${m.uuid}`, 303);
     } catch (e) {
       return form(c, f, undefined, e);
@@ -109,7 +112,9 @@ export function monitorRoutes(app: Hono<ConsoleEnv>, deps: HttpDeps): void {
     if (!(await found(uuid))) return c.notFound();
     const f = await formOf(c);
     try {
-      await core.monitors.update(uuid, parseWith(MonitorBody, monitorJson(f)), consoleActor(c.var.session!));
+      const json = monitorJson(f);
+      await prepareAssertions(json);
+      await core.monitors.update(uuid, parseWith(MonitorBody, json), consoleActor(c.var.session!));
       return c.redirect(`/monitors/${uuid}`, 303);
     } catch (e) {
       return form(c, f, uuid, e);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MonitorBody, PROTOCOLS, type Monitor } from '../../domain/monitor.ts';
+import { prepareAssertions } from '../../protocols/http/index.ts';
 import { iso } from '../../domain/time.ts';
 import { apiActor } from '../audit-actor.ts';
 import { toMonitorJson } from '../api/monitors.ts';
@@ -83,10 +84,11 @@ type Fields = { [K in keyof typeof fields]?: z.infer<(typeof fields)[K]> };
 
 /**
  * MCP arguments → the REST monitor body (MonitorBody), validated there: `dns_nameserver` is
- * `dns_resolver`, `dns_expected_answer` is `dns_expected`, `group_id` is `group`.
- * @throws Error `field: message` when the body breaks a rule
+ * `dns_resolver`, `dns_expected_answer` is `dns_expected`, `group_id` is `group`. Async: a json_query
+ * assertion's expression needs `jsonata`, loaded on first use (prepareAssertions) before the synchronous parse.
+ * @throws Error `field: message` (a rejection) when the body breaks a rule
  */
-function body(a: Fields, partial: boolean) {
+async function body(a: Fields, partial: boolean) {
   const raw: Record<string, unknown> = { ...a };
   delete raw.uuid;
   delete raw.dns_nameserver;
@@ -96,6 +98,7 @@ function body(a: Fields, partial: boolean) {
   if (a.dns_expected_answer !== undefined) raw.dns_expected = a.dns_expected_answer;
   if (a.group_id !== undefined) raw.group = String(a.group_id);
   if (typeof a.expected_status_code === 'number') raw.expected_status_code = String(a.expected_status_code);
+  await prepareAssertions(raw);
   const parsed = (partial ? MonitorBody.partial({ name: true, url: true }) : MonitorBody).safeParse(raw);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; '));
   return parsed.data;
@@ -139,14 +142,14 @@ export const monitorTools: ToolDef[] = [
     description: 'Create a monitor (the fields of POST /v1/monitors; name and url required). Needs a write token.',
     write: true,
     input: { ...fields, name: z.string(), url: z.string() },
-    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.create(body(a, false) as Parameters<typeof ctx.core.monitors.create>[0], apiActor(ctx.principal)), await policiesOf(ctx)),
+    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.create((await body(a, false)) as Parameters<typeof ctx.core.monitors.create>[0], apiActor(ctx.principal)), await policiesOf(ctx)),
   }),
   tool({
     name: 'update_monitor',
     description: 'Update a monitor: the fields given change, the others keep their values. Needs a write token.',
     write: true,
     input: { ...uuidArg, ...fields },
-    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.update(a.uuid, body(a, true), apiActor(ctx.principal)), await policiesOf(ctx)),
+    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.update(a.uuid, await body(a, true), apiActor(ctx.principal)), await policiesOf(ctx)),
   }),
   tool({
     name: 'pause_monitor',

@@ -4,7 +4,7 @@ import { urlTarget } from '../target.ts';
 import type { ProtocolDefinition } from '../types.ts';
 import { TLS_EXPIRY_FIELD } from '../expiry.ts';
 import { invalid } from '../../lib/errors.ts';
-import jsonata from 'jsonata';
+import type jsonata from 'jsonata';
 
 /**
  * Assertions on an HTTP response (docs/api.md "Check types"). A small, closed syntax:
@@ -28,10 +28,46 @@ export const ASSERTION_OPS = {
 /** Ops comparing numbers (their `value` must be a number). */
 const NUMERIC_OPS = new Set(['lt', 'lte', 'gt', 'gte']);
 
+/** The `jsonata` package's function, once loaded by {@link loadJsonata}. */
+let jsonataFn: typeof jsonata | undefined;
+
+/**
+ * The `jsonata` package, imported on first use (issue 38 point 1: a server without `json_query`
+ * assertions never loads its ~1.5 MB). It is CommonJS: from source `default` is its function; inside
+ * the single executable a package loaded on first use answers its namespace, whose `default` is the
+ * function (src/lib/sea.ts `installBundledLibs`), hence the unwrapping.
+ */
+export async function loadJsonata(): Promise<typeof jsonata> {
+  if (jsonataFn) return jsonataFn;
+  const m = (await import('jsonata')) as unknown as { default: typeof jsonata | { default: typeof jsonata } };
+  jsonataFn = typeof m.default === 'function' ? m.default : m.default.default;
+  return jsonataFn;
+}
+
+/**
+ * Hands `jsonata` over to the checks of this module for a process that loaded it statically
+ * (`pharos import kuma`, src/core/import-kuma.ts, checks expressions inside one synchronous transaction).
+ * `m` is the default import: the function, or inside the single executable its namespace (see {@link loadJsonata}).
+ */
+export function provideJsonata(m: typeof jsonata | { default: typeof jsonata }): void {
+  jsonataFn = typeof m === 'function' ? m : m.default;
+}
+
+/**
+ * Loads `jsonata` when `body` (a monitor body, before validation) has a `json_query` assertion, so a
+ * synchronous parse of it with the schemas below can check the expression ({@link jsonataSyntaxError}).
+ * Callers that parse monitor bodies synchronously (the console's form, MCP's tools, `pharos import kuma`)
+ * await it first; the API parses asynchronously and needs nothing.
+ */
+export async function prepareAssertions(body: unknown): Promise<void> {
+  const assertions = (body as { assertions?: unknown } | null | undefined)?.assertions;
+  if (Array.isArray(assertions) && assertions.some((a) => (a as { source?: unknown } | null)?.source === 'json_query')) await loadJsonata();
+}
+
 /** Why a JSONata expression does not compile, or null when it does (its parser's message and position). */
-export function jsonataSyntaxError(expression: string): string | null {
+function syntaxErrorOf(parse: typeof jsonata, expression: string): string | null {
   try {
-    jsonata(expression);
+    parse(expression);
     return null;
   } catch (e) {
     const err = e as { message?: string; position?: number };
@@ -39,7 +75,16 @@ export function jsonataSyntaxError(expression: string): string | null {
   }
 }
 
-const Assertion = z
+/**
+ * Why a JSONata expression does not compile, or null when it does (its parser's message and position).
+ * @throws Error when `jsonata` is not loaded yet: await {@link loadJsonata} first
+ */
+export function jsonataSyntaxError(expression: string): string | null {
+  if (!jsonataFn) throw new Error('jsonata is not loaded yet: await loadJsonata() first');
+  return syntaxErrorOf(jsonataFn, expression);
+}
+
+const AssertionObject = z
   .object(
     {
       source: z.enum(['json', 'header', 'body', 'response_time', 'json_query'], { error: 'must be one of json, header, body, response_time, json_query' }),
@@ -48,26 +93,32 @@ const Assertion = z
       value: z.union([z.string().max(1024), z.number(), z.boolean(), z.null()], { error: 'must be a string, number, boolean or null' }).optional(),
     },
     { error: 'must be an object {source, path?, op, value?}' },
-  )
-  .superRefine((a, ctx) => {
-    const ops = ASSERTION_OPS[a.source] as readonly string[];
-    if (!ops.includes(a.op)) ctx.addIssue({ code: 'custom', path: ['op'], message: `must be one of ${ops.join(', ')} for source ${a.source}` });
-    if (a.source === 'json' && !a.path?.startsWith('$')) ctx.addIssue({ code: 'custom', path: ['path'], message: 'must be a JSONPath starting with $' });
-    if (a.source === 'header' && !a.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'must name the header' });
-    if (a.source === 'json_query') {
-      const syntax = a.path ? jsonataSyntaxError(a.path) : 'must be a JSONata expression';
-      if (syntax) ctx.addIssue({ code: 'custom', path: ['path'], message: syntax });
+  );
+
+/** The rules of one assertion (its op for its source, path, value); `jsonata` is loaded by then when it is a `json_query` with a path. */
+function checkAssertion(a: z.output<typeof AssertionObject>, ctx: z.RefinementCtx): void {
+  const ops = ASSERTION_OPS[a.source] as readonly string[];
+  if (!ops.includes(a.op)) ctx.addIssue({ code: 'custom', path: ['op'], message: `must be one of ${ops.join(', ')} for source ${a.source}` });
+  if (a.source === 'json' && !a.path?.startsWith('$')) ctx.addIssue({ code: 'custom', path: ['path'], message: 'must be a JSONPath starting with $' });
+  if (a.source === 'header' && !a.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'must name the header' });
+  if (a.source === 'json_query') {
+    const syntax = a.path ? jsonataSyntaxError(a.path) : 'must be a JSONata expression';
+    if (syntax) ctx.addIssue({ code: 'custom', path: ['path'], message: syntax });
+  }
+  if (a.op !== 'exists' && a.value === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `is required for op ${a.op}` });
+  if (NUMERIC_OPS.has(a.op) && typeof a.value !== 'number') ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a number for op ${a.op}` });
+  if (a.op === 'matches') {
+    try {
+      new RegExp(String(a.value));
+    } catch {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'must be a valid regular expression' });
     }
-    if (a.op !== 'exists' && a.value === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `is required for op ${a.op}` });
-    if (NUMERIC_OPS.has(a.op) && typeof a.value !== 'number') ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a number for op ${a.op}` });
-    if (a.op === 'matches') {
-      try {
-        new RegExp(String(a.value));
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['value'], message: 'must be a valid regular expression' });
-      }
-    }
-  });
+  }
+}
+
+// A json_query expression before `jsonata` is loaded: the rules wait for it (an asynchronous parse awaits the promise; a
+// synchronous one throws, so its caller awaits prepareAssertions first), in the same order as once it is loaded.
+const Assertion = AssertionObject.superRefine((a, ctx) => (a.source === 'json_query' && a.path && !jsonataFn ? loadJsonata().then(() => checkAssertion(a, ctx)) : checkAssertion(a, ctx)));
 export type HttpAssertion = z.infer<typeof Assertion>;
 
 const optionalText = (max: number) =>

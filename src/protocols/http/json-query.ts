@@ -1,4 +1,4 @@
-import jsonata from 'jsonata';
+import { loadJsonata } from './index.ts';
 
 /**
  * The `json_query` assertion (issue 36): Uptime Kuma 2.x's json-query monitor, whose expression is
@@ -33,6 +33,7 @@ export async function jsonQueryFailure(expression: string, op: string, expected:
   }
   let value: unknown;
   try {
+    const jsonata = await loadJsonata();
     value = await jsonata(expression, LIMITS).evaluate(input);
   } catch (e) {
     return `JSON query ${expression}: ${(e as { message?: string }).message ?? String(e)}`;
