@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/kuma.ts [--kuma-dir /work/kuma-src] [--kuma-node /usr/bin/node]
  *                                   [--monitors 1000] [--frequency 10] [--duration 120] [--warmup 30]
- *                                   [--scheme https,http] [--order both] [--pharos dist]
+ *                                   [--scheme https,http] [--order both] [--pharos dist] [--max-load 2.5]
  *
  * Kuma is an unpacked release (e.g. 2.5.3) with its production dependencies installed (setup commands:
  * docs/PERFORMANCE.md) and a `dist/index.html` (the built frontend or a stub: the server exits without
@@ -49,6 +49,7 @@ const { values: opt } = benchArgs({
     scheme: { type: 'string', default: 'https,http', help: 'http, https, or both comma-separated in the order to run them (each against its own target)' },
     order: { type: 'string', default: 'both', help: 'the runs against each target, in turn: kuma and pharos comma-separated; both = kuma,pharos,pharos,kuma' },
     pharos: { type: 'string', default: 'dist', help: "dist (the single executable, rebuilt when stale), src, or a binary's path" },
+    'max-load': { type: 'string', default: '0', help: 'before each run, wait (at most 2 min) until the 1-minute load average is below this (0: no wait)' },
   },
 });
 const N = Number(opt.monitors);
@@ -126,6 +127,13 @@ async function startTarget(scheme: 'http' | 'https'): Promise<Target> {
 
 /** The 1-minute load average now. */
 const load1 = (): number => Number(loadavg()[0]!.toFixed(2));
+
+/** Waits until the 1-minute load average is below `--max-load` (the machine is shared), at most 5 minutes. */
+async function quieter(): Promise<void> {
+  const max = Number(opt['max-load']);
+  const until = Date.now() + 120_000;
+  while (max > 0 && load1() >= max && Date.now() < until) await sleep(10_000);
+}
 
 /** What the measured window saw of a process: CPU, memory, descriptors, and checks counted by `count()`. */
 async function measure(pid: number, count: () => Promise<number>, target: Target): Promise<{ m: ReturnType<ProcessWindow['end']>; peakFds: number; checks: number; tls: string }> {
@@ -318,6 +326,7 @@ for (const scheme of SCHEMES) {
   const target = await startTarget(scheme);
   try {
     for (const side of ORDER) {
+      await quieter();
       const row = side === 'kuma' ? await runKuma(target, scheme) : await runPharos(target, scheme);
       rows.push(row);
       process.stderr.write(`${row.what}: ${row.donePerS.toFixed(1)} of ${row.duePerS.toFixed(1)} checks/s, ${row.cpuCores.toFixed(2)} cores, ${row.cpuMsPerCheck.toFixed(2)} ms/check, peak ${row.peakRssMb.toFixed(0)} MB\n`);
