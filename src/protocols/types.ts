@@ -80,6 +80,11 @@ export interface ProbeOptions {
    */
   observePhase?: ((phase: 'connect' | 'ttfb' | 'body', ms: number) => void) | undefined;
   /**
+   * false: no HTTP check keeps its connection for the next one, even on a busy origin (tests of
+   * what happens per connection). Default true (src/protocols/http/dispatchers.ts KeepAlivePolicy).
+   */
+  httpKeepAlive?: boolean | undefined;
+  /**
    * The stored states of monitors by uuid, in order (undefined: no such monitor), for the `group`
    * protocol (issue 36); the server's probe has it, an agent's does not.
    */

@@ -9,7 +9,7 @@ import { failedAssertion } from './assertions.ts';
 import type { http } from './index.ts';
 
 type HttpSettings = typeof http.defaults;
-import { checkDispatchers } from './dispatchers.ts';
+import { checkDispatchers, KEEP_ALIVE } from './dispatchers.ts';
 import { AuthFailure, authenticator, needsOwnDispatchers, ownDispatchers } from './options.ts';
 import { headersOnly } from './headers-only.ts';
 import { connectorsByProfile, sessionConnector, TlsSessionCache, type CheckTlsOptions } from './tls-sessions.ts';
@@ -24,7 +24,9 @@ const DAY_MS = 86_400_000;
  * `required_keyword` (case-sensitive) when set, every assertion holds, all within
  * `timeoutSeconds`, over valid TLS. A passing check slower than `degraded_after_ms` is `degraded`.
  *
- * Each check makes a fresh connection, closed after it (src/engine/connections.ts). The served
+ * Each check makes a fresh connection, closed after it (src/engine/connections.ts), except that a
+ * busy origin's connection may be kept for its next check (at most 32 idle in all; dispatchers.ts
+ * `KeepAlivePolicy`). The served
  * certificate is read when a TLS connection is made (a wrapped connector).
  * Timing phases go to `options.observePhase`: the connector times each new connection (TCP + TLS),
  * each check times its time to first byte and its body read.
@@ -51,7 +53,9 @@ export const httpProbe: ProbeFactory = (options) => {
   // TLS sessions by origin and TLS profile, resumed by the next check (issue 38; tls-sessions.ts).
   const sessions = new TlsSessionCache();
   const connectorFor = connectorsByProfile((tls: CheckTlsOptions) => wrap(sessionConnector(tls, sessions)));
-  const dispatchers = checkDispatchers(connectorFor({}));
+  // A busy origin's connection may wait for its next check (dispatchers.ts KeepAlivePolicy); only
+  // checks with the probe's own TLS settings and no proxy: the others make their dispatchers per check.
+  const dispatchers = checkDispatchers(connectorFor({}), options.httpKeepAlive === false ? null : KEEP_ALIVE);
   const authorization = authenticator();
 
   // Upside-down mode is every protocol's, applied around this check (src/protocols/upside-down.ts).

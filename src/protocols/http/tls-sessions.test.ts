@@ -42,7 +42,9 @@ async function target(c: { key: string; cert: string }, clientCa?: string, ecdhC
 after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
 
 describe('HTTPS checks resume TLS sessions (probe)', () => {
-  const probes = createProbes({ userAgent: 'pharos-test' });
+  // Each check on a connection of its own: these checks follow one another within a busy origin's
+  // window, which would otherwise keep the connection (keep-alive.test.ts).
+  const probes = createProbes({ userAgent: 'pharos-test', httpKeepAlive: false });
   after(() => probes.http.close());
   let t: Target;
   before(async () => (t = await target(leaf)));
