@@ -26,6 +26,7 @@
 import * as esbuild from 'esbuild';
 import { writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { libAssetKey } from '../lib/sea-pack.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = process.argv[2] ? resolve(process.argv[2]) : '';
@@ -37,12 +38,6 @@ const COMMON: esbuild.BuildOptions = {
   bundle: true, platform: 'node', format: 'cjs', target: 'node24', logLevel: 'warning', legalComments: 'none',
   minifyWhitespace: true, write: false, metafile: true, absWorkingDir: ROOT,
 };
-
-/** The package name of a bare specifier: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
-export function packageOf(spec: string): string {
-  const parts = spec.split('/');
-  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-}
 
 const isBare = (spec: string) => !spec.startsWith('.') && !spec.startsWith('/') && !spec.startsWith('node:') && !spec.startsWith('pharos-');
 
@@ -94,17 +89,19 @@ async function main(): Promise<void> {
   const lazy = [...srcSpecs].filter(([, file]) => !closure.has(file)).map(([spec]) => spec);
   const lazySet = new Set(lazy);
   const byPackage = new Map<string, string[]>();
-  for (const spec of lazy) byPackage.set(packageOf(spec), [...(byPackage.get(packageOf(spec)) ?? []), spec]);
+  for (const spec of lazy) byPackage.set(libAssetKey(spec), [...(byPackage.get(libAssetKey(spec)) ?? []), spec]);
 
   // 2. One bundle per lazy package; modules the main bundle holds stay there (pharos-core:).
   const shared = new Set<string>();
   const assets: Record<string, string> = {};
   let n = 0;
-  for (const [pkg, specs] of [...byPackage].sort()) {
+  for (const [key, specs] of [...byPackage].sort()) {
+    // `import * as`: the module as an import of it from source sees it (the package's ESM build where
+    // it has one; a CommonJS package's `module.exports` as its default).
     const entry = specs.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`).join('\n')
       + `\nexport const libs = { ${specs.map((s, i) => `${JSON.stringify(s)}: m${i}`).join(', ')} };\n`;
     const lib = await esbuild.build({
-      ...COMMON, stdin: { contents: entry, resolveDir: join(ROOT, 'src'), sourcefile: `lib:${pkg}` },
+      ...COMMON, stdin: { contents: entry, resolveDir: join(ROOT, 'src'), sourcefile: key },
       outfile: join(OUT, `lib-${n}.cjs`),
       plugins: [{
         name: 'share-core',
@@ -121,7 +118,7 @@ async function main(): Promise<void> {
       }],
     });
     writeFileSync(join(OUT, `lib-${n}.cjs`), lib.outputFiles![0]!.text);
-    assets[`lib/${pkg}.cjs`] = join(OUT, `lib-${n}.cjs`);
+    assets[key] = join(OUT, `lib-${n}.cjs`);
     n++;
   }
 
@@ -139,7 +136,16 @@ async function main(): Promise<void> {
     plugins: [{
       name: 'lazy-packages',
       setup(build) {
-        build.onResolve({ filter: /.*/ }, (args) => (lazySet.has(args.path) && args.importer.startsWith(join(ROOT, 'src')) ? { path: `pharos-lib:${args.path}`, external: true } : undefined));
+        // src/'s import of a lazy package → a module of our own standing for it: its default export
+        // and (`export *`, copied at run time) its named ones, from the namespace the loader answers.
+        // Not esbuild's interop of an external require: in an ES module that makes `default` the
+        // whole namespace (Node's rule for CommonJS), which broke `import ical from 'ical-generator'`.
+        build.onResolve({ filter: /^pharos-lib:/ }, (args) => ({ path: args.path, external: true }));
+        build.onResolve({ filter: /.*/ }, (args) => (lazySet.has(args.path) && args.importer.startsWith(join(ROOT, 'src')) ? { path: args.path, namespace: 'pharos-lazy' } : undefined));
+        build.onLoad({ filter: /.*/, namespace: 'pharos-lazy' }, (args) => {
+          const id = JSON.stringify(`pharos-lib:${args.path}`);
+          return { contents: `const ns = require(${id});\nexport default ns.default;\nexport * from ${id};\n`, loader: 'js', resolveDir: ROOT };
+        });
       },
     }],
   });

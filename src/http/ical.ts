@@ -11,13 +11,13 @@ export const ICAL_PER_MINUTE = 60;
 
 /**
  * A feed as iCalendar text (RFC 5545), made by `ical-generator`: one VEVENT per shift, times in UTC.
- * The library is loaded on the first feed asked for (issue 38 point 1: not at start); its class,
- * not its default export (`ical(data)` is `new ICalCalendar(data)`): inside the single executable a
- * package loaded on first use answers its named exports (src/lib/sea.ts `installBundledLibs`).
+ * The library is loaded on the first feed asked for (issue 38 point 1: not at start); its default
+ * export, as from source (inside the single executable a package loaded on first use answers its
+ * `module.exports`, and the bundle's interop finds `default` there: src/lib/sea.ts `installBundledLibs`).
  */
 export async function feedIcs(feed: Feed, prodHost: string): Promise<string> {
-  const { ICalCalendar } = await import('ical-generator');
-  const cal = new ICalCalendar({ name: feed.name, prodId: { company: 'Pharos', product: 'on-call', language: 'EN' }, ttl: 15 * 60, x: { 'X-WR-TIMEZONE': feed.timeZone }, description: `Pharos on-call shifts (${prodHost})` });
+  const { default: ical } = await import('ical-generator');
+  const cal = ical({ name: feed.name, prodId: { company: 'Pharos', product: 'on-call', language: 'EN' }, ttl: 15 * 60, x: { 'X-WR-TIMEZONE': feed.timeZone }, description: `Pharos on-call shifts (${prodHost})` });
   for (const e of feed.events) {
     cal.createEvent({
       id: e.uid,

@@ -47,3 +47,13 @@ export function readPack(pack: Buffer): ReadonlyMap<string, Buffer> {
   }
   return out;
 }
+
+/**
+ * The pack key of the bundle holding a lazily loaded library (src/build/bundle.ts): one bundle per
+ * package, so `@scope/name/sub/path.js` → `lib/@scope/name.cjs`, `name/sub` → `lib/name.cjs`.
+ * @param spec a bare import specifier
+ */
+export function libAssetKey(spec: string): string {
+  const parts = spec.split('/');
+  return `lib/${(spec.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/')}.cjs`;
+}

@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import sea from 'node:sea';
 import { compileFunction } from 'node:vm';
-import { readPack } from './sea-pack.ts';
+import { libAssetKey, readPack } from './sea-pack.ts';
 
 /**
  * Single-executable support (CONTRACT.md "Runtime and packaging"). Inside `dist/pharos` the code is
@@ -56,8 +56,8 @@ function packed(key: string): Buffer {
  * to the function this installs. `pharos-lib:` compiles the pack's `lib/<package>.cjs` once (with
  * that same wrapper as its `require`) and answers its export for the specifier; `pharos-core:`
  * answers a module of the main bundle from the table the bundle's entry filled
- * (`pharos.coreModules`). Answers carry `__esModule`, so esbuild's interop reads `default` and the
- * named exports as it would from the module itself. Called once by main.ts; no-op from source.
+ * (`pharos.coreModules`), marked `__esModule` so esbuild's interop reads `default` and the named
+ * exports as it would from the module itself. Called once by main.ts; no-op from source.
  */
 export function installBundledLibs(): void {
   if (!isSea()) return;
@@ -66,26 +66,31 @@ export function installBundledLibs(): void {
   const load = (id: string, require: NodeJS.Require): object => {
     const known = answers.get(id);
     if (known) return known;
-    let ns: object | undefined;
+    let answer: object | undefined;
     if (id.startsWith('pharos-core:')) {
-      ns = (globalThis as Record<symbol, Record<string, object> | undefined>)[Symbol.for('pharos.coreModules')]?.[id.slice('pharos-core:'.length)];
+      // A namespace of the main bundle: marked `__esModule`, so the lazy bundle's interop reads
+      // `default` and the named exports from it as from the module itself.
+      const ns = (globalThis as Record<symbol, Record<string, object> | undefined>)[Symbol.for('pharos.coreModules')]?.[id.slice('pharos-core:'.length)];
       if (!ns) throw new Error(`the main bundle holds no module ${id}`);
+      const marked: Record<string, unknown> = { __esModule: true };
+      for (const key of Object.keys(ns)) if (key !== '__esModule') Object.defineProperty(marked, key, { get: () => (ns as Record<string, unknown>)[key], enumerable: true });
+      answer = marked;
     } else {
+      // The package's namespace (an `import * as` of it in its bundle); the main bundle's stand-in
+      // module for the package reads `default` and the named exports from it (src/build/bundle.ts).
       const spec = id.slice('pharos-lib:'.length);
-      const pkg = spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
-      let lib = libs.get(pkg);
+      const key = libAssetKey(spec);
+      let lib = libs.get(key);
       if (!lib) {
         const module = { exports: {} as { libs?: Record<string, object> } };
-        const run = compileFunction(packed(`lib/${pkg}.cjs`).toString('latin1'), ['exports', 'require', 'module', '__filename', '__dirname'], { filename: `pharos:lib/${pkg}.cjs` });
+        const run = compileFunction(packed(key).toString('latin1'), ['exports', 'require', 'module', '__filename', '__dirname'], { filename: `pharos:${key}` });
         run(module.exports, require, module, process.execPath, dirname(process.execPath));
         lib = module.exports.libs ?? {};
-        libs.set(pkg, lib);
+        libs.set(key, lib);
       }
-      ns = lib[spec];
-      if (!ns) throw new Error(`lib/${pkg}.cjs exports no ${spec}`);
+      answer = lib[spec];
+      if (answer === undefined) throw new Error(`${key} exports no ${spec}`);
     }
-    const answer: Record<string, unknown> = { __esModule: true };
-    for (const key of Object.keys(ns)) if (key !== '__esModule') Object.defineProperty(answer, key, { get: () => (ns as Record<string, unknown>)[key], enumerable: true });
     answers.set(id, answer);
     return answer;
   };

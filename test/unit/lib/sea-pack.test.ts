@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packAssets, readPack } from '../../../src/lib/sea-pack.ts';
+import { libAssetKey, packAssets, readPack } from '../../../src/lib/sea-pack.ts';
 
 // The single executable's one asset (src/lib/sea-pack.ts): every file comes back byte for byte, as
 // a view of the pack (no copy), and anything that is not a pack is refused.
@@ -25,4 +25,12 @@ test('readPack refuses what is not a pack and an index that runs past the end', 
   const pack = packAssets(new Map([['x', Buffer.from('0123456789')]]));
   assert.throws(() => readPack(pack.subarray(0, pack.length - 1)), /asset x runs past the pack's end/);
   assert.throws(() => packAssets(new Map([['', Buffer.alloc(1)]])), /needs a key/);
+});
+
+test('a lazily loaded library is one bundle per package: every subpath of a package names the same key', () => {
+  assert.equal(libAssetKey('mongodb'), 'lib/mongodb.cjs');
+  assert.equal(libAssetKey('mysql2/promise'), 'lib/mysql2.cjs');
+  assert.equal(libAssetKey('@grpc/grpc-js'), 'lib/@grpc/grpc-js.cjs');
+  assert.equal(libAssetKey('@modelcontextprotocol/sdk/server/mcp.js'), 'lib/@modelcontextprotocol/sdk.cjs');
+  assert.equal(libAssetKey('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), 'lib/@modelcontextprotocol/sdk.cjs');
 });
