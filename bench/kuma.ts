@@ -33,9 +33,8 @@ import { benchArgs } from './args.ts';
 import { ProcessWindow, fdSampler, sleep, startChild, type Child } from './proc.ts';
 import { metric } from './prom.ts';
 import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop } from './pharos.ts';
-import { originAddress } from './origins-lib.ts';
+import { startCheckTarget, type CheckTarget } from './check-target.ts';
 import { countResults, resultBytes } from './results-db.ts';
-import { testCa } from '../test/support/certs.ts';
 
 const { values: opt } = benchArgs({
   about: 'Uptime Kuma beside Pharos: N HTTP or HTTPS monitors on N distinct origins at the same frequency, both orders in one run; CPU, CPU ms/check, peak RSS, checks done vs due.',
@@ -86,44 +85,7 @@ interface Row {
   notes: string;
 }
 
-/** A running target: monitor i's URL, environment both products need, the TLS target's handshake counts. */
-interface Target {
-  url(i: number): string;
-  env: Record<string, string>;
-  handshakes?: () => Promise<{ full: number; resumed: number }>;
-  stop(): Promise<void>;
-}
 
-/** Starts the N-origin target of `scheme` (as bench/monitors.ts --distinct does); for https a local CA and its certificates first. */
-async function startTarget(scheme: 'http' | 'https'): Promise<Target> {
-  const port = await freePort();
-  if (scheme === 'http') {
-    const child = startChild(process.execPath, [join(ROOT, 'bench/target-many.ts'), String(port), String(N)]);
-    await child.nextLine();
-    return { url: (i) => `http://${originAddress(i)}:${port}/m/${i}`, env: {}, stop: () => stop(child) };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-tls-'));
-  const ca = testCa(dir);
-  for (let g = 0; g < Math.ceil(N / 250); g++) {
-    const names = Array.from({ length: Math.min(250, N - g * 250) }, (_, j) => `IP:${originAddress(g * 250 + j)}`);
-    ca.leaf(`group-${g}`, names.join(','), -1, 90);
-  }
-  writeFileSync(join(dir, 'ca.pem'), ca.cert);
-  const child = startChild(process.execPath, [join(ROOT, 'bench/target-tls.ts'), String(port), String(N), dir]);
-  await child.nextLine();
-  return {
-    url: (i) => `https://${originAddress(i)}:${port}/m/${i}`,
-    env: { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
-    async handshakes() {
-      child.proc.kill('SIGUSR2');
-      return JSON.parse(await child.nextLine()) as { full: number; resumed: number };
-    },
-    async stop() {
-      await stop(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** The 1-minute load average now. */
 const load1 = (): number => Number(loadavg()[0]!.toFixed(2));
@@ -136,7 +98,7 @@ async function quieter(): Promise<void> {
 }
 
 /** What the measured window saw of a process: CPU, memory, descriptors, and checks counted by `count()`. */
-async function measure(pid: number, count: () => Promise<number>, target: Target): Promise<{ m: ReturnType<ProcessWindow['end']>; peakFds: number; checks: number; tls: string }> {
+async function measure(pid: number, count: () => Promise<number>, target: CheckTarget): Promise<{ m: ReturnType<ProcessWindow['end']>; peakFds: number; checks: number; tls: string }> {
   const c0 = await count();
   const hs0 = await target.handshakes?.();
   const win = new ProcessWindow(pid);
@@ -184,7 +146,7 @@ async function kumaListening(child: Child): Promise<void> {
 }
 
 /** One Kuma run: fresh data dir, admin, N monitors through socket.io, then the window. */
-async function runKuma(target: Target, scheme: string): Promise<Row> {
+async function runKuma(target: CheckTarget, scheme: string): Promise<Row> {
   const load0 = load1();
   const dataDir = mkdtempSync(join(tmpdir(), 'kuma-bench-'));
   const port = await freePort();
@@ -222,24 +184,7 @@ async function runKuma(target: Target, scheme: string): Promise<Row> {
     const rows = done.prepare('SELECT count(*) FROM heartbeat').pluck().get() as number;
     const bytes = done.prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name = 'heartbeat' OR tbl_name GLOB 'stat_*')").pluck().get() as number;
     done.close();
-    const donePerS = checks / m.wallS;
-    return {
-      what: `kuma ${kumaVersion()} ${scheme}`,
-      scheme,
-      monitors: N,
-      frequencyS: FREQ_S,
-      duePerS: N / FREQ_S,
-      donePerS,
-      cpuCores: m.cpuCores,
-      cpuMsPerCheck: (m.cpuCores * 1000) / donePerS,
-      peakRssMb: m.peakRss / 2 ** 20,
-      rssMb: m.rss / 2 ** 20,
-      peakFds,
-      dbBytesPerCheck: bytes / rows,
-      createS,
-      load: [load0, load1()],
-      notes: [tls, `${downInWindow} beats not up in the window`, `created ${N} monitors in ${createS.toFixed(1)} s`, `${rows} heartbeats stored`].filter(Boolean).join('; '),
-    };
+    return row(`kuma ${kumaVersion()} ${scheme}`, scheme, m, checks, peakFds, bytes / rows, createS, load0, [tls, `${downInWindow} beats not up in the window`, `created ${N} monitors in ${createS.toFixed(1)} s`, `${rows} heartbeats stored`]);
   } finally {
     await stopKuma(child);
     rmSync(dataDir, { recursive: true, force: true });
@@ -270,7 +215,7 @@ function kumaMonitor(i: number, url: string): Record<string, unknown> {
 }
 
 /** One Pharos run against the same target: N monitors through its API, then the window. */
-async function runPharos(target: Target, scheme: string): Promise<Row> {
+async function runPharos(target: CheckTarget, scheme: string): Promise<Row> {
   const load0 = load1();
   const p = await startBenchPharos(opt.pharos, undefined, undefined, '', target.env);
   try {
@@ -288,27 +233,32 @@ async function runPharos(target: Target, scheme: string): Promise<Row> {
     const rows = countResults(db);
     const bytes = resultBytes(db);
     db.close();
-    const donePerS = checks / m.wallS;
-    return {
-      what: `pharos ${scheme} (${opt.pharos})`,
-      scheme,
-      monitors: N,
-      frequencyS: FREQ_S,
-      duePerS: N / FREQ_S,
-      donePerS,
-      cpuCores: m.cpuCores,
-      cpuMsPerCheck: (m.cpuCores * 1000) / donePerS,
-      peakRssMb: m.peakRss / 2 ** 20,
-      rssMb: m.rss / 2 ** 20,
-      peakFds,
-      dbBytesPerCheck: bytes / rows,
-      createS,
-      load: [load0, load1()],
-      notes: [tls, `created ${N} monitors in ${createS.toFixed(1)} s`, `${rows} results stored, file ${(statSync(p.dbFile).size / 2 ** 20).toFixed(1)} MB`].filter(Boolean).join('; '),
-    };
+    return row(`pharos ${scheme} (${opt.pharos})`, scheme, m, checks, peakFds, bytes / rows, createS, load0, [tls, `created ${N} monitors in ${createS.toFixed(1)} s`, `${rows} results stored, file ${(statSync(p.dbFile).size / 2 ** 20).toFixed(1)} MB`]);
   } finally {
     await p.cleanup();
   }
+}
+
+/** One side's row from its measured window: `checks` done in it, `notes` joined (empty ones left out). */
+function row(what: string, scheme: string, m: ReturnType<ProcessWindow['end']>, checks: number, peakFds: number, dbBytesPerCheck: number, createS: number, load0: number, notes: string[]): Row {
+  const donePerS = checks / m.wallS;
+  return {
+    what,
+    scheme,
+    monitors: N,
+    frequencyS: FREQ_S,
+    duePerS: N / FREQ_S,
+    donePerS,
+    cpuCores: m.cpuCores,
+    cpuMsPerCheck: (m.cpuCores * 1000) / donePerS,
+    peakRssMb: m.peakRss / 2 ** 20,
+    rssMb: m.rss / 2 ** 20,
+    peakFds,
+    dbBytesPerCheck,
+    createS,
+    load: [load0, load1()],
+    notes: notes.filter(Boolean).join('; '),
+  };
 }
 
 function table(rows: Row[]): string {
@@ -323,7 +273,7 @@ function table(rows: Row[]): string {
 
 const rows: Row[] = [];
 for (const scheme of SCHEMES) {
-  const target = await startTarget(scheme);
+  const target = await startCheckTarget(scheme, N, true);
   try {
     for (const side of ORDER) {
       await quieter();

@@ -23,17 +23,15 @@
  * Pharos the DB bytes per stored check. Results are printed as
  * a Markdown table and written to bench/results/ (not committed). See docs/PERFORMANCE.md.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchArgs } from './args.ts';
 import Database from 'better-sqlite3';
 import { countResults, resultBytes } from './results-db.ts';
 import { ProcessWindow, fdSampler, quantile, sleep, startChild } from './proc.ts';
 import { buckets, metric, windowQuantile } from './prom.ts';
-import { ROOT, forEachConcurrent, freePort, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
-import { originAddress } from './origins-lib.ts';
-import { testCa } from '../test/support/certs.ts';
+import { ROOT, forEachConcurrent, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
+import { startCheckTarget, type CheckTarget } from './check-target.ts';
 
 const { values: opt } = benchArgs({
   about: 'N HTTP monitors at a fixed frequency against a local target, Pharos side by side with the bare timers + undici baseline (bench/baseline.ts).',
@@ -76,45 +74,7 @@ interface Row {
   notes?: string;
 }
 
-/** A running target: monitor i's URL, environment Pharos needs, the TLS target's handshake counts. */
-interface Target {
-  url(i: number): string;
-  env: Record<string, string>;
-  handshakes?: () => Promise<{ full: number; resumed: number }>;
-  stop(): Promise<void>;
-}
 
-/** Starts the target of `scheme`: one origin or N (`--distinct`); for https a local CA and its certificates first. */
-async function startTarget(scheme: 'http' | 'https'): Promise<Target> {
-  const port = await freePort();
-  const origins = opt.distinct ? N : 1;
-  if (scheme === 'http') {
-    const child = opt.distinct ? startChild(NODE, [join(ROOT, 'bench/target-many.ts'), String(port), String(N)]) : startChild(NODE, [join(ROOT, 'bench/target.ts'), String(port)]);
-    await child.nextLine();
-    return { url: (i) => `http://${opt.distinct ? originAddress(i) : '127.0.0.1'}:${port}/m/${i}`, env: {}, stop: () => stop(child) };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'pharos-bench-tls-'));
-  const ca = testCa(dir);
-  for (let g = 0; g < Math.ceil(origins / 250); g++) {
-    const names = Array.from({ length: Math.min(250, origins - g * 250) }, (_, j) => `IP:${originAddress(g * 250 + j)}`);
-    ca.leaf(`group-${g}`, names.join(','), -1, 90);
-  }
-  writeFileSync(join(dir, 'ca.pem'), ca.cert);
-  const child = startChild(NODE, [join(ROOT, 'bench/target-tls.ts'), String(port), String(origins), dir]);
-  await child.nextLine();
-  return {
-    url: (i) => `https://${originAddress(opt.distinct ? i : 0)}:${port}/m/${i}`,
-    env: { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
-    async handshakes() {
-      child.proc.kill('SIGUSR2');
-      return JSON.parse(await child.nextLine()) as { full: number; resumed: number };
-    },
-    async stop() {
-      await stop(child);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function runBaseline(target: string): Promise<Row> {
   const b = startChild(NODE, [join(ROOT, 'bench/baseline.ts'), String(N), String(FREQ_S), target]);
@@ -139,14 +99,14 @@ async function runBaseline(target: string): Promise<Row> {
   };
 }
 
-async function createMonitors(p: BenchPharos, target: Target): Promise<void> {
+async function createMonitors(p: BenchPharos, target: CheckTarget): Promise<void> {
   await forEachConcurrent(N, 8, async (i) => {
     const res = await p.api('/v1/monitors', 'POST', { name: `bench ${i}`, url: target.url(i), monitor_type: 'status', check_frequency: FREQ_S });
     if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
   });
 }
 
-async function runPharos(target: Target, scheme: string, variant: string): Promise<Row> {
+async function runPharos(target: CheckTarget, scheme: string, variant: string): Promise<Row> {
   const [how, ...envs] = variant.split('+');
   const env = { ...target.env, ...Object.fromEntries(envs.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) };
   const p = await startBenchPharos(how!, opt['pharos-node-options'], undefined, '', env);
@@ -209,7 +169,7 @@ function table(rows: Row[]): string {
 
 const rows: Row[] = [];
 for (const scheme of SCHEMES) {
-  const target = await startTarget(scheme);
+  const target = await startCheckTarget(scheme, N, Boolean(opt.distinct), NODE);
   try {
     // The baseline knows one plain-HTTP origin (bench/origins.ts has the distinct-origin one).
     if (opt.only !== 'pharos' && scheme === 'http' && !opt.distinct) rows.push(await runBaseline(target.url(0).replace(/\/m\/0$/, '')));
