@@ -40,12 +40,9 @@ function main(): void {
     'verify-worker.cjs': join(work, 'verify-worker.cjs'),
     'store-host.cjs': join(work, 'store-host.cjs'),
   };
-  const more = { ...JSON.parse(process.env.FONT_ASSETS ?? '{}') } as Record<string, string>;
-  for (const [key, file] of Object.entries(JSON.parse(readFileSync(join(work, 'lib-assets.json'), 'utf8')) as Record<string, string>)) {
-    if (key in more) throw new Error(`duplicate SEA asset ${key}`);
-    more[key] = file;
-  }
-  for (const [key, file] of Object.entries(more)) {
+  const fonts = JSON.parse(process.env.FONT_ASSETS ?? '{}') as Record<string, string>;
+  const libs = JSON.parse(readFileSync(join(work, 'lib-assets.json'), 'utf8')) as Record<string, string>;
+  for (const [key, file] of [...Object.entries(fonts), ...Object.entries(libs)]) {
     if (key in files) throw new Error(`duplicate SEA asset ${key}`);
     files[key] = resolve(ROOT, file);
   }

@@ -33,24 +33,21 @@ let jsonataFn: typeof jsonata | undefined;
 
 /**
  * The `jsonata` package, imported on first use (issue 38 point 1: a server without `json_query`
- * assertions never loads its ~1.5 MB). It is CommonJS: from source `default` is its function; inside
- * the single executable a package loaded on first use answers its namespace, whose `default` is the
- * function (src/lib/sea.ts `installBundledLibs`), hence the unwrapping.
+ * assertions never loads its ~1.5 MB). Its default export is the function, from source and inside the
+ * single executable alike (src/build/bundle.ts: a package bundled apart keeps its default export).
  */
 export async function loadJsonata(): Promise<typeof jsonata> {
-  if (jsonataFn) return jsonataFn;
-  const m = (await import('jsonata')) as unknown as { default: typeof jsonata | { default: typeof jsonata } };
-  jsonataFn = typeof m.default === 'function' ? m.default : m.default.default;
+  jsonataFn ??= (await import('jsonata')).default;
   return jsonataFn;
 }
 
 /**
  * Hands `jsonata` over to the checks of this module for a process that loaded it statically
  * (`pharos import kuma`, src/core/import-kuma.ts, checks expressions inside one synchronous transaction).
- * `m` is the default import: the function, or inside the single executable its namespace (see {@link loadJsonata}).
+ * @param fn the package's default export
  */
-export function provideJsonata(m: typeof jsonata | { default: typeof jsonata }): void {
-  jsonataFn = typeof m === 'function' ? m : m.default;
+export function provideJsonata(fn: typeof jsonata): void {
+  jsonataFn = fn;
 }
 
 /**
