@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { buildConnector } from 'undici';
+import { buildConnector } from '../lib/undici.ts';
 import { ipLiteralOf, isPublicAddress } from '../lib/ip-ranges.ts';
 
 /** Error code of a connection refused because its address is not public (read by `describeHttpFailure`). */

@@ -32,6 +32,8 @@ const UNUSED: Record<string, RegExp> = {
   'MySQL (mysql2)': /\/node_modules\/mysql2\//,
   'Redis (redis)': /\/node_modules\/(redis|@redis\/[\w-]+)\//,
   'ACME (acme-client)': /\/node_modules\/(acme-client|axios|node-forge|@peculiar\/)/,
+  // src/lib/undici.ts takes undici's dispatchers alone: its index also loads fetch, WebSocket, EventSource, cache stores and mocks.
+  "undici's index, fetch, WebSocket, cache and mocks": /\/node_modules\/undici\/(index\.js|lib\/(web|mock|cache)\/)/,
 };
 const GRPC = /\/node_modules\/@grpc\/grpc-js\//;
 /**

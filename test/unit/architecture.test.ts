@@ -42,10 +42,11 @@ for (const [layer, allowed] of Object.entries(ALLOWED)) if (allowed.includes('do
 ALLOWED.domain!.push('protocols');
 // http may name engine types only for metrics wiring (EngineMetrics); it never calls the engine.
 const TYPE_ONLY: Record<string, string[]> = { http: ['engine'], core: ['config'], views: ['core', 'store', 'http'], cluster: ['store'] };
-// Packages that belong to one layer only.
+// Packages that belong to one layer only. undici's modules are loaded in lib/undici.ts alone (its dispatchers without
+// the package index: issue 38, test/build/bundle.test.ts); the layers that make requests import them from there.
 const PACKAGE_OWNERS: Record<string, string[]> = {
   'better-sqlite3': ['store', 'root'], hono: ['http', 'views', 'root'], '@hono/node-server': ['http', 'root'], '@hono/zod-openapi': ['http'],
-  undici: ['engine', 'alerting', 'protocol-probe'], ping: ['protocol-probe'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'],
+  undici: ['engine', 'alerting', 'protocol-probe', 'lib'], ping: ['protocol-probe'], nodemailer: ['alerting'], 'openid-client': ['http'], '@node-saml/node-saml': ['http'],
   pg: ['protocol-probe', 'store', 'cluster'], mysql2: ['protocol-probe'], redis: ['protocol-probe'], '@grpc/grpc-js': ['protocol-probe'], 'jsonpath-plus': ['protocol-probe'],
 };
 

@@ -1,4 +1,4 @@
-import { Agent, request, type buildConnector } from 'undici';
+import { Agent, request, type buildConnector } from '../../lib/undici.ts';
 import { REFUSED_ADDRESS_CODE } from '../public-connector.ts';
 import { ChannelError, type Delivery, type ProviderAnswer } from './types.ts';
 

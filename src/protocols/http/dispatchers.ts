@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Agent, Client, interceptors, type Dispatcher, type buildConnector } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, Client, interceptors, type buildConnector } from '../../lib/undici.ts';
 
 /** The undici dispatchers of the HTTP probe. */
 export interface CheckDispatchers {

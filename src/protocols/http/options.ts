@@ -1,4 +1,4 @@
-import { ProxyAgent, interceptors, request, type buildConnector } from 'undici';
+import { ProxyAgent, interceptors, request, type buildConnector } from '../../lib/undici.ts';
 import type { http } from './index.ts';
 import { checkDispatchers, type CheckDispatchers } from './dispatchers.ts';
 import type { CheckTlsOptions } from './tls-sessions.ts';

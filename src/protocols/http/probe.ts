@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { request, type buildConnector, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request, type buildConnector } from '../../lib/undici.ts';
 import type { CheckOutcome } from '../../domain/check.ts';
 import { describeNetworkError } from '../errors.ts';
 import { statusMatches } from '../seed.ts';

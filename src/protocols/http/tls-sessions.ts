@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createSecureContext, type TLSSocket } from 'node:tls';
-import { buildConnector } from 'undici';
+import { buildConnector } from '../../lib/undici.ts';
 
 /**
  * TLS session resumption for HTTPS checks (issue 38 point 2). Every check makes a new connection
