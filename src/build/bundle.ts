@@ -51,6 +51,20 @@ const LOADER = `require = ((req) => {
   return Object.assign(wrapped, req);
 })(require);`;
 
+/**
+ * zod's locales: `z` re-exports all 40-odd of them (`export * as locales`), and since `z` is a
+ * namespace the bundle cannot drop the ones never used: ~300 KB of source in every process. Pharos
+ * speaks zod's English only (zod sets `en` itself on the first schema), so its locales index is
+ * replaced by one exporting `en` alone. `z.locales.<other>` is undefined in the binary.
+ */
+const zodEnglishOnly: esbuild.Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-english-only' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, () => ({ contents: `export { default as en } from ${JSON.stringify(join(ROOT, 'node_modules/zod/v4/locales/en.js'))};`, loader: 'js', resolveDir: ROOT }));
+  },
+};
+
 const BANNER = 'const __pharos_import_meta_url = require("node:url").pathToFileURL(__filename).href;';
 
 /** Files (relative to ROOT) reachable from `starts` through imports other than `import()`. */
@@ -103,7 +117,7 @@ async function main(): Promise<void> {
     const lib = await esbuild.build({
       ...COMMON, stdin: { contents: entry, resolveDir: join(ROOT, 'src'), sourcefile: key },
       outfile: join(OUT, `lib-${n}.cjs`),
-      plugins: [{
+      plugins: [zodEnglishOnly, {
         name: 'share-core',
         setup(build) {
           build.onResolve({ filter: /.*/ }, async (args) => {
@@ -133,7 +147,7 @@ async function main(): Promise<void> {
     banner: { js: `${BANNER}\n${LOADER}` },
     // A dynamic import of a lazy package becomes `Promise.resolve().then(() => require(…))`, through the loader.
     supported: { 'dynamic-import': false },
-    plugins: [{
+    plugins: [zodEnglishOnly, {
       name: 'lazy-packages',
       setup(build) {
         // src/'s import of a lazy package → a module of our own standing for it: its default export
