@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../lib/errors.ts';
 import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.ts';
-import { conflict, type Db, type QueryResult, type Step, type TxSteps } from './driver.ts';
+import { conflict, type Db, type QueryResult, type Statement, type Step, type TxSteps } from './driver.ts';
 import { MIGRATIONS, migrationFailed, pendingMigrations, type Migration, type MigrationReport } from './migrations/index.ts';
 
 
@@ -15,6 +15,18 @@ export interface SqliteDb extends Db {
   readonly sqlite: Database.Database;
   /** The background checkpoint worker (store/checkpointer.ts), when opened with one. */
   readonly checkpointer?: Checkpointer | undefined;
+}
+
+/**
+ * A statement prepared by SQLite at its first use, not when a store module is built (issue 38 point
+ * 1, idle footprint): the store modules build a few hundred statements at start and a configuration
+ * runs a fraction of them, while each prepared one holds SQLite's compiled program. A statement with
+ * an SQL error therefore throws at its first run instead of at start.
+ */
+function lazyStatement(raw: Database.Database, sql: string): Statement {
+  let st: Database.Statement | undefined;
+  const s = () => (st ??= raw.prepare(sql));
+  return { run: (...p) => s().run(...p), get: (...p) => s().get(...p), all: (...p) => s().all(...p), iterate: (...p) => s().iterate(...p) };
 }
 
 /**
@@ -53,7 +65,7 @@ export function sqliteDb(raw: Database.Database, checkpointer?: Checkpointer): S
     dialect: 'sqlite',
     sqlite: raw,
     checkpointer,
-    prepare: ((sql: string) => raw.prepare(sql)) as Db['prepare'],
+    prepare: ((sql: string) => lazyStatement(raw, sql)) as Db['prepare'],
     exec: (sql) => void raw.exec(sql),
     tx: (fn) => raw.transaction(fn).immediate(),
     txAsync<T>(steps: () => TxSteps<T>): Promise<T> {
