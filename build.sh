@@ -157,9 +157,11 @@ build_target() {
   FONT_ASSETS=$("$NODE" --import tsx src/http/pages/fonts.ts --sea-assets) \
     "$NODE" --import tsx src/build/sea-config.ts "$work" "$arch" "$code_cache"
   # The V8 code cache is only accepted under the same V8 flags as it was made with: the blob is made
-  # with the execArgv flags that enter V8's flag hash (--heap-growing-percent does; without it every
-  # start logged "Code cache data rejected" and compiled the bundle from source).
-  "${gen_node[@]}" --heap-growing-percent=100 --experimental-sea-config "$work/sea-config.json"
+  # under the binary's own execArgv, read back from sea-config.json (--heap-growing-percent enters
+  # V8's flag hash; without it every start logged "Code cache data rejected" and compiled the bundle
+  # from source).
+  mapfile -t exec_argv < <("$NODE" -e 'for (const f of require(process.argv[1]).execArgv) console.log(f)' "$PWD/$work/sea-config.json")
+  "${gen_node[@]}" "${exec_argv[@]}" --experimental-sea-config "$work/sea-config.json"
 
   cp "$base" "$work/pharos"
   chmod u+w "$work/pharos"
