@@ -21,10 +21,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * machine) trims ~110 MB of RSS at 10,000 monitors for ~0.03 core more GC; and the old generation may
  * grow to 2× the live heap before a major GC (V8 picks up to 4× when GC looks cheap, which held
  * ~220 MB of garbage at 10,000 monitors): peak RSS ~450 → ~270 MB. 1.3× gave ~220 MB but major GCs
- * often enough to raise the scheduler's lag p99 (docs/PERFORMANCE.md). build.sh makes the blob with
- * the same --heap-growing-percent (it enters V8's flag hash, which the code cache must match).
+ * often enough to raise the scheduler's lag p99 (docs/PERFORMANCE.md). --optimize-for-size (V8: GC
+ * and compiler heuristics that favour memory over speed; issue 38): idle 96 → 88 MB, 1,000 monitors
+ * 172 → 151–165 MB peak, 10,000 on distinct origins ~217 MB at the end of the window, with the same
+ * CPU per check (0.62–0.65 vs 0.64–0.65 ms, alternating runs of bench/monitors.ts). build.sh makes the
+ * blob under these same flags (read back from sea-config.json: V8's flag hash, which the code cache
+ * must match, includes some of them).
  */
-const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100'];
+const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size'];
 
 function main(): void {
   const [work, arch, codeCache] = process.argv.slice(2);
