@@ -11,7 +11,8 @@
  *                                        [--settle 10] [--warmup 15] [--window 30]
  *
  * Per process: RSS at the end of the window (`VmRSS`) and its peak since start (`VmHWM`, the kernel's:
- * for Pharos it includes creating the monitors through the API), from /proc, all threads. Idle: the
+ * for Pharos it includes creating the monitors through the API; the peak once they are created is a
+ * column of its own), from /proc, all threads. Idle: the
  * window starts `--settle` s after /healthz first answers. Monitors: created through the API, then
  * `--warmup` s (at least one period), then the window. Prints a Markdown table; raw rows go to
  * bench/results/footprint-<time>.json (not committed).
@@ -48,6 +49,8 @@ interface Row {
   cpuCores?: number;
   /** Results the floor stored / checks Pharos counted in the window (a sanity check that it worked). */
   checks?: number;
+  /** Pharos: its peak RSS (VmHWM) right after the monitors were created through the API, before the warm-up. */
+  createdPeakMb?: number;
 }
 
 const mb = (b: number) => b / 2 ** 20;
@@ -104,6 +107,7 @@ async function runPharos(name: string, order: number, n: number, targetPort: num
       const res = await p.api('/v1/monitors', 'POST', { name: `m${i}`, url, check_frequency: FREQ_S });
       if (res.status !== 201) throw new Error(`create monitor ${i}: ${res.status} ${await res.text()}`);
     });
+    const createdPeakMb = mb(peakRssBytes(pid));
     await sleep(Math.max(Number(opt.warmup), FREQ_S + 2) * 1000);
     const checks = async () => {
       const text = await (await p.api('/metrics')).text();
@@ -113,7 +117,7 @@ async function runPharos(name: string, order: number, n: number, targetPort: num
     const win = new ProcessWindow(pid);
     await sleep(Number(opt.window) * 1000);
     const m = win.end();
-    return { case: name, order, what: 'Pharos', rssMb: mb(m.rss), peakMb: mb(m.peakRss), cpuCores: m.cpuCores, checks: (await checks()) - c0 };
+    return { case: name, order, what: 'Pharos', rssMb: mb(m.rss), peakMb: mb(m.peakRss), cpuCores: m.cpuCores, checks: (await checks()) - c0, createdPeakMb };
   } finally {
     await p.cleanup();
   }
@@ -140,12 +144,12 @@ for (const name of opt.cases!.split(',').map((s) => s.trim()).filter(Boolean)) {
 
 const f = (x: number | undefined, d = 0) => (x === undefined ? '–' : x.toFixed(d));
 console.log(`\nPharos (${opt.pharos}) beside the floor (Node + better-sqlite3 + hono), both orders; monitors every ${FREQ_S} s, ${opt.window} s window after ${opt.warmup} s\n`);
-console.log('| case | order | process | RSS MB | peak RSS MB (VmHWM) | CPU (cores) | checks in window | aim | reached? |');
-console.log('|---|---:|---|---:|---:|---:|---:|---:|---|');
+console.log('| case | order | process | RSS MB | peak RSS MB (VmHWM) | peak once created MB | CPU (cores) | checks in window | aim | reached? |');
+console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
 for (const r of rows) {
   const aim = AIMS[r.case];
   const reached = r.what === 'Pharos' && aim !== undefined ? (r.peakMb < aim ? 'yes' : 'no') : '';
-  console.log(`| ${r.case === 'idle' ? 'idle' : `${r.case} monitors${distinct(Number(r.case)) ? ', distinct origins' : ''}`} | ${r.order} | ${r.what} | ${f(r.rssMb)} | ${f(r.peakMb)} | ${f(r.cpuCores, 2)} | ${f(r.checks)} | ${aim ? `< ${aim}` : ''} | ${reached} |`);
+  console.log(`| ${r.case === 'idle' ? 'idle' : `${r.case} monitors${distinct(Number(r.case)) ? ', distinct origins' : ''}`} | ${r.order} | ${r.what} | ${f(r.rssMb)} | ${f(r.peakMb)} | ${f(r.createdPeakMb)} | ${f(r.cpuCores, 2)} | ${f(r.checks)} | ${aim ? `< ${aim}` : ''} | ${reached} |`);
 }
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(join(ROOT, `bench/results/footprint-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ options: opt, rows }, null, 2));
