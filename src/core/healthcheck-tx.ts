@@ -44,10 +44,13 @@ const mustFind = (tx: Store, uuid: string): Healthcheck => {
  */
 const healthcheckGate = (tx: Store) => procedureGate(tx, { held: [] }, []);
 
-/** Flips to down and opens the healthcheck's outage (inside a transaction); returns the outage. */
-function openOutage(tx: Store, hc: Healthcheck, at: number, description: string, a: OutageArgs): OutageRecord | undefined {
+/**
+ * Flips to down and opens the healthcheck's outage (inside a transaction); returns the outage.
+ * `wasDown`: it was down already (its outage resolved by a person, `reopen`): no second down flip.
+ */
+function openOutage(tx: Store, hc: Healthcheck, at: number, description: string, a: OutageArgs, wasDown = false): OutageRecord | undefined {
   tx.healthchecks.setState(hc.id, 'down', hc.clockStartAt);
-  tx.healthchecks.insertFlip(hc.id, at, 'down', description);
+  if (!wasDown) tx.healthchecks.insertFlip(hc.id, at, 'down', description);
   if (tx.outages.openForHealthcheck(hc.id)) return undefined;
   const uuid = newId(ID_PREFIX.outage);
   tx.outages.insert(
@@ -111,9 +114,10 @@ export const recordPingsWithFlips = procedure(
       const { stored, healthcheck } = tx.healthchecks.countPing(hc, ping, effect);
       let opened: OutageRecord | undefined;
       let resolved: OutageRecord | undefined;
-      if (effect.flip === 'down') opened = openOutage(tx, healthcheck, ping.at, failDescription(ping), a.outage);
+      if (effect.flip === 'down') opened = openOutage(tx, healthcheck, ping.at, failDescription(ping), a.outage, hc.status === 'down');
       else if (effect.flip === 'up') resolved = closeOutage(tx, healthcheck, ping.at, a.outage);
-      return { healthcheck, stored, opened, resolved, healthcheckId: hc.id };
+      // After a flip it is no longer down without an outage (a later ping of the batch reads it again).
+      return { healthcheck: effect.flip ? { ...healthcheck, reopen: false } : healthcheck, stored, opened, resolved, healthcheckId: hc.id };
     });
     tx.healthchecks.insertPings(
       all.filter((r) => r !== null),
@@ -137,7 +141,7 @@ export const checkDeadlineTx = procedure(
     let opened: OutageRecord | undefined;
     if (hc && isWatched(hc)) {
       const deadline = deadlineAt(hc);
-      if (deadline !== null && a.outage.now > deadline) opened = openOutage(tx, hc, deadline, lateDescription(hc), a.outage);
+      if (deadline !== null && a.outage.now > deadline) opened = openOutage(tx, hc, deadline, lateDescription(hc), a.outage, hc.status === 'down');
     }
     return { opened, healthcheck: tx.healthchecks.getById(a.healthcheckId) };
   },

@@ -6,6 +6,7 @@ import { resumeAt } from '../domain/escalation.ts';
 import { OUTAGES_PER_PAGE, type OutageEvent, type OutageFilter, type Severity } from '../domain/outage.ts';
 import type { Principal } from '../domain/user.ts';
 import type { OutageRecord } from '../domain/outage.ts';
+import type { Healthcheck } from '../domain/healthcheck.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import {
@@ -62,6 +63,8 @@ interface ActionArgs {
 interface ActionResult {
   outage: OutageRecord;
   heldByGates: string[];
+  /** Resolve: the outage's healthcheck, still down, whose clock restarted (to announce: its deadline moved). */
+  healthcheck?: Healthcheck | undefined;
 }
 
 const readPage = procedure('outages.page', (tx: Store, a: { filter: OutageFilter; page: number }): OutagePage => {
@@ -146,7 +149,11 @@ const resolveOutage = procedure('outages.resolve', (tx: Store, a: ActionArgs): A
   if (o.endAt !== null) throw conflict('outages.resolved', 'Outage is already resolved');
   tx.outages.resolve(uuid, now);
   escalationResolved(tx, a.esc, tx.outages.get(uuid)!, now, a.userUuid, a.message);
-  return { outage: tx.outages.get(uuid)!, heldByGates: [] };
+  // A healthcheck still down (issue 33 point 11): it stays down, its clock restarts now, and the
+  // next missed deadline or fail ping opens a new outage (Healthcheck.reopen).
+  const hc = o.healthcheckId !== null ? tx.healthchecks.getById(o.healthcheckId) : undefined;
+  if (hc?.status === 'down') tx.healthchecks.setState(hc.id, 'down', now);
+  return { outage: tx.outages.get(uuid)!, heldByGates: [], healthcheck: hc?.status === 'down' ? tx.healthchecks.getById(hc.id) : undefined };
 });
 
 const escalateOutage = procedure('outages.escalate', (tx: Store, a: ActionArgs & { gate: GateSnapshot }): ActionResult => {
@@ -234,11 +241,16 @@ export function outagesService(deps: { store: Store; clock: Clock; bus: EventBus
     },
     /**
      * Resolves now: escalation stops and everyone alerted gets a recovery message. The monitor's own
-     * status is not changed (its next passing check sets it `up`). @throws (rejects) AppError 404; 409 when resolved
+     * status is not changed (its next passing check sets it `up`; while it still fails, its next
+     * confirmed failure opens a new outage). A healthcheck still down stays down with its clock
+     * restarted now: the next missed deadline or fail ping opens a new outage, a success ping sets it up.
+     * @throws (rejects) AppError 404; 409 when resolved
      */
     async resolve(uuid: string, by: Principal, message: string | null): Promise<OutageRecord> {
-      const outage = after(await store.async.tx(resolveOutage, args(uuid, by, message)));
+      const r = await store.async.tx(resolveOutage, args(uuid, by, message));
+      const outage = after(r);
       bus.emit('outage.resolved', { outage });
+      if (r.healthcheck) bus.emit('healthcheck.changed', { healthcheck: r.healthcheck });
       return outage;
     },
     /**

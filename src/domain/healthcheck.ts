@@ -51,6 +51,12 @@ export interface Healthcheck {
   pingsTotal: number;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Down with no open outage: a person resolved its outage while it was still down (issue 33 point
+   * 11). Its clock restarted at the resolve; the next missed deadline or fail ping opens a new outage
+   * (no new flip: it is down already), a success ping sets it up. Derived by the store, never written.
+   */
+  reopen: boolean;
 }
 
 /** What a client controls. */
@@ -168,9 +174,12 @@ export function deadlineAt(hc: Pick<Healthcheck, 'periodValue' | 'periodType' | 
   return due === null ? null : due + graceSeconds(hc) * 1000;
 }
 
-/** True when a deadline watch applies: active and up (a down healthcheck waits for a success ping). */
-export function isWatched(hc: Pick<Healthcheck, 'paused' | 'status'>): boolean {
-  return !hc.paused && hc.status === 'up';
+/**
+ * True when a deadline watch applies: active and up, or down with its outage resolved by a person
+ * ({@link Healthcheck.reopen}); a down healthcheck with an open outage waits for a success ping.
+ */
+export function isWatched(hc: Pick<Healthcheck, 'paused' | 'status'> & { reopen?: boolean }): boolean {
+  return !hc.paused && (hc.status === 'up' || hc.reopen === true);
 }
 
 /** `1 minute`, `2 minutes`: a count of a period unit (`minutes`, `hours`…) in English grammar. */

@@ -53,12 +53,14 @@ export interface PingEffect {
 /**
  * The healthcheck state machine for pings (pure). A success restarts the clock and, after `down`,
  * flips to `up`; a fail flips to `down` at once; a start changes nothing but the last ping. A paused
- * healthcheck records pings and changes no state (resume restarts its clock).
+ * healthcheck records pings and changes no state (resume restarts its clock). A down healthcheck
+ * whose outage a person resolved (`reopen`, issue 33 point 11) takes a fail as a `down` flip again:
+ * a new outage opens.
  */
-export function applyPing(hc: Pick<Healthcheck, 'status' | 'paused' | 'clockStartAt'>, ping: Pick<Ping, 'kind' | 'at'>): PingEffect {
+export function applyPing(hc: Pick<Healthcheck, 'status' | 'paused' | 'clockStartAt'> & { reopen?: boolean }, ping: Pick<Ping, 'kind' | 'at'>): PingEffect {
   if (hc.paused || ping.kind === 'start') return { status: hc.status, clockStartAt: hc.clockStartAt, flip: null };
   if (ping.kind === 'success') return { status: 'up', clockStartAt: ping.at, flip: hc.status === 'down' ? 'up' : null };
-  return { status: 'down', clockStartAt: hc.clockStartAt, flip: hc.status === 'up' ? 'down' : null };
+  return { status: 'down', clockStartAt: hc.clockStartAt, flip: hc.status === 'up' || hc.reopen === true ? 'down' : null };
 }
 
 /** Human text for the outage a fail signal opens. */

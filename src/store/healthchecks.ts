@@ -1,7 +1,7 @@
 import type { Healthcheck, HealthcheckSettings, HealthcheckStatus, PeriodUnit } from '../domain/healthcheck.ts';
 import type { Ping, PingKind, StoredPing } from '../domain/ping.ts';
 import type { Db } from './db.ts';
-import { LITE_INSERT, LITE_PRUNE, PING_CHUNKS, pingBatch, pruneTo } from './ping-batch.ts';
+import { HEALTHCHECK_SELECT, LITE_INSERT, LITE_PRUNE, PING_CHUNKS, pingBatch, pruneTo } from './ping-batch.ts';
 
 const EXISTS = 'SELECT 1 AS one FROM healthchecks WHERE uuid = ?';
 
@@ -26,6 +26,8 @@ export interface HealthcheckRow {
   pings_total: number;
   created_at: number;
   updated_at: number;
+  /** 1: down with no open outage (ping-batch.ts HEALTHCHECK_SELECT). */
+  reopen: number;
 }
 
 const toHealthcheck = (r: HealthcheckRow): Healthcheck => ({
@@ -48,6 +50,7 @@ const toHealthcheck = (r: HealthcheckRow): Healthcheck => ({
   pingsTotal: r.pings_total,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  reopen: Number(r.reopen) === 1,
 });
 
 interface PingRow {
@@ -88,10 +91,10 @@ const settingsParams = (s: HealthcheckSettings) => ({
 
 /** Healthcheck rows, their pings and flips. All reads return domain types. */
 export function healthchecksStore(db: Db) {
-  const all = db.prepare<[], HealthcheckRow>('SELECT * FROM healthchecks ORDER BY id');
-  const byUuid = db.prepare<[string], HealthcheckRow>('SELECT * FROM healthchecks WHERE uuid = ?');
-  const byPublicUuid = db.prepare<[string], HealthcheckRow>('SELECT * FROM healthchecks WHERE public_uuid = ?');
-  const byId = db.prepare<[number], HealthcheckRow>('SELECT * FROM healthchecks WHERE id = ?');
+  const all = db.prepare<[], HealthcheckRow>(`${HEALTHCHECK_SELECT} ORDER BY h.id`);
+  const byUuid = db.prepare<[string], HealthcheckRow>(`${HEALTHCHECK_SELECT} WHERE h.uuid = ?`);
+  const byPublicUuid = db.prepare<[string], HealthcheckRow>(`${HEALTHCHECK_SELECT} WHERE h.public_uuid = ?`);
+  const byId = db.prepare<[number], HealthcheckRow>(`${HEALTHCHECK_SELECT} WHERE h.id = ?`);
   const insert = db.prepare(
     `INSERT INTO healthchecks(uuid, public_uuid, name, period_value, period_type, cron, timezone, grace_value, grace_type,
        escalation_policy_uuid, paused, status, clock_start_at, created_at, updated_at)
@@ -235,7 +238,7 @@ export function healthchecksStore(db: Db) {
       if (serializedWriters) return uuids.flatMap((u) => one(byUuid.get(u)) ?? []);
       const list = [...uuids];
       const rows = await db.txAsync(function* () {
-        const [r] = yield { queries: [{ sql: 'SELECT * FROM healthchecks WHERE uuid = ANY(CAST(? AS text[]))', params: [list] }], commit: true };
+        const [r] = yield { queries: [{ sql: `${HEALTHCHECK_SELECT} WHERE h.uuid = ANY(CAST(? AS text[]))`, params: [list] }], commit: true };
         return r!.rows;
       });
       return rows.map((r) => toHealthcheck(r as unknown as HealthcheckRow));

@@ -10,6 +10,16 @@ import type { HealthcheckRow } from './healthchecks.ts';
  * synchronous path there.
  */
 
+/**
+ * How every read of a healthcheck row starts (both drivers; `h` is the healthchecks table): its
+ * columns, and `reopen` (1 or 0): down with no open outage, i.e. a person resolved its outage while
+ * it was still down (issue 33 point 11; a down healthcheck otherwise always has its outage open).
+ * The next missed deadline or fail ping then opens a new outage. One indexed look-up per down row.
+ */
+export const HEALTHCHECK_SELECT = `SELECT h.*, CASE WHEN h.status = 'down' AND NOT EXISTS
+    (SELECT 1 FROM outages o WHERE o.healthcheck_id = h.id AND o.end_at IS NULL) THEN 1 ELSE 0 END AS reopen
+  FROM healthchecks h`;
+
 /** Rows per multi-row ping INSERT, largest first (64 × 10 parameters stays far below either database's limit). */
 export const PING_CHUNKS = [64, 16, 4, 1] as const;
 
@@ -34,7 +44,7 @@ const CONFLICT_TRIES = 4;
 // results flush does (store/checks.ts). The batch reads its healthchecks, then writes in one step:
 // the rows locked in id order first (so transactions of several instances over the same healthchecks
 // queue behind each other instead of deadlocking), the counters guarded by what was read.
-const PG_READ = 'SELECT * FROM healthchecks WHERE uuid = ANY(CAST(? AS text[]))';
+const PG_READ = `${HEALTHCHECK_SELECT} WHERE h.uuid = ANY(CAST(? AS text[]))`;
 const PG_LOCK = 'SELECT id FROM healthchecks WHERE id = ANY(CAST(? AS bigint[])) ORDER BY id FOR UPDATE';
 const PG_COUNT = `UPDATE healthchecks AS h SET pings_total = x.total, last_ping_at = x.last_ping_at, last_start_at = x.last_start_at,
     status = x.status, clock_start_at = x.clock_start_at

@@ -218,6 +218,10 @@ export function OutagePage(props: { s: Shell; o: OutageRecord; timeline: OutageE
             <p class="muted small" id="resolve-hint">
               The check still fails: Resolve closes this outage, and a new outage opens at the next failed confirmation (a passing check sets the monitor up).
             </p>
+          ) : o.kind === 'healthcheck' ? (
+            <p class="muted small" id="resolve-hint">
+              The job still fails: Resolve closes this outage, and a new outage opens at the next missed deadline or fail signal (the deadline counted from now; a success ping sets the healthcheck up).
+            </p>
           ) : null}
         </form>
       ) : null}
