@@ -7,10 +7,41 @@ import type { OutageEvent, OutageRecord } from '../domain/outage.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 
-/** Appends the timeline entries of a step's pages (who was paged, by which methods) in one transaction. */
-const recordPages = procedure('pager.record', (tx: Store, a: { uuid: string; events: OutageEvent[] }): void => {
+/** A claim on a page request older than this is taken again (the instance paging it stopped): at least once, as `pending_pages`. */
+export const PAGE_REQUEST_STALE_MS = 5 * 60_000;
+
+/**
+ * Appends the timeline entries of a step's pages (who was paged, by which methods) and, with `send`,
+ * marks that send's page request done, in one transaction.
+ */
+const recordPages = procedure('pager.record', (tx: Store, a: { uuid: string; events: OutageEvent[]; send?: number; now?: number }): void => {
+  if (a.send !== undefined) tx.people.pageRequestDone(a.uuid, a.send, a.now ?? 0);
   if (!tx.outages.get(a.uuid)) return;
   for (const e of a.events) tx.outages.addEvent(a.uuid, e);
+});
+
+/** The outage of a claimed request when it is still to be paged; a moot one (outage gone, acknowledged, resolved) is marked done. */
+function liveOutage(tx: Store, uuid: string, send: number, now: number): OutageRecord | undefined {
+  const o = tx.outages.get(uuid);
+  if (o && o.endAt === null && o.acknowledgedAt === null) return o;
+  tx.people.pageRequestDone(uuid, send, now);
+  return undefined;
+}
+
+/** Claims the page request of send `send` of outage `uuid` (conditional update): the outage to page, or undefined (taken, done or moot). */
+const claimOne = procedure('pager.claim', (tx: Store, a: { uuid: string; send: number; now: number }): OutageRecord | undefined => {
+  if (!tx.people.claimPageRequest(a.uuid, a.send, a.now, a.now - PAGE_REQUEST_STALE_MS)) return undefined;
+  return liveOutage(tx, a.uuid, a.send, a.now);
+});
+
+/** Claims every page request not done whose claim is absent or stale: the ones to page now (moot ones marked done). */
+const claimOpen = procedure('pager.claimOpen', (tx: Store, a: { now: number }): Array<{ send: number; outage: OutageRecord }> => {
+  const out: Array<{ send: number; outage: OutageRecord }> = [];
+  for (const r of tx.people.claimOpenPageRequests(a.now, a.now - PAGE_REQUEST_STALE_MS)) {
+    const o = liveOutage(tx, r.outageUuid, r.sendNumber, a.now);
+    if (o) out.push({ send: r.sendNumber, outage: o });
+  }
+  return out;
 });
 
 /**
@@ -39,7 +70,10 @@ const nameOf = (o: OutageRecord) => o.monitor?.name ?? o.healthcheck?.name ?? o.
 
 /**
  * Pages the people of an escalation step (issue 34 point 3): called by the stepper after the step's
- * transaction committed (never inside one). A `user` target is paged as that person, a `schedule`
+ * transaction committed (never inside one). That transaction stored a page request (`page_requests`,
+ * core/escalation.ts `send`); the pager claims it (one instance only), pages, and marks it done with
+ * the timeline entries; {@link recover} pages the requests left open by an instance that stopped
+ * (at least once: a page may go twice when a process dies after paging and before marking it done). A `user` target is paged as that person, a `schedule`
  * target as whoever is on call at that moment (core.onCall.onCallAt), each once per step, through
  * core.people.page with acknowledge and resolve links (core.pageLinks, when a secret key is there).
  * The timeline gets one `alerted` entry per person paged (methods tried and scheduled) and one per
@@ -70,20 +104,21 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
   }
 
   /**
-   * Pages the people of the send the outage's `alertedSteps` counts (its last send; repeats page the
-   * last step's people again). @throws (rejects) AppError 503 when the store cannot be reached
+   * Pages the people of send number `sent` of outage `o` (1-based; repeats page the last step's people
+   * again), whose page request this instance claimed; marks the request done with the timeline.
+   * @throws (rejects) AppError 503 when the store cannot be reached (the request stays claimed: retried after 5 minutes)
    */
-  async function pageStep(o: OutageRecord): Promise<StepPages> {
+  async function pageClaimed(o: OutageRecord, sent: number): Promise<StepPages> {
     const none = { hadPeople: false, reached: true, hurried: false };
-    const sent = o.alertedSteps;
-    if (sent < 1 || !o.escalationPolicyUuid) return none;
+    const now = clock.now();
+    const done = async () => void (await store.async.tx(recordPages, { uuid: o.uuid, events: [], send: sent, now }));
+    if (sent < 1 || !o.escalationPolicyUuid) return (await done(), none);
     const policy = await store.async.escalationPolicies.get(o.escalationPolicyUuid);
-    if (!policy || policy.steps.length === 0) return none;
+    if (!policy || policy.steps.length === 0) return (await done(), none);
     const stepIndex = stepOfSend({ steps: policy.steps, repeat_policy: policy.policyRepeats }, sent - 1).step - 1;
     const step = policy.steps[stepIndex]!;
     const targets = step.targets.filter((t) => t.type !== 'integration');
-    const now = clock.now();
-    if (targets.length === 0 || (await held(o, now))) return none;
+    if (targets.length === 0 || (await held(o, now))) return (await done(), none);
 
     const events: OutageEvent[] = [];
     const people = new Map<string, string>();
@@ -126,7 +161,7 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
       const how = [...tried, ...later].join('; ') || 'no verified contact method';
       events.push({ at: now, type: 'alerted', userUuid: null, message: `step ${stepIndex + 1}: paged ${who}, ${why}: ${how}` });
     }
-    await store.async.tx(recordPages, { uuid: o.uuid, events });
+    await store.async.tx(recordPages, { uuid: o.uuid, events, send: sent, now: clock.now() });
     if (reached) return { hadPeople: true, reached, hurried: false };
 
     const why = [...gaps, ...(people.size > 0 ? ['every immediate page failed'] : [])].join('; ') || 'nobody to page';
@@ -136,7 +171,40 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
     return { hadPeople: true, reached, hurried };
   }
 
-  return { pageStep };
+  /**
+   * Pages the people of send `sent` of outage `uuid` (its `alertedSteps` right after that send) when
+   * this instance claims the send's page request; nothing when there is none (the send was held, the
+   * step has no people), another instance has it, or it is done.
+   * @throws (rejects) AppError 503 when the store cannot be reached
+   */
+  async function pageStep(uuid: string, sent: number): Promise<StepPages> {
+    const o = await store.async.tx(claimOne, { uuid, send: sent, now: clock.now() });
+    return o ? pageClaimed(o, sent) : { hadPeople: false, reached: true, hurried: false };
+  }
+
+  /**
+   * Pages every page request not done whose claim is absent or older than 5 minutes (a leader that
+   * stopped between a send's commit and its pages, or while paging), one after another; a request
+   * whose outage is acknowledged, resolved or gone is marked done without paging.
+   * @returns per request paged, its outage and what paging did
+   * @throws (rejects) AppError 503 when the store cannot be reached
+   */
+  async function recover(): Promise<Array<{ uuid: string; pages: StepPages }>> {
+    const out: Array<{ uuid: string; pages: StepPages }> = [];
+    for (const r of await store.async.tx(claimOpen, { now: clock.now() })) {
+      logger.warn(`pager: paging send ${r.send} of outage #${r.outage.incidentNumber} left unpaged by an instance that stopped`, { outage: r.outage.uuid, send: r.send });
+      out.push({ uuid: r.outage.uuid, pages: await pageClaimed(r.outage, r.send) });
+    }
+    return out;
+  }
+
+  /** When {@link recover} should run again (epoch ms: 5 minutes after the oldest open request's claim), or null when none is open. */
+  async function retryAt(): Promise<number | null> {
+    const since = await store.async.people.pageRequestsSince();
+    return since === null ? null : Math.max(since + PAGE_REQUEST_STALE_MS, clock.now() + 1000);
+  }
+
+  return { pageStep, recover, retryAt };
 }
 
 /** The pager of {@link createPager}. */

@@ -8,7 +8,10 @@ import type { LeaderFence } from '../domain/cluster.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { isLeaseLost } from './dispatcher.ts';
-import { createPager, type Pager } from './pager.ts';
+import { createPager, PAGE_REQUEST_STALE_MS, type Pager } from './pager.ts';
+
+/** The key of the page requests' retry timer among the outages' timers (incident numbers are ≥ 1). */
+const PAGE_RETRY = 0;
 
 /**
  * One scheduled send of outage `uuid`, in one transaction: the lease's fencing number checked first
@@ -95,6 +98,8 @@ export class EscalationStepper {
     this.#followed = followed;
     this.#enqueue(async () => {
       try {
+        // Page requests left open by a leader that stopped (issue 34 point 3) are paged first.
+        this.#recoverPages();
         const scheduled = await this.deps.store.async.outages.scheduledEscalations();
         // An event heard while the read was in flight is newer than what the read saw.
         for (const s of scheduled) if (!followed.has(s.incidentNumber)) this.#follow(s.uuid, s.incidentNumber, s.nextAlertAt);
@@ -163,14 +168,48 @@ export class EscalationStepper {
    */
   #page(o: OutageRecord): void {
     const generation = this.#generation;
-    const p = this.#pager.pageStep(o).then(
+    const p = this.#pager.pageStep(o.uuid, o.alertedSteps).then(
       (r) => {
         if (r.hurried && generation === this.#generation) this.refresh(o.uuid);
       },
-      (e: unknown) => this.deps.logger.error('paging the people of an escalation step failed', { outage: o.uuid, error: (e as Error).message }),
+      (e: unknown) => {
+        this.deps.logger.error('paging the people of an escalation step failed; its page request is retried', { outage: o.uuid, error: (e as Error).message });
+        this.#retryPages(generation, this.deps.clock.now() + PAGE_REQUEST_STALE_MS);
+      },
     );
+    this.#track(p);
+  }
+
+  #track(p: Promise<void>): void {
     this.#paging.add(p);
     void p.finally(() => this.#paging.delete(p));
+  }
+
+  /** Sets the page requests' retry timer to `at` unless it is set earlier (same run of the stepper only). */
+  #retryPages(generation: number, at: number): void {
+    if (generation !== this.#generation) return;
+    const had = this.#timers.dueAt(PAGE_RETRY);
+    if (had === undefined || had > at) this.#timers.schedule(PAGE_RETRY, at, () => this.#recoverPages());
+  }
+
+  /**
+   * Pages the page requests left open (issue 34 point 3: at start of the leadership, then 5 minutes
+   * after the oldest claim still open), outside the stepper's chain like {@link #page}.
+   */
+  #recoverPages(): void {
+    const generation = this.#generation;
+    const { logger, clock } = this.deps;
+    const p = (async () => {
+      try {
+        for (const r of await this.#pager.recover()) if (r.pages.hurried && generation === this.#generation) this.refresh(r.uuid);
+        const at = await this.#pager.retryAt();
+        if (at !== null) this.#retryPages(generation, at);
+      } catch (e) {
+        logger.error('paging the open page requests failed; retried in 30 s', { error: (e as Error).message });
+        this.#retryPages(generation, clock.now() + 30_000);
+      }
+    })();
+    this.#track(p);
   }
 
   #fire(uuid: string, incidentNumber: number): void {

@@ -44,7 +44,8 @@ export interface MemoryGate {
 export interface TimedPolicy extends PolicyTiming {
   uuid: string;
   name: string;
-  steps: Array<{ after_minutes: number; channels: string[] }>;
+  /** `people`: the step also targets users or schedules (its send stores a page request, issue 34 point 3). */
+  steps: Array<{ after_minutes: number; channels: string[]; people?: boolean }>;
 }
 
 /** {@link TimedPolicy} of a stored policy. */
@@ -52,7 +53,7 @@ export function timedPolicy(p: EscalationPolicy): TimedPolicy {
   return {
     uuid: p.uuid,
     name: p.name,
-    steps: p.steps.map((s) => ({ after_minutes: s.delayMinutes, channels: policyTargets({ steps: [s] }, 'integration') })),
+    steps: p.steps.map((s) => ({ after_minutes: s.delayMinutes, channels: policyTargets({ steps: [s] }, 'integration'), people: s.targets.some((t) => t.type !== 'integration') })),
     repeat_every_minutes: p.repeatEveryMinutes ?? undefined,
     repeat_count: p.repeatCount > 0 ? p.repeatCount : undefined,
     repeat_policy: p.policyRepeats ? p.policyRepeats : undefined,
@@ -205,6 +206,8 @@ function send(tx: Store, s: EscalationSettings, gate: AlertGate, o: OutageRecord
     const escalation = escalationOfSend({ uuid: policy.uuid, name: policy.name, totalSteps: policy.steps.length }, sent);
     const message = JSON.stringify(renderAlert('alert', sourceOf(s, o), escalation, linkOf(s, o), now));
     for (const channel of channels) tx.alerts.insert({ outageUuid: o.uuid, channel, kind: 'alert', step: sent + 1, message, createdAt: now, dueAt: now });
+    // The step's people are paged after commit (alerting/pager.ts); the request makes that survive a crash.
+    if (policy.steps[stepOfSend(policy, sent).step - 1]?.people) tx.people.insertPageRequest(o.uuid, sent + 1, now);
   }
   const start = o.escalationStartAt ?? now;
   const next = o.acknowledgedAt === null ? sendDueAt(policy, start, sent + 1) : null;

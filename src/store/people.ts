@@ -74,6 +74,16 @@ export function peopleStore(db: Db) {
   const cancel = db.prepare('DELETE FROM pending_pages WHERE outage_uuid = ?');
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(due_at) AS at FROM pending_pages WHERE claimed_at IS NULL');
   const pendingOf = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM pending_pages WHERE outage_uuid = ?');
+  const insertRequest = db.prepare('INSERT INTO page_requests(outage_uuid, send_number, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+  const claimRequest = db.prepare('UPDATE page_requests SET claimed_at = ? WHERE outage_uuid = ? AND send_number = ? AND done_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?)');
+  const openRequests = db.prepare<[number], { outageUuid: string; sendNumber: number }>(
+    'SELECT outage_uuid AS "outageUuid", send_number AS "sendNumber" FROM page_requests WHERE done_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?) ORDER BY id',
+  );
+  const requestDone = db.prepare('UPDATE page_requests SET done_at = ? WHERE outage_uuid = ? AND send_number = ? AND done_at IS NULL');
+  const nextRetry = db.prepare<[], { at: number | null }>('SELECT min(COALESCE(claimed_at, created_at)) AS at FROM page_requests WHERE done_at IS NULL');
+  const request = db.prepare<[string, number], PageRequest>(
+    'SELECT created_at AS "createdAt", claimed_at AS "claimedAt", done_at AS "doneAt" FROM page_requests WHERE outage_uuid = ? AND send_number = ?',
+  );
 
   return {
     /** Every console user, by name. */
@@ -141,12 +151,43 @@ export function peopleStore(db: Db) {
     cancelOutage: (outageUuid: string): number => cancel.run(outageUuid).changes,
     /** Pending steps of an outage (tests, the timeline). */
     pendingCount: (outageUuid: string): number => Number(pendingOf.get(outageUuid)?.n ?? 0),
+    /** Stores the page request of send `sendNumber` of an outage (in the send's transaction); a second one of the same send adds none. */
+    insertPageRequest: (outageUuid: string, sendNumber: number, now: number): void => void insertRequest.run(outageUuid, sendNumber, now),
+    /**
+     * Claims a page request not done and not claimed since `staleBefore` (epoch ms), marking it claimed
+     * at `now`, in one conditional update: of two instances, only one gets true.
+     */
+    claimPageRequest: (outageUuid: string, sendNumber: number, now: number, staleBefore: number): boolean => claimRequest.run(now, outageUuid, sendNumber, staleBefore).changes === 1,
+    /** Claims every page request not done whose claim is absent or older than `staleBefore`; returns only those this call claimed. */
+    claimOpenPageRequests(now: number, staleBefore: number): Array<{ outageUuid: string; sendNumber: number }> {
+      const rows = openRequests.all(staleBefore).map((r) => ({ outageUuid: r.outageUuid, sendNumber: Number(r.sendNumber) }));
+      return rows.filter((r) => claimRequest.run(now, r.outageUuid, r.sendNumber, staleBefore).changes === 1);
+    },
+    /** Marks a page request done (paged, or moot). */
+    pageRequestDone: (outageUuid: string, sendNumber: number, now: number): void => void requestDone.run(now, outageUuid, sendNumber),
+    /** Epoch ms of the earliest claim (or creation, unclaimed) among requests not done, or null (a retry is due 5 minutes after it). */
+    pageRequestsSince: (): number | null => {
+      const at = nextRetry.get()?.at;
+      return at === null || at === undefined ? null : Number(at);
+    },
+    /** One page request's times (tests, the timeline), or undefined. */
+    pageRequest(outageUuid: string, sendNumber: number): PageRequest | undefined {
+      const r = request.get(outageUuid, sendNumber);
+      return r && { createdAt: Number(r.createdAt), claimedAt: r.claimedAt === null ? null : Number(r.claimedAt), doneAt: r.doneAt === null ? null : Number(r.doneAt) };
+    },
     /** Epoch ms of the earliest unclaimed step, or null. */
     nextDue: (): number | null => {
       const at = nextDue.get()?.at;
       return at === null || at === undefined ? null : Number(at);
     },
   };
+}
+
+/** A durable request to page the people of one escalation send (issue 34 point 3); times in epoch ms. */
+export interface PageRequest {
+  createdAt: number;
+  claimedAt: number | null;
+  doneAt: number | null;
 }
 
 /** The people store's interface. */
