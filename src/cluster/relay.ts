@@ -82,6 +82,10 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
     bus.on('monitor.updated', ({ monitor }) => send({ kind: 'monitor', uuid: monitor.uuid, created: false })),
     bus.on('monitor.deleted', ({ monitorId, uuid }) => send({ kind: 'monitor.deleted', id: monitorId, uuid })),
     bus.on('monitor.degraded', ({ monitorId, degraded }) => send({ kind: 'monitor.degraded', id: monitorId, degraded })),
+    // In messages of at most 100 uuids (a bulk action takes up to 1,000; a NOTIFY payload stays under 8000 bytes).
+    bus.on('monitor.tagged', ({ uuids }) => {
+      for (let i = 0; i < uuids.length; i += 100) send({ kind: 'monitor.tagged', uuids: uuids.slice(i, i + 100) });
+    }),
     bus.on('maintenance.changed', ({ window }) => send({ kind: 'maintenance', uuid: window.uuid })),
     bus.on('maintenance.deleted', ({ window }) => send({ kind: 'maintenance.deleted', window })),
     outage('opened'),
@@ -132,6 +136,9 @@ export function relayChanges(deps: { core: Core; cluster: Cluster; logger: Logge
         return inOrder(c.kind, async () => () => bus.emit('monitor.deleted', { monitorId: c.id, uuid: c.uuid }));
       case 'monitor.degraded':
         return bus.emit('monitor.degraded', { monitorId: c.id, degraded: c.degraded });
+      case 'monitor.tagged':
+        // Nothing to re-read: the console's live view reads the rows itself.
+        return inOrder(c.kind, async () => () => bus.emit('monitor.tagged', { uuids: c.uuids }));
       case 'maintenance':
         return inOrder(c.kind, async () => {
           const window = await core.maintenance.get(c.uuid);

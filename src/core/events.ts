@@ -10,6 +10,11 @@ export interface PharosEvents {
   'monitor.created': { monitor: Monitor };
   'monitor.updated': { monitor: Monitor };
   'monitor.deleted': { monitorId: number; uuid: string };
+  /**
+   * The tags of these monitors changed without an edit of theirs (a bulk "add tag", a tag renamed,
+   * recoloured or deleted): their console rows are redrawn; nothing about their checks changed.
+   */
+  'monitor.tagged': { uuids: string[] };
   /** Created, updated, paused, resumed, pinged or flipped: its deadline may have moved. */
   'healthcheck.changed': { healthcheck: Healthcheck };
   'healthcheck.deleted': { healthcheckId: number; uuid: string };

@@ -24,22 +24,26 @@ const createTag = procedure('tags.create', (tx: Store, a: { name: string; color:
   return t;
 });
 
-const updateTag = procedure('tags.update', (tx: Store, a: { uuid: string; name?: string | undefined; color?: string | undefined; now: number; actor: AuditActor }): Tag => {
+/** A tag write's result: the tag, and the monitors carrying it (whose chips changed). */
+type TagWrite = { tag: Tag; monitors: string[] };
+
+const updateTag = procedure('tags.update', (tx: Store, a: { uuid: string; name?: string | undefined; color?: string | undefined; now: number; actor: AuditActor }): TagWrite => {
   const before = tx.tags.get(a.uuid);
   if (!before) throw notFound('tags', 'Tag');
   const name = a.name ?? before.name;
   if (tagKey(name) !== tagKey(before.name)) mustBeFree(tx, name, a.uuid);
   const t = tx.tags.update(a.uuid, name, a.color ?? before.color, a.now)!;
   recordAudit(tx, a, { action: 'update', resourceType: 'tag', resourceUuid: t.uuid, resourceName: t.name, diff: auditDiff(view(before), view(t)) });
-  return t;
+  return { tag: t, monitors: tx.tags.monitorsWith(a.uuid) };
 });
 
-const deleteTag = procedure('tags.delete', (tx: Store, a: { uuid: string; now: number; actor: AuditActor }): Tag => {
+const deleteTag = procedure('tags.delete', (tx: Store, a: { uuid: string; now: number; actor: AuditActor }): TagWrite => {
   const t = tx.tags.get(a.uuid);
   if (!t) throw notFound('tags', 'Tag');
   recordAudit(tx, a, { action: 'delete', resourceType: 'tag', resourceUuid: t.uuid, resourceName: t.name, diff: auditDiff(view(t), null) });
+  const monitors = tx.tags.monitorsWith(a.uuid);
   tx.tags.delete(a.uuid);
-  return t;
+  return { tag: t, monitors };
 });
 
 const addTagTo = procedure('tags.addTo', (tx: Store, a: { monitorUuids: string[]; tag: { name: string; value?: string | undefined; color?: string | undefined }; now: number; actor: AuditActor }) => {
@@ -51,11 +55,15 @@ const addTagTo = procedure('tags.addTo', (tx: Store, a: { monitorUuids: string[]
 
 /**
  * Tag use cases (issue 33 point 5): `/v1/tags` and the console's bulk "add tag". Every write is one
- * transaction with its audit entry; monitors whose tags changed are announced after the commit
- * (`monitor.updated` is not emitted for bulk adds: tags change no check).
+ * transaction with its audit entry; monitors whose tags changed are announced after the commit as
+ * `monitor.tagged` (the live console redraws their rows), not `monitor.updated`: tags change no check.
  */
 export function tagsService(deps: { store: Store; clock: Clock; bus: EventBus }) {
-  const { store, clock } = deps;
+  const { store, clock, bus } = deps;
+  /** Announces the monitors whose chips changed (none: nothing). */
+  const tagged = (uuids: string[]) => {
+    if (uuids.length > 0) bus.emit('monitor.tagged', { uuids });
+  };
   return {
     /** Every tag by name, with how many monitors carry it. */
     list: () => store.async.tags.list(),
@@ -68,18 +76,25 @@ export function tagsService(deps: { store: Store; clock: Clock; bus: EventBus })
     /** Creates a tag (colour: its default when left out). @throws AppError 409 `tags.name_taken` */
     create: (b: { name: string; color?: string | undefined }, actor: AuditActor): Promise<Tag> => store.async.tx(createTag, { name: b.name, color: b.color, now: clock.now(), actor }),
     /** Renames and/or recolours a tag (fields left out keep their value). @throws AppError 404, 409 `tags.name_taken` */
-    update: (uuid: string, b: { name?: string | undefined; color?: string | undefined }, actor: AuditActor): Promise<Tag> => store.async.tx(updateTag, { uuid, name: b.name, color: b.color, now: clock.now(), actor }),
+    async update(uuid: string, b: { name?: string | undefined; color?: string | undefined }, actor: AuditActor): Promise<Tag> {
+      const r = await store.async.tx(updateTag, { uuid, name: b.name, color: b.color, now: clock.now(), actor });
+      tagged(r.monitors);
+      return r.tag;
+    },
     /** Deletes a tag; it leaves every monitor. @throws AppError 404 */
     async delete(uuid: string, actor: AuditActor): Promise<void> {
-      await store.async.tx(deleteTag, { uuid, now: clock.now(), actor });
+      tagged((await store.async.tx(deleteTag, { uuid, now: clock.now(), actor })).monitors);
     },
     /**
      * Bulk action: puts `tag` (`name`, optional `value` and, for a tag not yet stored, `color`) on
      * every monitor of `monitorUuids` (store/tags.ts `addTag`: unknown uuids and monitors that carry
      * it already are skipped). @returns the tag and how many monitors got it
      */
-    addTag: (monitorUuids: string[], tag: { name: string; value?: string | undefined; color?: string | undefined }, actor: AuditActor): Promise<{ tag: Tag; added: number }> =>
-      store.async.tx(addTagTo, { monitorUuids, tag, now: clock.now(), actor }),
+    async addTag(monitorUuids: string[], tag: { name: string; value?: string | undefined; color?: string | undefined }, actor: AuditActor): Promise<{ tag: Tag; added: number }> {
+      const r = await store.async.tx(addTagTo, { monitorUuids, tag, now: clock.now(), actor });
+      tagged(r.addedTo);
+      return { tag: r.tag, added: r.added };
+    },
     /** Every group name in use, sorted. */
     groups: (): Promise<string[]> => store.async.tags.groups(),
     /** Monitors whose name contains `q` or that carry a tag named `q` (at most `limit`, by name). */

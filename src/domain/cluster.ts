@@ -45,6 +45,8 @@ export type ClusterChange =
   | { kind: 'monitor'; uuid: string; created: boolean }
   | { kind: 'monitor.deleted'; id: number; uuid: string }
   | { kind: 'monitor.degraded'; id: number; degraded: boolean }
+  /** Tags of these monitors changed (a bulk add, a tag renamed, recoloured or deleted): console rows to redraw. */
+  | { kind: 'monitor.tagged'; uuids: string[] }
   | { kind: 'maintenance'; uuid: string }
   | { kind: 'maintenance.deleted'; window: MaintenanceWindow }
   | { kind: 'outage'; uuid: string; event: 'opened' | 'resolved' | 'acknowledged' | 'unacknowledged' | 'escalated' }

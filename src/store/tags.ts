@@ -85,6 +85,7 @@ export function tagsStore(db: Db) {
      FROM monitors m WHERE m.uuid = ? AND (SELECT COUNT(*) FROM monitor_tags y WHERE y.monitor_id = m.id) < ${MAX_TAGS_PER_MONITOR}
      ON CONFLICT DO NOTHING`,
   );
+  const carriers = db.prepare<[string], { uuid: string }>('SELECT DISTINCT m.uuid FROM monitor_tags mt JOIN tags t ON t.id = mt.tag_id JOIN monitors m ON m.id = mt.monitor_id WHERE t.uuid = ?');
   const groups = db.prepare<[], { name: string }>('SELECT DISTINCT group_name AS name FROM monitors WHERE group_name IS NOT NULL ORDER BY group_name');
   const search = db.prepare<[string, string, number], { uuid: string; name: string }>(
     `SELECT m.uuid, m.name FROM monitors m
@@ -122,14 +123,16 @@ export function tagsStore(db: Db) {
      * on every monitor of `monitorUuids`, creating the tag first when it does not exist (colour
      * `tag.color`, else its default). Unknown uuids, monitors already carrying the same tag and value,
      * and monitors at {@link MAX_TAGS_PER_MONITOR} are skipped. Run it in a transaction (core/tags.ts).
-     * @returns the tag, and how many monitors got it
+     * @returns the tag, how many monitors got it, and their uuids (`addedTo`: their rows to redraw)
      */
-    addTag(monitorUuids: readonly string[], tag: { name: string; value?: string; color?: string }, now: number): { tag: Tag; added: number } {
+    addTag(monitorUuids: readonly string[], tag: { name: string; value?: string; color?: string }, now: number): { tag: Tag; added: number; addedTo: string[] } {
       const t = links.ensure(tag.name, now, tag.color);
-      let added = 0;
-      for (const u of monitorUuids) added += addOne.run(t.id, tag.value ?? '', u).changes;
-      return { tag: toTag(t), added };
+      const addedTo: string[] = [];
+      for (const u of monitorUuids) if (addOne.run(t.id, tag.value ?? '', u).changes > 0) addedTo.push(u);
+      return { tag: toTag(t), added: addedTo.length, addedTo };
     },
+    /** The uuids of the monitors carrying the tag `uuid` (any value): whose chips a rename, recolouring or deletion changes. */
+    monitorsWith: (uuid: string): string[] => carriers.all(uuid).map((r) => r.uuid),
     /** Every group name in use, sorted. */
     groups: (): string[] => groups.all().map((r) => r.name),
     /**

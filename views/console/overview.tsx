@@ -7,7 +7,7 @@ import type { Shell } from './model.ts';
 import { canWrite } from './model.ts';
 import { ago, Layout } from './layout.tsx';
 import { HEARTBEAT_HEADING_TITLE, heartbeatCellHtml } from './heartbeat-bars.tsx';
-import { tagClass, TagStyles } from './tags.tsx';
+import { tagClass, tagColorsHref, TagStyles } from './tags.tsx';
 import { formatTagRef, type MonitorTag } from '../../src/domain/tags.ts';
 import { BulkBar, isPlainFirstPage, overviewHref, Pager, SORT_LABELS, SortHeading, type OverviewFilter } from './overview-list.tsx';
 import { OnCallGapsBanner, type OnCallGapView } from './on-call-gaps.tsx';
@@ -26,9 +26,10 @@ const escape = (v: string) => {
 /**
  * One line of the overview as an escaped HTML string (id `row-<uuid>`); also sent alone over SSE
  * when it changes. Built as a string, not JSX: a thousand rows are the page's bulk, and strings
- * cost a fraction of the elements (and of the garbage).
+ * cost a fraction of the elements (and of the garbage). `colors`: the chips bring their own
+ * tag-colors stylesheet link (a row sent live may carry a colour the page's link lacks).
  */
-export function overviewRowHtml(r: OverviewRow, now: number): string {
+export function overviewRowHtml(r: OverviewRow, now: number, colors = false): string {
   const href = r.kind === 'monitor' ? `/monitors/${r.uuid}` : `/healthchecks/${r.uuid}`;
   const st = escape(r.status);
   return (
@@ -36,7 +37,7 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
     (r.kind === 'monitor' ? `<td class="pick"><input type="checkbox" name="uuid" value="${escape(r.uuid)}" form="bulk" aria-label="Select ${escape(r.name)}"></td>` : '<td class="pick"></td>') +
     `<td><span class="status" data-status="${st}">${st}</span>` +
     `${r.maintenance ? '<div class="small muted">maintenance</div>' : ''}</td>` +
-    `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div>${chipsHtml(r.tags)}</td>` +
+    `<td><a href="${escape(href)}">${escape(r.name)}</a><div class="muted small">${escape(r.target)}</div>${chipsHtml(r.tags, colors)}</td>` +
     heartbeatCellHtml(r) +
     `<td class="hide-sm">${escape(r.protocol)}</td><td class="num" data-uptime="24h">${pct(r, r.uptime24h)}</td><td class="num hide-sm" data-uptime="30d">${pct(r, r.uptime30d)}</td>` +
     `<td class="hide-sm spark">${r.sparkline}</td>` +
@@ -45,16 +46,16 @@ export function overviewRowHtml(r: OverviewRow, now: number): string {
 }
 
 /** A row's tag chips as HTML (views/console/tags.tsx's `TagChips`, as a string like the row; colours from the page's TagStyles link). */
-function chipsHtml(tags: readonly MonitorTag[] | undefined): string {
+function chipsHtml(tags: readonly MonitorTag[] | undefined, colors = false): string {
   if (!tags || tags.length === 0) return '';
-  let out = '<ul class="tags" aria-label="Tags">';
+  let out = `${colors ? `<link rel="stylesheet" href="${escape(tagColorsHref(tags.map((t) => t.color)))}">` : ''}<ul class="tags" aria-label="Tags">`;
   for (const t of tags) out += `<li class="${escape(tagClass(t.color))}" data-tag="${escape(formatTagRef(t))}">${escape(t.value === '' ? t.name : `${t.name}: ${t.value}`)}</li>`;
   return `${out}</ul>`;
 }
 
-/** One line of the overview (see {@link overviewRowHtml}). */
-export function OverviewLine(props: { row: OverviewRow; now: number }) {
-  return raw(overviewRowHtml(props.row, props.now));
+/** One line of the overview (see {@link overviewRowHtml}; `colors`: sent live, with its chips' stylesheet link). */
+export function OverviewLine(props: { row: OverviewRow; now: number; colors?: boolean }) {
+  return raw(overviewRowHtml(props.row, props.now, props.colors));
 }
 
 /** The counts by status over every monitor and healthcheck (`#counts`), each a link to its filter; also sent over SSE after changes. */

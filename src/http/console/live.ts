@@ -134,7 +134,7 @@ export class LiveHub {
     const now = this.#now();
     const current = outages?.find((o) => o.endAt === null) ?? null;
     return [
-      { event: 'row', data: String(OverviewLine({ row, now })) },
+      { event: 'row', data: String(OverviewLine({ row, now, colors: true })) },
       { event: 'state', data: String(MonitorState({ m, status: row.status, lastAt: row.lastAt, current, now })) },
     ];
   }
@@ -146,6 +146,8 @@ export class LiveHub {
     this.#unsubscribe = [
       bus.on('monitor.created', ({ monitor: m }) => monitor(m.uuid)),
       bus.on('monitor.updated', ({ monitor: m }) => monitor(m.uuid)),
+      // A bulk "add tag", a tag renamed, recoloured or deleted (issue 33 point 5): the rows' chips.
+      bus.on('monitor.tagged', ({ uuids }) => uuids.forEach(monitor)),
       bus.on('monitor.deleted', ({ uuid }) => {
         this.#pending.delete(`m:${uuid}`);
         this.#queue(`r:${uuid}`, { kind: 'remove', uuid });
