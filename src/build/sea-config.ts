@@ -24,11 +24,16 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * often enough to raise the scheduler's lag p99 (docs/PERFORMANCE.md). --optimize-for-size (V8: GC
  * and compiler heuristics that favour memory over speed; issue 38): idle 96 → 88 MB, 1,000 monitors
  * 172 → 151–165 MB peak, 10,000 on distinct origins ~217 MB at the end of the window, with the same
- * CPU per check (0.62–0.65 vs 0.64–0.65 ms, alternating runs of bench/monitors.ts). build.sh makes the
- * blob under these same flags (read back from sea-config.json: V8's flag hash, which the code cache
- * must match, includes some of them).
+ * CPU per check (0.62–0.65 vs 0.64–0.65 ms, alternating runs of bench/monitors.ts). --liftoff-only:
+ * undici parses HTTP with llhttp compiled to WebAssembly, and V8's optimizing tier recompiled its
+ * parser on background threads once checks ran, ~24 MB of compiler memory that glibc kept (heaptrack:
+ * turboshaft's wasm pipeline, LoopUnrollingPhase); with WebAssembly left on its baseline compiler the
+ * peak at 10,000 monitors on distinct origins went 234–237 → 223 MB, CPU per check unchanged
+ * (0.70–0.86 vs 0.70–0.76 ms at 1,000 monitors, 0.43–0.44 vs 0.42–0.44 core at 10,000). build.sh
+ * makes the blob under these same flags (read back from sea-config.json: V8's flag hash, which the
+ * code cache must match, includes some of them).
  */
-const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size'];
+const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size', '--liftoff-only'];
 
 function main(): void {
   const [work, arch, codeCache] = process.argv.slice(2);
