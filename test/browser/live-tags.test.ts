@@ -44,6 +44,21 @@ const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i
 const marker = (tab: Page) => tab.evaluate(() => (globalThis as unknown as { marker: number }).marker);
 /** The chip's background colour as drawn (rgb(…)): coloured by the tag-colors stylesheet, not the default chip grey. */
 const chipBackground = (tab: Page, selector: string) => tab.locator(selector).evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+/**
+ * Waits until the chip is drawn in `color` (rgb(…)), then asserts it: a row that arrives live links
+ * its colour stylesheet, which the browser fetches after the row is in the page (grey meanwhile).
+ */
+async function chipDrawnIn(tab: Page, selector: string, color: string, what: string): Promise<void> {
+  await tab.waitForFunction(
+    ([sel, want]) => {
+      const el = (globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(sel!);
+      return el !== null && (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor === want;
+    },
+    [selector, color] as const,
+    { timeout: 10_000 },
+  ).catch(() => undefined);
+  assert.equal(await chipBackground(tab, selector), color, what);
+}
 
 for (const vp of VIEWPORTS) {
   describe(`tag chips follow the live stream (${vp.name})`, () => {
@@ -70,7 +85,7 @@ for (const vp of VIEWPORTS) {
       assert.equal(await watcher.locator(chip(shop)).innerText(), `team-${slug}: web`);
       assert.equal(await watcher.locator(`#row-${blog}`).count(), 0, 'a row of another filter is not added');
       assert.equal(await marker(watcher), 42, 'no reload');
-      assert.equal(await chipBackground(watcher, chip(shop)), rgb(defaultTagColor(`team-${slug}`)), 'the new tag has its colour');
+      await chipDrawnIn(watcher, chip(shop), rgb(defaultTagColor(`team-${slug}`)), 'the new tag has its colour');
       // The acting tab shows them too (its boosted post answered with the list), without a reload either.
       await actor.locator(chip(shop)).waitFor();
       assert.equal(await marker(actor), 42, 'the acting tab: no reload');
@@ -87,7 +102,7 @@ for (const vp of VIEWPORTS) {
       const renamed = (uuid: string) => `#row-${uuid} li[data-tag="squad-${slug}:web"]`;
       await watcher.locator(renamed(shop)).waitFor({ timeout: 10_000 });
       await watcher.locator(renamed(api)).waitFor();
-      assert.equal(await chipBackground(watcher, renamed(shop)), rgb('#7c3aed'));
+      await chipDrawnIn(watcher, renamed(shop), rgb('#7c3aed'), 'the recoloured tag has its new colour');
 
       assert.equal((await p.api(`/v1/tags/${tag.uuid}`, { method: 'DELETE' })).status, 200);
       await watcher.locator(`#row-${shop} li.tag`).waitFor({ state: 'detached', timeout: 10_000 });
