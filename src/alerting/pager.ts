@@ -3,12 +3,10 @@ import type { Logger } from '../lib/logger.ts';
 import type { Core } from '../core/index.ts';
 import type { PageResult } from '../core/people-pages.ts';
 import { stepOfSend } from '../domain/escalation.ts';
+import { PAGE_CLAIM_STALE_MS } from '../domain/people.ts';
 import type { OutageEvent, OutageRecord } from '../domain/outage.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
-
-/** A claim on a page request older than this is taken again (the instance paging it stopped): at least once, as `pending_pages`. */
-export const PAGE_REQUEST_STALE_MS = 5 * 60_000;
 
 /**
  * Appends the timeline entries of a step's pages (who was paged, by which methods) and, with `send`,
@@ -30,14 +28,14 @@ function liveOutage(tx: Store, uuid: string, send: number, now: number): OutageR
 
 /** Claims the page request of send `send` of outage `uuid` (conditional update): the outage to page, or undefined (taken, done or moot). */
 const claimOne = procedure('pager.claim', (tx: Store, a: { uuid: string; send: number; now: number }): OutageRecord | undefined => {
-  if (!tx.people.claimPageRequest(a.uuid, a.send, a.now, a.now - PAGE_REQUEST_STALE_MS)) return undefined;
+  if (!tx.people.claimPageRequest(a.uuid, a.send, a.now, a.now - PAGE_CLAIM_STALE_MS)) return undefined;
   return liveOutage(tx, a.uuid, a.send, a.now);
 });
 
 /** Claims every page request not done whose claim is absent or stale: the ones to page now (moot ones marked done). */
 const claimOpen = procedure('pager.claimOpen', (tx: Store, a: { now: number }): Array<{ send: number; outage: OutageRecord }> => {
   const out: Array<{ send: number; outage: OutageRecord }> = [];
-  for (const r of tx.people.claimOpenPageRequests(a.now, a.now - PAGE_REQUEST_STALE_MS)) {
+  for (const r of tx.people.claimOpenPageRequests(a.now, a.now - PAGE_CLAIM_STALE_MS)) {
     const o = liveOutage(tx, r.outageUuid, r.sendNumber, a.now);
     if (o) out.push({ send: r.sendNumber, outage: o });
   }
@@ -201,7 +199,7 @@ export function createPager(deps: { core: Core; store: Store; clock: Clock; logg
   /** When {@link recover} should run again (epoch ms: 5 minutes after the oldest open request's claim), or null when none is open. */
   async function retryAt(): Promise<number | null> {
     const since = await store.async.people.pageRequestsSince();
-    return since === null ? null : Math.max(since + PAGE_REQUEST_STALE_MS, clock.now() + 1000);
+    return since === null ? null : Math.max(since + PAGE_CLAIM_STALE_MS, clock.now() + 1000);
   }
 
   return { pageStep, recover, retryAt };

@@ -8,7 +8,8 @@ import type { LeaderFence } from '../domain/cluster.ts';
 import { procedure } from '../store/async.ts';
 import type { Store } from '../store/index.ts';
 import { isLeaseLost } from './dispatcher.ts';
-import { createPager, PAGE_REQUEST_STALE_MS, type Pager } from './pager.ts';
+import { PAGE_CLAIM_STALE_MS } from '../domain/people.ts';
+import { createPager, type Pager } from './pager.ts';
 
 /** The key of the page requests' retry timer among the outages' timers (incident numbers are ≥ 1). */
 const PAGE_RETRY = 0;
@@ -174,7 +175,7 @@ export class EscalationStepper {
       },
       (e: unknown) => {
         this.deps.logger.error('paging the people of an escalation step failed; its page request is retried', { outage: o.uuid, error: (e as Error).message });
-        this.#retryPages(generation, this.deps.clock.now() + PAGE_REQUEST_STALE_MS);
+        this.#retryPages(generation, this.deps.clock.now() + PAGE_CLAIM_STALE_MS);
       },
     );
     this.#track(p);

@@ -1,5 +1,5 @@
 import { openSettings } from '../domain/integration.ts';
-import { PROVIDER, pageSteps, type ContactKind, type ProviderKind, type ContactMethod, type PageContent, type PendingPage } from '../domain/people.ts';
+import { PAGE_CLAIM_STALE_MS, PROVIDER, pageSteps, type ContactKind, type ProviderKind, type ContactMethod, type PageContent, type PendingPage } from '../domain/people.ts';
 import type { Clock, TimerHandle } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
@@ -51,9 +51,6 @@ export interface PageResult {
   reached: boolean;
 }
 
-/** A claimed step that is not finished this long after is claimed again (an instance stopped while sending it). */
-const STALE_CLAIM_MS = 5 * 60_000;
-
 /** A person's rules and methods; none for a disabled account or an unknown uuid (nobody to page). */
 const readPlan = procedure('people.readPlan', (tx: Store, a: { userUuid: string }) => {
   const member = tx.people.member(a.userUuid);
@@ -63,7 +60,7 @@ const readPlan = procedure('people.readPlan', (tx: Store, a: { userUuid: string 
 const schedule = procedure('people.schedule', (tx: Store, a: { rows: Array<Omit<PendingPage, 'id'>>; now: number }) => {
   for (const r of a.rows) tx.people.insertPending(r, a.now);
 });
-const claimDue = procedure('people.claimDue', (tx: Store, a: { now: number }) => tx.people.claimDue(a.now, a.now - STALE_CLAIM_MS));
+const claimDue = procedure('people.claimDue', (tx: Store, a: { now: number }) => tx.people.claimDue(a.now, a.now - PAGE_CLAIM_STALE_MS));
 const donePending = procedure('people.donePending', (tx: Store, a: { id: number }) => tx.people.deletePending(a.id));
 const cancelOutage = procedure('people.cancelOutage', (tx: Store, a: { outageUuid: string }) => tx.people.cancelOutage(a.outageUuid));
 

@@ -41,6 +41,12 @@ export const CODE_RESEND_MS = 60_000;
 export const CODE_SENDS_PER_WINDOW = 5;
 /** The window of {@link CODE_SENDS_PER_WINDOW} (ms): one hour. */
 export const CODE_WINDOW_MS = 3_600_000;
+/**
+ * A claim on a page not finished this long after (ms) is taken again: the instance sending it stopped.
+ * Paging is at least once by this rule, for a person's delayed steps (`pending_pages`) and for an
+ * escalation send's page request (`page_requests`) alike.
+ */
+export const PAGE_CLAIM_STALE_MS = 5 * 60_000;
 /** Longest delay a notification rule may have (minutes): one day. */
 export const MAX_RULE_DELAY_MINUTES = 1440;
 
