@@ -35,6 +35,7 @@ import type { Logger } from './lib/logger.ts';
 import { describeTarget, migrationLine, openStore, watchAvailability } from './store/open.ts';
 import type { MigrationReport } from './store/migrations/index.ts';
 import { openSecretBox } from './store/secret-check.ts';
+import { WORKER_START_RULES } from './store/checkpointer.ts';
 import type { SecretBox } from './lib/secret-box.ts';
 import { storageTarget } from './config/storage.ts';
 import type { Store } from './store/index.ts';
@@ -106,9 +107,10 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // SQLite: WAL checkpoints on a worker thread, not inside the commits of the event loop (issue 21).
   // Migrations applied at start are said in one line (and where the copy from before them is, issue 37).
   const onMigrated = (r: MigrationReport) => logger.info(migrationLine(target, r), { from: r.from, to: r.to, copy: r.copy });
-  // The checkpoint worker thread starts when the WAL first reaches SQLite's own autocheckpoint (1,000 pages,
-  // ~4 MiB; a new database's migrations write ~300): an idle Pharos holds no thread for it (issue 38).
-  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line), startAtWalPages: 1000 }, onMigrated } : { ...target, onMigrated });
+  // The checkpoint worker thread starts (storage.checkpoint_thread auto) once SQLite's own checkpoints
+  // come often: a Pharos that writes little holds no thread for it (issue 38).
+  const startAt = config.storage.checkpoint_thread === 'always' ? [] : WORKER_START_RULES;
+  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line), startAt }, onMigrated } : { ...target, onMigrated });
   if (target.driver === 'postgres') logger.info(`store: ${describeTarget(target)} (pool ${config.storage.postgres_pool_size}, statement timeout ${config.storage.postgres_statement_timeout_ms} ms)`);
   const stopWatching = watchAvailability(store, (up) => {
     if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);

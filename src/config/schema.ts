@@ -129,6 +129,14 @@ export const ConfigSchema = z.strictObject({
       prune_interval_minutes: z.number().int().min(1).max(1440).default(60),
       /** Group-commit interval for check results, ms. */
       flush_interval_ms: z.number().int().min(10).max(5000).default(100),
+      /**
+       * SQLite: when the WAL checkpoint thread starts (store/checkpointer.ts). `auto`: once SQLite's
+       * own checkpoints (every 1,000 pages, inside commits on the event loop) come often
+       * (`WORKER_START_RULES`: 30 within 30 s or 60 within 5 min), so a Pharos that writes little
+       * does without the thread's 12–19 MB (issue 38); `always`: at start (the steadiest ping
+       * latency from the first second, for the memory).
+       */
+      checkpoint_thread: z.enum(['auto', 'always']).default('auto'),
       /** Pings kept per healthcheck (the newest ones); older pings are deleted as new ones arrive. */
       pings_per_healthcheck: z.number().int().min(1).max(10000).default(100),
       /** `sqlite` (`<data_dir>/pharos.db`) or `postgres` (`postgres_url`; env PHAROS_DATABASE_URL selects it). */

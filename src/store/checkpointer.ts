@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { addonFileOf, bundledFile, isSea } from '../lib/sea.ts';
+import { restartCounter, type RestartRule } from './wal-restarts.ts';
 import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, RESTARTS, STARTING, STATE, STATE_BYTES, STOP, type CheckpointInit } from './checkpoint-protocol.ts';
 
 /**
@@ -28,15 +28,19 @@ export interface CheckpointOptions {
    */
   restartPages?: number;
   /**
-   * Start the worker only once the WAL has reached this many pages (0 or unset: at once). A thread
-   * holds ~20 MB of RSS (its own V8 isolate), which an idle Pharos does not need: until then
-   * SQLite's own autocheckpoint (1,000 pages) stays on, and the WAL file's size is looked at every
-   * {@link WAL_LOOK_MS} (issue 38, docs/PERFORMANCE.md "Idle footprint").
+   * Start the worker only once SQLite's own autocheckpoint has made the WAL start over as often as
+   * one of these rules says (store/wal-restarts.ts; unset or empty: at once). A thread holds 12–19 MB
+   * of RSS (its own V8 isolate and malloc arena), which a Pharos that writes little does not need:
+   * until then SQLite's autocheckpoint (1,000 pages, on the main thread) stays on, and the WAL's
+   * header is read every {@link WAL_LOOK_MS} (issue 38, docs/PERFORMANCE.md "Idle footprint").
+   * Pharos passes {@link WORKER_START_RULES}.
    */
-  startAtWalPages?: number;
+  startAt?: readonly RestartRule[];
+  /** Monotonic milliseconds for the rules' windows (default `performance.now`); tests pass a manual clock. */
+  now?: () => number;
 }
 
-/** Milliseconds between two looks at the WAL file's size while the worker waits for {@link CheckpointOptions.startAtWalPages}. */
+/** Milliseconds between two looks at the WAL file's header while the worker waits for {@link CheckpointOptions.startAt}. */
 export const WAL_LOOK_MS = 1000;
 
 /**
@@ -49,14 +53,28 @@ export const WAL_LOOK_MS = 1000;
  */
 export const CHECKPOINT_DEFAULTS = { intervalMs: 250, restartPages: 4096 } as const;
 
+/**
+ * When Pharos starts the worker: SQLite's autocheckpoint (1,000 pages each, ~4 MB and two fsyncs on
+ * the event loop) ran 30 times within 30 s (≥ ~1,000 pages/s: 10,000 pings/s, 10,000 monitors), or
+ * 60 times within 5 minutes (≥ ~200 pages/s sustained). Below that the loop pays one checkpoint
+ * every few seconds at most, and the process saves the thread's 12–19 MB. Measured (issue 38):
+ * 1,000 monitors @10 s write ~125 WAL pages/s (a start over every ~8 s) and creating them through
+ * the API ~7 starts over in ~2 s; 10,000 pings/s ~1,000 pages/s; creating 10,000 healthchecks ~22
+ * starts over in ~3 s.
+ */
+export const WORKER_START_RULES: readonly RestartRule[] = [
+  { restarts: 30, withinMs: 30_000 },
+  { restarts: 60, withinMs: 300_000 },
+];
+
 /** SQLite's default `wal_autocheckpoint` (pages), given back to the main connection on fallback. */
 export const FALLBACK_AUTOCHECKPOINT = 1000;
 
 /** The main thread's side of the checkpoint worker of one SQLite connection. */
 export interface Checkpointer {
-  /** `waiting` for the WAL to reach `startAtWalPages`, `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
+  /** `waiting` for the WAL to start over as often as `startAt` says, `starting` until the worker's connection is open, `running`, `fallback` once it failed or died, `stopped` after stop(). */
   readonly mode: 'waiting' | 'starting' | 'running' | 'fallback' | 'stopped';
-  /** How many times the WAL's size was looked at while `waiting` (every {@link WAL_LOOK_MS}). */
+  /** How many times the WAL's header was looked at while `waiting` (every {@link WAL_LOOK_MS}). */
   readonly walLooks: number;
   /** The worker's counters: passes finished (each one or more passive checkpoints; counted after its figures are stored), RESTART/TRUNCATE checkpoints run, WAL size in pages after its last pass and how many of them it had copied. */
   stats(): { passes: number; restarts: number; walPages: number; copiedPages: number };
@@ -129,23 +147,18 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
   };
   let look: NodeJS.Timeout | undefined;
   let walLooks = 0;
-  const startAt = opts.startAtWalPages ?? 0;
+  const rules = opts.startAt ?? [];
   if (nativeBinding && !addonFile) fallback('cannot start: the file of the loaded SQLite addon is unknown');
-  else if (startAt <= 0) launch();
+  else if (rules.length === 0) launch();
   else {
     mode = 'waiting';
-    const pageSize = raw.pragma('page_size', { simple: true }) as number;
-    const walPages = () => {
-      try {
-        return statSync(`${raw.name}-wal`).size / pageSize;
-      } catch {
-        return 0; // no WAL file yet
-      }
-    };
+    const now = opts.now ?? (() => performance.now());
+    const restarts = restartCounter(`${raw.name}-wal`, rules);
+    restarts.look(now()); // the baseline
     look = setInterval(() => {
       if (mode !== 'waiting' || !raw.open) return clearInterval(look);
       walLooks++;
-      if (walPages() < startAt) return;
+      if (!restarts.look(now())) return;
       clearInterval(look);
       launch();
     }, WAL_LOOK_MS);

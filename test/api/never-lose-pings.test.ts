@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, testDatabaseUrl, type JsonResponse } from '../support/pharos.ts';
 import { freePort, spawnPharos, type PharosProcess } from '../support/process.ts';
@@ -19,7 +19,10 @@ after(async () => {
 test('SIGKILL under pings while the worker checkpoints the WAL: every acknowledged ping is stored after restart', { timeout: 180_000 }, async () => {
   const port = await freePort();
   const databaseUrl = await testDatabaseUrl(dataDir);
-  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATABASE_URL: databaseUrl ?? '' };
+  // The checkpoint thread from the start (by default it waits for SQLite's own checkpoints to come often, issue 38).
+  const config = join(dataDir, 'config.yaml');
+  writeFileSync(config, 'storage:\n  checkpoint_thread: always\n');
+  const env = { PHAROS_LISTEN: `127.0.0.1:${port}`, PHAROS_DATA_DIR: dataDir, PHAROS_ADMIN_TOKEN: TOKEN, PHAROS_DATABASE_URL: databaseUrl ?? '', PHAROS_CONFIG: config };
   let proc: PharosProcess = await spawnPharos(env);
   cleanups.push(() => proc.child.kill('SIGKILL'));
   const api = (path: string, init: RequestInit = {}) =>

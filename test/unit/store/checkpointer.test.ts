@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { openDb, openDbFile, type SqliteDb } from '../../../src/store/db.ts';
 import { FALLBACK_AUTOCHECKPOINT } from '../../../src/store/checkpointer.ts';
+import { walSequence, type RestartRule } from '../../../src/store/wal-restarts.ts';
 import { tempDir } from '../../support/pharos.ts';
 import { waitFor } from '../../support/process.ts';
 
@@ -18,10 +19,10 @@ afterEach(async () => {
 });
 
 /** A data dir with pharos.db opened with a checkpoint worker (small bound, short interval), and the lines it warned. */
-function open(opts: { restartPages?: number; nativeBinding?: object; startAtWalPages?: number } = {}) {
+function open(opts: { restartPages?: number; nativeBinding?: object; startAt?: RestartRule[]; now?: () => number } = {}) {
   const dir = tempDir();
   const warned: string[] = [];
-  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256, startAtWalPages: opts.startAtWalPages });
+  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256, startAt: opts.startAt, now: opts.now });
   cleanups.push(() => {
     if (db.sqlite.open) db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -83,25 +84,50 @@ test('the worker checkpoints the WAL and truncates it at 4× its bound; the main
   assert.deepEqual(warned, []);
 });
 
-test('with startAtWalPages the worker waits for the WAL to reach it (SQLite autocheckpoint meanwhile), then runs (issue 38: no thread while idle)', async () => {
-  const { db, warned } = open({ startAtWalPages: 400 });
+/** Makes the WAL start over once: a checkpoint copies all of it (no reader), the next commit writes it from its first frame. */
+function restartWal(db: SqliteDb, wal: string): void {
+  const before = walSequence(wal);
+  db.sqlite.pragma('wal_checkpoint(PASSIVE)');
+  writePages(db, 2);
+  assert.equal(walSequence(wal), (before ?? 0) + 1, 'the WAL started over');
+}
+
+/** Waits for two more looks at the WAL (every WAL_LOOK_MS), so the one after now has seen every write so far. */
+async function twoLooks(db: SqliteDb): Promise<void> {
+  const from = db.checkpointer!.walLooks;
+  await waitFor('two more looks at the WAL', async () => db.checkpointer!.walLooks >= from + 2);
+}
+
+test('with startAt the worker waits (SQLite autocheckpoint meanwhile) until the WAL started over as often as a rule says, then runs (issue 38: no thread while it writes little)', async () => {
+  const { db, warned, wal } = open({ startAt: [{ restarts: 3, withinMs: 60_000 }] });
   assert.equal(db.checkpointer!.mode, 'waiting');
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), FALLBACK_AUTOCHECKPOINT, 'SQLite checkpoints by itself while no worker runs');
-  // What the migrations wrote is checkpointed away first, so the WAL holds this test's pages alone
-  // (the schema's own pages grow with every migration: with migration 32 they passed the bound).
-  db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  writePages(db, 100);
-  // Two looks at the WAL (every WAL_LOOK_MS) find it below the bound: still waiting.
-  await waitFor('two looks at the WAL', async () => db.checkpointer!.walLooks >= 2);
-  assert.equal(db.checkpointer!.mode, 'waiting', 'below the bound: no worker');
-  writePages(db, 400);
+  writePages(db, 1500); // past SQLite's 1,000 pages: many pages alone start no thread
+  restartWal(db, wal);
+  restartWal(db, wal);
+  await twoLooks(db);
+  assert.equal(db.checkpointer!.mode, 'waiting', 'two starts over of three: no worker');
+  restartWal(db, wal);
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), 0);
   assert.deepEqual(warned, []);
 });
 
+test("with startAt only starts over within the rule's window count: older ones do not start the worker", async () => {
+  let clock = 0;
+  const { db, wal } = open({ startAt: [{ restarts: 2, withinMs: 60_000 }], now: () => clock });
+  restartWal(db, wal);
+  await twoLooks(db);
+  clock += 60_001;
+  restartWal(db, wal);
+  await twoLooks(db);
+  assert.equal(db.checkpointer!.mode, 'waiting', 'one start over in the last minute (the other is older): no worker');
+  restartWal(db, wal);
+  await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
+});
+
 test('close while the worker waits for the WAL: no thread was started, the WAL is checkpointed away', () => {
-  const { db, wal } = open({ startAtWalPages: 100_000 });
+  const { db, wal } = open({ startAt: [{ restarts: 100_000, withinMs: 60_000 }] });
   writePages(db, 10);
   db.close();
   assert.equal(db.checkpointer!.mode, 'stopped');
