@@ -29,11 +29,19 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * parser on background threads once checks ran, ~24 MB of compiler memory that glibc kept (heaptrack:
  * turboshaft's wasm pipeline, LoopUnrollingPhase); with WebAssembly left on its baseline compiler the
  * peak at 10,000 monitors on distinct origins went 234–237 → 223 MB, CPU per check unchanged
- * (0.70–0.86 vs 0.70–0.76 ms at 1,000 monitors, 0.43–0.44 vs 0.42–0.44 core at 10,000). build.sh
+ * (0.70–0.86 vs 0.70–0.76 ms at 1,000 monitors, 0.43–0.44 vs 0.42–0.44 core at 10,000).
+ * --no-concurrent-recompilation --no-maglev: TurboFan compiles hot functions on the main thread
+ * instead of on V8's worker threads, whose glibc arenas kept ~20 MB of compiler memory once checks
+ * ran, and Maglev (whose concurrent jobs, with TurboFan's off, now and then left a V8 worker waiting
+ * forever at process exit: `pharos token list` hung in 4 of 30 runs; 0 of 150 without Maglev) is
+ * off. 1,000 monitors: peak 160 → 116–117 MB with the checkpoint thread on demand (137 without
+ * it); CPU per check and scheduler lag the same (bench/monitors.ts at 1,000, alternating runs).
+ * Idle costs ~3 MB more (TurboFan's own code is paged in by the few functions hot at start, which
+ * Maglev took before). Without TurboFan at all: 126 MB but ~25 % more CPU; Maglev alone: 169 MB. build.sh
  * makes the blob under these same flags (read back from sea-config.json: V8's flag hash, which the
  * code cache must match, includes some of them).
  */
-const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size', '--liftoff-only'];
+const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size', '--liftoff-only', '--no-concurrent-recompilation', '--no-maglev'];
 
 function main(): void {
   const [work, arch, codeCache] = process.argv.slice(2);
