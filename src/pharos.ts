@@ -110,7 +110,7 @@ export async function startPharos(opts: { config: Readonly<Config>; logger: Logg
   // The checkpoint worker thread starts (storage.checkpoint_thread auto) once SQLite's own checkpoints
   // come often: a Pharos that writes little holds no thread for it (issue 38).
   const startAt = config.storage.checkpoint_thread === 'always' ? [] : WORKER_START_RULES;
-  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line), startAt }, onMigrated } : { ...target, onMigrated });
+  const store = openStore(target.driver === 'sqlite' ? { ...target, checkpoints: { warn: (line: string) => logger.warn(line), info: (line: string) => logger.info(line), startAt }, onMigrated } : { ...target, onMigrated });
   if (target.driver === 'postgres') logger.info(`store: ${describeTarget(target)} (pool ${config.storage.postgres_pool_size}, statement timeout ${config.storage.postgres_statement_timeout_ms} ms)`);
   const stopWatching = watchAvailability(store, (up) => {
     if (up) logger.info(`database reachable again (${describeTarget(target)}): writes and pings are stored again`);

@@ -18,6 +18,8 @@ import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, RESTARTS, STARTING, STATE, STAT
 export interface CheckpointOptions {
   /** One operator line when the worker cannot start or dies (SQLite's autocheckpoint takes over). */
   warn: (line: string) => void;
+  /** One operator line when a rule of {@link CheckpointOptions.startAt} starts the worker. */
+  info?: (line: string) => void;
   /** Milliseconds between two passes of the worker (default {@link CHECKPOINT_DEFAULTS}). */
   intervalMs?: number;
   /**
@@ -158,8 +160,10 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
     look = setInterval(() => {
       if (mode !== 'waiting' || !raw.open) return clearInterval(look);
       walLooks++;
-      if (!restarts.look(now())) return;
+      const t = now();
+      if (!restarts.look(t)) return;
       clearInterval(look);
+      opts.info?.(`WAL checkpoints: SQLite checkpointed on the main thread ${restarts.within(t, 30_000)} times in the last 30 s (${restarts.within(t, 300_000)} in 5 min); a thread of its own checkpoints from now on`);
       launch();
     }, WAL_LOOK_MS);
     look.unref();

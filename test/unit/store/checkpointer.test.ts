@@ -22,13 +22,14 @@ afterEach(async () => {
 function open(opts: { restartPages?: number; nativeBinding?: object; startAt?: RestartRule[]; now?: () => number } = {}) {
   const dir = tempDir();
   const warned: string[] = [];
-  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256, startAt: opts.startAt, now: opts.now });
+  const told: string[] = [];
+  const db = openDb(dir, undefined, opts.nativeBinding, { warn: (l) => warned.push(l), info: (l) => told.push(l), intervalMs: 20, restartPages: opts.restartPages ?? 256, startAt: opts.startAt, now: opts.now });
   cleanups.push(() => {
     if (db.sqlite.open) db.close();
     rmSync(dir, { recursive: true, force: true });
   });
   db.exec('CREATE TABLE blobs (b BLOB NOT NULL)');
-  return { db, warned, file: join(dir, 'pharos.db'), wal: join(dir, 'pharos.db-wal') };
+  return { db, warned, told, file: join(dir, 'pharos.db'), wal: join(dir, 'pharos.db-wal') };
 }
 
 const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
@@ -99,7 +100,7 @@ async function twoLooks(db: SqliteDb): Promise<void> {
 }
 
 test('with startAt the worker waits (SQLite autocheckpoint meanwhile) until the WAL started over as often as a rule says, then runs (issue 38: no thread while it writes little)', async () => {
-  const { db, warned, wal } = open({ startAt: [{ restarts: 3, withinMs: 60_000 }] });
+  const { db, warned, told, wal } = open({ startAt: [{ restarts: 3, withinMs: 60_000 }] });
   assert.equal(db.checkpointer!.mode, 'waiting');
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), FALLBACK_AUTOCHECKPOINT, 'SQLite checkpoints by itself while no worker runs');
   writePages(db, 1500); // past SQLite's 1,000 pages: many pages alone start no thread
@@ -107,10 +108,13 @@ test('with startAt the worker waits (SQLite autocheckpoint meanwhile) until the 
   restartWal(db, wal);
   await twoLooks(db);
   assert.equal(db.checkpointer!.mode, 'waiting', 'two starts over of three: no worker');
+  assert.deepEqual(told, []);
   restartWal(db, wal);
   await waitFor('the checkpoint worker to be running', async () => db.checkpointer!.mode === 'running');
   assert.equal(db.sqlite.pragma('wal_autocheckpoint', { simple: true }), 0);
   assert.deepEqual(warned, []);
+  assert.equal(told.length, 1, 'one operator line says why the thread started');
+  assert.match(told[0]!, /^WAL checkpoints: SQLite checkpointed on the main thread 3 times in the last 30 s \(3 in 5 min\); a thread of its own checkpoints from now on$/);
 });
 
 test("with startAt only starts over within the rule's window count: older ones do not start the worker", async () => {
