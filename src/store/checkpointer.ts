@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { formatDuration } from '../domain/duration.ts';
 import { addonFileOf, bundledFile, isSea } from '../lib/sea.ts';
 import { restartCounter, type RestartRule } from './wal-restarts.ts';
 import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, RESTARTS, STARTING, STATE, STATE_BYTES, STOP, type CheckpointInit } from './checkpoint-protocol.ts';
@@ -18,7 +19,7 @@ import { CLOSED, CMD, DONE, EXITED, LOG, PASSES, RESTARTS, STARTING, STATE, STAT
 export interface CheckpointOptions {
   /** One operator line when the worker cannot start or dies (SQLite's autocheckpoint takes over). */
   warn: (line: string) => void;
-  /** One operator line when a rule of {@link CheckpointOptions.startAt} starts the worker. */
+  /** One operator line when a rule of {@link CheckpointOptions.startAt} starts the worker: the starts over counted within each rule's window. */
   info?: (line: string) => void;
   /** Milliseconds between two passes of the worker (default {@link CHECKPOINT_DEFAULTS}). */
   intervalMs?: number;
@@ -163,7 +164,8 @@ export function startCheckpointer(raw: Database.Database, nativeBinding: object 
       const t = now();
       if (!restarts.look(t)) return;
       clearInterval(look);
-      opts.info?.(`WAL checkpoints: SQLite checkpointed on the main thread ${restarts.within(t, 30_000)} times in the last 30 s (${restarts.within(t, 300_000)} in 5 min); a thread of its own checkpoints from now on`);
+      const counts = rules.map((r) => `${restarts.within(t, r.withinMs)} within ${formatDuration(r.withinMs / 1000)}`).join(', ');
+      opts.info?.(`WAL checkpoints: SQLite's own checkpoints on the main thread, ${counts}; a thread of its own checkpoints from now on`);
       launch();
     }, WAL_LOOK_MS);
     look.unref();
