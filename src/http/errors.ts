@@ -51,6 +51,8 @@ export function errorHandler(logger: Logger) {
       if (err.status === 401) c.header('WWW-Authenticate', 'Bearer');
       // store.unavailable (PostgreSQL unreachable): the client may retry shortly; the store recovers by itself.
       if (err.status === 503) c.header('Retry-After', '5');
+      // The one answer the client cannot act on blindly: say so to the operator too (pg/driver.ts outcomeUnknown).
+      if (err.code === 'store.outcome_unknown') logger.warn('a change may or may not have been saved: the connection to the database was lost while it committed', { method: c.req.method, path: c.req.path });
       return c.json(errorBody(err.message, err.details, err.code), err.status as 400);
     }
     if (err instanceof HTTPException) {

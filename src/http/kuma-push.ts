@@ -41,8 +41,10 @@ export function kumaPushHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'
       return true;
     }
     const failed = (e: unknown) => {
-      if ((e as { code?: string }).code !== 'store.unavailable') logger.error('kuma push failed', { error: (e as Error).message });
-      if (!res.headersSent) answer(res, 503, { ok: false, msg: 'Ping not stored, try again' });
+      const code = (e as { code?: string }).code;
+      if (code === 'store.outcome_unknown') logger.warn('kuma push may or may not be stored: the connection to the database was lost while it committed');
+      else if (code !== 'store.unavailable') logger.error('kuma push failed', { error: (e as Error).message });
+      if (!res.headersSent) answer(res, 503, { ok: false, msg: code === 'store.outcome_unknown' ? 'Ping may not be stored (the database connection was lost), try again' : 'Ping not stored, try again' });
     };
     pushAlias(token)
       .then(async (tok) => {

@@ -62,8 +62,11 @@ export function pingHandler(deps: Pick<HttpDeps, 'core' | 'clock' | 'logger'>) {
     const hasBody = req.method === 'POST' || (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined;
     const failed = (e: unknown) => {
       // An unreachable database is logged once by the store's watcher (pharos.ts), not per ping.
-      if ((e as { code?: string }).code !== 'store.unavailable') logger.error('ping failed', { error: (e as Error).message });
-      if (!res.headersSent) answer(res, 503, 'Ping not stored, try again', { 'retry-after': '5' });
+      const code = (e as { code?: string }).code;
+      if (code === 'store.outcome_unknown') logger.warn('ping may or may not be stored: the connection to the database was lost while it committed');
+      else if (code !== 'store.unavailable') logger.error('ping failed', { error: (e as Error).message });
+      // A retried ping that was stored after all is a second ping of the same run: harmless.
+      if (!res.headersSent) answer(res, 503, code === 'store.outcome_unknown' ? 'Ping may not be stored (the database connection was lost), try again' : 'Ping not stored, try again', { 'retry-after': '5' });
     };
     const submit = (body: string | null) => {
       if (!signal) return answer(res, 404, 'Not found');

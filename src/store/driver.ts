@@ -116,7 +116,10 @@ export interface Db {
    * synchronous calls'), each step one message; several run in parallel. A caller that gives up
    * (`opts.signal`, `opts.timeoutMs`) gets AppError 503 `store.unavailable` and the transaction is
    * abandoned on the server: its connection is destroyed, so nothing of it commits later.
-   * @throws (rejects) AppError 503 `store.unavailable` while the database cannot be reached; the driver's error for a bad statement (the transaction is rolled back)
+   * @throws (rejects) AppError 503 `store.unavailable` while the database cannot be reached (nothing
+   *   was saved); AppError 503 `store.outcome_unknown` when the connection was lost, or the caller gave
+   *   up, once the COMMIT had been sent (it may have been saved; pg/driver.ts `outcomeUnknown`); the
+   *   driver's error for a bad statement (the transaction is rolled back)
    */
   txAsync<T>(steps: () => TxSteps<T>, opts?: AsyncOptions): Promise<T>;
   /** True inside {@link Db.tx} (what runs now will commit or roll back with the transaction). */

@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Tr
 import { AppError } from '../../lib/errors.ts';
 import { bundledFile, isSea } from '../../lib/sea.ts';
 import { conflict, type AsyncOptions, type Db, type Query, type QueryResult, type RunResult, type Statement, type Step, type TxSteps } from '../driver.ts';
-import { CONFLICT, DOWN, EXITED, READY, STATE_BYTES, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
+import { CONFLICT, DOWN, EXITED, READY, STATE_BYTES, mayWrite, type AbandonAck, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
 import { toPostgres, type Translated } from './translate.ts';
 import { traceSyncCall } from '../sync-trace.ts';
 
@@ -32,6 +32,20 @@ export interface PostgresOptions {
 export function unavailable(): AppError {
   return new AppError(503, 'store.unavailable', 'the database is unavailable: the change was not saved, try again shortly');
 }
+
+/**
+ * The error of a write whose COMMIT (or a write committing by itself) was on its way to the server
+ * or running there when the connection was lost or the caller gave up: it may have been saved or not,
+ * and no one can tell before the database answers again. Answered 503 like {@link unavailable}, with
+ * code `store.outcome_unknown`, so a client does not take it for "not saved" and create a duplicate
+ * (the same ambiguity as a lost COMMIT answer in any database client; PostgreSQL docs, "txid_status").
+ */
+export function outcomeUnknown(): AppError {
+  return new AppError(503, 'store.outcome_unknown', 'the connection to the database was lost while the change was being committed: it may or may not have been saved; check before trying again');
+}
+
+/** How long a caller that gave up on a committing request waits for the worker to say whether it was sent, ms. */
+const ABANDON_ACK_MS = 1000;
 
 /** `url` with its password replaced by `***` (for logs and messages). */
 export function redactUrl(url: string): string {
@@ -65,7 +79,8 @@ function fixRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
 }
 
 /** The error of a failed answer: 503 when the database cannot be reached or is full, else the server's error with its SQLSTATE `code`. */
-function replyError(reply: { message: string; code: string | undefined; unavailable: boolean }): Error {
+function replyError(reply: { message: string; code: string | undefined; unavailable: boolean; outcomeUnknown?: boolean | undefined }): Error {
+  if (reply.outcomeUnknown) return outcomeUnknown();
   if (reply.unavailable) return unavailable();
   // disk_full: as SQLITE_FULL, the write was rolled back and the client may try again later.
   if (reply.code === '53100') return new AppError(503, 'store.full', 'storage full: the change was not saved, try again later');
@@ -97,7 +112,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
   let asyncPort: MessagePort;
   let worker: Worker;
   /** Asynchronous requests waiting for their answer, by id. */
-  const pending = new Map<number, (reply: AsyncReply) => void>();
+  const pending = new Map<number, (reply: AsyncReply | AbandonAck) => void>();
   /** Fails every asynchronous request waiting on a worker that is gone. */
   const failPending = () => {
     for (const settle of pending.values()) settle({ id: 0, ok: false, message: 'the store worker exited', code: undefined, unavailable: true });
@@ -113,7 +128,7 @@ export function openPostgresDb(opts: PostgresOptions): Db {
     const asyncChannel = new MessageChannel();
     port1 = channel.port1 as MessagePort;
     asyncPort = asyncChannel.port1 as MessagePort;
-    asyncPort.on('message', (reply: AsyncReply) => pending.get(reply.id)?.(reply));
+    asyncPort.on('message', (reply: AsyncReply | AbandonAck) => pending.get(reply.id)?.(reply));
     // The port keeps the process alive only while an answer is awaited (see sendAsync).
     asyncPort.unref();
     const w = startWorker({
@@ -161,27 +176,37 @@ export function openPostgresDb(opts: PostgresOptions): Db {
     if (cancelled?.()) throw unavailable();
     const id = ++nextId;
     port1.postMessage({ ...req, id });
-    const until = Date.now() + waitMs;
+    // A request that may commit (COMMIT, a write outside a transaction), given up on once posted, may
+    // be running at the server: the worker's answer to `abandon` tells whether it was sent.
+    const commits = req.op === 'commit' || ((req.op === 'query' || req.op === 'exec') && depth === 0 && mayWrite(req.text));
+    let until = Date.now() + waitMs;
+    let abandoned = false;
     for (;;) {
       const m = receiveMessageOnPort(port1);
       if (m) {
-        const reply = m.message as Reply;
+        const reply = m.message as Reply | AbandonAck;
         if (reply.id !== id) continue; // the answer to a call given up on earlier
+        if ('abandonAck' in reply) throw reply.sent ? outcomeUnknown() : unavailable();
+        // The answer came before the worker saw the `abandon`: it is what happened.
         if (reply.ok) return reply;
         throw replyError(reply);
       }
       const seen = Atomics.load(flags, READY);
       if (seen === id) continue;
-      if (Atomics.load(flags, EXITED) === 1) throw unavailable();
+      if (Atomics.load(flags, EXITED) === 1) throw commits ? outcomeUnknown() : unavailable();
       const left = until - Date.now();
-      if (left <= 0 || cancelled?.()) {
+      if (abandoned && left <= 0) throw outcomeUnknown(); // the worker did not answer the `abandon`
+      if (!abandoned && (left <= 0 || cancelled?.())) {
         // Nothing may run after its caller gave up (pg/worker.ts): a late BEGIN would stay open for good.
         port1.postMessage({ op: 'abandon', id });
-        throw unavailable();
+        if (!commits) throw unavailable();
+        abandoned = true;
+        until = Date.now() + ABANDON_ACK_MS;
+        continue;
       }
       // A caller that can give up is asked again every 50 ms: its wake-up (host-client.ts) may come
       // between the question above and this wait, and would otherwise be missed until the answer.
-      Atomics.wait(flags, READY, seen, cancelled ? Math.min(left, 50) : left);
+      Atomics.wait(flags, READY, seen, cancelled || abandoned ? Math.min(left, 50) : left);
     }
   };
 
@@ -202,17 +227,29 @@ export function openPostgresDb(opts: PostgresOptions): Db {
         if (pending.size === 0) asyncPort.unref();
       };
       const giveUp = (timedOut: boolean) => {
-        done();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
         asyncPort.postMessage({ op: 'abandon', id, timedOut } satisfies AsyncRequest);
-        reject(unavailable());
+        if (req.end !== 'commit') {
+          done();
+          return reject(unavailable());
+        }
+        // A committing step may be running at the server: the worker's answer to `abandon` (or the
+        // step's own, when it came first) decides; none within ABANDON_ACK_MS: unknown.
+        timer = setTimeout(() => {
+          done();
+          reject(outcomeUnknown());
+        }, ABANDON_ACK_MS);
       };
       const aborted = () => giveUp(false);
-      const timer = setTimeout(() => giveUp(true), Math.max(0, deadline - Date.now()));
+      let timer = setTimeout(() => giveUp(true), Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', aborted, { once: true });
       pending.set(id, (reply) => {
         done();
-        if (reply.ok) resolve(reply.results.map((r) => ({ rows: fixRows(r.rows), changes: r.changes })));
-        else reject(replyError(reply));
+        if ('abandonAck' in reply) reject(reply.sent ? outcomeUnknown() : unavailable());
+        else if (reply.ok) resolve(reply.results.map((r) => ({ rows: fixRows(r.rows), changes: r.changes })));
+        // A worker gone mid-step (failPending) leaves a committing step's outcome unknown.
+        else reject(replyError(reply.id === 0 && req.end === 'commit' ? { ...reply, outcomeUnknown: true } : reply));
       });
       asyncPort.ref();
       asyncPort.postMessage({ ...req, id } satisfies AsyncRequest);

@@ -45,10 +45,31 @@ export type Request =
   // at once outside the queue. See pg/worker.ts for what the worker does with such a request.
   | { id: number; op: 'abandon' };
 
-/** An answer: rows and the affected-row count, or an error (`unavailable` when the database cannot be reached). */
+/**
+ * An answer: rows and the affected-row count, or an error (`unavailable` when the database cannot be
+ * reached; `outcomeUnknown` when, besides, the connection was lost while the server ran a COMMIT or a
+ * write that commits by itself, so it may have been saved).
+ */
 export type Reply =
   | { id: number; ok: true; rows: Record<string, unknown>[]; changes: number }
-  | { id: number; ok: false; message: string; code: string | undefined; unavailable: boolean };
+  | { id: number; ok: false; message: string; code: string | undefined; unavailable: boolean; outcomeUnknown?: boolean };
+
+/**
+ * The worker's answer to an `abandon` (both ports), sent at once: whether the request's committing
+ * statement (COMMIT, or a write that commits by itself) had been sent to the server. Not sent: it never
+ * will be, so the change was not saved (`store.unavailable`); sent: its outcome is unknown.
+ */
+export interface AbandonAck {
+  id: number;
+  abandonAck: true;
+  sent: boolean;
+}
+
+/**
+ * True for a statement that may change data when it runs outside a transaction (it then commits by
+ * itself): anything but a plain read. Its lost connection leaves the outcome unknown (see {@link Reply}).
+ */
+export const mayWrite = (text: string): boolean => !/^\s*(SELECT|SHOW|VALUES)\b/i.test(text);
 
 /** A statement as the worker runs it: PostgreSQL text (`$1`…) and its values. */
 export interface WireQuery {
@@ -76,4 +97,4 @@ export type AsyncRequest =
 /** The answer to an asynchronous step: each statement's rows and affected-row count, or an error as {@link Reply}'s. */
 export type AsyncReply =
   | { id: number; ok: true; results: Array<{ rows: Record<string, unknown>[]; changes: number }> }
-  | { id: number; ok: false; message: string; code: string | undefined; unavailable: boolean };
+  | { id: number; ok: false; message: string; code: string | undefined; unavailable: boolean; outcomeUnknown?: boolean };

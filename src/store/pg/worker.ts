@@ -8,7 +8,10 @@
  * A request the main thread gave up waiting for (`abandon`, issue 31 point 1) never runs after that:
  * one still queued is skipped (a `commit` becomes a `ROLLBACK`), one in flight has its connection
  * destroyed (the server rolls back what that session had open as soon as it sees the close), and a
- * `begin` that completes after its caller gave up is rolled back at once. Before this a `begin`
+ * `begin` that completes after its caller gave up is rolled back at once. A committing statement
+ * (COMMIT, a one-statement transaction, a write outside a transaction) already handed to its
+ * connection may still commit: the worker answers every `abandon` at once with whether it was
+ * (`AbandonAck`), and the main thread answers `store.outcome_unknown` then, `store.unavailable` otherwise. Before this a `begin`
  * abandoned during a network cut completed later and left its transaction open for good: every
  * later request ran inside it, nothing committed, and its locks held the whole cluster.
  *
@@ -21,7 +24,7 @@
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { cancelOnServer } from './cancel.ts';
-import { CONFLICT, DOWN, EXITED, READY, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
+import { CONFLICT, DOWN, EXITED, READY, mayWrite, type AbandonAck, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
 
 const init = workerData as WorkerInit;
 const state = new Int32Array(init.state);
@@ -71,6 +74,8 @@ interface InFlight {
   /** A request of the synchronous chain (abandoned with every one before it) or an asynchronous one (alone). */
   chain: boolean;
   client: pg.PoolClient | null;
+  /** Its committing statement was handed to the connection (see {@link AbandonAck}). */
+  sent: boolean;
 }
 /** The chain's request being handled. */
 let current: InFlight | null = null;
@@ -90,6 +95,8 @@ function destroy(client: pg.PoolClient): void {
     client.off('error', onAsyncClientError);
     client.on('error', () => undefined);
   }
+  // A client checked out of the pool for one statement has no listener: its 'error' would end this thread.
+  if (client.listenerCount('error') === 0) client.on('error', () => undefined);
   cancelOnServer(client, init.url);
   (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
 }
@@ -168,6 +175,8 @@ const toBuffers = (values: unknown[]) => values.map((v) => (v instanceof Uint8Ar
 
 async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> {
   const id = req.id;
+  /** The statement sent may commit (COMMIT, or a write outside a transaction): a lost connection leaves its outcome unknown. */
+  let committing = false;
   try {
     switch (req.op) {
       case 'query':
@@ -184,6 +193,8 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
         current!.client = client;
         try {
           if (id <= gaveUp) throw abandonedError();
+          // A write outside a transaction commits by itself: its lost connection leaves the outcome unknown.
+          committing = current!.sent = mayWrite(req.text);
           const r = await client.query(q);
           client.release();
           return { id, ok: true, rows: r.rows, changes: r.rowCount ?? 0 };
@@ -221,16 +232,20 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
         const client = tx;
         tx = null;
         if (!client) return { id, ok: true, rows: [], changes: 0 };
-        client.off('error', onTxError);
         current!.client = client;
-        // A commit its caller gave up on (it answered 503: not saved) must not save anything later.
+        // A commit its caller gave up on (it answered 503) must not save anything later.
         const commit = req.op === 'commit' && id > gaveUp;
         try {
+          committing = current!.sent = commit;
+          // The error listener stays until the answer: a connection destroyed meanwhile (abandon) emits
+          // 'error', which without a listener would kill this thread.
           await client.query(commit ? 'COMMIT' : 'ROLLBACK');
         } catch (e) {
+          client.off('error', onTxError);
           client.release(e as Error);
           throw e;
         }
+        client.off('error', onTxError);
         client.release(txBroken ? true : undefined);
         if (req.op === 'commit' && !commit) throw abandonedError();
         return { id, ok: true, rows: [], changes: 0 };
@@ -253,7 +268,7 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
       markDown();
     }
     const err = e as Error & { code?: string };
-    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014' };
+    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014', outcomeUnknown: unavailable && committing };
   }
 }
 
@@ -265,11 +280,14 @@ if (Atomics.load(state, DOWN) === 1) void probe();
 let chain: Promise<void> = Promise.resolve();
 port.on('message', (req: Request) => {
   if (req.op === 'abandon') {
+    const sent = inFlight.get(req.id)?.sent === true;
     abandon(req.id);
+    port.postMessage({ id: req.id, abandonAck: true, sent } satisfies AbandonAck);
+    Atomics.notify(state, READY);
     return;
   }
   chain = chain.then(async () => {
-    current = { id: req.id, chain: true, client: null };
+    current = { id: req.id, chain: true, client: null, sent: false };
     inFlight.set(req.id, current);
     const reply = await handle(req);
     inFlight.delete(req.id);
@@ -321,6 +339,8 @@ const single = (req: AsyncRequest & { op: 'step' }) => req.begin && req.end === 
 async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): Promise<AsyncReply> {
   const { id, tx } = req;
   let client = asyncTxs.get(tx) ?? null;
+  /** The statement sent may commit (COMMIT, or the one statement that is the whole transaction): see {@link Reply}. */
+  let committing = false;
   try {
     if (!client) {
       if (!req.begin) {
@@ -340,6 +360,8 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
     const results: Array<{ rows: Record<string, unknown>[]; changes: number }> = [];
     for (const q of req.queries) {
       if (isAbandoned(self)) throw abandonedError();
+      // Checked and set in one turn of this loop: an `abandon` handled later knows it was sent.
+      committing = self.sent = single(req);
       const r = await client.query({ name: nameOf(q.text), text: q.text, values: toBuffers(q.values) });
       if (q.expectChanges !== undefined && r.rowCount !== q.expectChanges) throw Object.assign(new Error('the rows changed since they were read'), { code: CONFLICT });
       results.push({ rows: r.rows, changes: r.rowCount ?? 0 });
@@ -347,6 +369,7 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
     if (req.end) {
       // A commit its caller gave up on must not save anything later (as the chain's).
       if (isAbandoned(self)) throw abandonedError();
+      committing = self.sent = req.end === 'commit';
       if (!single(req)) await client.query(req.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
       endAsync(tx, client);
     }
@@ -366,18 +389,20 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
     const unavailable = isConnectionError(e);
     if (unavailable && !isAbandoned(self)) markDown();
     const err = e as Error & { code?: string };
-    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014' };
+    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014', outcomeUnknown: unavailable && committing };
   }
 }
 
 init.asyncPort.on('message', (req: AsyncRequest) => {
   if (req.op === 'abandon') {
+    const sent = inFlight.get(req.id)?.sent === true;
     abandon(req.id, true);
     endAnswered(req.id);
+    init.asyncPort.postMessage({ id: req.id, abandonAck: true, sent } satisfies AbandonAck);
     if (req.timedOut) markDown();
     return;
   }
-  const self: InFlight = { id: req.id, chain: false, client: null };
+  const self: InFlight = { id: req.id, chain: false, client: null, sent: false };
   inFlight.set(req.id, self);
   void handleStep(req, self).then((reply) => {
     inFlight.delete(req.id);
