@@ -7,6 +7,7 @@ import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { apiActor } from '../audit-actor.ts';
+import { policiesAfterWrite, readAfterWrite } from './answer-reads.ts';
 
 /** A stored ping as the API shows it. */
 export const PingSchema = z
@@ -130,7 +131,25 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
     return message === undefined ? { ...o, healthcheck: o } : { ...o, healthcheck: o, message };
   };
   const wrap = async (hc: Healthcheck) => (version === 'v1' ? out(hc, await policies(hc)) : both(hc, await policies(hc)));
-  const done = async (message: string, hc: Healthcheck) => (version === 'v1' ? { message, uuid: hc.uuid } : both(hc, await policies(hc), message));
+  /**
+   * Runs a write and reads what its answer needs so that a read failing cannot answer 503 "not saved"
+   * for a saved change (answer-reads.ts): policy names before the write; the last downtime after it,
+   * null when the database cannot answer by then.
+   */
+  const written = async (write: () => Promise<Healthcheck>): Promise<[Healthcheck, Policies]> => {
+    const known = await core.escalationPolicies.list();
+    const hc = await write();
+    const [list, lastDown] = await Promise.all([
+      policiesAfterWrite(hc.escalationPolicyUuid, known, () => core.escalationPolicies.list()),
+      readAfterWrite(() => core.healthchecks.lastDowntimes([hc.id]), {} as Record<number, number | null>),
+    ]);
+    return [hc, { list, lastDown }];
+  };
+  const done = async (message: string, write: () => Promise<Healthcheck>) => {
+    if (version === 'v1') return { message, uuid: (await write()).uuid };
+    const [hc, p] = await written(write);
+    return both(hc, p, message);
+  };
   const item = { params: UuidParam };
 
   app.openapi(
@@ -151,8 +170,7 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a healthcheck (simple mode or cron mode)', request: jsonBody(HealthcheckBody), responses: { 201: json(version === 'v1' ? Created : Both, 'Created'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
     async (c) => {
-      const hc = await core.healthchecks.create(c.req.valid('json'), apiActor(c.var.principal));
-      const p = await policies(hc);
+      const [hc, p] = await written(() => core.healthchecks.create(c.req.valid('json'), apiActor(c.var.principal)));
       return c.json(version === 'v1' ? { message: 'Healthcheck created', healthcheck: out(hc, p) } : both(hc, p, 'Healthcheck created'), 201);
     },
   );
@@ -170,8 +188,7 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
       responses: { 200: json(one, 'The updated healthcheck'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
     async (c) => {
-      const hc = await core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal));
-      const p = await policies(hc);
+      const [hc, p] = await written(() => core.healthchecks.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal)));
       return c.json(version === 'v1' ? out(hc, p) : both(hc, p, 'Healthcheck updated'), 200);
     },
   );
@@ -181,11 +198,11 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/pause', tags, summary: 'Pause: deadlines stop (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Paused'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(await done('Healthcheck paused', await core.healthchecks.pause(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
+    async (c) => c.json(await done('Healthcheck paused', () => core.healthchecks.pause(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({ method: 'post', path: '/{uuid}/resume', tags, summary: 'Resume: the clock restarts now (idempotent)', request: item, responses: { 200: json(version === 'v1' ? Done : Both, 'Resumed'), ...COMMON_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(await done('Healthcheck resumed', await core.healthchecks.resume(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
+    async (c) => c.json(await done('Healthcheck resumed', () => core.healthchecks.resume(c.req.valid('param').uuid, apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({

@@ -6,6 +6,7 @@ import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { apiActor } from '../audit-actor.ts';
+import { policiesAfterWrite } from './answer-reads.ts';
 
 /**
  * Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body,
@@ -97,6 +98,12 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   // Policy names are read from the store at answer time (issue 32: policies are stored objects).
   const out = async (m: Monitor) => toMonitorJson(m, await core.escalationPolicies.list());
+  /** A write's answer: policy names read before it, again after it only when needed (answer-reads.ts). */
+  const written = async (write: () => Promise<Monitor>) => {
+    const known = await core.escalationPolicies.list();
+    const m = await write();
+    return toMonitorJson(m, await policiesAfterWrite(m.escalationPolicyUuid, known, () => core.escalationPolicies.list()));
+  };
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List monitors', responses: { 200: json(z.array(MonitorSchema), 'All monitors'), ...COMMON_ERRORS } }),
@@ -107,7 +114,7 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a monitor', request: jsonBody(Body), responses: { 201: json(MonitorSchema, 'The created monitor'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(await out(await core.monitors.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
+    async (c) => c.json(await written(() => core.monitors.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a monitor', request: { params: UuidParam }, responses: { 200: json(MonitorSchema, 'The monitor'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -122,7 +129,7 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
       request: { params: UuidParam, ...jsonBody(UpdateBody) },
       responses: { 200: json(MonitorSchema, 'The updated monitor'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND },
     }),
-    async (c) => c.json(await out(await core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
+    async (c) => c.json(await written(() => core.monitors.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({
