@@ -4,6 +4,7 @@ import { prepareAssertions } from '../../protocols/http/index.ts';
 import { iso } from '../../domain/time.ts';
 import { apiActor } from '../audit-actor.ts';
 import { toMonitorJson } from '../api/monitors.ts';
+import { policiesAfterWrite } from '../api/answer-reads.ts';
 import { tool, type ToolContext, type ToolDef } from './tool.ts';
 
 /** Days of certificate left at or below which a monitor counts as `ssl_expiring` (the first default alert threshold, TLS_EXPIRY_DAYS). */
@@ -105,6 +106,12 @@ async function body(a: Fields, partial: boolean) {
 }
 
 const policiesOf = (ctx: ToolContext) => ctx.core.escalationPolicies.list();
+/** A write's details: policy names read before it, again after it only when needed (api/answer-reads.ts). */
+const written = async (ctx: ToolContext, write: () => Promise<Monitor>) => {
+  const known = await policiesOf(ctx);
+  const m = await write();
+  return monitorDetails(m, await policiesAfterWrite(m.escalationPolicyUuid, known, () => policiesOf(ctx)));
+};
 const uuidArg = { uuid: z.string().describe('the monitor uuid') };
 
 /** Monitor tools: list, get, search, create, update, pause, resume, delete, and the status summary. */
@@ -142,28 +149,28 @@ export const monitorTools: ToolDef[] = [
     description: 'Create a monitor (the fields of POST /v1/monitors; name and url required). Needs a write token.',
     write: true,
     input: { ...fields, name: z.string(), url: z.string() },
-    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.create((await body(a, false)) as Parameters<typeof ctx.core.monitors.create>[0], apiActor(ctx.principal)), await policiesOf(ctx)),
+    run: async (a, ctx) => written(ctx, async () => ctx.core.monitors.create((await body(a, false)) as Parameters<typeof ctx.core.monitors.create>[0], apiActor(ctx.principal))),
   }),
   tool({
     name: 'update_monitor',
     description: 'Update a monitor: the fields given change, the others keep their values. Needs a write token.',
     write: true,
     input: { ...uuidArg, ...fields },
-    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.update(a.uuid, await body(a, true), apiActor(ctx.principal)), await policiesOf(ctx)),
+    run: async (a, ctx) => written(ctx, async () => ctx.core.monitors.update(a.uuid, await body(a, true), apiActor(ctx.principal))),
   }),
   tool({
     name: 'pause_monitor',
     description: 'Pause a monitor (no checks, no alerts). Needs a write token.',
     write: true,
     input: uuidArg,
-    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.update(a.uuid, { paused: true }, apiActor(ctx.principal)), await policiesOf(ctx)),
+    run: async (a, ctx) => written(ctx, async () => ctx.core.monitors.update(a.uuid, { paused: true }, apiActor(ctx.principal))),
   }),
   tool({
     name: 'resume_monitor',
     description: 'Resume a paused monitor. Needs a write token.',
     write: true,
     input: uuidArg,
-    run: async (a, ctx) => monitorDetails(await ctx.core.monitors.update(a.uuid, { paused: false }, apiActor(ctx.principal)), await policiesOf(ctx)),
+    run: async (a, ctx) => written(ctx, async () => ctx.core.monitors.update(a.uuid, { paused: false }, apiActor(ctx.principal))),
   }),
   tool({
     name: 'delete_monitor',
