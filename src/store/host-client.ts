@@ -3,7 +3,7 @@ import { bundledFile, isSea } from '../lib/sea.ts';
 import { asyncStoreOver, type AsyncCallOptions, type AsyncStore } from './async.ts';
 import { fromWire, revive, type HostInit, type HostReply, type HostRequest } from './host-protocol.ts';
 import type { StoreModules } from './index.ts';
-import { unavailable } from './pg/driver.ts';
+import { outcomeUnknown, unavailable } from './pg/driver.ts';
 import { READY, STATE_BYTES } from './pg/protocol.ts';
 
 /** How the store host reaches PostgreSQL (the main store's settings). */
@@ -49,12 +49,17 @@ function startThread(init: HostInit): Worker {
   return new Worker(new URL('../store-host.ts', import.meta.url), { workerData: init, transferList: transfer, execArgv: ['--import', import.meta.resolve('tsx')] });
 }
 
+/** How long a call given up on waits for the host's answer to its cancellation, ms (see `send`). */
+const HOST_VERDICT_MS = 1500;
+
 /**
  * The main thread's side of the store host (issue 31; see store/async.ts). The thread starts at the
  * first call, runs requests one at a time in the order sent, and is replaced at the next call if it
  * died (calls waiting on it get 503 `store.unavailable`). A call is given up at its deadline
- * (statement timeout + 6 s, or `timeoutMs`) or when its AbortSignal fires: the caller gets 503 at once,
- * the host is told on its control port and woken, and its driver abandons what runs for that call.
+ * (statement timeout + 6 s, or `timeoutMs`) or when its AbortSignal fires: the host is told on its
+ * control port and woken, its driver abandons what runs for that call, and the caller gets the host's
+ * answer (503 `store.unavailable`, or `store.outcome_unknown` for a commit already sent) within
+ * {@link HOST_VERDICT_MS} — or `store.outcome_unknown` after it.
  */
 export function storeHost(opts: HostOptions): StoreHost {
   let worker: Worker | undefined;
@@ -66,9 +71,12 @@ export function storeHost(opts: HostOptions): StoreHost {
   let closed = false;
   const pending = new Map<number, (reply: HostReply) => void>();
   let lastError = '';
-  const failPending = () => {
-    const message = `the database is unavailable: the store host thread exited${lastError ? ` (${lastError})` : ''}`;
-    for (const settle of pending.values()) settle({ id: 0, ok: false, error: { message, status: 503, code: 'store.unavailable' } });
+  /** Settles every waiting call: the host exited (what it was running may have committed: outcome unknown) or the store closed. */
+  const failPending = (exited: boolean) => {
+    const error = exited
+      ? { message: `the store host thread exited while this call waited${lastError ? ` (${lastError})` : ''}: the change may or may not have been saved; check before trying again`, status: 503, code: 'store.outcome_unknown' }
+      : { message: 'the database is unavailable: the store is closing', status: 503, code: 'store.unavailable' };
+    for (const settle of pending.values()) settle({ id: 0, ok: false, error });
     pending.clear();
   };
   const start = () => {
@@ -101,7 +109,7 @@ export function storeHost(opts: HostOptions): StoreHost {
       worker = undefined;
       port?.close();
       control?.close();
-      failPending();
+      failPending(true);
     });
   };
   const send = (req: HostRequest extends infer R ? (R extends HostRequest ? Omit<R, 'id'> : never) : never, o: AsyncCallOptions): Promise<unknown> =>
@@ -117,13 +125,20 @@ export function storeHost(opts: HostOptions): StoreHost {
         if (pending.size === 0) port?.unref();
       };
       const giveUp = () => {
-        done();
+        clearTimeout(timer);
+        o.signal?.removeEventListener('abort', giveUp);
         control?.postMessage({ cancel: id });
         // Wakes the host's driver if it waits on the database for this request (pg/driver.ts `cancelled`).
         if (state) Atomics.notify(state, READY);
-        reject(unavailable());
+        // The host answers a cancelled call at once: not started ("the caller gave up"), or its driver's
+        // verdict (a commit already sent: `store.outcome_unknown`). A host still busy with an earlier
+        // call past HOST_VERDICT_MS: unknown, as the call may be running.
+        timer = setTimeout(() => {
+          done();
+          reject(outcomeUnknown());
+        }, HOST_VERDICT_MS);
       };
-      const timer = setTimeout(giveUp, o.timeoutMs ?? opts.statementTimeoutMs + 6000);
+      let timer = setTimeout(giveUp, o.timeoutMs ?? opts.statementTimeoutMs + 6000);
       o.signal?.addEventListener('abort', giveUp, { once: true });
       pending.set(id, (reply) => {
         done();
@@ -152,7 +167,7 @@ export function storeHost(opts: HostOptions): StoreHost {
     },
     close() {
       closed = true;
-      failPending();
+      failPending(false);
       const w = worker;
       worker = undefined;
       port?.close();

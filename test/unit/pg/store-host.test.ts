@@ -97,6 +97,15 @@ test('while the database is frozen a call is given up at its deadline with 503, 
   assert.equal(store.invitations.get('late@example.com'), undefined, 'a write given up on never ran later');
 });
 
+test('a write given up on while its statement is at a frozen server answers store.outcome_unknown through the host, not store.unavailable (it may run when the server wakes)', { timeout: 60_000 }, async () => {
+  // A read first: the pool holds a connected idle client, so the write's INSERT is sent at once.
+  await store.async.invitations.list();
+  await frozen(async () => {
+    await assert.rejects(store.async.with({ timeoutMs: 300 }).invitations.put(invitation('maybe@example.com')), (e: unknown) => e instanceof AppError && e.status === 503 && e.code === 'store.outcome_unknown');
+  });
+  await answeringAgain();
+});
+
 test('an AbortSignal gives the call up at once: 503, and what it started is abandoned on the server', { timeout: 60_000 }, async () => {
   await frozen(async () => {
     const ctl = new AbortController();
