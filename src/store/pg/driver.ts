@@ -5,6 +5,9 @@ import { conflict, type AsyncOptions, type Db, type Query, type QueryResult, typ
 import { CONFLICT, DOWN, EXITED, READY, STATE_BYTES, mayWrite, type AbandonAck, type AsyncReply, type AsyncRequest, type Reply, type Request, type WireQuery, type WorkerInit } from './protocol.ts';
 import { toPostgres, type Translated } from './translate.ts';
 import { traceSyncCall } from '../sync-trace.ts';
+import { outcomeUnknown, unavailable } from './errors.ts';
+
+export { outcomeUnknown, redactUrl, unavailable } from './errors.ts';
 
 /** How to reach PostgreSQL (config `storage.postgres_*`). */
 export interface PostgresOptions {
@@ -28,35 +31,8 @@ export interface PostgresOptions {
   workerCode?: string | undefined;
 }
 
-/** The error every store call throws while the database cannot be reached: the API answers 503. */
-export function unavailable(): AppError {
-  return new AppError(503, 'store.unavailable', 'the database is unavailable: the change was not saved, try again shortly');
-}
-
-/**
- * The error of a write whose COMMIT (or a write committing by itself) was on its way to the server
- * or running there when the connection was lost or the caller gave up: it may have been saved or not,
- * and no one can tell before the database answers again. Answered 503 like {@link unavailable}, with
- * code `store.outcome_unknown`, so a client does not take it for "not saved" and create a duplicate
- * (the same ambiguity as a lost COMMIT answer in any database client; PostgreSQL docs, "txid_status").
- */
-export function outcomeUnknown(): AppError {
-  return new AppError(503, 'store.outcome_unknown', 'the connection to the database was lost while the change was being committed: it may or may not have been saved; check before trying again');
-}
-
 /** How long a caller that gave up on a committing request waits for the worker to say whether it was sent, ms. */
 const ABANDON_ACK_MS = 1000;
-
-/** `url` with its password replaced by `***` (for logs and messages). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
 
 /**
  * Starts the worker thread. From source it runs src/store/pg/worker.ts (Node's own type stripping);

@@ -24,6 +24,7 @@
 import { workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { cancelOnServer } from './cancel.ts';
+import { isConnectionError, nameOf, toBuffers, types } from './wire.ts';
 import { CONFLICT, DOWN, EXITED, READY, mayWrite, type AbandonAck, type AsyncReply, type AsyncRequest, type Reply, type Request, type WorkerInit } from './protocol.ts';
 
 const init = workerData as WorkerInit;
@@ -38,12 +39,6 @@ process.on('exit', () => {
   Atomics.notify(state, READY);
 });
 
-// int8 (count(*), bigint columns: epoch ms) and numeric (sum of int8) come back as JS numbers, and
-// booleans (`x IS NOT NULL AS flag`) as 1/0, as SQLite returns them; other types keep pg's parser.
-const bool = (v: string) => (v === 't' ? 1 : 0);
-const types = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : oid === 16 ? bool : pg.types.getTypeParser(oid, format as 'text')),
-};
 const newPool = () => {
   const p = new pg.Pool({
     connectionString: init.url,
@@ -128,19 +123,8 @@ const onTxError = () => {
   txBroken = true;
   markDown();
 };
-const names = new Map<string, string>();
 let probing = false;
 
-/** Errors that mean "the server cannot be reached", as opposed to a bad statement. */
-function isConnectionError(e: unknown): boolean {
-  const code = (e as { code?: string }).code ?? '';
-  const msg = (e as Error).message ?? '';
-  return (
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P01|57P02|57P03|53300)$/.test(code) ||
-    code.startsWith('08') ||
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(msg)
-  );
-}
 
 function markDown(): void {
   Atomics.store(state, DOWN, 1);
@@ -164,14 +148,6 @@ async function probe(): Promise<void> {
   }
 }
 
-/** The prepared-statement name of a text (pg prepares it once per connection). */
-function nameOf(text: string): string {
-  let n = names.get(text);
-  if (!n) names.set(text, (n = `p${names.size + 1}`));
-  return n;
-}
-
-const toBuffers = (values: unknown[]) => values.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
 
 async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> {
   const id = req.id;
