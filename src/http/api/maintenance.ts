@@ -4,6 +4,7 @@ import { RECURRENCE_STRATEGIES } from '../../domain/maintenance-recurrence.ts';
 import { iso } from '../../domain/time.ts';
 import { recurrenceBody } from '../../core/maintenance.ts';
 import { apiActor } from '../audit-actor.ts';
+import { readAfterWrite } from './answer-reads.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
@@ -74,6 +75,8 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     createdBy: by[w.uuid] ?? null,
   });
   const one = async (w: MaintenanceWindow) => out(w, await core.maintenance.createdBy([w.uuid]));
+  /** A write's answer: its creator read after it, null when the database cannot answer by then (answer-reads.ts). */
+  const written = async (w: MaintenanceWindow) => out(w, await readAfterWrite(() => core.maintenance.createdBy([w.uuid]), {}));
   const item = { params: UuidParam };
 
   app.openapi(
@@ -97,7 +100,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   );
   app.openapi(
     createRoute({ method: 'post', path: '/', tags, summary: 'Create a maintenance window', request: jsonBody(MaintenanceBody), responses: { 201: json(MaintenanceSchema, 'The created window (with its uuid)'), ...COMMON_ERRORS, ...BODY_ERRORS } }),
-    async (c) => c.json(await one(await core.maintenance.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
+    async (c) => c.json(await written(await core.maintenance.create(c.req.valid('json'), apiActor(c.var.principal))), 201),
   );
   app.openapi(
     createRoute({ method: 'get', path: '/{uuid}', tags, summary: 'Get a maintenance window', request: item, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...NOT_FOUND } }),
@@ -105,7 +108,7 @@ export function maintenanceRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
   );
   app.openapi(
     createRoute({ method: 'put', path: '/{uuid}', tags, summary: 'Update a maintenance window (partial: fields left out keep their values; the merged window is validated)', request: { ...item, ...jsonBody(MaintenanceBody.partial()) }, responses: { 200: json(MaintenanceSchema, 'The window'), ...COMMON_ERRORS, ...BODY_ERRORS, ...NOT_FOUND } }),
-    async (c) => c.json(await one(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
+    async (c) => c.json(await written(await core.maintenance.update(c.req.valid('param').uuid, c.req.valid('json'), apiActor(c.var.principal))), 200),
   );
   app.openapi(
     createRoute({

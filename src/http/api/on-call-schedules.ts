@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { apiActor } from '../audit-actor.ts';
+import { readAfterWrite } from './answer-reads.ts';
 import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import {
   CreateBody,
@@ -58,7 +59,8 @@ export function onCallSchedulesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     async (c) => {
       const b = c.req.valid('json');
       const s = await core.onCall.create({ name: b.name, team: b.team, description: b.description, timeZone: b.time_zone, layers: bodyLayers(b.layers) }, apiActor(c.var.principal));
-      return c.json((await render([await core.onCall.get(s.uuid)]))[0]!, 201);
+      // Who is on call now and next is read after the write; without it when the database cannot answer by then (answer-reads.ts).
+      return c.json(await readAfterWrite(async () => (await render([await core.onCall.get(s.uuid)]))[0]!, scheduleJson(s, null, null, new Map())), 201);
     },
   );
   app.openapi(

@@ -8,6 +8,7 @@ import type { OutageRecord } from '../../core/outages.ts';
 import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, ErrorSchema, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
+import { readAfterWrite } from './answer-reads.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import type { Principal } from '../../domain/user.ts';
 
@@ -117,6 +118,8 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     return { policies, public_url: core.config.public_url, alerted };
   };
   const out = async (o: OutageRecord) => toOutageJson(o, clock.now(), await shape([o.uuid]));
+  /** A write's answer: policies and alerted channels read after it, left out when the database cannot answer by then (answer-reads.ts). */
+  const written = async (o: OutageRecord) => toOutageJson(o, clock.now(), await readAfterWrite(() => shape([o.uuid]), { policies: [], public_url: core.config.public_url, alerted: {} }));
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List outages, 20 per page, newest first', request: { query: ListQuery }, responses: { 200: json(ListSchema, 'A page of outages'), ...COMMON_ERRORS, 400: json(z.object({ error: z.string(), message: z.string() }), 'Invalid query') } }),
@@ -151,7 +154,7 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
       responses: { 200: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created'), 201: json(z.object({ message: z.string(), outage: OutageSchema }), 'Created (api.compatibility: hosted)'), ...COMMON_ERRORS, ...BODY_ERRORS },
     }),
     async (c) => {
-      const body = { message: 'Outage created', outage: await out(await core.outages.create(c.req.valid('json'), c.get('principal'))) };
+      const body = { message: 'Outage created', outage: await written(await core.outages.create(c.req.valid('json'), c.get('principal'))) };
       return core.config.api.compatibility === 'hosted' ? c.json(body, 201) : c.json(body, 200);
     },
   );
@@ -196,7 +199,7 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
           // A 409 still tells the caller where the outage stands (docs/api.md "Clients").
           if (e instanceof AppError && e.status === 409) {
             const o = await core.outages.get(uuid);
-            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: await out(o) }, 409);
+            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: await written(o) }, 409);
           }
           throw e;
         }
@@ -204,19 +207,19 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
     );
   action('acknowledge', 'Acknowledge: escalation stops (409 when resolved or already acknowledged)', AckAnswer, async (uuid, by, m) => {
     const o = await core.outages.acknowledge(uuid, by, m);
-    return { message: 'Outage acknowledged', uuid, status: outageStatus(o), acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: await out(o) };
+    return { message: 'Outage acknowledged', uuid, status: outageStatus(o), acknowledgedAt: iso(o.acknowledgedAt!), acknowledgedBy: o.acknowledgedByUser, outage: await written(o) };
   });
   action('unacknowledge', 'Unacknowledge: escalation resumes (403 unless you acknowledged it; 409 when not acknowledged)', Answer, async (uuid, by, m) => {
     const o = await core.outages.unacknowledge(uuid, by, m);
-    return { message: 'Outage unacknowledged', uuid, status: outageStatus(o), outage: await out(o) };
+    return { message: 'Outage unacknowledged', uuid, status: outageStatus(o), outage: await written(o) };
   });
   action('resolve', 'Resolve: escalation stops, recovery messages go out (409 when resolved)', ResolveAnswer, async (uuid, by, m) => {
     const o = await core.outages.resolve(uuid, by, m);
-    return { message: 'Outage resolved', uuid, status: outageStatus(o), endDate: iso(o.endAt!), outage: await out(o) };
+    return { message: 'Outage resolved', uuid, status: outageStatus(o), endDate: iso(o.endAt!), outage: await written(o) };
   });
   action('escalate', 'Escalate: alert the next step now (409 without a policy or a next step)', Answer, async (uuid, by, m) => {
     const o = await core.outages.escalate(uuid, by, m);
-    return { message: 'Outage escalated', uuid, status: outageStatus(o), outage: await out(o) };
+    return { message: 'Outage escalated', uuid, status: outageStatus(o), outage: await written(o) };
   });
   return app;
 }

@@ -7,6 +7,7 @@ import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { apiActor } from '../audit-actor.ts';
+import { readAfterWrite } from './answer-reads.ts';
 
 /** Status page as the API shows it, under `statuspage` (API.md §2.9, CONTRACT.md "Status pages (v2)"). */
 export const StatuspageSchema = z
@@ -112,9 +113,16 @@ export function statuspagesRouter(deps: Pick<HttpDeps, 'core'>) {
     const shown = await core.statuspages.shown(pages);
     return pages.map((s) => toStatuspageJson(s, core.config, shown.connection, shown.nameOf));
   };
+  /** Nothing known of services' names and SSO connections (the page's own fields still answer). */
+  const unknownShown = { nameOf: () => undefined, connection: () => undefined };
+  /**
+   * One page's answer. After a write (`message` given) the names and connections are read after it and
+   * left out when the database cannot answer by then (answer-reads.ts); a read answers 503 then.
+   */
   const both = async (s: Statuspage, message?: string) => {
-    const [o] = await out([s]);
-    return message === undefined ? { ...o!, statuspage: o! } : { ...o!, statuspage: o!, message };
+    const shown = message === undefined ? await core.statuspages.shown([s]) : await readAfterWrite(() => core.statuspages.shown([s]), unknownShown);
+    const o = toStatuspageJson(s, core.config, shown.connection, shown.nameOf);
+    return message === undefined ? { ...o, statuspage: o } : { ...o, statuspage: o, message };
   };
   const item = { params: UuidParam };
   app.openapi(
