@@ -103,7 +103,8 @@ async function main(): Promise<number> {
 
   const held: Buffer[] = [];
   let mainDone = false;
-  const main = startPool('main', rest, (c) => process.stdout.write(c), dir);
+  // A pool without files is not started: `node --test` without files would run every test it finds.
+  const main = rest.length ? startPool('main', rest, (c) => process.stdout.write(c), dir) : undefined;
   const timed = realTime.length ? startPool('real-time', realTime, (c) => (mainDone ? process.stdout.write(c) : held.push(c)), dir) : undefined;
   try {
     if (timed?.child.pid) setPriority(timed.child.pid, REAL_TIME_NICENESS);
@@ -112,7 +113,7 @@ async function main(): Promise<number> {
   }
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => [main, timed].forEach((p) => p?.child.kill(sig)));
 
-  const mainCode = await main.exit;
+  const mainCode = main ? await main.exit : 0;
   process.stdout.write(`\n=== real-time pool (${realTime.length} files, ${CONCURRENCY} at a time, beside the main pool): ${timed ? '' : 'none'}\n`);
   for (const c of held) process.stdout.write(c);
   mainDone = true;
