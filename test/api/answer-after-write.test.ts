@@ -56,6 +56,13 @@ test('a read that a write answer needs fails before the write or not at all: no 
   const renamed = await locked('escalation_policies', () => p.api(`/v1/monitors/${m}`, { method: 'PUT', json: { name: 'm renamed' } }));
   assert.equal(renamed.status, 503);
   assert.deepEqual(await names('/v1/monitors'), ['m'], 'a 503 "not saved" changed nothing');
+  // An outage's policy names unreadable after its acknowledgement (an outage without a policy: the
+  // acknowledgement itself does not read them): answered as saved, without them, and saved.
+  const outage = ((await (await p.api('/v2/outages', { method: 'POST', json: { description: 'disk full' } })).json()) as { outage: { uuid: string } }).outage;
+  const ack = await locked('escalation_policies', () => p.api(`/v2/outages/${outage.uuid}/acknowledge`, { method: 'POST', json: {} }));
+  assert.equal(ack.status, 200, await ack.clone().text());
+  const got = (await (await p.api(`/v2/outages/${outage.uuid}`)).json()) as { acknowledgedAt: string | null };
+  assert.ok(got.acknowledgedAt, `the acknowledgement was saved: ${JSON.stringify(got)}`);
   // Unlocked, all of it goes through.
   assert.equal((await p.api(`/v1/healthchecks/${job.uuid}`, { method: 'PUT', json: { name: 'job renamed' } })).status, 200);
   assert.equal((await p.api(`/v1/monitors/${m}`, { method: 'PUT', json: { name: 'm renamed' } })).status, 200);
