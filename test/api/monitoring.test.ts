@@ -194,6 +194,9 @@ describe('scheduling', () => {
     assert.equal(target.hits, 6, 'paused monitors are not checked');
     assert.equal(p.scheduler.scheduledCount, 0);
     await p.api(`/v1/monitors/${m.uuid}`, { method: 'PUT', json: { name: 'sched', url: target.url, paused: false } });
+    // The resumed monitor's due time is read from the store asynchronously (core/probes.ts `replan`);
+    // a read through the same store settles it before the clock moves (the update's answer used to).
+    await p.api(`/v1/monitors/${m.uuid}`);
     await p.advance(15_000); // the resumed monitor's first check falls inside 10 s, the next one after 20 s more
     assert.equal(target.hits, 7, 'resumed');
     await p.api(`/v1/monitors/${m.uuid}`, { method: 'DELETE' });
