@@ -33,11 +33,16 @@ export interface PolicyName {
 }
 
 /**
- * The policy names for the answer of a write whose record refers to `uuid`: `known` (read before the
- * write) when it holds that policy, else read again after the write, falling back to `known`.
- * @param uuid the written record's escalation policy, or null
+ * Runs `write`, a write whose record names an escalation policy (or none), with the policy names its
+ * answer shows: `list()` is read before the write (the database already gone: nothing is written), and
+ * again after it only when the written record names a policy the first read did not hold (created a
+ * moment before), falling back to the first read when the database cannot answer by then.
+ * @returns the written record and the policy names
+ * @throws what `list()` throws before the write, and what `write()` throws
  */
-export async function policiesAfterWrite<P extends PolicyName>(uuid: string | null | undefined, known: readonly P[], read: () => Promise<readonly P[]>): Promise<readonly P[]> {
-  if (!uuid || known.some((p) => p.uuid === uuid)) return known;
-  return readAfterWrite(read, known);
+export async function writeWithPolicies<R extends { escalationPolicyUuid: string | null }, P extends PolicyName>(list: () => Promise<readonly P[]>, write: () => Promise<R>): Promise<[R, readonly P[]]> {
+  const known = await list();
+  const record = await write();
+  const uuid = record.escalationPolicyUuid;
+  return [record, !uuid || known.some((p) => p.uuid === uuid) ? known : await readAfterWrite(list, known)];
 }

@@ -7,7 +7,7 @@ import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { apiActor } from '../audit-actor.ts';
-import { policiesAfterWrite, readAfterWrite } from './answer-reads.ts';
+import { readAfterWrite, writeWithPolicies } from './answer-reads.ts';
 
 /** A stored ping as the API shows it. */
 export const PingSchema = z
@@ -137,12 +137,8 @@ export function healthchecksRouter(deps: Pick<HttpDeps, 'core'>, version: 'v1' |
    * null when the database cannot answer by then.
    */
   const written = async (write: () => Promise<Healthcheck>): Promise<[Healthcheck, Policies]> => {
-    const known = await core.escalationPolicies.list();
-    const hc = await write();
-    const [list, lastDown] = await Promise.all([
-      policiesAfterWrite(hc.escalationPolicyUuid, known, () => core.escalationPolicies.list()),
-      readAfterWrite(() => core.healthchecks.lastDowntimes([hc.id]), {} as Record<number, number | null>),
-    ]);
+    const [hc, list] = await writeWithPolicies(() => core.escalationPolicies.list(), write);
+    const lastDown = await readAfterWrite(() => core.healthchecks.lastDowntimes([hc.id]), {} as Record<number, number | null>);
     return [hc, { list, lastDown }];
   };
   const done = async (message: string, write: () => Promise<Healthcheck>) => {

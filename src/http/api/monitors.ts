@@ -6,7 +6,7 @@ import type { AppEnv, HttpDeps } from '../context.ts';
 import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { apiActor } from '../audit-actor.ts';
-import { policiesAfterWrite } from './answer-reads.ts';
+import { writeWithPolicies } from './answer-reads.ts';
 
 /**
  * Monitor as the API shows it (API.md §2.1 plus CONTRACT.md's request_headers, request_body,
@@ -99,11 +99,7 @@ export function monitorsRouter(deps: Pick<HttpDeps, 'core'>) {
   // Policy names are read from the store at answer time (issue 32: policies are stored objects).
   const out = async (m: Monitor) => toMonitorJson(m, await core.escalationPolicies.list());
   /** A write's answer: policy names read before it, again after it only when needed (answer-reads.ts). */
-  const written = async (write: () => Promise<Monitor>) => {
-    const known = await core.escalationPolicies.list();
-    const m = await write();
-    return toMonitorJson(m, await policiesAfterWrite(m.escalationPolicyUuid, known, () => core.escalationPolicies.list()));
-  };
+  const written = async (write: () => Promise<Monitor>) => toMonitorJson(...(await writeWithPolicies(() => core.escalationPolicies.list(), write)));
 
   app.openapi(
     createRoute({ method: 'get', path: '/', tags, summary: 'List monitors', responses: { 200: json(z.array(MonitorSchema), 'All monitors'), ...COMMON_ERRORS } }),

@@ -199,7 +199,7 @@ export function outagesRouter(deps: Pick<HttpDeps, 'core' | 'clock'>) {
           // A 409 still tells the caller where the outage stands (docs/api.md "Clients").
           if (e instanceof AppError && e.status === 409) {
             const o = await core.outages.get(uuid);
-            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: await written(o) }, 409);
+            return c.json({ error: e.message, message: e.message, code: e.code, uuid, status: outageStatus(o), outage: await out(o) }, 409);
           }
           throw e;
         }

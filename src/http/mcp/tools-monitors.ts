@@ -4,7 +4,7 @@ import { prepareAssertions } from '../../protocols/http/index.ts';
 import { iso } from '../../domain/time.ts';
 import { apiActor } from '../audit-actor.ts';
 import { toMonitorJson } from '../api/monitors.ts';
-import { policiesAfterWrite } from '../api/answer-reads.ts';
+import { writeWithPolicies } from '../api/answer-reads.ts';
 import { tool, type ToolContext, type ToolDef } from './tool.ts';
 
 /** Days of certificate left at or below which a monitor counts as `ssl_expiring` (the first default alert threshold, TLS_EXPIRY_DAYS). */
@@ -107,11 +107,7 @@ async function body(a: Fields, partial: boolean) {
 
 const policiesOf = (ctx: ToolContext) => ctx.core.escalationPolicies.list();
 /** A write's details: policy names read before it, again after it only when needed (api/answer-reads.ts). */
-const written = async (ctx: ToolContext, write: () => Promise<Monitor>) => {
-  const known = await policiesOf(ctx);
-  const m = await write();
-  return monitorDetails(m, await policiesAfterWrite(m.escalationPolicyUuid, known, () => policiesOf(ctx)));
-};
+const written = async (ctx: ToolContext, write: () => Promise<Monitor>) => monitorDetails(...(await writeWithPolicies(() => policiesOf(ctx), write)));
 const uuidArg = { uuid: z.string().describe('the monitor uuid') };
 
 /** Monitor tools: list, get, search, create, update, pause, resume, delete, and the status summary. */

@@ -125,7 +125,6 @@ const onTxError = () => {
 };
 let probing = false;
 
-
 function markDown(): void {
   Atomics.store(state, DOWN, 1);
   void probe();
@@ -148,11 +147,8 @@ async function probe(): Promise<void> {
   }
 }
 
-
 async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> {
   const id = req.id;
-  /** The statement sent may commit (COMMIT, or a write outside a transaction): a lost connection leaves its outcome unknown. */
-  let committing = false;
   try {
     switch (req.op) {
       case 'query':
@@ -170,7 +166,7 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
         try {
           if (id <= gaveUp) throw abandonedError();
           // A write outside a transaction commits by itself: its lost connection leaves the outcome unknown.
-          committing = current!.sent = mayWrite(req.text);
+          current!.sent = mayWrite(req.text);
           const r = await client.query(q);
           client.release();
           return { id, ok: true, rows: r.rows, changes: r.rowCount ?? 0 };
@@ -212,7 +208,7 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
         // A commit its caller gave up on (it answered 503) must not save anything later.
         const commit = req.op === 'commit' && id > gaveUp;
         try {
-          committing = current!.sent = commit;
+          current!.sent = commit;
           // The error listener stays until the answer: a connection destroyed meanwhile (abandon) emits
           // 'error', which without a listener would kill this thread.
           await client.query(commit ? 'COMMIT' : 'ROLLBACK');
@@ -244,7 +240,8 @@ async function handle(req: Exclude<Request, { op: 'abandon' }>): Promise<Reply> 
       markDown();
     }
     const err = e as Error & { code?: string };
-    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014', outcomeUnknown: unavailable && committing };
+    // A lost connection leaves the outcome of a committing statement it had sent unknown.
+    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014', outcomeUnknown: unavailable && current!.sent };
   }
 }
 
@@ -315,8 +312,6 @@ const single = (req: AsyncRequest & { op: 'step' }) => req.begin && req.end === 
 async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): Promise<AsyncReply> {
   const { id, tx } = req;
   let client = asyncTxs.get(tx) ?? null;
-  /** The statement sent may commit (COMMIT, or the one statement that is the whole transaction): see {@link Reply}. */
-  let committing = false;
   try {
     if (!client) {
       if (!req.begin) {
@@ -337,7 +332,7 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
     for (const q of req.queries) {
       if (isAbandoned(self)) throw abandonedError();
       // Checked and set in one turn of this loop: an `abandon` handled later knows it was sent.
-      committing = self.sent = single(req);
+      self.sent = single(req);
       const r = await client.query({ name: nameOf(q.text), text: q.text, values: toBuffers(q.values) });
       if (q.expectChanges !== undefined && r.rowCount !== q.expectChanges) throw Object.assign(new Error('the rows changed since they were read'), { code: CONFLICT });
       results.push({ rows: r.rows, changes: r.rowCount ?? 0 });
@@ -345,7 +340,7 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
     if (req.end) {
       // A commit its caller gave up on must not save anything later (as the chain's).
       if (isAbandoned(self)) throw abandonedError();
-      committing = self.sent = req.end === 'commit';
+      self.sent = req.end === 'commit';
       if (!single(req)) await client.query(req.end === 'commit' ? 'COMMIT' : 'ROLLBACK');
       endAsync(tx, client);
     }
@@ -365,7 +360,8 @@ async function handleStep(req: AsyncRequest & { op: 'step' }, self: InFlight): P
     const unavailable = isConnectionError(e);
     if (unavailable && !isAbandoned(self)) markDown();
     const err = e as Error & { code?: string };
-    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014', outcomeUnknown: unavailable && committing };
+    // A lost connection leaves the outcome of a committing statement it had sent unknown.
+    return { id, ok: false, message: err.message, code: err.code, unavailable: unavailable || err.code === '57014', outcomeUnknown: unavailable && self.sent };
   }
 }
 
