@@ -10,8 +10,11 @@
  * CA made for the run (test/support/certs.ts; Pharos trusts it through NODE_EXTRA_CA_CERTS), one per
  * 250 addresses; `http,https` runs both, in that order, each against its own target, for the HTTPS vs
  * HTTP comparison of issue 38 (run `https,http` too: the machine is shared). `--distinct` puts monitor
- * i on its own origin (127.2.x.y, as bench/origins.ts does); the baseline runs only for one plain-HTTP
- * origin. HTTPS rows say how many of the window's handshakes the target saw resumed.
+ * i on its own origin (127.2.x.y, as bench/origins.ts does); the undici baseline runs only for one
+ * plain-HTTP origin. For every scheme the fresh-connection floor (bench/fresh-floor.ts: Node's own
+ * http/https, a new connection per check, TLS sessions resumed) runs first, so the HTTPS/HTTP ratio of
+ * Node itself stands beside Pharos's. HTTPS rows say how many of the window's handshakes the target
+ * saw resumed.
  *
  * `--pharos` may name several builds, comma-separated, each optionally with environment for its
  * process after `+` (e.g. `/tmp/base/pharos,dist,dist+MALLOC_ARENA_MAX=2`): they run one after the
@@ -32,6 +35,7 @@ import { ProcessWindow, fdSampler, quantile, sleep, startChild } from './proc.ts
 import { buckets, metric, windowQuantile } from './prom.ts';
 import { ROOT, forEachConcurrent, startBenchPharos, stop, type BenchPharos } from './pharos.ts';
 import { startCheckTarget, type CheckTarget } from './check-target.ts';
+import { originAddress } from './origins-lib.ts';
 
 const { values: opt } = benchArgs({
   about: 'N HTTP monitors at a fixed frequency against a local target, Pharos side by side with the bare timers + undici baseline (bench/baseline.ts).',
@@ -42,10 +46,10 @@ const { values: opt } = benchArgs({
     duration: { type: 'string', default: '180', help: 'seconds measured' },
     warmup: { type: 'string', default: '30', help: 'seconds before the window' },
     pharos: { type: 'string', default: 'dist', help: "dist, src or a binary's path; several comma-separated, each optionally +ENV=value, run in turn" },
-    only: { type: 'string', help: 'pharos or baseline: run only that side' },
+    only: { type: 'string', help: 'pharos or baseline: run only that side (baseline: the undici baseline and the fresh-connection floor)' },
     'pharos-node-options': { type: 'string', help: "node options for the Pharos process, e.g. '--cpu-prof'" },
     scheme: { type: 'string', default: 'http', help: 'http, https, or both comma-separated in the order to run them (each against its own target)' },
-    distinct: { type: 'boolean', default: false, help: 'each monitor on its own origin (127.2.x.y); no baseline run' },
+    distinct: { type: 'boolean', default: false, help: 'each monitor on its own origin (127.2.x.y); only the fresh-connection floor runs beside Pharos' },
   },
 });
 const N = Number(opt.monitors);
@@ -77,7 +81,23 @@ interface Row {
 
 
 async function runBaseline(target: string): Promise<Row> {
-  const b = startChild(NODE, [join(ROOT, 'bench/baseline.ts'), String(N), String(FREQ_S), target]);
+  return runFloor('baseline (timers + undici)', [join(ROOT, 'bench/baseline.ts'), String(N), String(FREQ_S), target], {});
+}
+
+/**
+ * The fresh-connection floor (bench/fresh-floor.ts) against `target`: Node's own http/https, a new
+ * connection per check, TLS sessions resumed per origin — what Pharos's checks cost with nothing of
+ * Pharos, for the HTTPS/HTTP ratio of Node itself in the same run.
+ */
+async function runFreshFloor(target: CheckTarget, scheme: string): Promise<Row> {
+  const u0 = target.url(0);
+  const template = u0.replace(originAddress(0), opt.distinct ? '{addr}' : originAddress(0)).replace(/\/m\/0$/, '/m/{i}');
+  return runFloor(`floor ${scheme}${opt.distinct ? ' distinct' : ''} (timers + node:${scheme}, new connection)`, [join(ROOT, 'bench/fresh-floor.ts'), String(N), String(FREQ_S), template], target.env);
+}
+
+/** Runs one floor process (`args` after node) for the warm-up and the window; its own counts and lag samples. */
+async function runFloor(what: string, args: string[], env: Record<string, string>): Promise<Row> {
+  const b = startChild(NODE, args, env);
   await b.nextLine();
   await sleep(WARMUP_S * 1000);
   b.proc.kill('SIGUSR2');
@@ -86,16 +106,19 @@ async function runBaseline(target: string): Promise<Row> {
   await sleep(DURATION_S * 1000);
   const m = win.end();
   b.proc.kill('SIGTERM');
-  const final = JSON.parse(await b.nextLine()) as { done: number; lagMs: number[] };
+  const final = JSON.parse(await b.nextLine()) as { done: number; failed?: number; lagMs: number[]; resumed?: number; full?: number };
+  const donePerS = (final.done - done0) / m.wallS;
   return {
-    what: 'baseline (timers + undici)',
+    what,
     monitors: N,
     duePerS: N / FREQ_S,
-    donePerS: (final.done - done0) / m.wallS,
+    donePerS,
+    cpuMsPerCheck: (m.cpuCores * 1000) / donePerS,
     lagP50Ms: quantile(final.lagMs, 0.5),
     lagP99Ms: quantile(final.lagMs, 0.99),
     cpuCores: m.cpuCores,
     peakRssMb: m.peakRss / 2 ** 20,
+    notes: final.failed === undefined ? undefined : `${final.failed} failed${final.full || final.resumed ? `; TLS handshakes since start: ${final.full} full, ${final.resumed} resumed` : ''}`,
   };
 }
 
@@ -171,8 +194,10 @@ const rows: Row[] = [];
 for (const scheme of SCHEMES) {
   const target = await startCheckTarget(scheme, N, Boolean(opt.distinct), NODE);
   try {
-    // The baseline knows one plain-HTTP origin (bench/origins.ts has the distinct-origin one).
+    // The undici keep-alive baseline knows one plain-HTTP origin (bench/origins.ts has the
+    // distinct-origin one); the fresh-connection floor runs for every scheme and origin layout.
     if (opt.only !== 'pharos' && scheme === 'http' && !opt.distinct) rows.push(await runBaseline(target.url(0).replace(/\/m\/0$/, '')));
+    if (opt.only !== 'pharos') rows.push(await runFreshFloor(target, scheme));
     if (opt.only !== 'baseline') for (const v of opt.pharos!.split(',')) rows.push(await runPharos(target, scheme, v));
   } finally {
     await target.stop();
