@@ -37,11 +37,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * off. 1,000 monitors: peak 160 → 116–117 MB with the checkpoint thread on demand (137 without
  * it); CPU per check and scheduler lag the same (bench/monitors.ts at 1,000, alternating runs).
  * Idle costs ~3 MB more (TurboFan's own code is paged in by the few functions hot at start, which
- * Maglev took before). Without TurboFan at all: 126 MB but ~25 % more CPU; Maglev alone: 169 MB. build.sh
+ * Maglev took before). Without TurboFan at all: 126 MB but ~25 % more CPU; Maglev alone: 169 MB.
+ * --no-turbofan at start only: `pharos serve` and `pharos agent` turn TurboFan on once started
+ * (src/lib/optimizer.ts). Start made seven of zod's functions hot enough for TurboFan, and compiling
+ * them paged in ~6 MB of TurboFan's machine code that an idle process held for nothing. build.sh
  * makes the blob under these same flags (read back from sea-config.json: V8's flag hash, which the
  * code cache must match, includes some of them).
  */
-const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size', '--liftoff-only', '--no-concurrent-recompilation', '--no-maglev'];
+const EXEC_ARGV = ['--max-semi-space-size=2', '--heap-growing-percent=100', '--optimize-for-size', '--liftoff-only', '--no-concurrent-recompilation', '--no-maglev', '--no-turbofan'];
 
 function main(): void {
   const [work, arch, codeCache] = process.argv.slice(2);

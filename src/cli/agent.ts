@@ -7,6 +7,7 @@ import { AppError } from '../lib/errors.ts';
 import { createLogger } from '../lib/logger.ts';
 import { PHAROS_VERSION } from '../version.ts';
 import { parse, type CliCommand } from './command.ts';
+import { enableOptimizer } from '../lib/optimizer.ts';
 
 /**
  * `pharos agent`: a remote probe (issue #7) until SIGTERM/SIGINT, then a last push of what is buffered.
@@ -54,6 +55,7 @@ No config file, no database, no open port; SIGTERM pushes what is buffered and e
       { clock: systemClock, logger },
     );
     agent.start();
+    enableOptimizer(); // the binary starts without TurboFan (src/lib/optimizer.ts)
     logger.info('pharos agent started', { agent: agent.id, region: values.region, server: values.server, source_address: values['source-address'] ?? null });
     // The clock's timers are unref'd and a down main leaves no socket open: keep the process alive.
     const keepAlive = setInterval(() => {}, 1 << 30);

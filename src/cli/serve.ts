@@ -3,6 +3,7 @@ import { configChanges, LIVE_KEYS } from '../config/changes.ts';
 import { loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { createLogger, type AdjustableLogger } from '../lib/logger.ts';
+import { enableOptimizer } from '../lib/optimizer.ts';
 import { sqliteNativeBinding } from '../lib/sea.ts';
 import { startPharos } from '../pharos.ts';
 import { PHAROS_VERSION } from '../version.ts';
@@ -31,6 +32,8 @@ Every \${VARIABLE} config.yaml references must be set.`,
     logger.info(`config loaded from ${configFile ?? 'defaults and environment (no config.yaml)'}`, { config: configFile });
     const monitors = pharos.core.probes.activeCount();
     // Every address it listens on (each interface's when listening on 0.0.0.0 or ::), not only public_url (issue 33 point 10).
+    // Start is over: TurboFan on for what grows hot from now on (the binary starts without it, issue 38).
+    enableOptimizer();
     logger.info(`pharos ${PHAROS_VERSION} listening on ${pharos.urls.join(', ')} with ${monitors} active monitors`, { url: pharos.url, urls: pharos.urls, public_url: config.public_url, data_dir: config.data_dir, monitors });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
