@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config/schema.ts';
 import { errorBody } from './errors.ts';
 
 /** `host[:port]`: a registered name (letters, digits, `.`, `-`, `_`), an IPv4 address or a bracketed IPv6 address. */
@@ -42,4 +43,12 @@ export function hostGuard(): (req: IncomingMessage, res: ServerResponse) => bool
     res.end(body);
     return false;
   };
+}
+
+/**
+ * The hosted domain status pages live under (`<subdomain>.<hosted domain>`): config
+ * `status_pages.hosted_domain`, else the host of `public_url`.
+ */
+export function hostedDomain(config: Pick<Config, 'status_pages' | 'public_url'>): string {
+  return config.status_pages.hosted_domain ?? new URL(config.public_url).hostname;
 }

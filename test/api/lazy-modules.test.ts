@@ -90,9 +90,14 @@ test('SQLite with HTTP monitors loads no PostgreSQL, gRPC, SSO, mail, MCP, MQTT,
   // The preload works: the process's own entry point is in the log.
   assert.ok(loaded().some((u) => u.endsWith('/src/main.ts')), 'the module log names src/main.ts');
   assertNoneLoaded('after start', { ...UNUSED, ...ON_FIRST_USE, 'gRPC (@grpc/grpc-js)': GRPC });
+  // The REST API and the console are built at their first request, not at start (issue 38 point 1).
+  const ours = (file: string) => loaded().some((u) => u.endsWith(`/src/http/${file}`));
+  for (const file of ['api-app.ts', 'api/monitors.ts', 'console/router.ts', 'console/routes-sso.ts']) assert.equal(ours(file), false, `src/http/${file} was loaded at start`);
 
   const http = await (await api('/v1/monitors', { method: 'POST', body: JSON.stringify({ name: 'web', url: targetUrl, check_frequency: 10 }) })).json();
   assert.ok(http.uuid, JSON.stringify(http));
+  assert.ok(ours('api-app.ts') && ours('api/monitors.ts'), 'the first API request built the API');
+  assert.equal(ours('console/router.ts'), false, 'an API request does not build the console');
   await waitFor('the HTTP monitor to be checked', async () => httpHits > 0);
   assert.ok(loaded().some((u) => u.includes('/src/protocols/http/probe.ts')), `the HTTP probe was loaded for its check: ${loaded().filter((u) => u.includes('/protocols/')).join(' ')}`);
   assertNoneLoaded('after an HTTP check', { ...UNUSED, ...ON_FIRST_USE, 'gRPC (@grpc/grpc-js)': GRPC });

@@ -140,6 +140,9 @@ const LAZY_LIBRARIES: Record<string, readonly string[]> = {
   'http/ical.ts': ['ical-generator'], // on the first on-call iCal feed asked for
   'http/console/response-period.ts': ['d3-scale', 'd3-shape'], // on the first monitor page's chart
   'protocols/http/index.ts': ['jsonata'], // on the first json_query assertion checked or run
+  // The REST API, the console, its SSO sign-in and the status pages are built at their first request.
+  'http/app.ts': ['./api-app.ts', './console/router.ts', './console/routes-sso.ts', './pages/router.ts'],
+  'http/pages/warm-up.ts': ['./warm-up-render.ts'], // the status page warm-up, once a page exists
 };
 
 test('dynamic import() only where a protocol definition loads its own probe, main.ts loads a CLI command, pharos.ts the PostgreSQL cluster, or a lazily loaded library (LAZY_LIBRARIES)', () => {

@@ -8,6 +8,7 @@ import { validationHook } from '../errors.ts';
 import { BODY_ERRORS, COMMON_ERRORS, CONFLICT, MessageSchema, NOT_FOUND, UuidParam, json, jsonBody } from './common.ts';
 import { apiActor } from '../audit-actor.ts';
 import { readAfterWrite } from './answer-reads.ts';
+import { hostedDomain } from '../host.ts';
 
 /** Status page as the API shows it, under `statuspage` (API.md §2.9, CONTRACT.md "Status pages (v2)"). */
 export const StatuspageSchema = z
@@ -42,10 +43,7 @@ interface ServiceJson {
   services: ServiceJson[];
 }
 
-/** The hosted domain: config `status_pages.hosted_domain`, else the host of `public_url`. */
-export function hostedDomain(config: Pick<Config, 'status_pages' | 'public_url'>): string {
-  return config.status_pages.hosted_domain ?? new URL(config.public_url).hostname;
-}
+export { hostedDomain };
 
 /**
  * Domain status page → API shape. Texts come as localized maps (docs/api.md "Clients"); a string

@@ -27,8 +27,7 @@ import { themeRoutes } from './routes-theme.ts';
 import { pickerRoutes } from './picker.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
-/** Paths the console answers (everything else goes on to the API, status pages, docs…). */
-export const CONSOLE_PATH = /^\/(?:$|login(?:\/totp|\/sso)?$|logout$|setup\/|monitors(?:\/|$)|healthchecks(?:\/|$)|outages(?:\/|$)|maintenance(?:\/|$)|incidents(?:\/|$)|statuspages(?:\/|$)|components(?:\/|$)|settings(?:\/|$)|profile(?:\/|$)|integrations(?:\/|$)|escalation-policies(?:\/|$)|on-call(?:\/|$)|audit-log$|events$|theme$|_console\/)/;
+export { CONSOLE_PATH } from './paths.ts';
 
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;

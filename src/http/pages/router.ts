@@ -3,7 +3,7 @@ import { getCookie } from 'hono/cookie';
 import { AppError } from '../../lib/errors.ts';
 import type { Statuspage } from '../../domain/statuspage.ts';
 import type { HttpDeps } from '../context.ts';
-import { hostedDomain } from '../api/statuspages.ts';
+import { hostedDomain } from '../host.ts';
 import { StatusPage } from '../../../views/status-page.tsx';
 import { HistoryPage } from '../../../views/history.tsx';
 import { MessagePage, PasswordPage } from '../../../views/forms.tsx';
