@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { warmUpPageRender } from '../../src/http/pages/warm-up.ts';
+import { warmUpPageRender } from '../../src/http/pages/warm-up-render.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 test('the warm-up renders a whole 50-service status page: bars, graphs, the banner', () => {
