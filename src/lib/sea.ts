@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import sea from 'node:sea';
 import { compileFunction } from 'node:vm';
-import { libAssetKey, readPack } from './sea-pack.ts';
+import { libAssetKey, locatePack, readPack } from './sea-pack.ts';
 
 /**
  * Single-executable support (CONTRACT.md "Runtime and packaging"). Inside `dist/pharos` the code is
@@ -37,6 +37,8 @@ export function bundledFile(assetKey: string, packageFile: string): Buffer {
 }
 
 let pack: ReadonlyMap<string, Buffer> | undefined;
+/** The pack as one buffer (a view of the binary's mapped pages). */
+let packBuffer: Buffer | undefined;
 
 /**
  * A file of the binary's asset pack (the one SEA asset `pharos.pack`, src/lib/sea-pack.ts): a view of
@@ -44,7 +46,8 @@ let pack: ReadonlyMap<string, Buffer> | undefined;
  * @throws Error when the pack has no such file (a build.sh that forgot it)
  */
 function packed(key: string): Buffer {
-  pack ??= readPack(Buffer.from(sea.getRawAsset('pharos.pack') as ArrayBuffer));
+  packBuffer ??= Buffer.from(sea.getRawAsset('pharos.pack') as ArrayBuffer);
+  pack ??= readPack(packBuffer);
   const bytes = pack.get(key);
   if (!bytes) throw new Error(`the single executable carries no file ${key}`);
   return bytes;
@@ -130,7 +133,8 @@ function safeHomedir(): string | undefined {
  * missing; its bytes are hashed again and compared before `dlopen`, so a damaged or replaced file is
  * rewritten rather than loaded. A folder that fails (read-only, not ours, a `noexec` mount where
  * `dlopen` fails) is skipped for the next one.
- * @param bytes the addon's bytes
+ * @param bytes the addon's bytes, or a function that writes them to a new file (path, mode); then
+ *   `hash` is required
  * @param dirs folders to try, in order (see addonDirs)
  * @param name file name stem, e.g. `better_sqlite3`
  * @param hash the bytes' SHA-256 in hex when known (the binary stores it beside the addon, so a start
@@ -138,7 +142,7 @@ function safeHomedir(): string | undefined {
  * @returns the addon's exports and the file it was loaded from
  * @throws Error with a one-line message naming every folder tried and why each failed
  */
-export function loadAddon(bytes: Buffer, dirs: readonly string[], name: string, hash = sha256(bytes)): { exports: object; file: string } {
+export function loadAddon(bytes: Buffer | ((file: string, mode: number) => void), dirs: readonly string[], name: string, hash = sha256(bytes as Buffer)): { exports: object; file: string } {
   const failures: string[] = [];
   for (const dir of dirs) {
     const file = join(dir, `${name}-${hash.slice(0, 16)}.node`);
@@ -160,7 +164,8 @@ export function loadAddon(bytes: Buffer, dirs: readonly string[], name: string, 
       step = 'not writable';
       if (!matches(file, hash)) {
         tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-        writeFileSync(tmp, bytes, { mode: 0o700 });
+        if (typeof bytes === 'function') bytes(tmp, 0o700);
+        else writeFileSync(tmp, bytes, { mode: 0o700 });
         renameSync(tmp, file);
         tmp = null;
         if (!matches(file, hash)) throw new Error('content changed after writing');
@@ -208,7 +213,7 @@ export function sqliteNativeBinding(env: Record<string, string | undefined>, dat
   if (!isSea()) return undefined;
   // The hash build.sh stored beside the addon: hashing the addon itself at every start would make
   // its 2 MB of the binary resident for the process's life.
-  const { exports, file } = loadAddon(packed('better_sqlite3.node'), addonDirs(env, dataDir), 'better_sqlite3', packed('better_sqlite3.node.sha256').toString('latin1'));
+  const { exports, file } = loadAddon((to, mode) => copyPacked('better_sqlite3.node', to, mode), addonDirs(env, dataDir), 'better_sqlite3', packed('better_sqlite3.node.sha256').toString('latin1'));
   addonFiles.set(exports, file);
   return exports;
 }
@@ -222,4 +227,33 @@ const addonFiles = new WeakMap<object, string>();
  */
 export function addonFileOf(binding: object): string | undefined {
   return addonFiles.get(binding);
+}
+
+/**
+ * Writes pack file `key` to the new file `to` (created with `mode`), copied from the executable file
+ * through fs in 64 KiB steps (locatePack), so the binary's mapped pages of it are never touched: writing
+ * the 2 MB SQLite addon from the mapped pack kept it resident for the process's life (issue 38 point 1,
+ * a first start). When the pack cannot be found in the file, the mapped bytes are written instead.
+ */
+function copyPacked(key: string, to: string, mode: number): void {
+  const view = packed(key);
+  const head = packBuffer!.subarray(0, Math.min(packBuffer!.length, 4096));
+  const packAt = locatePack(process.execPath, head);
+  if (packAt === undefined) return writeFileSync(to, view, { mode });
+  const from = openSync(process.execPath, 'r');
+  const out = openSync(to, 'wx', mode);
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    // The view's offset in the pack: both are views of the same mapped asset.
+    const start = packAt + (view.byteOffset - packBuffer!.byteOffset);
+    for (let done = 0; done < view.length; ) {
+      const n = readSync(from, chunk, 0, Math.min(chunk.length, view.length - done), start + done);
+      if (n <= 0) throw new Error(`the executable ended ${view.length - done} bytes before ${key}'s end`);
+      writeSync(out, chunk, 0, n);
+      done += n;
+    }
+  } finally {
+    closeSync(out);
+    closeSync(from);
+  }
 }

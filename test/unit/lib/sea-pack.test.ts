@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { libAssetKey, packAssets, readPack } from '../../../src/lib/sea-pack.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { libAssetKey, locatePack, packAssets, readPack } from '../../../src/lib/sea-pack.ts';
 
 // The single executable's one asset (src/lib/sea-pack.ts): every file comes back byte for byte, as
 // a view of the pack (no copy), and anything that is not a pack is refused.
@@ -33,4 +36,51 @@ test('a lazily loaded library is one bundle per package: every subpath of a pack
   assert.equal(libAssetKey('@grpc/grpc-js'), 'lib/@grpc/grpc-js.cjs');
   assert.equal(libAssetKey('@modelcontextprotocol/sdk/server/mcp.js'), 'lib/@modelcontextprotocol/sdk.cjs');
   assert.equal(libAssetKey('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), 'lib/@modelcontextprotocol/sdk.cjs');
+});
+
+/**
+ * A minimal ELF64 little-endian file: its header, program headers (`[type, offset, size]` each), and
+ * `body` written at `bodyAt`.
+ */
+function elfFile(phdrs: Array<[number, number, number]>, body: Buffer, bodyAt: number): Buffer {
+  const file = Buffer.alloc(bodyAt + body.length);
+  file.writeUInt32BE(0x7f454c46, 0);
+  file[4] = 2; // 64-bit
+  file[5] = 1; // little-endian
+  file.writeBigUInt64LE(64n, 0x20); // e_phoff
+  file.writeUInt16LE(56, 0x36); // e_phentsize
+  file.writeUInt16LE(phdrs.length, 0x38); // e_phnum
+  phdrs.forEach(([type, offset, size], i) => {
+    const at = 64 + i * 56;
+    file.writeUInt32LE(type, at);
+    file.writeBigUInt64LE(BigInt(offset), at + 8);
+    file.writeBigUInt64LE(BigInt(size), at + 32);
+  });
+  body.copy(file, bodyAt);
+  return file;
+}
+
+// Issue 38 point 1: the binary copies the SQLite addon out of its own file through fs (the page
+// cache) instead of its mapped pages; locatePack finds the pack in the executable's note segment.
+test('locatePack finds the pack in an ELF note segment, across a read boundary, and nowhere else', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pharos-locate-'));
+  try {
+    const pack = packAssets(new Map([['better_sqlite3.node', Buffer.from('addon bytes')]]));
+    const head = pack.subarray(0, 16);
+    // The head starts 8 bytes before the end of the first 256 KiB read: found by the overlap.
+    const noteAt = 4096;
+    const before = Buffer.alloc((1 << 18) - 8, 7);
+    const note = Buffer.concat([before, pack, Buffer.alloc(100)]);
+    const file = join(dir, 'elf');
+    writeFileSync(file, elfFile([[1, 0, 4096], [4, noteAt, note.length]], note, noteAt));
+    assert.equal(locatePack(file, head), noteAt + before.length);
+    // The same bytes outside any note segment are not looked at.
+    writeFileSync(file, elfFile([[1, noteAt, note.length]], note, noteAt));
+    assert.equal(locatePack(file, head), undefined);
+    // Not an ELF file.
+    writeFileSync(file, pack);
+    assert.equal(locatePack(file, head), undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
