@@ -10,6 +10,7 @@
 import { Agent, request } from 'undici';
 import { originAddress } from './origins-lib.ts';
 import { benchArgs } from './args.ts';
+import { runFloorLoop } from './floor-loop.ts';
 
 const { positionals } = benchArgs({
   about: 'Baseline: the least a Node process does to probe N HTTP URLs every freq seconds (timers + undici keep-alive, no store). SIGUSR2 prints {done}; SIGTERM prints {done, lagMs} and exits.',
@@ -26,27 +27,14 @@ const originsPort = target.startsWith('origins:') ? Number(target.slice('origins
 const baseOf = (i: number) => (originsPort === null ? target : `http://${originAddress(i)}:${originsPort}`);
 // The pool settings Pharos's HTTP probe had before issue 21 (one keep-alive socket kept per origin).
 const agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
-let lags: number[] = [];
 let done = 0;
-
-function schedule(i: number, due: number): void {
-  setTimeout(() => {
-    const start = Date.now();
-    if (lags.length < 5_000_000) lags.push(start - due);
+runFloorLoop(
+  n,
+  periodMs,
+  (i) => {
     request(`${baseOf(i)}/m/${i}`, { dispatcher: agent, headersTimeout: 10_000, bodyTimeout: 10_000 })
       .then((r) => r.body.text())
       .then(() => done++, () => done++);
-    schedule(i, due + periodMs);
-  }, Math.max(0, due - Date.now()));
-}
-
-const t0 = Date.now() + 1000;
-for (let i = 0; i < n; i++) schedule(i, t0 + Math.floor((i * periodMs) / n));
-process.stdout.write('ready\n');
-process.on('SIGUSR2', () => {
-  lags = [];
-  process.stdout.write(JSON.stringify({ done }) + '\n');
-});
-process.on('SIGTERM', () => {
-  process.stdout.write(JSON.stringify({ done, lagMs: lags }) + '\n', () => process.exit(0));
-});
+  },
+  () => ({ done }),
+);

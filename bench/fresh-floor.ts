@@ -9,17 +9,18 @@
  * HTTPS/HTTP ratio of Node itself is measured in the same run as Pharos's.
  * Usage: node bench/fresh-floor.ts <n> <freqSeconds> <url0 template with {i}> ; `{i}` and `{addr}`
  * in the template are replaced by the URL's index and its origin address (bench/origins-lib.ts).
- * On SIGUSR2 prints `{done, failed}`; on SIGTERM prints `{done, failed, lagMs, resumed, full}` (lag
- * samples in ms since the last SIGUSR2) and exits.
+ * The loop and its signals are bench/floor-loop.ts's: on SIGUSR2 it prints `{done, failed, resumed,
+ * full}`, on SIGTERM the same with `lagMs` (lag samples in ms since the last SIGUSR2), and exits.
  */
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { originAddress } from './origins-lib.ts';
 import { benchArgs } from './args.ts';
+import { runFloorLoop } from './floor-loop.ts';
 
 const { positionals } = benchArgs({
-  about: "The fresh-connection floor: N URLs every freq seconds, one timer each, a GET on a new connection with Node's http/https (TLS sessions resumed per origin), no store. SIGUSR2 prints {done, failed}; SIGTERM prints {done, failed, lagMs, resumed, full} and exits.",
+  about: "The fresh-connection floor: N URLs every freq seconds, one timer each, a GET on a new connection with Node's http/https (TLS sessions resumed per origin), no store. SIGUSR2 prints {done, failed, resumed, full}; SIGTERM prints the same with lagMs and exits.",
   positionals: [
     { name: 'n', help: 'URLs to check' },
     { name: 'freqSeconds', help: 'seconds between checks of one URL' },
@@ -33,7 +34,6 @@ const urls = Array.from({ length: n }, (_, i) => new URL(template.replaceAll('{i
 const https = urls[0]!.protocol === 'https:';
 /** The last TLS session each origin gave, by origin. */
 const sessions = new Map<string, Buffer>();
-let lags: number[] = [];
 let done = 0;
 let failed = 0;
 let resumed = 0;
@@ -57,22 +57,4 @@ function check(url: URL): void {
   req.on('error', () => failed++);
 }
 
-function schedule(i: number, due: number): void {
-  setTimeout(() => {
-    const start = Date.now();
-    if (lags.length < 5_000_000) lags.push(start - due);
-    check(urls[i]!);
-    schedule(i, due + periodMs);
-  }, Math.max(0, due - Date.now()));
-}
-
-const t0 = Date.now() + 1000;
-for (let i = 0; i < n; i++) schedule(i, t0 + Math.floor((i * periodMs) / n));
-process.stdout.write('ready\n');
-process.on('SIGUSR2', () => {
-  lags = [];
-  process.stdout.write(JSON.stringify({ done, failed }) + '\n');
-});
-process.on('SIGTERM', () => {
-  process.stdout.write(JSON.stringify({ done, failed, lagMs: lags, resumed, full }) + '\n', () => process.exit(0));
-});
+runFloorLoop(n, periodMs, (i) => check(urls[i]!), () => ({ done, failed, resumed, full }));

@@ -90,8 +90,8 @@ async function runBaseline(target: string): Promise<Row> {
  * Pharos, for the HTTPS/HTTP ratio of Node itself in the same run.
  */
 async function runFreshFloor(target: CheckTarget, scheme: string): Promise<Row> {
-  const u0 = target.url(0);
-  const template = u0.replace(originAddress(0), opt.distinct ? '{addr}' : originAddress(0)).replace(/\/m\/0$/, '/m/{i}');
+  const u0 = opt.distinct ? target.url(0).replace(originAddress(0), '{addr}') : target.url(0);
+  const template = u0.replace(/\/m\/0$/, '/m/{i}');
   return runFloor(`floor ${scheme}${opt.distinct ? ' distinct' : ''} (timers + node:${scheme}, new connection)`, [join(ROOT, 'bench/fresh-floor.ts'), String(N), String(FREQ_S), template], target.env);
 }
 

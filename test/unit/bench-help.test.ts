@@ -12,7 +12,7 @@ import { join } from 'node:path';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BENCH = join(ROOT, 'bench');
 /** Modules the scripts import: they take no command line. */
-const LIBRARIES = ['args.ts', 'check-target.ts', 'history.ts', 'origins-lib.ts', 'pharos.ts', 'ping-protos.ts', 'proc.ts', 'prom.ts', 'results-db.ts'];
+const LIBRARIES = ['args.ts', 'check-target.ts', 'floor-loop.ts', 'history.ts', 'origins-lib.ts', 'pharos.ts', 'ping-protos.ts', 'proc.ts', 'prom.ts', 'results-db.ts'];
 const files = readdirSync(BENCH).filter((f) => f.endsWith('.ts')).sort();
 const scripts = files.filter((f) => !LIBRARIES.includes(f));
 
