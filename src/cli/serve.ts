@@ -31,9 +31,9 @@ Every \${VARIABLE} config.yaml references must be set.`,
     const configFile = values.config ?? env.PHAROS_CONFIG ?? (existsSync('config.yaml') ? 'config.yaml' : null);
     logger.info(`config loaded from ${configFile ?? 'defaults and environment (no config.yaml)'}`, { config: configFile });
     const monitors = pharos.core.probes.activeCount();
-    // Every address it listens on (each interface's when listening on 0.0.0.0 or ::), not only public_url (issue 33 point 10).
     // Start is over: TurboFan on for what grows hot from now on (the binary starts without it, issue 38).
     enableOptimizer();
+    // Every address it listens on (each interface's when listening on 0.0.0.0 or ::), not only public_url (issue 33 point 10).
     logger.info(`pharos ${PHAROS_VERSION} listening on ${pharos.urls.join(', ')} with ${monitors} active monitors`, { url: pharos.url, urls: pharos.urls, public_url: config.public_url, data_dir: config.data_dir, monitors });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

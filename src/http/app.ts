@@ -26,8 +26,9 @@ const API_PATHS = ['/v1/*', '/v2/*', '/v3/*', '/openapi.json'];
 /**
  * Builds the whole HTTP application from narrow dependencies (house rule 5): health, status pages,
  * console, SSO, docs, badges, metrics, and the REST API (src/http/api-app.ts: one router per resource
- * and version, auth on every `/v1`, `/v2`, `/v3` route). The API and the console are apps of their own,
- * built at their first request (issue 38 point 1); the middlewares here run before them.
+ * and version, auth on every `/v1`, `/v2`, `/v3` route). The API, the console and the status pages
+ * are apps of their own, built at their first request (issue 38 point 1); the middlewares here run
+ * before them.
  * Pings (`/ping/…`) never reach this app: `pingHandler` answers them in front of it.
  */
 export function createApp(deps: HttpDeps) {

@@ -43,8 +43,6 @@ interface ServiceJson {
   services: ServiceJson[];
 }
 
-export { hostedDomain };
-
 /**
  * Domain status page → API shape. Texts come as localized maps (docs/api.md "Clients"); a string
  * given on input is the page's first language. `settings.authentication.sso_connection` is `{uuid,

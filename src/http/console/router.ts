@@ -27,8 +27,6 @@ import { themeRoutes } from './routes-theme.ts';
 import { pickerRoutes } from './picker.ts';
 import { LoginPage, MessagePage } from '../../../views/console/auth.tsx';
 
-export { CONSOLE_PATH } from './paths.ts';
-
 /** Routes a signed-out visitor may use. */
 const OPEN = /^\/(?:login(?:\/totp|\/sso)?$|setup\/|_console\/)/;
 /** Pages that are a form for a change (new, edit, delete, send a test): a viewer is refused them before filling anything in. */
